@@ -1,0 +1,18 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { ZeroError, redact } from '@zero/core';
+
+/** Maps any error to a JSON body with a stable code; only a bug answers 500, and its details stay in the log. */
+export function errorResponse(error: unknown, c: Context, secrets: readonly string[] = []) {
+  if (ZeroError.isInstance(error)) {
+    // The rest of an oversized body is not read; the client must not reuse this connection.
+    if (error.status === 413) c.header('connection', 'close');
+    return c.json(error.toJSON(), error.status as 400);
+  }
+  if (error instanceof HTTPException) {
+    const code = error.status === 413 ? 'payload_too_large' : error.status === 404 ? 'not_found' : 'invalid_request';
+    return c.json({ error: { code, message: error.message || 'request refused' } }, error.status);
+  }
+  console.error(JSON.stringify({ level: 'error', msg: 'unhandled error', error: redact(String((error as Error)?.stack ?? error), secrets) }));
+  return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
+}

@@ -1,0 +1,109 @@
+import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+import { createS3Client, type StoreConfig } from '@zero/core';
+
+export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export interface LocalStack {
+  store: StoreConfig;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a DynamoDB-compatible server (dynalite) and an S3-compatible server
+ * (s3rver) in this process, on loopback, and creates the table and bucket if
+ * missing. With `dataDir` the data lives on disk and survives restarts;
+ * without, DynamoDB is in memory and S3 uses a temporary folder.
+ */
+export async function startLocalStack(options: { dataDir?: string; table?: string; bucket?: string } = {}): Promise<LocalStack> {
+  const table = options.table ?? 'zero';
+  const bucket = options.bucket ?? 'zero';
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  const s3Dir = options.dataDir ? join(options.dataDir, 's3') : await mkdtemp(join(tmpdir(), 'zero-s3-'));
+
+  const dynamo = dynalite({
+    ...(options.dataDir ? { path: join(options.dataDir, 'dynamodb') } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  await new Promise<void>((resolve, reject) => dynamo.listen(0, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve())));
+  const dynamoPort = (dynamo.address() as AddressInfo).port;
+
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, allowMismatchedSignatures: true });
+  const s3Address = (await s3.run()) as AddressInfo;
+
+  const store: StoreConfig = {
+    table,
+    bucket,
+    region: 'us-east-1',
+    dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
+    s3Endpoint: `http://127.0.0.1:${s3Address.port}`,
+    credentials: LOCAL_CREDENTIALS,
+  };
+  await ensureTable(store);
+  await ensureBucket(store);
+
+  return {
+    store,
+    async stop() {
+      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+      await s3.close().catch(() => undefined);
+    },
+  };
+}
+
+/** The table the stores use: one partition key and one sort key, on demand. */
+export async function ensureTable(store: StoreConfig): Promise<void> {
+  const db = new DynamoDBClient({ region: store.region, endpoint: store.dynamoEndpoint, credentials: store.credentials });
+  try {
+    await db.send(new DescribeTableCommand({ TableName: store.table }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    await db.send(
+      new CreateTableCommand({
+        TableName: store.table,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+  } finally {
+    db.destroy();
+  }
+}
+
+export async function ensureBucket(store: StoreConfig): Promise<void> {
+  const s3 = createS3Client(store);
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket: store.bucket }));
+  } catch {
+    await s3.send(new CreateBucketCommand({ Bucket: store.bucket }));
+  } finally {
+    s3.destroy();
+  }
+}
+
+/** Copies `dir/*.md` into the bucket's `agents/` prefix. */
+export async function syncAgents(store: StoreConfig, dir: string): Promise<string[]> {
+  const s3 = createS3Client(store);
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.md')).sort();
+  for (const name of names) {
+    const body = await readFile(join(dir, name));
+    await s3.send(new PutObjectCommand({ Bucket: store.bucket, Key: `agents/${name}`, Body: body, ContentType: 'text/markdown' }));
+  }
+  s3.destroy();
+  return names;
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { voiceModeSchema } from '../events/schema';
+
+/**
+ * Claude Code subagent tool names mapped to Zero's tools, so that a Claude Code
+ * file (`tools: Read, Grep, Glob`) loads as it is.
+ */
+export const TOOL_ALIASES: Record<string, string> = {
+  Read: 'read_file',
+  Grep: 'grep',
+  Glob: 'glob',
+  Write: 'write_file',
+  WebFetch: 'web_fetch',
+  WebSearch: 'web_search',
+  ListProjects: 'list_projects',
+  GetAnalysis: 'get_analysis',
+  Task: 'delegate_agent',
+};
+
+const toolList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter(Boolean));
+
+/** YAML frontmatter: Claude Code's subagent fields plus Zero's optional ones. */
+export const agentFrontmatterSchema = z.looseObject({
+  name: z.string().trim().min(1, 'is required'),
+  description: z.string().trim().min(1, 'is required'),
+  tools: toolList.optional(),
+  model: z.string().trim().min(1).optional(),
+  voice: voiceModeSchema.optional(),
+  delegates_to: toolList.optional(),
+  color: z.string().optional(),
+});
+export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
+
+export const delegationRuleSchema = z.object({ agent_id: z.string(), when: z.string() });
+
+/** A fully parsed `agents/<id>.md`. */
+export const agentDefinitionSchema = z.object({
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
+  name: z.string(),
+  description: z.string(),
+  /** Model alias or id; undefined means the deployment's default. */
+  model: z.string().optional(),
+  /** Zero tool names this agent may use. */
+  tools: z.array(z.string()),
+  role: z.string(),
+  capabilities: z.array(z.string()),
+  process: z.string(),
+  knowledge: z.array(z.string()),
+  data_sources: z.array(z.string()),
+  delegation: z.array(delegationRuleSchema),
+  voices: z.partialRecord(voiceModeSchema, z.string()),
+  default_voice: voiceModeSchema,
+  /** Everything in the body outside the known sections, kept for the prompt. */
+  extra: z.string(),
+  /** Non-fatal remarks, e.g. a Claude Code tool Zero does not provide. */
+  warnings: z.array(z.string()),
+});
+export type AgentDefinition = z.infer<typeof agentDefinitionSchema>;
+
+/** A file that could not be loaded, named with the field at fault. */
+export interface AgentLoadError {
+  file: string;
+  field: string;
+  message: string;
+}

@@ -1,0 +1,157 @@
+import { parse as parseYaml } from 'yaml';
+import { describeZodError } from '../errors';
+import { TOOL_ALIASES, agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
+import type { VoiceMode } from '../events/schema';
+
+export type ParseResult = { ok: true; agent: AgentDefinition } | { ok: false; error: AgentLoadError };
+
+const SECTIONS = {
+  role: 'role',
+  capabilities: 'capabilities',
+  process: 'process',
+  knowledge: 'knowledge',
+  'data sources': 'data_sources',
+  delegation: 'delegation',
+} as const;
+type SectionKey = (typeof SECTIONS)[keyof typeof SECTIONS];
+
+const VOICE_START = /<!--\s*VOICE:(\w+)\s*-->/g;
+const VOICE_END = /<!--\s*\/VOICE\s*-->|<!--\s*VOICE:\w+\s*-->|^##\s/m;
+const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+const AGENT_ID = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** Derives an agent id from a file name: `agents/Cereal.md` → `cereal`. */
+export function agentIdFromFile(file: string): string {
+  const base = file.split('/').pop() ?? file;
+  return base.replace(/\.md$/i, '').toLowerCase();
+}
+
+/**
+ * Parses one agent file. Never throws: a malformed file yields an error that
+ * names the file and the field, so one bad file cannot hide the good ones.
+ */
+export function parseAgentMarkdown(file: string, text: string, knownTools?: ReadonlySet<string>): ParseResult {
+  const fail = (field: string, message: string): ParseResult => ({ ok: false, error: { file, field, message } });
+  const id = agentIdFromFile(file);
+  if (!AGENT_ID.test(id)) return fail('file name', `"${id}" is not a valid agent id (lowercase letters, digits, "-" and "_")`);
+
+  const fm = FRONTMATTER.exec(text);
+  if (!fm) return fail('frontmatter', 'missing YAML frontmatter (a block between "---" lines at the top)');
+  let raw: unknown;
+  try {
+    raw = parseYaml(fm[1] ?? '');
+  } catch (error) {
+    return fail('frontmatter', `invalid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('frontmatter', 'must be a YAML mapping');
+  const parsed = agentFrontmatterSchema.safeParse(raw);
+  if (!parsed.success) {
+    const { field, message } = describeZodError(parsed.error);
+    return fail(field || 'frontmatter', message);
+  }
+  const front = parsed.data;
+  const body = text.slice(fm[0].length);
+  const warnings: string[] = [];
+
+  const { voices, rest: bodyWithoutVoices } = extractVoices(body, warnings);
+
+  const sections = splitSections(bodyWithoutVoices);
+  const tools: string[] = [];
+  for (const name of front.tools ?? []) {
+    const tool = TOOL_ALIASES[name] ?? name;
+    if (knownTools && !knownTools.has(tool)) {
+      warnings.push(`tool "${name}" is not provided by Zero and was left out`);
+      continue;
+    }
+    if (!tools.includes(tool)) tools.push(tool);
+  }
+
+  const delegation = parseDelegation(sections.delegation ?? '');
+  for (const target of front.delegates_to ?? []) {
+    if (!delegation.some((rule) => rule.agent_id === target)) delegation.push({ agent_id: target, when: '' });
+  }
+  const role = (sections.role ?? '').trim();
+  const agent: AgentDefinition = {
+    id,
+    name: front.name,
+    description: front.description,
+    model: front.model && front.model !== 'inherit' ? front.model : undefined,
+    tools,
+    role: role || sections.extra.trim(),
+    capabilities: bullets(sections.capabilities ?? ''),
+    process: (sections.process ?? '').trim(),
+    knowledge: bullets(sections.knowledge ?? ''),
+    data_sources: bullets(sections.data_sources ?? ''),
+    delegation,
+    voices,
+    default_voice: front.voice ?? 'full',
+    extra: role ? sections.extra.trim() : '',
+    warnings,
+  };
+  return { ok: true, agent };
+}
+
+/**
+ * A voice block runs from `<!-- VOICE:mode -->` to `<!-- /VOICE -->`, the next
+ * voice marker, the next `## ` heading or the end of the file.
+ */
+function extractVoices(body: string, warnings: string[]) {
+  const voices: Partial<Record<VoiceMode, string>> = {};
+  let rest = '';
+  let cursor = 0;
+  for (const start of body.matchAll(VOICE_START)) {
+    if (start.index < cursor) continue;
+    rest += body.slice(cursor, start.index);
+    const contentStart = start.index + start[0].length;
+    const end = VOICE_END.exec(body.slice(contentStart));
+    const contentEnd = end ? contentStart + end.index : body.length;
+    const mode = start[1]!;
+    if (mode === 'full' || mode === 'minimal' || mode === 'neutral') voices[mode] = body.slice(contentStart, contentEnd).trim();
+    else warnings.push(`unknown voice mode "${mode}" ignored`);
+    cursor = end && /\/VOICE/.test(end[0]) ? contentEnd + end[0].length : contentEnd;
+  }
+  rest += body.slice(cursor);
+  return { voices, rest };
+}
+
+function splitSections(body: string): Partial<Record<SectionKey, string>> & { extra: string } {
+  const out: Partial<Record<SectionKey, string>> & { extra: string } = { extra: '' };
+  let current: SectionKey | 'extra' = 'extra';
+  for (const line of body.split(/\r?\n/)) {
+    const heading = /^##\s+(.+?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      const key = SECTIONS[heading[1]!.toLowerCase() as keyof typeof SECTIONS];
+      if (key) {
+        current = key;
+        out[key] = out[key] ?? '';
+        continue;
+      }
+      current = 'extra';
+    }
+    out[current] = `${out[current] ?? ''}${line}\n`;
+  }
+  return out;
+}
+
+function bullets(section: string): string[] {
+  const items: string[] = [];
+  for (const line of section.split(/\r?\n/)) {
+    const item = /^\s*(?:[-*+]|\d+[.)])\s+(.*\S)/.exec(line);
+    if (item) items.push(item[1]!);
+  }
+  if (items.length === 0 && section.trim()) items.push(section.trim());
+  return items;
+}
+
+/** `- **cereal**: supply-chain questions` or `- cereal — when …` → a rule. */
+function parseDelegation(section: string): { agent_id: string; when: string }[] {
+  const rules: { agent_id: string; when: string }[] = [];
+  for (const item of bullets(section)) {
+    const match = /^[*_`]*([a-z0-9][a-z0-9_-]*)[*_`]*\s*(?:[:—–-]\s*(.*))?$/i.exec(item);
+    if (match) {
+      const agentId = match[1]!.toLowerCase();
+      if (!rules.some((r) => r.agent_id === agentId)) rules.push({ agent_id: agentId, when: (match[2] ?? '').trim() });
+    }
+  }
+  return rules;
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/** Limits on what a client may send, documented in the README. */
+export const MAX_MESSAGE_CHARS = 100_000;
+export const MAX_BODY_BYTES = 1_048_576;
+
+export const voiceModeSchema = z.enum(['full', 'minimal', 'neutral']);
+export type VoiceMode = z.infer<typeof voiceModeSchema>;
+
+const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'must contain only letters, digits, ".", "_", ":" or "-"');
+const projectIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)?$/, 'must look like "owner/repo"')
+  .refine((s) => !s.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." segments');
+
+/** The body of `POST /api/v2/chat`. */
+export const chatRequestSchema = z.strictObject({
+  session_id: idSchema.optional(),
+  agent_id: idSchema.optional(),
+  project_id: projectIdSchema.optional(),
+  // The size limit is checked separately so that it can answer 413 rather than 400.
+  message: z.string().trim().min(1, 'must not be empty'),
+  voice_mode: voiceModeSchema.optional(),
+  model: z.string().min(1).max(100).optional(),
+  stream: z.boolean().optional(),
+});
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+
+export const usageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_read_input_tokens: z.number().int().nonnegative(),
+  cache_creation_input_tokens: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+
+export const runStatusSchema = z.enum(['completed', 'limit', 'error', 'cancelled']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** Fields that tag an event with the agent and run that produced it. */
+const origin = { agent_id: z.string().optional(), run_id: z.string().optional() };
+
+/** Every event Zero streams, one JSON object per SSE `data:` line. */
+export const streamEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('start'), session_id: z.string(), run_id: z.string(), agent_id: z.string() }),
+  z.object({ type: z.literal('text'), delta: z.string(), ...origin }),
+  z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
+  z.object({
+    type: z.literal('tool_result'),
+    id: z.string(),
+    name: z.string(),
+    content: z.string(),
+    is_error: z.boolean(),
+    truncated: z.boolean().optional(),
+    ...origin,
+  }),
+  z.object({
+    type: z.literal('retry'),
+    step: z.number().int(),
+    attempt: z.number().int(),
+    reason: z.string(),
+    ...origin,
+  }),
+  z.object({ type: z.literal('agent_switch'), from: z.string().nullable(), to: z.string(), ...origin }),
+  z.object({ type: z.literal('confirmation_required'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
+  z.object({
+    type: z.literal('done'),
+    run_id: z.string(),
+    status: runStatusSchema,
+    steps: z.number().int(),
+    usage: usageSchema,
+    reason: z.string().optional(),
+  }),
+  z.object({ type: z.literal('error'), code: z.string(), message: z.string(), run_id: z.string().optional() }),
+]);
+export type StreamEvent = z.infer<typeof streamEventSchema>;
+export type StreamEventType = StreamEvent['type'];

@@ -1,0 +1,154 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ZeroError } from '../errors';
+import { ModelError, type ContentBlockParam, type ModelEvent, type ModelProvider, type ModelRequest, type ModelUsage } from './provider';
+
+/** Model aliases usable in agent frontmatter, as Claude Code subagents use them. */
+export const MODEL_ALIASES: Record<string, string> = {
+  sonnet: 'claude-sonnet-4-6',
+  opus: 'claude-opus-4-7',
+  haiku: 'claude-haiku-4-5',
+};
+
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+
+export function resolveModel(alias: string | undefined, fallback: string): string {
+  if (!alias) return fallback;
+  return MODEL_ALIASES[alias] ?? alias;
+}
+
+export interface AnthropicProviderOptions {
+  apiKey?: string;
+  baseURL?: string;
+  /** Retries of 429/529/5xx and connection errors, done by the SDK. */
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+/** Claude through `@anthropic-ai/sdk`, streaming raw events so each text delta is relayed the moment it arrives. */
+export class AnthropicProvider implements ModelProvider {
+  private client?: Anthropic;
+
+  constructor(private readonly options: AnthropicProviderOptions) {}
+
+  private getClient(): Anthropic {
+    if (this.client) return this.client;
+    const { apiKey, baseURL } = this.options;
+    if (!apiKey && !baseURL) {
+      throw new ZeroError(
+        'model_not_configured',
+        'No model is configured: set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for a compatible server) and restart Zero.',
+        503,
+      );
+    }
+    this.client = new Anthropic({
+      // A compatible server reached through ANTHROPIC_BASE_URL may need no key.
+      apiKey: apiKey || 'not-set',
+      baseURL: baseURL || undefined,
+      maxRetries: this.options.maxRetries ?? 3,
+      timeout: this.options.timeoutMs ?? 10 * 60_000,
+    });
+    return this.client;
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const client = this.getClient();
+    let stream: AsyncIterable<Anthropic.RawMessageStreamEvent>;
+    try {
+      stream = await client.messages.create(
+        {
+          model: request.model,
+          max_tokens: request.maxTokens,
+          system: request.system,
+          messages: request.messages,
+          tools: request.tools.length ? request.tools : undefined,
+          stream: true,
+        },
+        { signal },
+      );
+    } catch (error) {
+      throw toModelError(error, false);
+    }
+
+    const blocks: (ContentBlockParam & { partialJson?: string })[] = [];
+    const usage: ModelUsage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    let stopReason: string | null = null;
+    let completed = false;
+    try {
+      for await (const event of stream) {
+        switch (event.type) {
+          case 'message_start':
+            mergeUsage(usage, event.message.usage);
+            break;
+          case 'content_block_start': {
+            const block = event.content_block;
+            if (block.type === 'text') blocks[event.index] = { type: 'text', text: '' };
+            else if (block.type === 'tool_use' || block.type === 'server_tool_use')
+              blocks[event.index] = { type: block.type, id: block.id, name: block.name, input: {}, partialJson: '' } as never;
+            else blocks[event.index] = block as ContentBlockParam;
+            break;
+          }
+          case 'content_block_delta': {
+            const block = blocks[event.index];
+            if (!block) break;
+            if (event.delta.type === 'text_delta' && block.type === 'text') {
+              block.text += event.delta.text;
+              yield { type: 'text', delta: event.delta.text };
+            } else if (event.delta.type === 'input_json_delta') {
+              block.partialJson = (block.partialJson ?? '') + event.delta.partial_json;
+            }
+            break;
+          }
+          case 'content_block_stop': {
+            const block = blocks[event.index];
+            if (block && (block.type === 'tool_use' || block.type === 'server_tool_use')) {
+              block.input = parseToolInput(block.partialJson ?? '');
+              delete block.partialJson;
+              if (block.type === 'tool_use') yield { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+            }
+            break;
+          }
+          case 'message_delta':
+            stopReason = event.delta.stop_reason ?? stopReason;
+            mergeUsage(usage, event.usage);
+            break;
+          case 'message_stop':
+            completed = true;
+            break;
+        }
+      }
+    } catch (error) {
+      throw toModelError(error, true);
+    }
+    if (!completed) throw new ModelError('the model stream ended before message_stop', true);
+    const content = blocks.filter((b) => b !== undefined).filter((b) => !(b.type === 'text' && b.text === ''));
+    yield { type: 'message', content, stopReason, usage };
+  }
+}
+
+/** Tool input that is not a JSON object is kept as a marker the loop answers with an error result. */
+function parseToolInput(json: string): unknown {
+  if (!json.trim()) return {};
+  try {
+    return JSON.parse(json);
+  } catch {
+    return { __invalid_json__: json.slice(0, 2000) };
+  }
+}
+
+function mergeUsage(into: ModelUsage, from: Partial<Record<keyof ModelUsage, number | null>> | null | undefined) {
+  if (!from) return;
+  for (const key of Object.keys(into) as (keyof ModelUsage)[]) {
+    const value = from[key];
+    if (typeof value === 'number') into[key] = value;
+  }
+}
+
+function toModelError(error: unknown, midStream: boolean): Error {
+  if (error instanceof Anthropic.APIUserAbortError) return error;
+  if (error instanceof Anthropic.APIError) {
+    const status = typeof error.status === 'number' ? error.status : undefined;
+    // An APIError raised while iterating is the stream's `error` event, which the SDK does not retry.
+    return new ModelError(error.message, midStream, status);
+  }
+  return new ModelError(error instanceof Error ? error.message : String(error), midStream);
+}

@@ -1,0 +1,33 @@
+import type { ModelUsage } from './provider';
+
+/** USD per million tokens, list prices (5-minute cache writes). */
+interface Price {
+  input: number;
+  output: number;
+  cacheWrite: number;
+  cacheRead: number;
+}
+
+const price = (input: number, output: number): Price => ({ input, output, cacheWrite: input * 1.25, cacheRead: input * 0.1 });
+
+/** First match wins; models without an entry are priced as Sonnet and the figure is an estimate. */
+const PRICES: [RegExp, Price][] = [
+  [/opus-4-[01]|opus-4-2025|claude-3-opus/, price(15, 75)],
+  [/opus/, price(5, 25)],
+  [/haiku-3-5|3-5-haiku/, price(0.8, 4)],
+  [/haiku-3|3-haiku/, price(0.25, 1.25)],
+  [/haiku/, price(1, 5)],
+  [/sonnet/, price(3, 15)],
+];
+
+/** Dollar cost of a call's usage at list prices. */
+export function costOf(model: string, usage: ModelUsage): number {
+  const p = PRICES.find(([pattern]) => pattern.test(model))?.[1] ?? price(3, 15);
+  const usd =
+    (usage.input_tokens * p.input +
+      usage.output_tokens * p.output +
+      usage.cache_creation_input_tokens * p.cacheWrite +
+      usage.cache_read_input_tokens * p.cacheRead) /
+    1_000_000;
+  return Math.round(usd * 1e8) / 1e8;
+}

@@ -1,0 +1,58 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+export type MessageParam = Anthropic.MessageParam;
+export type ContentBlockParam = Anthropic.ContentBlockParam;
+export type TextBlockParam = Anthropic.TextBlockParam;
+export type ToolUnion = Anthropic.ToolUnion;
+export type ToolParam = Anthropic.Tool;
+
+/** Token counts of one model call. */
+export interface ModelUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+/** One model call: Anthropic's Messages API shapes, which other providers translate from. */
+export interface ModelRequest {
+  model: string;
+  system: TextBlockParam[];
+  messages: MessageParam[];
+  tools: ToolUnion[];
+  maxTokens: number;
+}
+
+/** What a provider streams back while a call is in flight. */
+export type ModelEvent =
+  | { type: 'text'; delta: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | {
+      type: 'message';
+      content: ContentBlockParam[];
+      stopReason: string | null;
+      usage: ModelUsage;
+    };
+
+/**
+ * A model failure. `midStream` failures (an `error` event after the response
+ * started, which the SDK does not retry) are retried by the loop as a whole step.
+ */
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  constructor(
+    message: string,
+    readonly midStream: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+  static isInstance(value: unknown): value is ModelError {
+    return value instanceof Error && value.name === 'ModelError';
+  }
+}
+
+/** A model behind Zero's loop. `stream` relays events as they arrive and must end with one `message` event or throw a ModelError. */
+export interface ModelProvider {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/** Every limit of a run, enforced in one place: the loop. */
+export const runLimitsSchema = z.object({
+  maxSteps: z.number().int().positive(),
+  maxToolCalls: z.number().int().positive(),
+  maxCallsPerTool: z.number().int().positive(),
+  wallTimeMs: z.number().int().positive(),
+  /** Input + output tokens across the run's model calls. */
+  maxTokens: z.number().int().positive(),
+  maxOutputTokensPerCall: z.number().int().positive(),
+  maxToolOutputChars: z.number().int().positive(),
+  toolTimeoutMs: z.number().int().positive(),
+  /** Attempts of one step when the model stream fails mid-way. */
+  stepAttempts: z.number().int().positive(),
+  retryBaseMs: z.number().int().nonnegative(),
+});
+export type RunLimits = z.infer<typeof runLimitsSchema>;
+
+export const DEFAULT_LIMITS: RunLimits = {
+  maxSteps: 30,
+  maxToolCalls: 100,
+  maxCallsPerTool: 40,
+  wallTimeMs: 14 * 60_000,
+  maxTokens: 2_000_000,
+  maxOutputTokensPerCall: 8192,
+  maxToolOutputChars: 50_000,
+  toolTimeoutMs: 60_000,
+  stepAttempts: 3,
+  retryBaseMs: 1000,
+};
+
+const ENV: Record<keyof RunLimits, string> = {
+  maxSteps: 'ZERO_MAX_STEPS',
+  maxToolCalls: 'ZERO_MAX_TOOL_CALLS',
+  maxCallsPerTool: 'ZERO_MAX_CALLS_PER_TOOL',
+  wallTimeMs: 'ZERO_RUN_TIMEOUT_MS',
+  maxTokens: 'ZERO_MAX_TOKENS',
+  maxOutputTokensPerCall: 'ZERO_MAX_OUTPUT_TOKENS',
+  maxToolOutputChars: 'ZERO_MAX_TOOL_OUTPUT_CHARS',
+  toolTimeoutMs: 'ZERO_TOOL_TIMEOUT_MS',
+  stepAttempts: 'ZERO_STEP_ATTEMPTS',
+  retryBaseMs: 'ZERO_RETRY_BASE_MS',
+};
+
+/** Reads limit overrides from the environment; a malformed value fails start-up with its variable named. */
+export function limitsFromEnv(env: Record<string, string | undefined>, base: RunLimits = DEFAULT_LIMITS): RunLimits {
+  const out: Record<string, number> = { ...base };
+  for (const [key, name] of Object.entries(ENV)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+    out[key] = value;
+  }
+  return runLimitsSchema.parse(out);
+}

@@ -1,0 +1,237 @@
+import type { AgentCatalog } from '../agent/catalog';
+import type { AgentDefinition } from '../agent/definition';
+import { ZeroError } from '../errors';
+import type { RunStatus, StreamEvent, Usage, VoiceMode } from '../events/schema';
+import { costOf } from '../model/pricing';
+import { ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import type { ArtifactStore } from '../store/artifact-store';
+import type { NewLogRecord } from '../store/records';
+import type { SessionStore } from '../store/session-store';
+import type { ToolRegistry, ToolResult } from '../tools/registry';
+import { withConversationBreakpoint } from './history';
+import type { RunLimits } from './limits';
+import { buildSystemPrompt } from './prompt';
+import { redact } from './redact';
+
+/** What a run needs from the outside world. */
+export interface RunDeps {
+  provider: ModelProvider;
+  tools: ToolRegistry;
+  catalog: AgentCatalog;
+  sessions: SessionStore;
+  artifacts: ArtifactStore;
+  limits: RunLimits;
+  /** Values that must never appear in events or records (API keys). */
+  secrets?: readonly string[];
+}
+
+export interface RunParams {
+  sessionId: string;
+  runId: string;
+  agent: AgentDefinition;
+  model: string;
+  voice: VoiceMode;
+  projectId?: string;
+  /** The conversation so far, ending with the message this run answers. */
+  messages: MessageParam[];
+  /** Where the run's first record goes in the session log. */
+  nextSeq: number;
+  signal?: AbortSignal;
+}
+
+export interface RunOutcome {
+  status: RunStatus;
+  steps: number;
+  usage: Usage;
+  reason?: string;
+  error?: { code: string; message: string };
+}
+
+/** Events the loop emits; the caller adds ids and fans them out. */
+export type Emit = (event: StreamEvent) => void;
+
+const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 });
+
+/**
+ * Runs the tool-use loop until `end_turn`, a limit, cancellation or an error.
+ * Must not throw: every ending is an outcome, a `run_end` record and a `done` event.
+ * After each step its records are durable before the next model call.
+ */
+export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
+  const { limits } = deps;
+  const { agent, runId, sessionId } = params;
+  const started = Date.now();
+  const usage = zeroUsage();
+  const messages = [...params.messages];
+  const toolDefinitions = deps.tools.definitions(agent.tools);
+  const system = buildSystemPrompt({
+    agent,
+    voice: params.voice,
+    projectId: params.projectId,
+    tools: toolDefinitions.map((t) => ({ name: t.name, description: t.description ?? '' })),
+  });
+  const callsPerTool = new Map<string, number>();
+  let totalToolCalls = 0;
+  let seq = params.nextSeq;
+  let steps = 0;
+  const append = async (record: NewLogRecord) => {
+    await deps.sessions.append(sessionId, seq, record);
+    seq += 1;
+  };
+
+  let outcome: RunOutcome;
+  try {
+    outcome = await (async (): Promise<RunOutcome> => {
+      for (;;) {
+        if (params.signal?.aborted) return { status: 'cancelled', steps, usage, reason: 'cancelled by request' };
+        if (steps >= limits.maxSteps) return { status: 'limit', steps, usage, reason: `step limit reached (${limits.maxSteps} steps)` };
+        if (Date.now() - started >= limits.wallTimeMs) return { status: 'limit', steps, usage, reason: `time limit reached (${limits.wallTimeMs} ms)` };
+        const tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+        if (tokens >= limits.maxTokens) return { status: 'limit', steps, usage, reason: `token limit reached (${limits.maxTokens} tokens)` };
+        steps += 1;
+
+        const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit);
+        const stepUsage = { ...response.usage, cost_usd: costOf(params.model, response.usage) };
+        addUsage(usage, stepUsage);
+        const assistant: MessageParam = { role: 'assistant', content: response.content };
+        await append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage });
+        messages.push(assistant);
+
+        if (response.stopReason === 'pause_turn') continue;
+        const toolUses = response.content.filter((b): b is Extract<ContentBlockParam, { type: 'tool_use' }> => b.type === 'tool_use');
+        if (toolUses.length === 0) {
+          const reason = response.stopReason === 'max_tokens' ? 'the answer reached the output token limit' : undefined;
+          return { status: 'completed', steps, usage, reason };
+        }
+
+        const results = await Promise.all(
+          toolUses.map(async (call) => {
+            const result = await executeCall(deps, params, call, () => {
+              const used = callsPerTool.get(call.name) ?? 0;
+              if (totalToolCalls >= limits.maxToolCalls) return `tool call limit reached (${limits.maxToolCalls} per run)`;
+              if (used >= limits.maxCallsPerTool) return `limit reached for ${call.name} (${limits.maxCallsPerTool} calls per run)`;
+              totalToolCalls += 1;
+              callsPerTool.set(call.name, used + 1);
+              return undefined;
+            });
+            emit({
+              type: 'tool_result',
+              id: call.id,
+              name: call.name,
+              content: result.content,
+              is_error: result.is_error,
+              ...(result.truncated ? { truncated: true } : {}),
+              agent_id: agent.id,
+              run_id: runId,
+            });
+            return { type: 'tool_result' as const, tool_use_id: call.id, content: result.content, ...(result.is_error ? { is_error: true } : {}) };
+          }),
+        );
+        await append({ kind: 'tool_results', run_id: runId, step: steps, results });
+        messages.push({ role: 'user', content: results });
+      }
+    })();
+  } catch (error) {
+    const described = describeFailure(error, deps.secrets ?? []);
+    emit({ type: 'error', ...described, run_id: runId });
+    outcome = { status: 'error', steps, usage, reason: described.message, error: described };
+  }
+
+  try {
+    await append({ kind: 'run_end', run_id: runId, ...outcome });
+  } catch (error) {
+    const described = describeFailure(error, deps.secrets ?? []);
+    emit({ type: 'error', code: described.code, message: `the run's end could not be recorded: ${described.message}`, run_id: runId });
+  }
+  emit({ type: 'done', run_id: runId, status: outcome.status, steps: outcome.steps, usage: outcome.usage, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+  return outcome;
+}
+
+interface ModelResponse {
+  content: ContentBlockParam[];
+  stopReason: string | null;
+  usage: ModelUsage;
+}
+
+/**
+ * One step's model call. A stream that fails mid-way is retried as a whole,
+ * with backoff and a bound; nothing of the failed attempt is kept, and the
+ * client is told with a `retry` event to discard that attempt's text.
+ */
+async function callModel(
+  deps: RunDeps,
+  params: RunParams,
+  system: ReturnType<typeof buildSystemPrompt>,
+  tools: ReturnType<ToolRegistry['definitions']>,
+  messages: MessageParam[],
+  step: number,
+  emit: Emit,
+): Promise<ModelResponse> {
+  const origin = { agent_id: params.agent.id, run_id: params.runId };
+  for (let attempt = 1; ; attempt++) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    params.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens: deps.limits.maxOutputTokensPerCall };
+      for await (const event of deps.provider.stream(request, controller.signal)) {
+        if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });
+        else if (event.type === 'tool_use') emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
+        else return { content: event.content, stopReason: event.stopReason, usage: event.usage };
+      }
+      throw new ModelError('the model stream ended without a message', true);
+    } catch (error) {
+      if (!(ModelError.isInstance(error) && error.midStream) || attempt >= deps.limits.stepAttempts) throw error;
+      emit({ type: 'retry', step, attempt, reason: redact(error.message, deps.secrets ?? []), ...origin });
+      await sleep(deps.limits.retryBaseMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
+    } finally {
+      params.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+async function executeCall(
+  deps: RunDeps,
+  params: RunParams,
+  call: { id: string; name: string; input: unknown },
+  reserve: () => string | undefined,
+): Promise<ToolResult> {
+  const refused = reserve();
+  if (refused) return { content: `Not run: ${refused}. Answer with what you have.`, is_error: true, truncated: false };
+  return deps.tools.execute(
+    call.name,
+    call.input,
+    {
+      sessionId: params.sessionId,
+      runId: params.runId,
+      toolCallId: call.id,
+      projectId: params.projectId,
+      agent: params.agent,
+      catalog: deps.catalog,
+      sessions: deps.sessions,
+      artifacts: deps.artifacts,
+      signal: params.signal ?? new AbortController().signal,
+    },
+    { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars },
+  );
+}
+
+function addUsage(into: Usage, from: Usage) {
+  into.input_tokens += from.input_tokens;
+  into.output_tokens += from.output_tokens;
+  into.cache_read_input_tokens += from.cache_read_input_tokens;
+  into.cache_creation_input_tokens += from.cache_creation_input_tokens;
+  into.cost_usd = Math.round((into.cost_usd + from.cost_usd) * 1e8) / 1e8;
+}
+
+function describeFailure(error: unknown, secrets: readonly string[]): { code: string; message: string } {
+  if (ZeroError.isInstance(error)) return { code: error.code, message: redact(error.message, secrets) };
+  if (ModelError.isInstance(error)) {
+    const status = error.status ? ` (HTTP ${error.status})` : '';
+    return { code: 'model_error', message: redact(`the model API failed${status}: ${error.message}`, secrets) };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'internal', message: redact(message, secrets) };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

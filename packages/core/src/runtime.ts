@@ -1,0 +1,64 @@
+import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/catalog';
+import { AnthropicProvider, DEFAULT_MODEL } from './model/anthropic';
+import type { ModelProvider } from './model/provider';
+import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from './run/limits';
+import type { ChatDeps } from './run/chat';
+import { ArtifactStore } from './store/artifact-store';
+import { createDynamoClient, createS3Client, type StoreConfig } from './store/clients';
+import { SessionStore } from './store/session-store';
+import { getAgentInfoTool } from './tools/get-agent-info';
+import { ToolRegistry } from './tools/registry';
+import type { ToolSpec } from './tools/tool';
+
+export interface RuntimeConfig {
+  store: StoreConfig;
+  anthropic: { apiKey?: string; baseURL?: string; maxRetries?: number };
+  defaultModel?: string;
+  defaultAgentId?: string;
+  limits?: RunLimits;
+  /** Agent definitions: the bucket's `agents/` prefix (default) or a directory. */
+  agentsDir?: string;
+  catalogRevalidateMs?: number;
+  /** Replaces the model provider (tests of other providers). */
+  provider?: ModelProvider;
+  /** Extra tools beside the built-in ones. */
+  tools?: ToolSpec<any>[];
+}
+
+/** The built-in tools every deployment registers. */
+export function builtinTools(): ToolSpec<any>[] {
+  return [getAgentInfoTool];
+}
+
+/** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
+export function createRuntime(config: RuntimeConfig): ChatDeps {
+  const db = createDynamoClient(config.store);
+  const s3 = createS3Client(config.store);
+  const artifacts = new ArtifactStore(s3, config.store.bucket);
+  const tools = new ToolRegistry([...builtinTools(), ...(config.tools ?? [])]);
+  const catalog: AgentCatalog = config.agentsDir
+    ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
+    : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
+  return {
+    provider: config.provider ?? new AnthropicProvider(config.anthropic),
+    tools,
+    catalog,
+    sessions: new SessionStore(db, config.store.table, artifacts),
+    artifacts,
+    limits: config.limits ?? DEFAULT_LIMITS,
+    secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
+    defaultAgentId: config.defaultAgentId ?? 'zero',
+    defaultModel: config.defaultModel ?? DEFAULT_MODEL,
+  };
+}
+
+/** Reads the runtime's settings from environment variables (documented in the README). */
+export function runtimeConfigFromEnv(env: Record<string, string | undefined>, store: StoreConfig): RuntimeConfig {
+  return {
+    store,
+    anthropic: { apiKey: env.ANTHROPIC_API_KEY || undefined, baseURL: env.ANTHROPIC_BASE_URL || undefined },
+    defaultModel: env.ZERO_MODEL || undefined,
+    defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
+    limits: limitsFromEnv(env),
+  };
+}

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import type { ToolParam } from '../model/provider';
+import type { ToolContext, ToolOutput, ToolSpec } from './tool';
+
+export interface ToolResult {
+  content: string;
+  is_error: boolean;
+  truncated: boolean;
+}
+
+export interface ExecuteOptions {
+  timeoutMs: number;
+  maxOutputChars: number;
+}
+
+/** The tools Zero knows, by name. Agents pick theirs through frontmatter `tools:`. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolSpec<any>>();
+  private readonly schemas = new Map<string, Record<string, unknown>>();
+
+  constructor(tools: ToolSpec<any>[] = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  register(tool: ToolSpec<any>): void {
+    if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
+    this.tools.set(tool.name, tool);
+    const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+    this.schemas.set(tool.name, schema);
+  }
+
+  names(): ReadonlySet<string> {
+    return new Set(this.tools.keys());
+  }
+
+  get(name: string): ToolSpec<any> | undefined {
+    return this.tools.get(name);
+  }
+
+  /** The Anthropic tool definitions for the given names, in a stable order. */
+  definitions(names: readonly string[]): ToolParam[] {
+    return names
+      .filter((name) => this.tools.has(name))
+      .map((name) => ({
+        name,
+        description: this.tools.get(name)!.description,
+        input_schema: this.schemas.get(name) as { type: 'object'; [key: string]: unknown },
+      }));
+  }
+
+  /**
+   * Runs one tool call. Must not throw: an unknown tool, invalid input, a
+   * timeout or a failure becomes an error result the model sees.
+   */
+  async execute(name: string, input: unknown, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool) return errorResult(`Unknown tool "${name}". Available tools: ${[...this.tools.keys()].join(', ')}.`);
+    if (isInvalidJson(input)) return errorResult(`The input for ${name} was not valid JSON. Send a JSON object matching the tool's schema.`);
+    const parsed = tool.input.safeParse(input);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(input)'}: ${issue.message}`);
+      return errorResult(`Invalid input for ${name}: ${problems.join('; ')}`);
+    }
+    const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(context.signal.reason);
+    context.signal.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ToolOutput>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort(new Error('tool timeout'));
+        resolve({ content: `${name} timed out after ${timeoutMs} ms and was stopped.`, is_error: true });
+      }, timeoutMs);
+    });
+    try {
+      const output = await Promise.race([tool.execute(parsed.data, { ...context, signal: controller.signal }), timeout]);
+      const result = typeof output === 'string' ? { content: output, is_error: false } : { content: output.content, is_error: !!output.is_error };
+      return truncate(result, options.maxOutputChars);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return errorResult(`${name} failed: ${message}`);
+    } finally {
+      clearTimeout(timer);
+      context.signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+function isInvalidJson(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && '__invalid_json__' in input;
+}
+
+function errorResult(content: string): ToolResult {
+  return { content, is_error: true, truncated: false };
+}
+
+/** Cuts output at the cap and says so, so the model never mistakes a cut for the whole. */
+export function truncate(result: { content: string; is_error: boolean }, maxChars: number): ToolResult {
+  if (result.content.length <= maxChars) return { ...result, truncated: false };
+  const omitted = result.content.length - maxChars;
+  return {
+    content: `${result.content.slice(0, maxChars)}\n\n[output truncated: ${omitted} of ${result.content.length} characters omitted]`,
+    is_error: result.is_error,
+    truncated: true,
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { AgentCatalog } from '../agent/catalog';
+import type { AgentDefinition } from '../agent/definition';
+import type { ArtifactStore } from '../store/artifact-store';
+import type { SessionStore } from '../store/session-store';
+
+/** What a tool's execute function may use. */
+export interface ToolContext {
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  projectId?: string;
+  agent: AgentDefinition;
+  catalog: AgentCatalog;
+  sessions: SessionStore;
+  artifacts: ArtifactStore;
+  /** Aborted on tool timeout, run cancel or shutdown. */
+  signal: AbortSignal;
+}
+
+/** A tool's answer; a plain string is a successful result. */
+export type ToolOutput = string | { content: string; is_error?: boolean };
+
+/** A tool the loop executes: zod input (sent to the model as JSON Schema), a description for the model, and execute. */
+export interface ToolSpec<I = unknown> {
+  name: string;
+  description: string;
+  input: z.ZodType<I>;
+  /** Overrides the run's per-tool timeout. */
+  timeoutMs?: number;
+  execute(input: I, context: ToolContext): Promise<ToolOutput>;
+}
+
+/** Declares a tool with its input type inferred from the schema. */
+export function defineTool<S extends z.ZodType>(spec: {
+  name: string;
+  description: string;
+  input: S;
+  timeoutMs?: number;
+  execute(input: z.output<S>, context: ToolContext): Promise<ToolOutput>;
+}): ToolSpec<z.output<S>> {
+  return spec as ToolSpec<z.output<S>>;
+}

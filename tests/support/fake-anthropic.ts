@@ -1,0 +1,186 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted model response. */
+export interface FakeTurn {
+  /** Text, streamed as the given chunks (a string is split into words). */
+  text?: string | string[];
+  toolCalls?: { id?: string; name: string; input: unknown }[];
+  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'pause_turn';
+  usage?: Partial<{ input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }>;
+  /** Pause between streamed deltas. */
+  deltaDelayMs?: number;
+  /** Send an `error` event after this many text chunks, then end the stream. */
+  failAfterChunks?: number;
+  /** Answer with this HTTP error instead of a stream. */
+  status?: number;
+  retryAfterSeconds?: number;
+  /** Hold the response open without answering until the client gives up. */
+  hang?: boolean;
+}
+
+export type FakeResponder = (request: FakeRequest, index: number) => FakeTurn;
+
+export interface FakeRequest {
+  headers: IncomingMessage['headers'];
+  body: {
+    model: string;
+    system?: { type: 'text'; text: string; cache_control?: unknown }[] | string;
+    messages: { role: string; content: unknown }[];
+    tools?: { name: string; cache_control?: unknown }[];
+    stream?: boolean;
+    max_tokens: number;
+  };
+  /** When the request arrived (performance.now()). */
+  at: number;
+}
+
+/**
+ * A fake Anthropic Messages API on loopback, speaking the real streaming wire
+ * protocol (message_start, content_block_*, text_delta, input_json_delta,
+ * message_delta, message_stop, ping, mid-stream error, 429/529 with
+ * retry-after), scripted per test so the real SDK is exercised end to end.
+ */
+export class FakeAnthropic {
+  readonly requests: FakeRequest[] = [];
+  private queue: FakeTurn[] = [];
+  private responder?: FakeResponder;
+  private server?: Server;
+  private readonly open = new Set<ServerResponse>();
+  /** Called with performance.now() as each text delta is written (relay benchmarks). */
+  onDelta?: (at: number, text: string) => void;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.open) res.destroy();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Queues responses, answered in order. */
+  script(...turns: FakeTurn[]): this {
+    this.queue.push(...turns);
+    return this;
+  }
+
+  /** Answers every request with a function of the request (used when the order is not fixed). */
+  respondWith(responder: FakeResponder): this {
+    this.responder = responder;
+    return this;
+  }
+
+  reset(): void {
+    this.queue = [];
+    this.responder = undefined;
+    this.requests.length = 0;
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
+      return sendError(res, 404, 'not_found_error', `the fake serves POST /v1/messages, not ${req.method} ${req.url}`);
+    }
+    const request: FakeRequest = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: performance.now() };
+    const index = this.requests.push(request) - 1;
+    const turn = this.queue.shift() ?? this.responder?.(request, index);
+    if (!turn) return sendError(res, 500, 'api_error', 'the fake Anthropic server has no scripted response left');
+    if (turn.status) {
+      const type = turn.status === 429 ? 'rate_limit_error' : turn.status === 529 ? 'overloaded_error' : turn.status === 401 ? 'authentication_error' : 'api_error';
+      const headers: Record<string, string> = turn.retryAfterSeconds !== undefined ? { 'retry-after': String(turn.retryAfterSeconds) } : {};
+      return sendError(res, turn.status, type, `scripted ${turn.status}`, headers);
+    }
+    this.open.add(res);
+    res.on('close', () => this.open.delete(res));
+    if (turn.hang) return;
+    await this.stream(res, request, turn);
+  }
+
+  private async stream(res: ServerResponse, request: FakeRequest, turn: FakeTurn) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${this.requests.length}` });
+    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const wait = () => (turn.deltaDelayMs ? new Promise((r) => setTimeout(r, turn.deltaDelayMs)) : Promise.resolve());
+    const inputTokens = turn.usage?.input_tokens ?? Math.ceil(JSON.stringify(request.body.messages).length / 4);
+    const chunks = typeof turn.text === 'string' ? turn.text.match(/\S+\s*/g) ?? [turn.text] : turn.text ?? [];
+    const id = `msg_fake_${this.requests.length}`;
+    send('message_start', {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: request.body.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: inputTokens,
+          output_tokens: 1,
+          cache_read_input_tokens: turn.usage?.cache_read_input_tokens ?? 0,
+          cache_creation_input_tokens: turn.usage?.cache_creation_input_tokens ?? 0,
+        },
+      },
+    });
+    send('ping', { type: 'ping' });
+    let index = 0;
+    let outputChars = 0;
+    if (chunks.length) {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const [n, chunk] of chunks.entries()) {
+        if (turn.failAfterChunks !== undefined && n === turn.failAfterChunks) {
+          send('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+          res.end();
+          return;
+        }
+        await wait();
+        if (res.destroyed) return;
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: chunk } });
+        this.onDelta?.(performance.now(), chunk);
+        outputChars += chunk.length;
+      }
+      send('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
+    for (const [n, call] of (turn.toolCalls ?? []).entries()) {
+      const json = JSON.stringify(call.input);
+      send('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: call.id ?? `toolu_fake_${this.requests.length}_${n}`, name: call.name, input: {} },
+      });
+      // Split the JSON in two to exercise input_json_delta assembly.
+      const half = Math.ceil(json.length / 2);
+      for (const part of [json.slice(0, half), json.slice(half)]) {
+        if (part) send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } });
+      }
+      send('content_block_stop', { type: 'content_block_stop', index });
+      outputChars += json.length;
+      index++;
+    }
+    const stopReason = turn.stopReason ?? (turn.toolCalls?.length ? 'tool_use' : 'end_turn');
+    send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: turn.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4)) },
+    });
+    send('message_stop', { type: 'message_stop' });
+    res.end();
+  }
+}
+
+function sendError(res: ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ type: 'error', error: { type, message } }));
+}

@@ -1,0 +1,32 @@
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import type { StreamEvent } from '@zero/core';
+
+export type ReceivedEvent = StreamEvent & { id?: string };
+
+/** Reads an SSE response into events, as a browser's EventSource would parse it. */
+export async function* readSse(response: Response, signal?: AbortSignal): AsyncGenerator<ReceivedEvent> {
+  if (!response.body) throw new Error('response has no body');
+  const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  try {
+    while (!signal?.aborted) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      yield { ...(JSON.parse(value.data) as StreamEvent), ...(value.id ? { id: value.id } : {}) };
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** POSTs a chat message with `stream: true` and collects every event until the stream ends. */
+export async function chatStream(baseUrl: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const response = await fetch(`${baseUrl}/api/v2/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ stream: true, ...body }),
+  });
+  if (!response.ok) throw new Error(`chat answered ${response.status}: ${await response.text()}`);
+  const events: ReceivedEvent[] = [];
+  for await (const event of readSse(response)) events.push(event);
+  return { response, events };
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { defineTool, type ToolSpec } from '@zero/core';
+
+/** Tools for tests, each counting its executions so exactly-once can be asserted. */
+export function testTools() {
+  const executions = new Map<string, number>();
+  const count = (name: string) => executions.set(name, (executions.get(name) ?? 0) + 1);
+  let concurrent = 0;
+  let maxConcurrent = 0;
+  const tools: ToolSpec<any>[] = [
+    defineTool({
+      name: 'echo',
+      description: 'Echo the text back.',
+      input: z.object({ text: z.string() }),
+      async execute({ text }) {
+        count('echo');
+        return `echo: ${text}`;
+      },
+    }),
+    defineTool({
+      name: 'slow',
+      description: 'Wait, then answer.',
+      input: z.object({ ms: z.number().int().min(0).max(60_000) }),
+      async execute({ ms }, { signal }) {
+        count('slow');
+        concurrent++;
+        maxConcurrent = Math.max(maxConcurrent, concurrent);
+        try {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, ms);
+            signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+          return `waited ${ms} ms`;
+        } finally {
+          concurrent--;
+        }
+      },
+    }),
+    defineTool({
+      name: 'big',
+      description: 'Return a lot of text.',
+      input: z.object({ chars: z.number().int().positive() }),
+      async execute({ chars }) {
+        count('big');
+        return 'x'.repeat(chars);
+      },
+    }),
+    defineTool({
+      name: 'boom',
+      description: 'Always fails.',
+      input: z.object({}),
+      async execute() {
+        count('boom');
+        throw new Error('the boom tool exploded');
+      },
+    }),
+  ];
+  return { tools, executions, maxConcurrent: () => maxConcurrent };
+}
