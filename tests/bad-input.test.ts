@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '@zero/core';
-import { postJson, startHarness, type Harness } from './support/harness';
+import { DEV, getJson, postJson, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
 
 describe('bad input gets a clear 4xx, never a 500', () => {
@@ -50,7 +50,7 @@ describe('bad input gets a clear 4xx, never a 500', () => {
     const posted = await chat({ message: 'hi', session_id: 'no-such-session' });
     expect(posted.status).toBe(404);
     expect(posted.json.error.code).toBe('session_not_found');
-    const read = await fetch(`${h.url}/api/v2/sessions/no-such-session`);
+    const read = await fetch(`${h.url}/api/v2/sessions/no-such-session`, { headers: DEV });
     expect(read.status).toBe(404);
   });
 
@@ -81,7 +81,7 @@ describe('bad input gets a clear 4xx, never a 500', () => {
     expect(error).toMatchObject({ code: 'model_error' });
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'error' });
     const sessionId = (events[0] as { session_id: string }).session_id;
-    const { history } = await (await fetch(`${h.url}/api/v2/sessions/${sessionId}`)).json();
+    const { history } = (await getJson(`${h.url}/api/v2/sessions/${sessionId}`)).json;
     expect(history[0]).toMatchObject({ kind: 'user_message', text: 'please keep me' });
     expect(history.at(-1)).toMatchObject({ kind: 'run_end', status: 'error', error: { code: 'model_error' } });
 
@@ -107,7 +107,7 @@ describe('bad input gets a clear 4xx, never a 500', () => {
     const afterRetry = events.slice(events.indexOf(retry!) + 1).filter((e) => e.type === 'text');
     expect(afterRetry.map((e) => (e as { delta: string }).delta).join('')).toBe('the clean answer');
     const sessionId = (events[0] as { session_id: string }).session_id;
-    const { history } = await (await fetch(`${h.url}/api/v2/sessions/${sessionId}`)).json();
+    const { history } = (await getJson(`${h.url}/api/v2/sessions/${sessionId}`)).json;
     const assistants = history.filter((r: { kind: string }) => r.kind === 'assistant');
     expect(assistants).toHaveLength(1);
     expect(assistants[0].content).toEqual([{ type: 'text', text: 'the clean answer' }]);
@@ -137,7 +137,7 @@ describe('without a model configured', () => {
     expect(error.message).toContain('ANTHROPIC_API_KEY');
     expect(error.message).toContain('ANTHROPIC_BASE_URL');
     const sessionId = (events[0] as { session_id: string }).session_id;
-    const { history } = await (await fetch(`${h.url}/api/v2/sessions/${sessionId}`)).json();
+    const { history } = (await getJson(`${h.url}/api/v2/sessions/${sessionId}`)).json;
     expect(history[0]).toMatchObject({ kind: 'user_message', text: 'hello?' });
   });
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, postJson, type Harness, TEST_API_KEY } from './support/harness';
+import { startHarness, postJson, getJson, type Harness, TEST_API_KEY, DEV } from './support/harness';
 import { chatStream, readSse } from './support/sse';
 
 describe('a chat streamed over SSE', () => {
@@ -28,9 +28,10 @@ describe('a chat streamed over SSE', () => {
 
     const types = events.map((e) => e.type);
     const collapsed = types.filter((t, i) => t !== types[i - 1]);
-    expect(collapsed).toEqual(['start', 'text', 'tool_call', 'tool_result', 'text', 'done']);
-    expect(events.every((e) => typeof e.id === 'string' && e.id.length > 0)).toBe(true);
-    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    expect(collapsed).toEqual(['start', 'message', 'text', 'tool_call', 'tool_result', 'text', 'done']);
+    expect(events[1]).toMatchObject({ type: 'message', text: 'Please echo hello', author: { id: 'dev', name: 'Developer' } });
+    expect(events.every((e) => typeof e.event_id === 'string' && e.event_id.length > 0)).toBe(true);
+    expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
 
     const start = events[0] as Extract<(typeof events)[0], { type: 'start' }>;
     const call = events.find((e) => e.type === 'tool_call')!;
@@ -49,10 +50,10 @@ describe('a chat streamed over SSE', () => {
     const second = h.fake.requests[1]!.body;
     expect(JSON.stringify(second.messages.at(-1))).toContain('echo: hello');
 
-    const before = await (await fetch(`${h.url}/api/v2/sessions/${start.session_id}`)).json();
+    const before = (await getJson(`${h.url}/api/v2/sessions/${start.session_id}`)).json;
     await h.close();
     h = await startHarness({ dataDir });
-    const after = await fetch(`${h.url}/api/v2/sessions/${start.session_id}`);
+    const after = await fetch(`${h.url}/api/v2/sessions/${start.session_id}`, { headers: DEV });
     expect(after.status).toBe(200);
     const body = await after.json();
     expect(body).toEqual(before);
@@ -96,7 +97,7 @@ describe('a chat streamed over SSE', () => {
     const controller = new AbortController();
     const response = await fetch(`${h.url}/api/v2/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...DEV },
       body: JSON.stringify({ agent_id: 'tester', message: 'talk', stream: true }),
       signal: controller.signal,
     });
@@ -109,17 +110,17 @@ describe('a chat streamed over SSE', () => {
     let kinds: string[] = [];
     for (let i = 0; i < 100 && !kinds.includes('run_end'); i++) {
       await new Promise((r) => setTimeout(r, 50));
-      const body = await (await fetch(`${h.url}/api/v2/sessions/${sessionId}`)).json();
+      const body = (await getJson(`${h.url}/api/v2/sessions/${sessionId}`)).json;
       kinds = body.history.map((r: { kind: string }) => r.kind);
     }
     expect(kinds).toEqual(['user_message', 'assistant', 'run_end']);
-    const body = await (await fetch(`${h.url}/api/v2/sessions/${sessionId}`)).json();
+    const body = (await getJson(`${h.url}/api/v2/sessions/${sessionId}`)).json;
     expect(body.history[1].content[0].text).toBe('a b c d e f g h');
   });
 
   it('lists the agents, and a malformed file is reported by name and field without hiding the others', async () => {
     const { status, json } = await (async () => {
-      const r = await fetch(`${h.url}/api/v2/agents`);
+      const r = await fetch(`${h.url}/api/v2/agents`, { headers: DEV });
       return { status: r.status, json: await r.json() };
     })();
     expect(status).toBe(200);
@@ -133,7 +134,7 @@ describe('a chat streamed over SSE', () => {
     h.fake.script({ status: 401 });
     const { events } = await chatStream(h.url, { agent_id: 'tester', message: 'key?' });
     const sessionId = (events[0] as { session_id: string }).session_id;
-    const session = await (await fetch(`${h.url}/api/v2/sessions/${sessionId}`)).text();
+    const session = (await getJson(`${h.url}/api/v2/sessions/${sessionId}`)).text;
     expect(JSON.stringify(events)).not.toContain(TEST_API_KEY);
     expect(session).not.toContain(TEST_API_KEY);
     const sent = h.fake.requests[0]!.headers;

@@ -2,7 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness';
 import { chatStream, type ReceivedEvent } from './support/sse';
 
-const results = (events: ReceivedEvent[]) => events.filter((e) => e.type === 'tool_result') as Extract<ReceivedEvent, { type: 'tool_result' }>[];
+type ToolResultEvent = Extract<ReceivedEvent, { type: 'tool_result' }>;
+/** Tool results in the order the model called the tools (they finish in any order). */
+const results = (events: ReceivedEvent[]) => {
+  const calls = events.filter((e) => e.type === 'tool_call').map((e) => (e as { id: string }).id);
+  const byId = new Map(events.filter((e) => e.type === 'tool_result').map((e) => [(e as ToolResultEvent).id, e as ToolResultEvent]));
+  return calls.map((id) => byId.get(id)!);
+};
 const done = (events: ReceivedEvent[]) => events.at(-1) as Extract<ReceivedEvent, { type: 'done' }>;
 
 describe('the tool-use loop', () => {

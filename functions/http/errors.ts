@@ -7,6 +7,7 @@ export function errorResponse(error: unknown, c: Context, secrets: readonly stri
   if (ZeroError.isInstance(error)) {
     // The rest of an oversized body is not read; the client must not reuse this connection.
     if (error.status === 413) c.header('connection', 'close');
+    if (error.status === 401) c.header('www-authenticate', 'Bearer');
     return c.json(error.toJSON(), error.status as 400);
   }
   if (error instanceof HTTPException) {

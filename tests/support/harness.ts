@@ -6,6 +6,9 @@ import { FakeAnthropic } from './fake-anthropic';
 import { testTools } from './tools';
 
 export const TEST_API_KEY = 'sk-ant-test-secret-key-0123456789';
+/** The harness's administrator key (user "dev"), like the local stack's development key. */
+export const DEV_KEY = 'zdev_test_key_for_the_harness_0001';
+export const DEV = { authorization: `Bearer ${DEV_KEY}` };
 const root = join(import.meta.dirname, '..', '..');
 
 export interface Harness {
@@ -14,6 +17,8 @@ export interface Harness {
   server: RunningServer;
   url: string;
   tools: ReturnType<typeof testTools>;
+  /** Creates an API key for a user through the API and returns its auth header. */
+  userHeaders(userId: string, name?: string): Promise<Record<string, string>>;
   /** Restarts the HTTP server (same stores), as after a process restart. */
   restartServer(): Promise<void>;
   close(): Promise<void>;
@@ -25,6 +30,8 @@ export interface HarnessOptions {
   extraTools?: ToolSpec<any>[];
   /** Leave the model unconfigured (no key, no base URL). */
   noModel?: boolean;
+  leaseTtlMs?: number;
+  eventsMaxDurationMs?: number;
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -40,17 +47,25 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     limits: { ...DEFAULT_LIMITS, retryBaseMs: 5, ...options.limits },
     tools: [...tools.tools, ...(options.extraTools ?? [])],
     catalogRevalidateMs: 0,
+    leaseTtlMs: options.leaseTtlMs,
+    auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
   });
-  let server = await startServer(config());
+  const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
+  let server = await startServer(config(), 0, '127.0.0.1', appOptions);
   const harness: Harness = {
     fake,
     stack,
     server,
     url: server.url,
     tools,
+    async userHeaders(userId, name) {
+      const { json, status } = await postJson(`${harness.url}/api/v2/keys`, { user_id: userId, ...(name ? { name } : {}) }, DEV);
+      if (status !== 201) throw new Error(`could not create a key for ${userId}: ${status}`);
+      return { authorization: `Bearer ${json.key}` };
+    },
     async restartServer() {
       await server.close();
-      server = await startServer(config());
+      server = await startServer(config(), 0, '127.0.0.1', appOptions);
       harness.server = server;
       harness.url = server.url;
     },
@@ -63,7 +78,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   return harness;
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+export async function getJson(url: string, headers: Record<string, string> = DEV) {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, json, text };
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = DEV) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

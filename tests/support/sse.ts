@@ -1,7 +1,9 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { StreamEvent } from '@zero/core';
+import { DEV } from './harness';
 
-export type ReceivedEvent = StreamEvent & { id?: string };
+/** An event as received, with its SSE `id:` as `event_id`. */
+export type ReceivedEvent = StreamEvent & { event_id?: string };
 
 /** Reads an SSE response into events, as a browser's EventSource would parse it. */
 export async function* readSse(response: Response, signal?: AbortSignal): AsyncGenerator<ReceivedEvent> {
@@ -11,7 +13,8 @@ export async function* readSse(response: Response, signal?: AbortSignal): AsyncG
     while (!signal?.aborted) {
       const { value, done } = await reader.read();
       if (done) return;
-      yield { ...(JSON.parse(value.data) as StreamEvent), ...(value.id ? { id: value.id } : {}) };
+      if (value.event && value.event !== 'message') continue;
+      yield { ...(JSON.parse(value.data) as StreamEvent), ...(value.id ? { event_id: value.id } : {}) };
     }
   } finally {
     await reader.cancel().catch(() => undefined);
@@ -19,7 +22,7 @@ export async function* readSse(response: Response, signal?: AbortSignal): AsyncG
 }
 
 /** POSTs a chat message with `stream: true` and collects every event until the stream ends. */
-export async function chatStream(baseUrl: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+export async function chatStream(baseUrl: string, body: Record<string, unknown>, headers: Record<string, string> = DEV) {
   const response = await fetch(`${baseUrl}/api/v2/chat`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

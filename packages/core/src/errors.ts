@@ -5,6 +5,8 @@ const marker = Symbol.for('zero.error');
 /** Stable, machine-readable error codes shared by the API, the events and the CLI. */
 export type ErrorCode =
   | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
   | 'invalid_json'
   | 'payload_too_large'
   | 'not_found'

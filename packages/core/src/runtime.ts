@@ -6,6 +6,10 @@ import type { ChatDeps } from './run/chat';
 import { ArtifactStore } from './store/artifact-store';
 import { createDynamoClient, createS3Client, type StoreConfig } from './store/clients';
 import { SessionStore } from './store/session-store';
+import { LeaseStore } from './store/lease-store';
+import { LocalRuns } from './events/bus';
+import { randomUUID } from 'node:crypto';
+import { Authenticator, type AuthConfig } from './auth/authenticator';
 import { getAgentInfoTool } from './tools/get-agent-info';
 import { ToolRegistry } from './tools/registry';
 import type { ToolSpec } from './tools/tool';
@@ -23,6 +27,16 @@ export interface RuntimeConfig {
   provider?: ModelProvider;
   /** Extra tools beside the built-in ones. */
   tools?: ToolSpec<any>[];
+  /** How long a run's lease lasts without a heartbeat (a dead holder blocks the session this long). */
+  leaseTtlMs?: number;
+  /** Text events reach the event log at least this often. */
+  eventFlushMs?: number;
+  auth?: AuthConfig;
+}
+
+/** Everything the HTTP edge needs. */
+export interface Runtime extends ChatDeps {
+  auth: Authenticator;
 }
 
 /** The built-in tools every deployment registers. */
@@ -31,7 +45,7 @@ export function builtinTools(): ToolSpec<any>[] {
 }
 
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
-export function createRuntime(config: RuntimeConfig): ChatDeps {
+export function createRuntime(config: RuntimeConfig): Runtime {
   const db = createDynamoClient(config.store);
   const s3 = createS3Client(config.store);
   const artifacts = new ArtifactStore(s3, config.store.bucket);
@@ -39,11 +53,17 @@ export function createRuntime(config: RuntimeConfig): ChatDeps {
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
+  const sessions = new SessionStore(db, config.store.table, artifacts);
   return {
+    auth: new Authenticator(sessions, config.auth ?? {}),
     provider: config.provider ?? new AnthropicProvider(config.anthropic),
     tools,
     catalog,
-    sessions: new SessionStore(db, config.store.table, artifacts),
+    sessions,
+    leases: new LeaseStore(db, config.store.table, sessions, config.leaseTtlMs ?? 30_000),
+    runs: new LocalRuns(),
+    instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
+    eventFlushMs: config.eventFlushMs ?? 250,
     artifacts,
     limits: config.limits ?? DEFAULT_LIMITS,
     secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
@@ -60,5 +80,12 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     defaultModel: env.ZERO_MODEL || undefined,
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
+    auth: {
+      admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],
+      jwt: env.ZERO_JWT_SECRET || env.ZERO_JWKS_URL
+        ? { secret: env.ZERO_JWT_SECRET || undefined, jwksUrl: env.ZERO_JWKS_URL || undefined, issuer: env.ZERO_JWT_ISSUER || undefined, audience: env.ZERO_JWT_AUDIENCE || undefined }
+        : undefined,
+    },
   };
 }

@@ -5,6 +5,10 @@ export const MAX_MESSAGE_CHARS = 100_000;
 export const MAX_BODY_BYTES = 1_048_576;
 
 export const voiceModeSchema = z.enum(['full', 'minimal', 'neutral']);
+
+/** What a message that arrives during a run does: wait its turn, be refused, or stop the run. */
+export const strategySchema = z.enum(['enqueue', 'reject', 'interrupt']);
+export type Strategy = z.infer<typeof strategySchema>;
 export type VoiceMode = z.infer<typeof voiceModeSchema>;
 
 const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'must contain only letters, digits, ".", "_", ":" or "-"');
@@ -25,6 +29,7 @@ export const chatRequestSchema = z.strictObject({
   voice_mode: voiceModeSchema.optional(),
   model: z.string().min(1).max(100).optional(),
   stream: z.boolean().optional(),
+  strategy: strategySchema.optional(),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
@@ -46,6 +51,13 @@ const origin = { agent_id: z.string().optional(), run_id: z.string().optional() 
 /** Every event Zero streams, one JSON object per SSE `data:` line. */
 export const streamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start'), session_id: z.string(), run_id: z.string(), agent_id: z.string() }),
+  z.object({
+    type: z.literal('message'),
+    message_id: z.number().int(),
+    text: z.string(),
+    author: z.object({ id: z.string(), name: z.string().optional() }).optional(),
+    run_id: z.string(),
+  }),
   z.object({ type: z.literal('text'), delta: z.string(), ...origin }),
   z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
   z.object({

@@ -1,98 +1,119 @@
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '../agent/catalog';
-import { EventChannel } from '../events/channel';
-import type { ChatRequest, StreamEvent } from '../events/schema';
-import { resolveModel } from '../model/anthropic';
+import { followSession } from '../events/feed';
+import type { EventPosition } from '../events/ids';
+import type { IdentifiedEvent } from '../events/recorder';
+import type { ChatRequest } from '../events/schema';
+import { sessionBusy } from '../store/lease-store';
 import type { SessionMeta } from '../store/records';
-import { toMessages } from './history';
-import { runLoop, type RunDeps, type RunOutcome } from './loop';
+import { requireAccess, type User } from '../sessions/access';
+import { driveSession, type SessionRunnerDeps } from './session-runner';
 
-export interface ChatDeps extends RunDeps {
-  defaultAgentId: string;
-  defaultModel: string;
-}
+export type ChatDeps = SessionRunnerDeps;
+export type { IdentifiedEvent };
 
-/** An event as it goes on the wire: with the id a client reconnects from. */
-export type IdentifiedEvent = StreamEvent & { event_id: string };
-
-export interface ChatRun {
+export interface AcceptedMessage {
   session: SessionMeta;
   runId: string;
-  events: EventChannel<IdentifiedEvent>;
-  /** Settles when the run is over and persisted; never rejects. */
-  outcome: Promise<RunOutcome>;
-}
-
-export interface Author {
-  id: string;
-  name?: string;
+  messageId: number;
+  /** The event log's end when the message was accepted: the run's events come after it. */
+  cursor: EventPosition;
 }
 
 /**
- * Accepts a chat message: validates the agent and session (throwing a 4xx
- * ZeroError before anything is written), persists the user's message, and
- * starts the run in the background. The run does not depend on anyone
- * reading its events: a client that disconnects loses nothing.
+ * Accepts a message: checks the caller's role and the agent (a 4xx before
+ * anything is written), applies the session's strategy for a busy session,
+ * and stores the message in the session's inbox, in arrival order.
  */
-export async function startChat(deps: ChatDeps, request: ChatRequest, author?: Author): Promise<ChatRun> {
-  const existing = request.session_id ? await deps.sessions.requireSession(request.session_id) : undefined;
-  const agentId = request.agent_id ?? existing?.agent_id ?? deps.defaultAgentId;
-  const agent = await requireAgent(deps.catalog, agentId);
+export async function acceptMessage(deps: ChatDeps, request: ChatRequest, user: User): Promise<AcceptedMessage> {
   const now = new Date().toISOString();
-
   let session: SessionMeta;
-  if (existing) {
-    session = { ...existing, agent_id: agent.id, project_id: request.project_id ?? existing.project_id, updated_at: now };
+  if (request.session_id) {
+    session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
+    if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
   } else {
-    session = await deps.sessions.createSession({
-      session_id: randomUUID(),
-      title: titleFrom(request.message),
-      agent_id: agent.id,
-      project_id: request.project_id,
-      voice_mode: request.voice_mode,
-      created_at: now,
-      updated_at: now,
-    });
+    const agent = await requireAgent(deps.catalog, request.agent_id ?? deps.defaultAgentId);
+    session = await deps.sessions.createSession(
+      {
+        session_id: randomUUID(),
+        title: titleFrom(request.message),
+        agent_id: agent.id,
+        project_id: request.project_id,
+        voice_mode: request.voice_mode,
+        strategy: request.strategy,
+        created_by: user.id,
+        created_at: now,
+        updated_at: now,
+      },
+      { user_id: user.id, name: user.name },
+    );
   }
+  const sessionId = session.session_id;
+  const strategy = request.strategy ?? session.strategy ?? 'enqueue';
+  const lease = await deps.leases.inspect(sessionId);
+  if (strategy === 'reject' && lease?.active) throw sessionBusy(lease.run_id);
 
-  const history = existing ? await deps.sessions.readLog(session.session_id) : [];
+  const cursor = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
   const runId = `run_${randomUUID()}`;
-  const voice = request.voice_mode ?? session.voice_mode ?? agent.default_voice;
-  const model = resolveModel(request.model ?? agent.model, deps.defaultModel);
-  const seq = (history.at(-1)?.seq ?? 0) + 1;
-  const userRecord = await deps.sessions.append(session.session_id, seq, {
-    kind: 'user_message',
+  const message = await deps.sessions.enqueue(sessionId, {
     run_id: runId,
     text: request.message,
-    ...(author ? { author } : {}),
-    agent_id: agent.id,
-    model,
-    voice_mode: voice,
+    author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
+    agent_id: request.agent_id,
+    project_id: request.project_id,
+    voice_mode: request.voice_mode,
+    model: request.model,
+    at: now,
   });
-  if (existing) {
-    await deps.sessions.updateSession(session.session_id, { updated_at: now, agent_id: agent.id, project_id: session.project_id });
+  if (strategy === 'interrupt' && lease?.active && lease.run_id) await stopRun(deps, sessionId, lease.run_id, 'interrupted');
+  return { session, runId, messageId: message.message_id, cursor };
+}
+
+/** Asks a run to stop at its next safe point, wherever it runs. */
+export async function stopRun(deps: ChatDeps, sessionId: string, runId: string, reason: 'cancelled' | 'interrupted'): Promise<boolean> {
+  const local = deps.runs.stop(runId, reason === 'cancelled' ? 'cancelled by request' : 'interrupted by a new message');
+  const remote = await deps.leases.requestStop(sessionId, { run_id: runId, reason });
+  return local || remote;
+}
+
+/**
+ * Makes sure an accepted message gets answered: drives the session here, or,
+ * while another process holds the lease, waits for it to take the message or
+ * for its lease to expire (a dead holder) and then drives the session itself.
+ */
+export async function ensureAnswered(deps: ChatDeps, sessionId: string, messageId: number, signal?: AbortSignal): Promise<void> {
+  for (;;) {
+    await driveSession(deps, sessionId);
+    const waiting = await deps.sessions.peekInbox(sessionId, 50);
+    if (!waiting.some((m) => m.message_id === messageId) || signal?.aborted) return;
+    const lease = await deps.leases.inspect(sessionId);
+    const wait = lease?.active ? Math.min(1000, Math.max(50, lease.until - Date.now())) : 50;
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
+}
 
-  const events = new EventChannel<IdentifiedEvent>();
-  let n = 0;
-  const emit = (event: StreamEvent) => events.push({ ...event, event_id: `${runId}.${++n}` });
-  emit({ type: 'start', session_id: session.session_id, run_id: runId, agent_id: agent.id });
+export interface ChatRun extends AcceptedMessage {
+  /** Follows the run's events, ending with its `done`. */
+  events(signal?: AbortSignal): AsyncGenerator<IdentifiedEvent>;
+  /** Settles when this process has nothing more to do for the session. */
+  finished: Promise<void>;
+}
 
-  const outcome = runLoop(
-    deps,
-    {
-      sessionId: session.session_id,
-      runId,
-      agent,
-      model,
-      voice,
-      projectId: session.project_id,
-      messages: toMessages([...history, userRecord]),
-      nextSeq: seq + 1,
-    },
-    emit,
-  ).finally(() => events.close());
-  return { session, runId, events, outcome };
+/** Accepts a message and follows the run that answers it. */
+export async function startChat(deps: ChatDeps, request: ChatRequest, user: User): Promise<ChatRun> {
+  const accepted = await acceptMessage(deps, request, user);
+  const sessionId = accepted.session.session_id;
+  const finished = ensureAnswered(deps, sessionId, accepted.messageId).catch((error) => {
+    console.error(JSON.stringify({ level: 'error', msg: 'session run failed', session_id: sessionId, error: String(error) }));
+  });
+  async function* events(signal?: AbortSignal): AsyncGenerator<IdentifiedEvent> {
+    for await (const event of followSession(deps, sessionId, { after: accepted.cursor, signal })) {
+      if (!('run_id' in event) || event.run_id !== accepted.runId) continue;
+      yield event;
+      if (event.type === 'done') return;
+    }
+  }
+  return { ...accepted, events, finished };
 }
 
 function titleFrom(message: string): string {

@@ -34,8 +34,9 @@ export interface RunParams {
   projectId?: string;
   /** The conversation so far, ending with the message this run answers. */
   messages: MessageParam[];
-  /** Where the run's first record goes in the session log. */
-  nextSeq: number;
+  /** Makes a record durable in the session log (fenced by the run's lease); rejects if it cannot. */
+  append: (record: NewLogRecord) => Promise<void>;
+  /** Aborted to stop the run at its next safe point; its reason says why. */
   signal?: AbortSignal;
 }
 
@@ -59,7 +60,7 @@ const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_
  */
 export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
   const { limits } = deps;
-  const { agent, runId, sessionId } = params;
+  const { agent, runId } = params;
   const started = Date.now();
   const usage = zeroUsage();
   const messages = [...params.messages];
@@ -72,18 +73,17 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
   });
   const callsPerTool = new Map<string, number>();
   let totalToolCalls = 0;
-  let seq = params.nextSeq;
   let steps = 0;
-  const append = async (record: NewLogRecord) => {
-    await deps.sessions.append(sessionId, seq, record);
-    seq += 1;
-  };
+  const append = params.append;
+  const stopped = (): RunOutcome | undefined =>
+    params.signal?.aborted ? { status: 'cancelled', steps, usage, reason: stopReason(params.signal) } : undefined;
 
   let outcome: RunOutcome;
   try {
     outcome = await (async (): Promise<RunOutcome> => {
       for (;;) {
-        if (params.signal?.aborted) return { status: 'cancelled', steps, usage, reason: 'cancelled by request' };
+        const stop = stopped();
+        if (stop) return stop;
         if (steps >= limits.maxSteps) return { status: 'limit', steps, usage, reason: `step limit reached (${limits.maxSteps} steps)` };
         if (Date.now() - started >= limits.wallTimeMs) return { status: 'limit', steps, usage, reason: `time limit reached (${limits.wallTimeMs} ms)` };
         const tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
@@ -132,9 +132,13 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
       }
     })();
   } catch (error) {
-    const described = describeFailure(error, deps.secrets ?? []);
-    emit({ type: 'error', ...described, run_id: runId });
-    outcome = { status: 'error', steps, usage, reason: described.message, error: described };
+    const stop = stopped();
+    if (stop) outcome = stop;
+    else {
+      const described = describeFailure(error, deps.secrets ?? []);
+      emit({ type: 'error', ...described, run_id: runId });
+      outcome = { status: 'error', steps, usage, reason: described.message, error: described };
+    }
   }
 
   try {
@@ -210,7 +214,8 @@ async function executeCall(
       catalog: deps.catalog,
       sessions: deps.sessions,
       artifacts: deps.artifacts,
-      signal: params.signal ?? new AbortController().signal,
+      // A stop request waits for the step's tools: the safe point is the end of the step.
+      signal: new AbortController().signal,
     },
     { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars },
   );
@@ -232,6 +237,10 @@ function describeFailure(error: unknown, secrets: readonly string[]): { code: st
   }
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'internal', message: redact(message, secrets) };
+}
+
+function stopReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'cancelled by request';
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

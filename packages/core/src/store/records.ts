@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runStatusSchema, usageSchema, voiceModeSchema } from '../events/schema';
+import { runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from '../events/schema';
 
 /** Version of the stored record shapes; readers accept every version listed in `records.test.ts` fixtures. */
 export const RECORD_VERSION = 1;
@@ -13,13 +13,18 @@ const base = {
   run_id: z.string(),
 };
 
+export const authorSchema = z.object({ id: z.string(), name: z.string().optional() });
+export type Author = z.infer<typeof authorSchema>;
+
 /** One entry of a session's append-only log. */
 export const logRecordSchema = z.discriminatedUnion('kind', [
   z.object({
     ...base,
     kind: z.literal('user_message'),
+    /** The inbox position the message came from; makes moving it into the log idempotent. */
+    message_id: z.number().int().optional(),
     text: z.string(),
-    author: z.object({ id: z.string(), name: z.string().optional() }).optional(),
+    author: authorSchema.optional(),
     agent_id: z.string(),
     model: z.string(),
     voice_mode: voiceModeSchema,
@@ -42,11 +47,16 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     reason: z.string().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   }),
+  /** A log position a run reserved but never wrote, sealed by the run that took its lease over. */
+  z.object({ ...base, kind: z.literal('void') }),
 ]);
 export type LogRecord = z.infer<typeof logRecordSchema>;
 export type LogRecordKind = LogRecord['kind'];
 /** A record before the store gives it its place in the log. */
 export type NewLogRecord = LogRecord extends infer R ? (R extends LogRecord ? Omit<R, 'v' | 'seq' | 'at'> : never) : never;
+
+export const roleSchema = z.enum(['owner', 'editor', 'viewer']);
+export type Role = z.infer<typeof roleSchema>;
 
 /** A session's metadata item. */
 export const sessionMetaSchema = z.object({
@@ -56,7 +66,31 @@ export const sessionMetaSchema = z.object({
   agent_id: z.string(),
   project_id: z.string().optional(),
   voice_mode: voiceModeSchema.optional(),
+  strategy: strategySchema.optional(),
+  created_by: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type SessionMeta = z.infer<typeof sessionMetaSchema>;
+
+export const memberSchema = z.object({
+  user_id: z.string(),
+  name: z.string().optional(),
+  role: roleSchema,
+  added_at: z.string(),
+});
+export type Member = z.infer<typeof memberSchema>;
+
+/** A message accepted for a session but not yet answered. */
+export const inboxMessageSchema = z.object({
+  message_id: z.number().int().positive(),
+  run_id: z.string(),
+  text: z.string(),
+  author: authorSchema.optional(),
+  agent_id: z.string().optional(),
+  project_id: z.string().optional(),
+  voice_mode: voiceModeSchema.optional(),
+  model: z.string().optional(),
+  at: z.string(),
+});
+export type InboxMessage = z.infer<typeof inboxMessageSchema>;

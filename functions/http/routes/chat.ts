@@ -1,0 +1,67 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { MAX_BODY_BYTES, MAX_MESSAGE_CHARS, ZeroError, chatRequestSchema, invalidRequest, startChat, type ChatRun, type StreamEvent } from '@zero/core';
+import type { AppDeps, Env } from '../env';
+import { streamEvents } from '../sse';
+import { readJson } from '../validate';
+
+/** `POST /chat`: Zero's chat request, answered as SSE or, without `stream`, as one JSON body. */
+export function chatRoutes(deps: AppDeps) {
+  const app = new Hono<Env>();
+  app.post(
+    '/chat',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ZeroError('payload_too_large', `request body over ${MAX_BODY_BYTES} bytes`, 413);
+      },
+    }),
+    async (c) => {
+      const body = await readJson(c);
+      const message = (body as { message?: unknown } | null)?.message;
+      if (typeof message === 'string' && message.length > MAX_MESSAGE_CHARS) {
+        throw new ZeroError('payload_too_large', `message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 413, { field: 'message' });
+      }
+      const parsed = chatRequestSchema.safeParse(body);
+      if (!parsed.success) throw invalidRequest(parsed.error);
+      const run = await startChat(deps, parsed.data, c.get('user'));
+      if (parsed.data.stream) return streamEvents(c, (signal) => run.events(signal), { finished: run.finished });
+      const result = await collectRun(run);
+      await run.finished;
+      return c.json(result);
+    },
+  );
+  return app;
+}
+
+/** The non-streaming answer: the run's text, tool calls and outcome in one JSON body. */
+async function collectRun(run: ChatRun) {
+  // Text of a step that is retried is dropped; a step's text is final once its tools run.
+  let text = '';
+  let stepText = '';
+  const toolCalls: { id: string; name: string; input: unknown; result?: string; is_error?: boolean }[] = [];
+  let error: Extract<StreamEvent, { type: 'error' }> | undefined;
+  let done: Extract<StreamEvent, { type: 'done' }> | undefined;
+  for await (const event of run.events()) {
+    if (event.type === 'text') stepText += event.delta;
+    else if (event.type === 'retry') stepText = '';
+    else if (event.type === 'tool_call') toolCalls.push({ id: event.id, name: event.name, input: event.input });
+    else if (event.type === 'tool_result') {
+      text += stepText;
+      stepText = '';
+      const call = toolCalls.find((t) => t.id === event.id);
+      if (call) Object.assign(call, { result: event.content, is_error: event.is_error });
+    } else if (event.type === 'error') error = event;
+    else if (event.type === 'done') done = event;
+  }
+  text += stepText;
+  return {
+    session_id: run.session.session_id,
+    run_id: run.runId,
+    status: done?.status ?? 'error',
+    text,
+    tool_calls: toolCalls,
+    usage: done?.usage,
+    ...(error ? { error: { code: error.code, message: error.message } } : {}),
+  };
+}

@@ -1,0 +1,42 @@
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { IdentifiedEvent } from '@zero/core';
+
+export interface SseOptions {
+  /** Work that must finish before the response ends (keeps a Lambda invocation alive). */
+  finished?: Promise<unknown>;
+  /** A comment every this many ms keeps proxies from closing an idle stream. */
+  heartbeatMs?: number;
+  /** The stream ends cleanly after this long, with a hint to reconnect from the last id. */
+  maxDurationMs?: number;
+}
+
+/** Zero's SSE protocol: one JSON event per `data:` line, each with an `id:` a client can resume from. */
+export function streamEvents(c: Context, open: (signal: AbortSignal) => AsyncIterable<IdentifiedEvent>, options: SseOptions = {}) {
+  return streamSSE(c, async (stream) => {
+    let lastId: string | undefined;
+    const controller = new AbortController();
+    stream.onAbort(() => controller.abort());
+    const heartbeat = setInterval(() => {
+      if (!stream.closed && !stream.aborted) void stream.write(': keep-alive\n\n').catch(() => undefined);
+    }, options.heartbeatMs ?? 15_000);
+    const deadline = options.maxDurationMs
+      ? setTimeout(() => {
+          controller.abort();
+          void stream.writeSSE({ event: 'reconnect', data: JSON.stringify({ after: lastId ?? null }) });
+        }, options.maxDurationMs)
+      : undefined;
+    try {
+      for await (const { event_id, ...event } of open(controller.signal)) {
+        if (stream.aborted || stream.closed || controller.signal.aborted) break;
+        lastId = event_id;
+        await stream.writeSSE({ id: event_id, data: JSON.stringify(event) });
+      }
+    } finally {
+      clearInterval(heartbeat);
+      clearTimeout(deadline);
+      // Runs go on without a reader; the invocation ends only when they are persisted.
+      await options.finished;
+    }
+  });
+}

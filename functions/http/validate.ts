@@ -1,0 +1,27 @@
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { ZeroError, invalidRequest } from '@zero/core';
+
+/** Reads a JSON body and parses it with a zod schema: 400 naming the field otherwise. */
+export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const body = await readJson(c);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw invalidRequest(parsed.error);
+  return parsed.data;
+}
+
+export async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ZeroError('invalid_json', 'request body is not valid JSON', 400, { field: 'body' });
+  }
+}
+
+/** Parses query parameters with a zod schema. */
+export function query<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
+  const parsed = schema.safeParse(c.req.query());
+  if (!parsed.success) throw invalidRequest(parsed.error);
+  return parsed.data;
+}

@@ -1,0 +1,46 @@
+import type { EventRecorder } from './recorder';
+
+/**
+ * Runs active in this process, by session, so that readers here see their
+ * events the moment they happen instead of waiting for the event log.
+ */
+export class LocalRuns {
+  private readonly recorders = new Map<string, EventRecorder>();
+  private readonly controllers = new Map<string, AbortController>();
+  private readonly watchers = new Map<string, Set<() => void>>();
+
+  attach(sessionId: string, runId: string, recorder: EventRecorder, controller: AbortController): void {
+    this.recorders.set(sessionId, recorder);
+    this.controllers.set(runId, controller);
+    for (const watcher of this.watchers.get(sessionId) ?? []) watcher();
+  }
+
+  detach(sessionId: string, runId: string, recorder: EventRecorder): void {
+    if (this.recorders.get(sessionId) === recorder) this.recorders.delete(sessionId);
+    this.controllers.delete(runId);
+    for (const watcher of this.watchers.get(sessionId) ?? []) watcher();
+  }
+
+  recorder(sessionId: string): EventRecorder | undefined {
+    return this.recorders.get(sessionId);
+  }
+
+  /** Stops a run of this process at its next safe point; false when it does not run here. */
+  stop(runId: string, reason: string): boolean {
+    const controller = this.controllers.get(runId);
+    if (!controller) return false;
+    controller.abort(reason);
+    return true;
+  }
+
+  /** Called when a run of the session starts or ends here. */
+  watch(sessionId: string, listener: () => void): () => void {
+    const set = this.watchers.get(sessionId) ?? new Set();
+    set.add(listener);
+    this.watchers.set(sessionId, set);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.watchers.delete(sessionId);
+    };
+  }
+}

@@ -1,0 +1,77 @@
+import type { SessionStore } from '../store/session-store';
+import type { LocalRuns } from './bus';
+import { compareEventPositions, formatEventId, type EventPosition } from './ids';
+import type { IdentifiedEvent } from './recorder';
+
+export interface FeedOptions {
+  /** Start after this position; from the beginning when undefined. */
+  after?: EventPosition;
+  signal?: AbortSignal;
+  /** How often the event log is read when no run of the session is in this process. */
+  pollMs?: number;
+}
+
+/**
+ * A session's events from a cursor: the backlog from the event log, then live
+ * events, with no gap and no repeat. Events of a run in this process come
+ * from its recorder the moment they happen; runs elsewhere are followed by
+ * reading the log every `pollMs`.
+ *
+ * Contiguity: a run's recorder holds all of that run's events, and every
+ * earlier run's events are in the log before the next run starts (a run
+ * flushes before it releases the lease). So reading the log, then the
+ * recorder, never skips an event.
+ */
+export async function* followSession(
+  deps: { sessions: SessionStore; runs: LocalRuns },
+  sessionId: string,
+  options: FeedOptions = {},
+): AsyncGenerator<IdentifiedEvent> {
+  const { signal, pollMs = 150 } = options;
+  let last: EventPosition = options.after ?? { seq: 0, index: -1 };
+  const after = (position: EventPosition) => compareEventPositions(position, last) > 0;
+
+  while (!signal?.aborted) {
+    const recorder = deps.runs.recorder(sessionId);
+    const batches = await deps.sessions.readEvents(sessionId, last.seq - 1);
+    for (const batch of batches) {
+      for (const [index, event] of batch.events.entries()) {
+        const position = { seq: batch.seq, index };
+        if (!after(position)) continue;
+        last = position;
+        yield { ...event, event_id: formatEventId(position) };
+      }
+    }
+
+    if (recorder) {
+      // Follow the local run until it is over.
+      while (!signal?.aborted) {
+        for (const event of recorder.eventsAfter(last)) {
+          last = event.position;
+          const { position: _position, ...wire } = event;
+          yield wire as IdentifiedEvent;
+        }
+        if (recorder.closed) break;
+        await waitFor((wake) => recorder.onChange(wake), signal);
+      }
+      continue;
+    }
+    await waitFor((wake) => deps.runs.watch(sessionId, wake), signal, pollMs);
+  }
+}
+
+/** Resolves on the first wake-up, abort or timeout. */
+function waitFor(subscribe: (wake: () => void) => () => void, signal?: AbortSignal, timeoutMs?: number): Promise<void> {
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const unsubscribe = subscribe(done);
+    signal?.addEventListener('abort', done, { once: true });
+    if (timeoutMs !== undefined) timer = setTimeout(done, timeoutMs);
+  });
+}

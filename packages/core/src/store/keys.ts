@@ -1,0 +1,19 @@
+/** The single table's key layout, in one place. */
+export const keys = {
+  session: (id: string) => `SESSION#${id}`,
+  meta: 'META',
+  log: (seq: number) => `LOG#${pad(seq)}`,
+  logEnd: 'LOG#~',
+  event: (seq: number) => `EVT#${pad(seq)}`,
+  eventEnd: 'EVT#~',
+  inbox: (n: number) => `INBOX#${pad(n)}`,
+  inboxEnd: 'INBOX#~',
+  member: (userId: string) => `MEMBER#${userId}`,
+  lease: 'LEASE',
+  /** GSI `gsi1`: a user's memberships, newest session first. */
+  userSessions: (userId: string) => `USER#${userId}`,
+  apiKey: (hash: string) => `APIKEY#${hash}`,
+  userKey: (userId: string, keyId: string) => ({ pk: `USER#${userId}`, sk: `KEY#${keyId}` }),
+};
+
+export const pad = (n: number) => String(n).padStart(12, '0');

@@ -1,0 +1,169 @@
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ZeroError } from '../errors';
+import { keys } from './keys';
+import { isConditionFailure, type SessionStore } from './session-store';
+
+/** The right to run a session, held until `until` (epoch ms) and fenced by `token`. */
+export interface RunLease {
+  sessionId: string;
+  holder: string;
+  token: number;
+  until: number;
+  /** Counters of the positions handed out in the record log and the event log. */
+  nextLog: number;
+  nextEvent: number;
+}
+
+/** Set on the lease item to stop the active run at its next safe point. */
+export interface StopRequest {
+  run_id: string;
+  reason: 'cancelled' | 'interrupted';
+}
+
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+}
+
+/**
+ * One active run per session, held by a lease item (`LEASE`) in DynamoDB:
+ * acquired with a conditional write when free or expired, extended by
+ * heartbeats, and fenced: each takeover increments `token`, and every
+ * position a run writes to in the logs is handed out by a conditional update
+ * on `token`, so an instance whose lease was taken over cannot write again.
+ */
+export class LeaseStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly sessions: SessionStore,
+    readonly ttlMs = 30_000,
+  ) {}
+
+  /** Takes the session's lease if it is free or expired; undefined when another holder has it. */
+  async acquire(sessionId: string, holder: string, runId: string): Promise<{ lease: RunLease; takeover: boolean } | undefined> {
+    const now = Date.now();
+    this.sessions.count({ sessionId, holder });
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keys.session(sessionId), sk: keys.lease },
+          UpdateExpression:
+            'SET holder = :h, run_id = :r, lease_until = :until, #token = if_not_exists(#token, :zero) + :one, next_log = if_not_exists(next_log, :zero), next_event = if_not_exists(next_event, :zero) REMOVE stop_request',
+          ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':h': holder, ':r': runId, ':until': now + this.ttlMs, ':zero': 0, ':one': 1, ':now': now },
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      const old = Attributes ?? {};
+      const lease: RunLease = {
+        sessionId,
+        holder,
+        token: Number(old.token ?? 0) + 1,
+        until: now + this.ttlMs,
+        nextLog: Number(old.next_log ?? 0),
+        nextEvent: Number(old.next_event ?? 0),
+      };
+      // A lease that was not released ended with its holder: it may have reserved positions it never wrote.
+      return { lease, takeover: Number(old.lease_until ?? 0) > 0 };
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** The lease item as it is now (for 409s naming the active run). */
+  async inspect(sessionId: string): Promise<{ run_id?: string; until: number; active: boolean } | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: keys.session(sessionId), sk: keys.lease } }));
+    if (!Item) return undefined;
+    const until = Number(Item.lease_until ?? 0);
+    return { run_id: Item.run_id as string | undefined, until, active: until > Date.now() };
+  }
+
+  /** Extends the lease and records which run it serves. Throws LeaseLostError when it was taken over. */
+  async heartbeat(lease: RunLease, runId?: string): Promise<StopRequest | undefined> {
+    const result = await this.fenced(lease, `SET lease_until = :until${runId ? ', run_id = :r' : ''}`, runId ? { ':r': runId } : {});
+    return result.stop;
+  }
+
+  /**
+   * Hands out the next `count` positions of a log, extending the lease at the
+   * same time. Throws LeaseLostError when the lease was taken over.
+   */
+  async allocate(lease: RunLease, log: 'log' | 'event', count = 1): Promise<{ first: number; stop?: StopRequest }> {
+    const field = log === 'log' ? 'next_log' : 'next_event';
+    const result = await this.fenced(lease, `SET lease_until = :until, ${field} = ${field} + :n`, { ':n': count });
+    const last = Number(result.attributes[field]);
+    if (log === 'log') lease.nextLog = last;
+    else lease.nextEvent = last;
+    return { first: last - count + 1, stop: result.stop };
+  }
+
+  /** Raises a counter to at least `value` (positions written before leases existed, or by a crashed run). */
+  async raise(lease: RunLease, log: 'log' | 'event', value: number): Promise<void> {
+    const field = log === 'log' ? 'next_log' : 'next_event';
+    if ((log === 'log' ? lease.nextLog : lease.nextEvent) >= value) return;
+    await this.fenced(lease, `SET lease_until = :until, ${field} = :v`, { ':v': value });
+    if (log === 'log') lease.nextLog = value;
+    else lease.nextEvent = value;
+  }
+
+  /** Gives the lease up so the next message can run at once. */
+  async release(lease: RunLease): Promise<void> {
+    try {
+      await this.fenced(lease, 'SET lease_until = :zero REMOVE run_id, stop_request', { ':zero': 0 }, false);
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+    }
+  }
+
+  /** Asks the run `runId` to stop at its next safe point. False when that run is not active. */
+  async requestStop(sessionId: string, request: StopRequest): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keys.session(sessionId), sk: keys.lease },
+          UpdateExpression: 'SET stop_request = :s',
+          ConditionExpression: 'run_id = :r AND lease_until > :now',
+          ExpressionAttributeValues: { ':s': request, ':r': request.run_id, ':now': Date.now() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  private async fenced(lease: RunLease, update: string, values: Record<string, unknown>, extend = true) {
+    const until = Date.now() + this.ttlMs;
+    this.sessions.count({ sessionId: lease.sessionId, update });
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keys.session(lease.sessionId), sk: keys.lease },
+          UpdateExpression: update,
+          ConditionExpression: '#token = :token AND holder = :holder',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':token': lease.token, ':holder': lease.holder, ...(extend ? { ':until': until } : {}), ...values },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      if (extend) lease.until = until;
+      return { attributes: Attributes ?? {}, stop: Attributes?.stop_request as StopRequest | undefined };
+    } catch (error) {
+      if (isConditionFailure(error)) throw new LeaseLostError(`the lease on session ${lease.sessionId} was taken over`);
+      throw error;
+    }
+  }
+}
+
+/** The 409 for a `reject` strategy, naming the active run. */
+export function sessionBusy(runId: string | undefined): ZeroError {
+  return new ZeroError('conflict', `the session is busy with run ${runId ?? '(unknown)'}; retry when it is done or use strategy "enqueue"`, 409, {
+    active_run_id: runId,
+  });
+}
