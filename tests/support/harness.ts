@@ -32,6 +32,7 @@ export interface HarnessOptions {
   noModel?: boolean;
   leaseTtlMs?: number;
   eventsMaxDurationMs?: number;
+  jwtSecret?: string;
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -48,7 +49,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     tools: [...tools.tools, ...(options.extraTools ?? [])],
     catalogRevalidateMs: 0,
     leaseTtlMs: options.leaseTtlMs,
-    auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
+    auth: {
+      staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }],
+      ...(options.jwtSecret ? { jwt: { secret: options.jwtSecret, issuer: 'https://auth.example.test' } } : {}),
+    },
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);

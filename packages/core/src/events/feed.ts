@@ -46,13 +46,18 @@ export async function* followSession(
     if (recorder) {
       // Follow the local run until it is over.
       while (!signal?.aborted) {
-        for (const event of recorder.eventsAfter(last)) {
+        // Checked right before waiting, with no await in between: events added while we yielded are not missed.
+        const pending = recorder.eventsAfter(last);
+        if (pending.length === 0) {
+          if (recorder.closed) break;
+          await waitFor((wake) => recorder.onChange(wake), signal);
+          continue;
+        }
+        for (const event of pending) {
           last = event.position;
           const { position: _position, ...wire } = event;
           yield wire as IdentifiedEvent;
         }
-        if (recorder.closed) break;
-        await waitFor((wake) => recorder.onChange(wake), signal);
       }
       continue;
     }
