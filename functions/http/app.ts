@@ -13,6 +13,7 @@ import {
   type StreamEvent,
 } from '@zero/core';
 import { errorResponse } from './errors';
+import { projectRoutes } from './projects';
 
 export type AppDeps = ChatDeps;
 
@@ -51,8 +52,8 @@ export function createApp(deps: AppDeps) {
   api.get('/sessions/:id', async (c) => {
     const id = c.req.param('id');
     const session = await deps.sessions.requireSession(id);
-    const history = await deps.sessions.readLog(id);
-    return c.json({ session, history });
+    const [history, artifacts] = await Promise.all([deps.sessions.readLog(id), deps.sessions.listArtifacts(id)]);
+    return c.json({ session, history, artifacts });
   });
 
   api.get('/agents', async (c) => {
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps) {
     return c.json({ agents: list, errors });
   });
 
+  api.route('/', projectRoutes(deps));
   app.route('/api/v2', api);
   return app;
 }

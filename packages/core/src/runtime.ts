@@ -6,7 +6,15 @@ import type { ChatDeps } from './run/chat';
 import { ArtifactStore } from './store/artifact-store';
 import { createDynamoClient, createS3Client, type StoreConfig } from './store/clients';
 import { SessionStore } from './store/session-store';
+import { ProjectFileCache, type FileCacheOptions } from './projects/file-cache';
+import { ProjectStore } from './projects/project-store';
 import { getAgentInfoTool } from './tools/get-agent-info';
+import { getAnalysisTool } from './tools/get-analysis';
+import { globTool } from './tools/glob';
+import { grepTool } from './tools/grep';
+import { listProjectsTool } from './tools/list-projects';
+import { readFileTool } from './tools/read-file';
+import { writeFileTool } from './tools/write-file';
 import { ToolRegistry } from './tools/registry';
 import type { ToolSpec } from './tools/tool';
 
@@ -23,11 +31,13 @@ export interface RuntimeConfig {
   provider?: ModelProvider;
   /** Extra tools beside the built-in ones. */
   tools?: ToolSpec<any>[];
+  /** Where and how project trees are cached for grep and glob. */
+  projectCache?: FileCacheOptions;
 }
 
 /** The built-in tools every deployment registers. */
 export function builtinTools(): ToolSpec<any>[] {
-  return [getAgentInfoTool];
+  return [getAgentInfoTool, listProjectsTool, readFileTool, grepTool, globTool, getAnalysisTool, writeFileTool];
 }
 
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
@@ -35,6 +45,7 @@ export function createRuntime(config: RuntimeConfig): ChatDeps {
   const db = createDynamoClient(config.store);
   const s3 = createS3Client(config.store);
   const artifacts = new ArtifactStore(s3, config.store.bucket);
+  const projects = new ProjectStore(artifacts);
   const tools = new ToolRegistry([...builtinTools(), ...(config.tools ?? [])]);
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
@@ -45,6 +56,8 @@ export function createRuntime(config: RuntimeConfig): ChatDeps {
     catalog,
     sessions: new SessionStore(db, config.store.table, artifacts),
     artifacts,
+    projects,
+    projectFiles: new ProjectFileCache(projects, config.projectCache),
     limits: config.limits ?? DEFAULT_LIMITS,
     secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',

@@ -4,6 +4,8 @@ import { ZeroError } from '../errors';
 import type { RunStatus, StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { costOf } from '../model/pricing';
 import { ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import type { ProjectFileCache } from '../projects/file-cache';
+import type { ProjectStore } from '../projects/project-store';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { NewLogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
@@ -20,6 +22,8 @@ export interface RunDeps {
   catalog: AgentCatalog;
   sessions: SessionStore;
   artifacts: ArtifactStore;
+  projects: ProjectStore;
+  projectFiles: ProjectFileCache;
   limits: RunLimits;
   /** Values that must never appear in events or records (API keys). */
   secrets?: readonly string[];
@@ -210,6 +214,8 @@ async function executeCall(
       catalog: deps.catalog,
       sessions: deps.sessions,
       artifacts: deps.artifacts,
+      projects: deps.projects,
+      projectFiles: deps.projectFiles,
       signal: params.signal ?? new AbortController().signal,
     },
     { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars },

@@ -2,7 +2,16 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ZeroError } from '../errors';
 import type { ArtifactStore } from './artifact-store';
-import { RECORD_VERSION, logRecordSchema, sessionMetaSchema, type LogRecord, type NewLogRecord, type SessionMeta } from './records';
+import {
+  RECORD_VERSION,
+  logRecordSchema,
+  sessionArtifactSchema,
+  sessionMetaSchema,
+  type LogRecord,
+  type NewLogRecord,
+  type SessionArtifact,
+  type SessionMeta,
+} from './records';
 
 /** Items over this size go to S3 and the log keeps a pointer (DynamoDB's limit is 400 KB). */
 export const OFFLOAD_BYTES = 300_000;
@@ -107,6 +116,35 @@ export class SessionStore {
     }
     await this.put(item, `log position ${seq} of session ${sessionId} was taken by another writer`);
     return full;
+  }
+
+  /** Records a file a tool wrote for this session; one item per artifact, beside the log. */
+  async recordArtifact(sessionId: string, artifact: Omit<SessionArtifact, 'v'>): Promise<void> {
+    const item = { pk: sessionKey(sessionId), sk: `ARTIFACT#${artifact.key}`, v: 1, ...artifact };
+    this.count(item);
+    await this.db.send(new PutCommand({ TableName: this.table, Item: item }));
+  }
+
+  /** The files tools wrote for this session, oldest first. */
+  async listArtifacts(sessionId: string): Promise<SessionArtifact[]> {
+    const out: SessionArtifact[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': sessionKey(sessionId), ':prefix': 'ARTIFACT#' },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const { pk: _pk, sk: _sk, ...rest } of page.Items ?? []) {
+        const parsed = sessionArtifactSchema.safeParse(rest);
+        if (parsed.success) out.push(parsed.data);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out.sort((a, b) => a.at.localeCompare(b.at));
   }
 
   private async decode(item: Record<string, unknown>): Promise<LogRecord> {
