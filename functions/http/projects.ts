@@ -33,7 +33,7 @@ export const DEFAULT_PROJECT_API_LIMITS: ProjectApiLimits = {
 };
 
 const archiveQuerySchema = z.object({ strip: z.coerce.number().int().min(0).max(10).default(0) });
-const listQuerySchema = z.object({ under: z.string().max(1024).optional() });
+const listQuerySchema = z.object({ under: z.string().max(1024).optional().transform((v) => v || undefined) });
 
 /**
  * `/projects` routes: list projects, upload one file or a `.tar.gz` tree,

@@ -54,9 +54,9 @@ export function normalizeProjectPath(input: string): string {
   return input;
 }
 
-/** Like normalizeProjectPath, but an optional folder: undefined, "" and "." mean the root; one trailing "/" is allowed. */
+/** Like normalizeProjectPath, for an optional folder: undefined means the root; one trailing "/" is allowed. */
 export function normalizeProjectFolder(input: string | undefined): string {
-  if (input === undefined || input === '' || input === '.' || input === './') return '';
+  if (input === undefined) return '';
   return normalizeProjectPath(input.endsWith('/') ? input.slice(0, -1) : input);
 }
 
