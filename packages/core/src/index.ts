@@ -17,6 +17,8 @@ export * from './tools/glob';
 export * from './tools/write-file';
 export * from './tools/list-projects';
 export * from './tools/get-analysis';
+export * from './tools/web-fetch';
+export * from './net/outbound';
 export * from './projects/paths';
 export * from './projects/project-store';
 export * from './projects/file-cache';

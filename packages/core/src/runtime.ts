@@ -14,7 +14,9 @@ import { globTool } from './tools/glob';
 import { grepTool } from './tools/grep';
 import { listProjectsTool } from './tools/list-projects';
 import { readFileTool } from './tools/read-file';
+import { createWebFetchTool } from './tools/web-fetch';
 import { writeFileTool } from './tools/write-file';
+import type { OutboundOptions } from './net/outbound';
 import { ToolRegistry } from './tools/registry';
 import type { ToolSpec } from './tools/tool';
 
@@ -29,15 +31,17 @@ export interface RuntimeConfig {
   catalogRevalidateMs?: number;
   /** Replaces the model provider (tests of other providers). */
   provider?: ModelProvider;
-  /** Extra tools beside the built-in ones. */
+  /** Extra tools beside the built-in ones; one with a built-in's name replaces it. */
   tools?: ToolSpec<any>[];
+  /** How web_fetch resolves and dials (tests inject a stub resolver). */
+  outbound?: OutboundOptions;
   /** Where and how project trees are cached for grep and glob. */
   projectCache?: FileCacheOptions;
 }
 
 /** The built-in tools every deployment registers. */
-export function builtinTools(): ToolSpec<any>[] {
-  return [getAgentInfoTool, listProjectsTool, readFileTool, grepTool, globTool, getAnalysisTool, writeFileTool];
+export function builtinTools(options: { outbound?: OutboundOptions } = {}): ToolSpec<any>[] {
+  return [getAgentInfoTool, listProjectsTool, readFileTool, grepTool, globTool, getAnalysisTool, writeFileTool, createWebFetchTool(options.outbound)];
 }
 
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
@@ -46,7 +50,9 @@ export function createRuntime(config: RuntimeConfig): ChatDeps {
   const s3 = createS3Client(config.store);
   const artifacts = new ArtifactStore(s3, config.store.bucket);
   const projects = new ProjectStore(artifacts);
-  const tools = new ToolRegistry([...builtinTools(), ...(config.tools ?? [])]);
+  const extra = config.tools ?? [];
+  const replaced = new Set(extra.map((t) => t.name));
+  const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound }).filter((t) => !replaced.has(t.name)), ...extra]);
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
