@@ -18,6 +18,7 @@ export * from './tools/write-file';
 export * from './tools/list-projects';
 export * from './tools/get-analysis';
 export * from './tools/web-fetch';
+export * from './tools/web-search';
 export * from './net/outbound';
 export * from './projects/paths';
 export * from './projects/project-store';

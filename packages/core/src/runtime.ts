@@ -15,9 +15,10 @@ import { grepTool } from './tools/grep';
 import { listProjectsTool } from './tools/list-projects';
 import { readFileTool } from './tools/read-file';
 import { createWebFetchTool } from './tools/web-fetch';
+import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
 import type { OutboundOptions } from './net/outbound';
-import { ToolRegistry } from './tools/registry';
+import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import type { ToolSpec } from './tools/tool';
 
 export interface RuntimeConfig {
@@ -40,8 +41,18 @@ export interface RuntimeConfig {
 }
 
 /** The built-in tools every deployment registers. */
-export function builtinTools(options: { outbound?: OutboundOptions } = {}): ToolSpec<any>[] {
-  return [getAgentInfoTool, listProjectsTool, readFileTool, grepTool, globTool, getAnalysisTool, writeFileTool, createWebFetchTool(options.outbound)];
+export function builtinTools(options: { outbound?: OutboundOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
+  return [
+    getAgentInfoTool,
+    listProjectsTool,
+    readFileTool,
+    grepTool,
+    globTool,
+    getAnalysisTool,
+    writeFileTool,
+    createWebFetchTool(options.outbound),
+    webSearchTool,
+  ];
 }
 
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */

@@ -72,7 +72,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     agent,
     voice: params.voice,
     projectId: params.projectId,
-    tools: toolDefinitions.map((t) => ({ name: t.name, description: t.description ?? '' })),
+    tools: deps.tools.describe(agent.tools),
   });
   const callsPerTool = new Map<string, number>();
   let totalToolCalls = 0;
@@ -180,7 +180,9 @@ async function callModel(
       const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens: deps.limits.maxOutputTokensPerCall };
       for await (const event of deps.provider.stream(request, controller.signal)) {
         if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });
-        else if (event.type === 'tool_use') emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
+        else if (event.type === 'tool_use' || event.type === 'server_tool_use') emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
+        else if (event.type === 'server_tool_result')
+          emit({ type: 'tool_result', id: event.id, name: event.name, content: event.content, is_error: event.is_error, ...origin });
         else return { content: event.content, stopReason: event.stopReason, usage: event.usage };
       }
       throw new ModelError('the model stream ended without a message', true);
