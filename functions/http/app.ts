@@ -6,6 +6,7 @@ import { errorResponse } from './errors';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
+import { projectRoutes } from './projects';
 
 export type { AppDeps };
 
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', chatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
   api.route('/', keyRoutes(deps));
+  api.route('/', projectRoutes(deps));
 
   api.get('/agents', async (c) => {
     const { agents, errors } = await deps.catalog.load();
@@ -41,6 +43,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     return c.json({ agents: list, errors });
   });
 
+  api.route('/', projectRoutes(deps));
   app.route('/api/v2', api);
   return app;
 }

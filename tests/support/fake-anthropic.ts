@@ -6,6 +6,8 @@ export interface FakeTurn {
   /** Text, streamed as the given chunks (a string is split into words). */
   text?: string | string[];
   toolCalls?: { id?: string; name: string; input: unknown }[];
+  /** Server-side web searches the "provider" ran this turn, streamed before the text: server_tool_use + web_search_tool_result. */
+  webSearches?: { id: string; query: string; results: { title: string; url: string }[] | { error_code: string } }[];
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'pause_turn';
   usage?: Partial<{ input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }>;
   /** Pause between streamed deltas. */
@@ -136,6 +138,18 @@ export class FakeAnthropic {
     send('ping', { type: 'ping' });
     let index = 0;
     let outputChars = 0;
+    for (const search of turn.webSearches ?? []) {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'server_tool_use', id: search.id, name: 'web_search', input: {} } });
+      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ query: search.query }) } });
+      send('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+      const content = Array.isArray(search.results)
+        ? search.results.map((r) => ({ type: 'web_search_result', title: r.title, url: r.url, encrypted_content: 'ZmFrZQ==', page_age: null }))
+        : { type: 'web_search_tool_result_error', error_code: search.results.error_code };
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'web_search_tool_result', tool_use_id: search.id, content } });
+      send('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
     if (chunks.length) {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const [n, chunk] of chunks.entries()) {

@@ -76,11 +76,12 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
   app.get('/sessions/:id', async (c) => {
     const id = c.req.param('id');
     const { session, member } = await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
-    const [history, members, lease, waiting] = await Promise.all([
+    const [history, members, lease, waiting, artifacts] = await Promise.all([
       deps.sessions.readLog(id),
       deps.sessions.listMembers(id),
       deps.leases.inspect(id),
       deps.sessions.peekInbox(id, 100),
+      deps.sessions.listArtifacts(id),
     ]);
     return c.json({
       session,
@@ -89,6 +90,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       active_run_id: lease?.active ? (lease.run_id ?? null) : null,
       queued: waiting.map((m) => ({ message_id: m.message_id, run_id: m.run_id, author: m.author, text: m.text, at: m.at })),
       history: history.filter((r) => r.kind !== 'void'),
+      artifacts,
     });
   });
 

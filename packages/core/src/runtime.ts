@@ -10,8 +10,19 @@ import { LeaseStore } from './store/lease-store';
 import { LocalRuns } from './events/bus';
 import { randomUUID } from 'node:crypto';
 import { Authenticator, type AuthConfig } from './auth/authenticator';
+import { ProjectFileCache, type FileCacheOptions } from './projects/file-cache';
+import { ProjectStore } from './projects/project-store';
 import { getAgentInfoTool } from './tools/get-agent-info';
-import { ToolRegistry } from './tools/registry';
+import { getAnalysisTool } from './tools/get-analysis';
+import { globTool } from './tools/glob';
+import { grepTool } from './tools/grep';
+import { listProjectsTool } from './tools/list-projects';
+import { readFileTool } from './tools/read-file';
+import { createWebFetchTool } from './tools/web-fetch';
+import { webSearchTool } from './tools/web-search';
+import { writeFileTool } from './tools/write-file';
+import type { OutboundOptions } from './net/outbound';
+import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import type { ToolSpec } from './tools/tool';
 
 export interface RuntimeConfig {
@@ -25,8 +36,12 @@ export interface RuntimeConfig {
   catalogRevalidateMs?: number;
   /** Replaces the model provider (tests of other providers). */
   provider?: ModelProvider;
-  /** Extra tools beside the built-in ones. */
+  /** Extra tools beside the built-in ones; one with a built-in's name replaces it. */
   tools?: ToolSpec<any>[];
+  /** How web_fetch resolves and dials (tests inject a stub resolver). */
+  outbound?: OutboundOptions;
+  /** Where and how project trees are cached for grep and glob. */
+  projectCache?: FileCacheOptions;
   /** How long a run's lease lasts without a heartbeat (a dead holder blocks the session this long). */
   leaseTtlMs?: number;
   /** Text events reach the event log at least this often. */
@@ -40,8 +55,18 @@ export interface Runtime extends ChatDeps {
 }
 
 /** The built-in tools every deployment registers. */
-export function builtinTools(): ToolSpec<any>[] {
-  return [getAgentInfoTool];
+export function builtinTools(options: { outbound?: OutboundOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
+  return [
+    getAgentInfoTool,
+    listProjectsTool,
+    readFileTool,
+    grepTool,
+    globTool,
+    getAnalysisTool,
+    writeFileTool,
+    createWebFetchTool(options.outbound),
+    webSearchTool,
+  ];
 }
 
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
@@ -49,7 +74,10 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const db = createDynamoClient(config.store);
   const s3 = createS3Client(config.store);
   const artifacts = new ArtifactStore(s3, config.store.bucket);
-  const tools = new ToolRegistry([...builtinTools(), ...(config.tools ?? [])]);
+  const projects = new ProjectStore(artifacts);
+  const extra = config.tools ?? [];
+  const replaced = new Set(extra.map((t) => t.name));
+  const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound }).filter((t) => !replaced.has(t.name)), ...extra]);
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
@@ -65,6 +93,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
     eventFlushMs: config.eventFlushMs ?? 250,
     artifacts,
+    projects,
+    projectFiles: new ProjectFileCache(projects, config.projectCache),
     limits: config.limits ?? DEFAULT_LIMITS,
     secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',

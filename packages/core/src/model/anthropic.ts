@@ -85,6 +85,10 @@ export class AnthropicProvider implements ModelProvider {
             else if (block.type === 'tool_use' || block.type === 'server_tool_use')
               blocks[event.index] = { type: block.type, id: block.id, name: block.name, input: {}, partialJson: '' } as never;
             else blocks[event.index] = block as ContentBlockParam;
+            if (block.type === 'web_search_tool_result') {
+              const names = new Map(blocks.filter((b) => b?.type === 'server_tool_use').map((b) => [(b as { id: string }).id, (b as { name: string }).name]));
+              yield { type: 'server_tool_result', id: block.tool_use_id, name: names.get(block.tool_use_id) ?? 'web_search', ...describeSearchResult(block.content) };
+            }
             break;
           }
           case 'content_block_delta': {
@@ -103,7 +107,7 @@ export class AnthropicProvider implements ModelProvider {
             if (block && (block.type === 'tool_use' || block.type === 'server_tool_use')) {
               block.input = parseToolInput(block.partialJson ?? '');
               delete block.partialJson;
-              if (block.type === 'tool_use') yield { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+              yield { type: block.type, id: block.id, name: block.name, input: block.input };
             }
             break;
           }
@@ -123,6 +127,13 @@ export class AnthropicProvider implements ModelProvider {
     const content = blocks.filter((b) => b !== undefined).filter((b) => !(b.type === 'text' && b.text === ''));
     yield { type: 'message', content, stopReason, usage };
   }
+}
+
+/** A web search result block as the text clients see: titles and URLs (the page contents stay encrypted for the model). */
+function describeSearchResult(content: Anthropic.WebSearchToolResultBlock['content']): { content: string; is_error: boolean } {
+  if (!Array.isArray(content)) return { content: `web search failed: ${content.error_code}`, is_error: true };
+  if (content.length === 0) return { content: 'no results', is_error: false };
+  return { content: content.map((r) => `- ${r.title} (${r.url})${r.page_age ? `, ${r.page_age}` : ''}`).join('\n'), is_error: false };
 }
 
 /** Tool input that is not a JSON object is kept as a marker the loop answers with an error result. */

@@ -27,6 +27,9 @@ export interface ModelRequest {
 export type ModelEvent =
   | { type: 'text'; delta: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
+  /** A tool the provider runs itself (web search): relayed to clients, never executed by Zero. */
+  | { type: 'server_tool_use'; id: string; name: string; input: unknown }
+  | { type: 'server_tool_result'; id: string; name: string; content: string; is_error: boolean }
   | {
       type: 'message';
       content: ContentBlockParam[];

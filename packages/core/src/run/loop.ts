@@ -4,6 +4,8 @@ import { ZeroError } from '../errors';
 import type { RunStatus, StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { costOf } from '../model/pricing';
 import { ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import type { ProjectFileCache } from '../projects/file-cache';
+import type { ProjectStore } from '../projects/project-store';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { NewLogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
@@ -20,6 +22,8 @@ export interface RunDeps {
   catalog: AgentCatalog;
   sessions: SessionStore;
   artifacts: ArtifactStore;
+  projects: ProjectStore;
+  projectFiles: ProjectFileCache;
   limits: RunLimits;
   /** Values that must never appear in events or records (API keys). */
   secrets?: readonly string[];
@@ -69,7 +73,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     agent,
     voice: params.voice,
     projectId: params.projectId,
-    tools: toolDefinitions.map((t) => ({ name: t.name, description: t.description ?? '' })),
+    tools: deps.tools.describe(agent.tools),
   });
   const callsPerTool = new Map<string, number>();
   let totalToolCalls = 0;
@@ -180,7 +184,9 @@ async function callModel(
       const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens: deps.limits.maxOutputTokensPerCall };
       for await (const event of deps.provider.stream(request, controller.signal)) {
         if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });
-        else if (event.type === 'tool_use') emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
+        else if (event.type === 'tool_use' || event.type === 'server_tool_use') emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
+        else if (event.type === 'server_tool_result')
+          emit({ type: 'tool_result', id: event.id, name: event.name, content: event.content, is_error: event.is_error, ...origin });
         else return { content: event.content, stopReason: event.stopReason, usage: event.usage };
       }
       throw new ModelError('the model stream ended without a message', true);
@@ -214,6 +220,8 @@ async function executeCall(
       catalog: deps.catalog,
       sessions: deps.sessions,
       artifacts: deps.artifacts,
+      projects: deps.projects,
+      projectFiles: deps.projectFiles,
       // A stop request waits for the step's tools: the safe point is the end of the step.
       signal: new AbortController().signal,
     },

@@ -1,4 +1,4 @@
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 /** Objects in the bucket: offloaded log records, reports, artifacts. */
 export class ArtifactStore {
@@ -31,16 +31,20 @@ export class ArtifactStore {
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
-  /** Keys under a prefix, in key order. */
+  /**
+   * Keys under a prefix, in key order. Pages with ListObjects (v1) and a
+   * marker: s3rver cannot issue v2 continuation tokens on OpenSSL 3 (it uses
+   * DES), so any v2 listing over 1,000 keys fails locally; v1 works on both.
+   */
   async list(prefix: string): Promise<{ key: string; size: number; etag: string }[]> {
     const out: { key: string; size: number; etag: string }[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+    let marker: string | undefined;
+    for (;;) {
+      const page = await this.s3.send(new ListObjectsCommand({ Bucket: this.bucket, Prefix: prefix, Marker: marker }));
       for (const o of page.Contents ?? []) if (o.Key) out.push({ key: o.Key, size: o.Size ?? 0, etag: o.ETag ?? '' });
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return out;
+      if (!page.IsTruncated || out.length === 0) return out;
+      marker = out.at(-1)!.key;
+    }
   }
 
   async deletePrefix(prefix: string): Promise<number> {

@@ -94,3 +94,17 @@ export const inboxMessageSchema = z.object({
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;
+
+/** A file a tool wrote for a session (a report or an artifact), kept beside the session's log. */
+export const sessionArtifactSchema = z.object({
+  v: z.literal(1),
+  key: z.string(),
+  /** The path as the tool was given it, e.g. "reports/summary.md". */
+  path: z.string(),
+  project_id: z.string().optional(),
+  bytes: z.number().int().nonnegative(),
+  run_id: z.string(),
+  tool_call_id: z.string(),
+  at: z.string(),
+});
+export type SessionArtifact = z.infer<typeof sessionArtifactSchema>;

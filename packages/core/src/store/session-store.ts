@@ -17,12 +17,14 @@ import {
   inboxMessageSchema,
   logRecordSchema,
   memberSchema,
+  sessionArtifactSchema,
   sessionMetaSchema,
   type InboxMessage,
   type LogRecord,
   type Member,
   type NewLogRecord,
   type Role,
+  type SessionArtifact,
   type SessionMeta,
 } from './records';
 
@@ -389,6 +391,35 @@ export class SessionStore {
       }),
     );
     return Number(Items?.[0]?.seq ?? 0);
+  }
+
+  /** Records a file a tool wrote for this session; one item per artifact, beside the log. */
+  async recordArtifact(sessionId: string, artifact: Omit<SessionArtifact, 'v'>): Promise<void> {
+    const item = { pk: keys.session(sessionId), sk: `ARTIFACT#${artifact.key}`, v: 1, ...artifact };
+    this.count(item);
+    await this.db.send(new PutCommand({ TableName: this.table, Item: item }));
+  }
+
+  /** The files tools wrote for this session, oldest first. */
+  async listArtifacts(sessionId: string): Promise<SessionArtifact[]> {
+    const out: SessionArtifact[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.session(sessionId), ':prefix': 'ARTIFACT#' },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const { pk: _pk, sk: _sk, ...rest } of page.Items ?? []) {
+        const parsed = sessionArtifactSchema.safeParse(rest);
+        if (parsed.success) out.push(parsed.data);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out.sort((a, b) => a.at.localeCompare(b.at));
   }
 
   private async decode(item: Record<string, unknown>): Promise<LogRecord> {

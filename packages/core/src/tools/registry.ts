@@ -1,11 +1,18 @@
 import { z } from 'zod';
-import type { ToolParam } from '../model/provider';
+import type { ToolUnion } from '../model/provider';
 import type { ToolContext, ToolOutput, ToolSpec } from './tool';
 
 export interface ToolResult {
   content: string;
   is_error: boolean;
   truncated: boolean;
+}
+
+/** A tool run by the model provider; Zero only sends its definition and relays its blocks as events. */
+export interface ServerToolSpec {
+  name: string;
+  description: string;
+  definition: ToolUnion;
 }
 
 export interface ExecuteOptions {
@@ -17,35 +24,53 @@ export interface ExecuteOptions {
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolSpec<any>>();
   private readonly schemas = new Map<string, Record<string, unknown>>();
+  private readonly serverTools = new Map<string, ServerToolSpec>();
 
-  constructor(tools: ToolSpec<any>[] = []) {
-    for (const tool of tools) this.register(tool);
+  constructor(tools: (ToolSpec<any> | ServerToolSpec)[] = []) {
+    for (const tool of tools) {
+      if ('definition' in tool) this.registerServerTool(tool);
+      else this.register(tool);
+    }
+  }
+
+  /** A tool the model provider runs (e.g. Anthropic's web search): sent with the request, never executed here. */
+  registerServerTool(tool: ServerToolSpec): void {
+    if (this.tools.has(tool.name) || this.serverTools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
+    this.serverTools.set(tool.name, tool);
   }
 
   register(tool: ToolSpec<any>): void {
-    if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
+    if (this.tools.has(tool.name) || this.serverTools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
     this.tools.set(tool.name, tool);
     const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
     this.schemas.set(tool.name, schema);
   }
 
   names(): ReadonlySet<string> {
-    return new Set(this.tools.keys());
+    return new Set([...this.tools.keys(), ...this.serverTools.keys()]);
   }
 
   get(name: string): ToolSpec<any> | undefined {
     return this.tools.get(name);
   }
 
-  /** The Anthropic tool definitions for the given names, in a stable order. */
-  definitions(names: readonly string[]): ToolParam[] {
-    return names
-      .filter((name) => this.tools.has(name))
-      .map((name) => ({
-        name,
-        description: this.tools.get(name)!.description,
-        input_schema: this.schemas.get(name) as { type: 'object'; [key: string]: unknown },
-      }));
+  /** The Anthropic tool definitions for the given names, in a stable order; server tools as their typed definitions. */
+  definitions(names: readonly string[]): ToolUnion[] {
+    return names.flatMap((name): ToolUnion[] => {
+      const server = this.serverTools.get(name);
+      if (server) return [server.definition];
+      const tool = this.tools.get(name);
+      if (!tool) return [];
+      return [{ name, description: tool.description, input_schema: this.schemas.get(name) as { type: 'object'; [key: string]: unknown } }];
+    });
+  }
+
+  /** Name and description of each of the given tools, for the system prompt. */
+  describe(names: readonly string[]): { name: string; description: string }[] {
+    return names.flatMap((name) => {
+      const tool = this.tools.get(name) ?? this.serverTools.get(name);
+      return tool ? [{ name, description: tool.description }] : [];
+    });
   }
 
   /**

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
+import type { ProjectFileCache } from '../projects/file-cache';
+import type { ProjectStore } from '../projects/project-store';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 
@@ -14,6 +16,9 @@ export interface ToolContext {
   catalog: AgentCatalog;
   sessions: SessionStore;
   artifacts: ArtifactStore;
+  /** Projects in the bucket, and their trees cached on local disk. */
+  projects: ProjectStore;
+  projectFiles: ProjectFileCache;
   /** Aborted on tool timeout, run cancel or shutdown. */
   signal: AbortSignal;
 }

@@ -1,0 +1,159 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import {
+  DEFAULT_ARCHIVE_LIMITS,
+  PathError,
+  ZeroError,
+  contentTypeOf,
+  extractTarGz,
+  invalidRequest,
+  normalizeProjectFolder,
+  normalizeProjectPath,
+  projectIdSchema,
+  scannerSchema,
+  type ArchiveLimits,
+  type ChatDeps,
+  type ProjectArea,
+} from '@zero/core';
+
+/** Request limits of the project API, documented in the README. */
+export interface ProjectApiLimits {
+  /** One uploaded file, and an analysis document. */
+  maxFileBytes: number;
+  /** A compressed archive as sent. */
+  maxArchiveBytes: number;
+  archive: ArchiveLimits;
+}
+
+export const DEFAULT_PROJECT_API_LIMITS: ProjectApiLimits = {
+  maxFileBytes: 5 * 1024 * 1024,
+  maxArchiveBytes: 50 * 1024 * 1024,
+  archive: DEFAULT_ARCHIVE_LIMITS,
+};
+
+const archiveQuerySchema = z.object({ strip: z.coerce.number().int().min(0).max(10).default(0) });
+const listQuerySchema = z.object({ under: z.string().max(1024).optional().transform((v) => v || undefined) });
+
+/**
+ * `/projects` routes: list projects, upload one file or a `.tar.gz` tree,
+ * list and read files and reports, put and get analysis documents. Project
+ * ids are `owner/repo`, so they take two path segments.
+ */
+export function projectRoutes(deps: Pick<ChatDeps, 'projects'>, limits: ProjectApiLimits = DEFAULT_PROJECT_API_LIMITS) {
+  const { projects } = deps;
+  const api = new Hono();
+  const sized = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new ZeroError('payload_too_large', `request body over ${maxSize} bytes`, 413);
+      },
+    });
+
+  api.get('/projects', async (c) => c.json({ projects: await projects.listProjects() }));
+
+  api.get('/projects/:owner/:repo', async (c) => {
+    const id = projectIdOf(c);
+    return c.json({ project: await projects.requireProject(id), analyses: await projects.listAnalyses(id) });
+  });
+
+  api.post('/projects/:owner/:repo/archive', sized(limits.maxArchiveBytes), async (c) => {
+    const id = projectIdOf(c);
+    const query = archiveQuerySchema.safeParse(c.req.query());
+    if (!query.success) throw invalidRequest(query.error);
+    const body = c.req.raw.body;
+    if (!body) throw new ZeroError('invalid_request', 'the body must be a .tar.gz archive', 400, { field: 'archive' });
+    const archive = await extractTarGz(body, limits.archive, query.data.strip);
+    const meta = await projects.putFiles(id, archive.files, { upload: true });
+    return c.json({ project: meta, files: archive.files.length, bytes: meta.last_upload?.bytes ?? 0, skipped: archive.skipped }, 201);
+  });
+
+  api.put('/projects/:owner/:repo/files/*', sized(limits.maxFileBytes), async (c) => {
+    const id = projectIdOf(c);
+    const path = pathOf(c, 'files');
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    const meta = await projects.putFiles(id, [{ path, body, contentType: c.req.header('content-type') || contentTypeOf(path) }]);
+    return c.json({ project: meta, path, bytes: body.byteLength }, 201);
+  });
+
+  for (const area of ['files', 'reports'] as const) {
+    api.get(`/projects/:owner/:repo/${area}`, async (c) => {
+      const id = projectIdOf(c);
+      await projects.requireProject(id);
+      const query = listQuerySchema.safeParse(c.req.query());
+      if (!query.success) throw invalidRequest(query.error);
+      const folder = checked(() => normalizeProjectFolder(query.data.under), 'under');
+      return c.json({ project_id: id, [area]: await projects.list(id, area, folder) });
+    });
+    api.get(`/projects/:owner/:repo/${area}/*`, async (c) => {
+      const id = projectIdOf(c);
+      const path = pathOf(c, area);
+      const file = await projects.read(id, area, path, limits.maxFileBytes * 4);
+      if (!file) throw new ZeroError('not_found', `no ${area === 'files' ? 'file' : 'report'} "${path}" in project "${id}"`, 404, { field: 'path' });
+      if (file.truncated) throw new ZeroError('payload_too_large', `"${path}" is ${file.size} bytes, too big to read through the API`, 413, { field: 'path' });
+      return c.body(file.body as Uint8Array<ArrayBuffer>, 200, { 'content-type': file.contentType ?? contentTypeOf(path), etag: file.etag });
+    });
+  }
+
+  api.put('/projects/:owner/:repo/analysis/:scanner', sized(limits.maxFileBytes), async (c) => {
+    const id = projectIdOf(c);
+    const scanner = scannerOf(c);
+    let document: unknown;
+    try {
+      document = JSON.parse(await c.req.text());
+    } catch {
+      throw new ZeroError('invalid_json', 'an analysis document must be JSON', 400, { field: 'body' });
+    }
+    if (document === null || typeof document !== 'object') throw new ZeroError('invalid_request', 'an analysis document must be a JSON object or array', 400, { field: 'body' });
+    await projects.putAnalysis(id, scanner, document);
+    return c.json({ project_id: id, scanner }, 201);
+  });
+
+  api.get('/projects/:owner/:repo/analysis/:scanner', async (c) => {
+    const id = projectIdOf(c);
+    const scanner = scannerOf(c);
+    const document = await projects.getAnalysis(id, scanner);
+    if (document === undefined) throw new ZeroError('not_found', `no "${scanner}" analysis for project "${id}"`, 404, { field: 'scanner' });
+    return c.json(document as object);
+  });
+
+  return api;
+}
+
+function projectIdOf(c: Context): string {
+  const parsed = projectIdSchema.safeParse(`${c.req.param('owner')}/${c.req.param('repo')}`);
+  if (!parsed.success) throw new ZeroError('invalid_request', `project_id: ${parsed.error.issues[0]?.message}`, 400, { field: 'project_id' });
+  return parsed.data;
+}
+
+function scannerOf(c: Context): string {
+  const parsed = scannerSchema.safeParse(c.req.param('scanner'));
+  if (!parsed.success) throw new ZeroError('invalid_request', `scanner: ${parsed.error.issues[0]?.message}`, 400, { field: 'scanner' });
+  return parsed.data;
+}
+
+/** The path after `/<area>/`, taken from the raw URL so that encoded characters reach the normaliser as sent. */
+function pathOf(c: Context, area: ProjectArea): string {
+  const raw = new URL(c.req.url).pathname;
+  const marker = `/${c.req.param('owner')}/${c.req.param('repo')}/${area}/`;
+  const at = raw.indexOf(marker);
+  const encoded = at >= 0 ? raw.slice(at + marker.length) : '';
+  let path: string;
+  try {
+    path = decodeURIComponent(encoded);
+  } catch {
+    throw new ZeroError('invalid_request', 'path: is not valid percent-encoding', 400, { field: 'path' });
+  }
+  return checked(() => normalizeProjectPath(path), 'path');
+}
+
+function checked<T>(fn: () => T, field: string): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (PathError.isInstance(error)) throw new ZeroError('invalid_request', `${field}: ${error.message}`, 400, { field });
+    throw error;
+  }
+}
+

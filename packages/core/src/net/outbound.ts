@@ -1,0 +1,167 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** A resolved address of a host name. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to every address it has; injectable so tests run without DNS. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface OutboundOptions {
+  resolver?: Resolver;
+  /**
+   * Maps an address that passed the checks to the address actually dialled.
+   * Only tests use it, to send a checked "public" address to a loopback listener.
+   */
+  dialAddress?: (address: string) => string;
+  maxRedirects?: number;
+}
+
+/** A response read under the caps. */
+export interface FetchedResponse {
+  url: string;
+  status: number;
+  contentType: string;
+  body: Buffer;
+  /** The body was cut at maxBytes. */
+  truncated: boolean;
+  /** The time limit struck while the body was being read; `body` is what arrived. */
+  timedOut: boolean;
+}
+
+/** Why an outbound request was refused; never reaches a socket. */
+export class OutboundBlockedError extends Error {
+  override readonly name = 'OutboundBlockedError';
+  static isInstance(value: unknown): value is OutboundBlockedError {
+    return value instanceof Error && value.name === 'OutboundBlockedError';
+  }
+}
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Why an address may not be dialled, or undefined when it is a public unicast
+ * address. IPv4-mapped IPv6 is judged as the IPv4 it carries; every IPv6
+ * outside 2000::/3 (IPv4-compatible, NAT64, unique-local, link-local…) is refused.
+ */
+export function refusedAddress(address: string): string | undefined {
+  if (!ipaddr.isValid(address)) return `"${address}" is not an IP address`;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const range = parsed.range();
+  if (range !== 'unicast') return `${address} is a ${range} address`;
+  if (parsed.kind() === 'ipv6' && !(parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return `${address} is not a global unicast address`;
+  return undefined;
+}
+
+/** Checks a URL before anything is resolved: scheme, credentials, host names that are local by definition, IP literals. */
+export function refusedUrl(url: URL): string | undefined {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `only http and https URLs can be fetched, not ${url.protocol}`;
+  if (url.username || url.password) return 'URLs with credentials (user@host) are refused';
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (!host) return 'the URL has no host';
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a local host name`;
+  const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;
+  if (runtimeApi && (url.host === runtimeApi || host === runtimeApi.split(':')[0])) return 'the Lambda Runtime API is not reachable from tools';
+  if (isIP(host)) return refusedAddress(host);
+  return undefined;
+}
+
+const defaultResolver: Resolver = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+
+/**
+ * GET a URL with the outbound guard: the URL is checked, then every address
+ * the host resolves to is checked inside the connection's own lookup, so the
+ * address dialled is the address checked (no DNS-rebinding gap). Redirects
+ * are followed by hand, each hop checked again. The body is cut at maxBytes
+ * and the whole exchange at timeoutMs; a partial body is kept and marked.
+ */
+export async function guardedFetch(
+  target: string,
+  options: OutboundOptions & { maxBytes: number; timeoutMs: number; signal?: AbortSignal; headers?: Record<string, string> },
+): Promise<FetchedResponse> {
+  const { Agent, request } = await import('undici');
+  const resolver = options.resolver ?? defaultResolver;
+  let blocked: string | undefined;
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    resolver(hostname).then(
+      (addresses) => {
+        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }), '', 4);
+        for (const a of addresses) {
+          const reason = refusedAddress(a.address);
+          if (reason) {
+            blocked = `${hostname} resolves to a refused address: ${reason}`;
+            return callback(new OutboundBlockedError(blocked), '', 4);
+          }
+        }
+        const dialled = addresses.map((a) => ({ address: options.dialAddress?.(a.address) ?? a.address, family: a.family }));
+        if ((lookupOptions as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof dialled) => void)(null, dialled);
+        callback(null, dialled[0]!.address, dialled[0]!.family);
+      },
+      (error: Error) => callback(Object.assign(error, { code: (error as { code?: string }).code ?? 'ENOTFOUND' }), '', 4),
+    );
+  };
+
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('timeout'));
+  }, options.timeoutMs);
+  const agent = new Agent({ connect: { lookup, timeout: options.timeoutMs }, maxRedirections: 0 });
+  try {
+    let url = new URL(target);
+    for (let hop = 0; ; hop++) {
+      const refused = refusedUrl(url);
+      if (refused) throw new OutboundBlockedError(hop ? `redirect to ${url.href} refused: ${refused}` : refused);
+      let response: Awaited<ReturnType<typeof request>>;
+      try {
+        response = await request(url, { dispatcher: agent, method: 'GET', headers: options.headers, signal: controller.signal });
+      } catch (error) {
+        if (blocked) throw new OutboundBlockedError(hop ? `redirect to ${url.href} refused: ${blocked}` : blocked);
+        if (timedOut) throw new Error(`no response within ${options.timeoutMs} ms`);
+        throw error;
+      }
+      const location = response.headers.location;
+      if ([301, 302, 303, 307, 308].includes(response.statusCode) && typeof location === 'string') {
+        await response.body.dump().catch(() => undefined);
+        if (hop >= (options.maxRedirects ?? 5)) throw new Error(`more than ${options.maxRedirects ?? 5} redirects`);
+        url = new URL(location, url);
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      try {
+        for await (const chunk of response.body) {
+          const buffer = chunk as Buffer;
+          if (size + buffer.byteLength > options.maxBytes) {
+            chunks.push(buffer.subarray(0, options.maxBytes - size));
+            size = options.maxBytes;
+            truncated = true;
+            break;
+          }
+          chunks.push(buffer);
+          size += buffer.byteLength;
+        }
+      } catch (error) {
+        if (!timedOut) throw error;
+      } finally {
+        response.body.destroy();
+      }
+      const contentType = String(response.headers['content-type'] ?? '');
+      return { url: url.href, status: response.statusCode, contentType, body: Buffer.concat(chunks), truncated, timedOut };
+    }
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    await agent.destroy().catch(() => undefined);
+  }
+}

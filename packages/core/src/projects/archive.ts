@@ -1,0 +1,82 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { extract } from 'tar-stream';
+import { ZeroError } from '../errors';
+import { PathError, normalizeProjectPath } from './paths';
+import type { ProjectFileInput } from './project-store';
+
+/** Limits on one uploaded archive. */
+export interface ArchiveLimits {
+  maxFiles: number;
+  /** Uncompressed bytes of all files together. */
+  maxBytes: number;
+  /** UTF-8 bytes of one entry's path inside the project. */
+  maxPathBytes: number;
+}
+
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { maxFiles: 10_000, maxBytes: 100 * 1024 * 1024, maxPathBytes: 512 };
+
+export interface ExtractedArchive {
+  files: ProjectFileInput[];
+  /** Entries left out (folders are not counted): links, devices and the like. */
+  skipped: { path: string; reason: string }[];
+}
+
+/**
+ * Reads a `.tar.gz` into memory, checking every entry before anything is
+ * written: each path goes through the project path normaliser (no zip-slip),
+ * links and special files are skipped, and the count, total size and path
+ * length limits end the upload with a 413/400 naming the entry.
+ * `strip` drops leading folders, as `tar --strip-components` does.
+ */
+export async function extractTarGz(body: Readable | ReadableStream<Uint8Array>, limits: ArchiveLimits, strip = 0): Promise<ExtractedArchive> {
+  const files: ProjectFileInput[] = [];
+  const skipped: ExtractedArchive['skipped'] = [];
+  let bytes = 0;
+  const tar = extract();
+  tar.on('entry', (header, stream, next) => {
+    const consume = async () => {
+      const raw = header.name.replace(/^\.\/+/, '');
+      const parts = raw.split('/');
+      const name = parts.slice(strip).join('/').replace(/\/+$/, '');
+      if (header.type === 'directory' || name === '') {
+        stream.resume();
+        return;
+      }
+      let path: string;
+      try {
+        path = normalizeProjectPath(name);
+      } catch (error) {
+        if (PathError.isInstance(error)) throw new ZeroError('invalid_request', `archive entry "${header.name}" refused: ${error.message}`, 400, { field: 'archive', entry: header.name });
+        throw error;
+      }
+      if (Buffer.byteLength(path) > limits.maxPathBytes) {
+        throw new ZeroError('invalid_request', `archive entry "${header.name}" has a path over ${limits.maxPathBytes} bytes`, 400, { field: 'archive', entry: header.name });
+      }
+      if (header.type !== 'file' && header.type !== 'contiguous-file') {
+        skipped.push({ path, reason: `${header.type ?? 'unknown'} entries are not extracted` });
+        stream.resume();
+        return;
+      }
+      if (files.length >= limits.maxFiles) throw new ZeroError('payload_too_large', `the archive has more than ${limits.maxFiles} files`, 413, { field: 'archive' });
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) {
+        bytes += (chunk as Buffer).byteLength;
+        if (bytes > limits.maxBytes) throw new ZeroError('payload_too_large', `the archive holds more than ${limits.maxBytes} bytes uncompressed`, 413, { field: 'archive' });
+        chunks.push(chunk as Buffer);
+      }
+      files.push({ path, body: Buffer.concat(chunks) });
+    };
+    consume().then(() => next(), (error) => next(error));
+  });
+  const source = body instanceof Readable ? body : Readable.fromWeb(body as never);
+  try {
+    await pipeline(source, createGunzip(), tar);
+  } catch (error) {
+    if (ZeroError.isInstance(error)) throw error;
+    throw new ZeroError('invalid_request', `the body is not a readable .tar.gz archive: ${(error as Error).message}`, 400, { field: 'archive' });
+  }
+  // A path that appears twice is overwritten by the later entry, as tar does.
+  return { files: [...new Map(files.map((f) => [f.path, f])).values()], skipped };
+}

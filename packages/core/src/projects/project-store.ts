@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
+import { z } from 'zod';
+import { ZeroError } from '../errors';
+import type { ArtifactStore } from '../store/artifact-store';
+import { areaPrefix, pathFromKey, projectIdSchema, projectKey, scannerSchema, type ProjectArea } from './paths';
+
+/** `projects/<id>/project.json`: the project's summary and its files' revision, rewritten on every change to `files/`. */
+export const projectMetaSchema = z.object({
+  v: z.literal(1),
+  id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** Changes whenever `files/` changes; caches compare it instead of listing the tree. */
+  rev: z.string(),
+  description: z.string().optional(),
+  last_upload: z.object({ files: z.number().int(), bytes: z.number().int(), at: z.string() }).optional(),
+});
+export type ProjectMeta = z.infer<typeof projectMetaSchema>;
+
+/** One object of a project area. */
+export interface ProjectObject {
+  path: string;
+  size: number;
+  etag: string;
+}
+
+/** A file to write into a project's tree. */
+export interface ProjectFileInput {
+  path: string;
+  body: Uint8Array;
+  contentType?: string;
+}
+
+/** One empty object per project, `project-index/<owner>/<repo>`, so projects are listed without walking their trees. */
+const INDEX_PREFIX = 'project-index/';
+const metaKey = (id: string) => `projects/${projectIdSchema.parse(id)}/project.json`;
+
+/**
+ * Projects in the bucket: `projects/<id>/files/<path>`, `analysis/<scanner>.json`
+ * and `reports/…`. Every path goes through the one normaliser before any S3 call.
+ */
+export class ProjectStore {
+  constructor(readonly artifacts: ArtifactStore) {}
+
+  /**
+   * Every project with its summary: one LIST of the index, then a GET of each
+   * project's summary and a LIST of its analyses. (An index prefix rather than
+   * a delimiter listing of `projects/`: s3rver answers those incompletely.)
+   */
+  async listProjects(): Promise<(ProjectMeta & { analyses: string[] })[]> {
+    const ids = (await this.artifacts.list(INDEX_PREFIX))
+      .map((o) => o.key.slice(INDEX_PREFIX.length))
+      .filter((id) => projectIdSchema.safeParse(id).success);
+    const projects = await mapLimit(ids, 16, async (id) => {
+      const meta = await this.getProject(id);
+      return meta ? { ...meta, analyses: await this.listAnalyses(id) } : undefined;
+    });
+    return projects.filter((p) => p !== undefined).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async getProject(id: string): Promise<ProjectMeta | undefined> {
+    const value = await this.artifacts.getJson(metaKey(id));
+    const parsed = projectMetaSchema.safeParse(value);
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /** Loads a project or fails with a 404. */
+  async requireProject(id: string): Promise<ProjectMeta> {
+    const meta = await this.getProject(id);
+    if (!meta) throw new ZeroError('not_found', `project "${id}" does not exist`, 404, { field: 'project_id' });
+    return meta;
+  }
+
+  /** Writes files (already checked by the caller or checked here), then gives the tree a new revision. */
+  async putFiles(id: string, files: ProjectFileInput[], options: { concurrency?: number; upload?: boolean } = {}): Promise<ProjectMeta> {
+    const keyed = files.map((f) => ({ ...f, key: projectKey(id, 'files', f.path) }));
+    await mapLimit(keyed, options.concurrency ?? 16, (f) => this.artifacts.put(f.key, f.body, f.contentType ?? contentTypeOf(f.path)));
+    const bytes = files.reduce((n, f) => n + f.body.byteLength, 0);
+    return this.touch(id, options.upload ? { files: files.length, bytes, at: new Date().toISOString() } : undefined);
+  }
+
+  /** Creates the project's summary or gives it a new revision. */
+  async touch(id: string, lastUpload?: ProjectMeta['last_upload']): Promise<ProjectMeta> {
+    const now = new Date().toISOString();
+    const existing = await this.getProject(id);
+    const meta: ProjectMeta = {
+      v: 1,
+      id,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
+      rev: randomUUID(),
+      ...(existing?.description ? { description: existing.description } : {}),
+      ...((lastUpload ?? existing?.last_upload) ? { last_upload: lastUpload ?? existing?.last_upload } : {}),
+    };
+    await this.artifacts.putJson(metaKey(id), meta);
+    if (!existing) await this.artifacts.put(`${INDEX_PREFIX}${id}`, '', 'text/plain');
+    return meta;
+  }
+
+  /** The objects of an area, optionally under a folder, each key checked again against the prefix. */
+  async list(id: string, area: ProjectArea, folder = ''): Promise<ProjectObject[]> {
+    const prefix = areaPrefix(id, area);
+    const listed = await this.artifacts.list(folder ? `${prefix}${folder}/` : prefix);
+    const out: ProjectObject[] = [];
+    for (const o of listed) {
+      const path = pathFromKey(prefix, o.key);
+      if (path !== undefined) out.push({ path, size: o.size, etag: o.etag });
+    }
+    return out;
+  }
+
+  /** Reads up to `maxBytes` of an object; undefined when there is none. */
+  async read(id: string, area: ProjectArea, path: string, maxBytes = 10 * 1024 * 1024, signal?: AbortSignal) {
+    const key = projectKey(id, area, path);
+    try {
+      const object = await this.artifacts.s3.send(
+        new GetObjectCommand({ Bucket: this.artifacts.bucket, Key: key, Range: `bytes=0-${maxBytes - 1}` }),
+        { abortSignal: signal },
+      );
+      const body = await object.Body!.transformToByteArray();
+      const total = totalSize(object.ContentRange) ?? object.ContentLength ?? body.byteLength;
+      return { body, size: total, etag: object.ETag ?? '', contentType: object.ContentType, truncated: total > body.byteLength };
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (error instanceof NoSuchKey || name === 'NoSuchKey' || name === 'InvalidRange') {
+        if (name === 'InvalidRange') return { body: new Uint8Array(), size: 0, etag: '', contentType: undefined, truncated: false };
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  async putReport(id: string, path: string, body: string, contentType = contentTypeOf(path)): Promise<string> {
+    const key = projectKey(id, 'reports', path);
+    await this.artifacts.put(key, body, contentType);
+    return key;
+  }
+
+  async putAnalysis(id: string, scanner: string, document: unknown): Promise<void> {
+    await this.artifacts.putJson(projectKey(id, 'analysis', `${scannerSchema.parse(scanner)}.json`), document);
+    if (!(await this.getProject(id))) await this.touch(id);
+  }
+
+  async getAnalysis(id: string, scanner: string): Promise<unknown | undefined> {
+    return this.artifacts.getJson(projectKey(id, 'analysis', `${scannerSchema.parse(scanner)}.json`));
+  }
+
+  async listAnalyses(id: string): Promise<string[]> {
+    return (await this.list(id, 'analysis')).map((o) => o.path).filter((p) => p.endsWith('.json')).map((p) => p.slice(0, -5));
+  }
+}
+
+function totalSize(contentRange: string | undefined): number | undefined {
+  const match = /\/(\d+)$/.exec(contentRange ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+const TYPES: Record<string, string> = {
+  md: 'text/markdown; charset=utf-8',
+  json: 'application/json',
+  txt: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+};
+
+/** A content type from the file name; text types say UTF-8. */
+export function contentTypeOf(path: string): string {
+  const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  return TYPES[ext] ?? 'application/octet-stream';
+}
+
+/** Runs `fn` over items with at most `limit` in flight. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!, index);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { ZeroError } from '../errors';
+import { PathError, projectIdSchema } from '../projects/paths';
+import type { ToolContext, ToolOutput } from './tool';
+
+/** The optional `project_id` every project tool accepts; the session's project is the default. */
+export const projectIdInput = z
+  .string()
+  .max(200)
+  .optional()
+  .describe('The project, "owner/repo". Defaults to the project this conversation is bound to.');
+
+/**
+ * Runs a project tool's body with its project resolved, turning refused
+ * paths, missing projects and store errors into error results the model sees.
+ */
+export async function inProject(
+  projectId: string | undefined,
+  context: ToolContext,
+  body: (projectId: string) => Promise<ToolOutput>,
+): Promise<ToolOutput> {
+  const id = projectId ?? context.projectId;
+  if (!id) return { content: 'No project is selected: pass project_id ("owner/repo"). list_projects shows the projects.', is_error: true };
+  const parsed = projectIdSchema.safeParse(id);
+  if (!parsed.success) return { content: `project_id: "${id}" ${parsed.error.issues[0]?.message ?? 'is not a project id'}`, is_error: true };
+  try {
+    return await body(parsed.data);
+  } catch (error) {
+    return toolError(error);
+  }
+}
+
+/** A refused path or a ZeroError as an error result; anything else is rethrown for the registry to report. */
+export function toolError(error: unknown): ToolOutput {
+  if (PathError.isInstance(error)) return { content: `path refused: ${error.message}.`, is_error: true };
+  if (ZeroError.isInstance(error)) return { content: error.message, is_error: true };
+  throw error;
+}
+
+/** True when the bytes look binary (a NUL byte in the first 8 KB, as git decides). */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8192).includes(0);
+}
