@@ -84,9 +84,18 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
+/**
+ * Lambda function URLs hold back a response's first small writes (they flush
+ * after roughly 15 KB), so a client could wait for its first event until the
+ * model has said a lot. An SSE comment of this size, written first, goes out
+ * at once; EventSource parsers ignore comments.
+ */
+export const FIRST_FLUSH_PADDING = `:${' '.repeat(16 * 1024)}\n\n`;
+
 /** Zero's SSE protocol: one JSON event per `data:` line, each with an `id:`. */
 function streamRun(c: Context, run: ChatRun) {
   return streamSSE(c, async (stream) => {
+    await stream.write(FIRST_FLUSH_PADDING);
     for await (const { event_id, ...event } of run.events.subscribe()) {
       if (stream.aborted || stream.closed) break;
       await stream.writeSSE({ id: event_id, data: JSON.stringify(event) });
