@@ -7,6 +7,11 @@
  * The worker and its queue (durable runs) are declared here when that code
  * exists; nothing is deployed for code that has not been written.
  */
+const LAMBDA_ASSUME_ROLE_POLICY = {
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }],
+};
+
 export default $config({
   app(input) {
     return {
@@ -32,7 +37,8 @@ export default $config({
     // agents/ and projects/<id>/…: private (SST blocks all public access unless
     // `access` is set) and encrypted at rest with S3-managed keys, stated
     // explicitly rather than left to the account default.
-    const bucket = new sst.aws.Bucket('Storage');
+    // No browser talks to the bucket: no CORS rules.
+    const bucket = new sst.aws.Bucket('Storage', { cors: false });
     new aws.s3.BucketServerSideEncryptionConfiguration('StorageEncryption', {
       bucket: bucket.name,
       rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' }, bucketKeyEnabled: true }],
@@ -81,6 +87,13 @@ export default $config({
       memory: '1024 MB',
       link: [zeroTable, zeroBucket, anthropicApiKey],
       logging: { retention: '1 month', format: 'json' },
+      transform: {
+        role: (role) => {
+          // SST lets the account's root assume every function role (the bridge
+          // of `sst dev` needs it); a deployed function needs only Lambda.
+          if (!$dev) role.assumeRolePolicy = JSON.stringify(LAMBDA_ASSUME_ROLE_POLICY);
+        },
+      },
     });
 
     return { api: api.url };
