@@ -86,6 +86,10 @@ export default $config({
       // nearly double the cold start for a small saving.
       memory: '1024 MB',
       link: [zeroTable, zeroBucket, anthropicApiKey],
+      // Code behind import() (the agent parser's YAML library, tools' heavy
+      // dependencies) goes into chunks loaded on first use, not at cold start;
+      // the AWS SDK is bundled (SST's default): see bench/bundle-function.ts.
+      nodejs: { splitting: true },
       logging: { retention: '1 month', format: 'json' },
       transform: {
         role: (role) => {
@@ -96,6 +100,7 @@ export default $config({
       },
     });
 
-    return { api: api.url };
+    // `bucket`: where to upload agents/ (see the README's deploy section).
+    return { api: api.url, bucket: bucket.name };
   },
 });

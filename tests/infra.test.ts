@@ -16,9 +16,10 @@ describe('the SST program', () => {
   const policy = (json: string) => JSON.parse(json) as { Statement: { Effect: string; Action: string | string[]; Resource?: string | string[]; Principal?: unknown; Condition?: unknown }[] };
   const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
-  it('outputs the function URL of the API', () => {
+  it('outputs the function URL of the API and the bucket to upload agents to', () => {
     const url = one('aws:lambda/functionUrl:FunctionUrl');
     expect(program.outputs.api).toBe('https://mockurlid.lambda-url.us-east-1.on.aws/');
+    expect(program.outputs.bucket).toBe(one('aws:s3/bucket:Bucket').inputs.bucket);
     expect(url.inputs.invokeMode).toBe('RESPONSE_STREAM');
     // Public, as the API is; who may do what is decided inside the app.
     expect(url.inputs.authorizationType).toBe('NONE');
@@ -38,7 +39,10 @@ describe('the SST program', () => {
   it('builds functions/api.ts with the table, the bucket and the key linked under the names the handler reads', () => {
     expect(program.builds.map((b) => b.functionID)).toEqual(['Api']);
     const build = program.builds[0]!;
-    expect(build.files).toEqual(['functions/api.mjs']);
+    // Split at import(), so what a request may not need loads on first use.
+    expect(build.properties).toMatchObject({ splitting: true, architecture: 'arm64' });
+    expect(build.files).toContain('functions/api.mjs');
+    expect(build.files.some((file) => file.startsWith('functions/chunks/'))).toBe(true);
     const table = one('aws:dynamodb/table:Table');
     const bucket = one('aws:s3/bucket:Bucket');
     expect(build.links).toMatchObject({

@@ -25,7 +25,7 @@ export interface EvaluatedProgram {
   /** The RPC methods the components asked SST's CLI for. */
   rpc: string[];
   /** Handlers SST would have bundled, as `Runtime.Build` saw them. */
-  builds: { functionID: string; handler: string; links: Record<string, unknown>; files: string[] }[];
+  builds: { functionID: string; handler: string; links: Record<string, unknown>; properties: Record<string, unknown>; files: string[] }[];
 }
 
 /**
@@ -70,9 +70,9 @@ export async function evaluateSstProgram(stage = 'test'): Promise<EvaluatedProgr
       const out = join(work, 'artifacts', `${args.functionID}-src`);
       const entry = ['.ts', '.mts', '.js', '.mjs'].map((ext) => join(root, file + ext)).find((path) => existsSync(path));
       if (!entry) return { handler, out, errors: [`could not find a file for handler "${handler}"`], sourcemaps: [] };
-      const bundle = await bundleFunction(entry, join(out, dirname(file)), file.split('/').at(-1)!);
+      const bundle = await bundleFunction(entry, join(out, dirname(file)), file.split('/').at(-1)!, { splitting: args.properties?.splitting === true });
       const files = Object.keys(bundle.metafile.outputs).map((path) => relative(out, resolve(root, path)));
-      builds.push({ functionID: args.functionID, handler, links: args.links, files });
+      builds.push({ functionID: args.functionID, handler, links: args.links, properties: args.properties, files });
       return { handler, out, errors: [], sourcemaps: [] };
     }
     throw new MethodNotFound();
