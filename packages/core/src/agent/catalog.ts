@@ -66,7 +66,9 @@ export class S3AgentCatalog implements AgentCatalog {
   }
 
   private async refresh(): Promise<CatalogSnapshot> {
-    const parser = loadParser(); // loads while S3 answers
+    // Loads while S3 answers; awaited below (a failed listing must not leave it unhandled).
+    const parser = loadParser();
+    parser.catch(() => undefined);
     const prefix = this.options.prefix ?? 'agents/';
     const listed: { key: string; etag: string }[] = [];
     let token: string | undefined;
