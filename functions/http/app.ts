@@ -9,6 +9,7 @@ import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { projectRoutes } from './projects';
 
 export type { AppDeps };
+export { FIRST_FLUSH_PADDING } from './sse';
 
 export interface AppOptions extends SessionRouteOptions {}
 

@@ -2,6 +2,14 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { IdentifiedEvent } from '@zero/core';
 
+/**
+ * Lambda function URLs hold back a response's first small writes (they flush
+ * after roughly 15 KB), so a client could wait for its first event until the
+ * model has said a lot. An SSE comment of this size, written first, goes out
+ * at once; EventSource parsers ignore comments.
+ */
+export const FIRST_FLUSH_PADDING = `:${' '.repeat(16 * 1024)}\n\n`;
+
 export interface SseOptions {
   /** Work that must finish before the response ends (keeps a Lambda invocation alive). */
   finished?: Promise<unknown>;
@@ -27,6 +35,7 @@ export function streamEvents(c: Context, open: (signal: AbortSignal) => AsyncIte
         }, options.maxDurationMs)
       : undefined;
     try {
+      await stream.write(FIRST_FLUSH_PADDING);
       for await (const { event_id, ...event } of open(controller.signal)) {
         if (stream.aborted || stream.closed || controller.signal.aborted) break;
         lastId = event_id;

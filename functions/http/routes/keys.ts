@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ZeroError } from '@zero/core';
 import type { AppDeps, Env } from '../env';
 import { jsonBody } from '../validate';

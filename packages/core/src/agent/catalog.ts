@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { ZeroError } from '../errors';
 import type { AgentDefinition, AgentLoadError } from './definition';
-import { parseAgentMarkdown, type ParseResult } from './parse';
+import type { ParseResult } from './parse';
+
+/** The parser and its YAML library load with the first catalog load, not with the module (cold start). */
+const loadParser = () => import('./parse').then((module) => module.parseAgentMarkdown);
 
 export interface CatalogSnapshot {
   agents: ReadonlyMap<string, AgentDefinition>;
@@ -63,6 +66,9 @@ export class S3AgentCatalog implements AgentCatalog {
   }
 
   private async refresh(): Promise<CatalogSnapshot> {
+    // Loads while S3 answers; awaited below (a failed listing must not leave it unhandled).
+    const parser = loadParser();
+    parser.catch(() => undefined);
     const prefix = this.options.prefix ?? 'agents/';
     const listed: { key: string; etag: string }[] = [];
     let token: string | undefined;
@@ -76,6 +82,7 @@ export class S3AgentCatalog implements AgentCatalog {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
 
+    const parseAgentMarkdown = await parser;
     const next = new Map<string, { etag: string; result: ParseResult }>();
     await Promise.all(
       listed.map(async ({ key, etag }) => {
@@ -104,6 +111,7 @@ export class DirAgentCatalog implements AgentCatalog {
   ) {}
 
   async load(): Promise<CatalogSnapshot> {
+    const parseAgentMarkdown = await loadParser();
     const names = (await readdir(this.dir)).filter((name) => name.endsWith('.md')).sort();
     const next = new Map<string, { mtime: number; result: ParseResult }>();
     for (const name of names) {

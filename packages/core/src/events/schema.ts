@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Limits on what a client may send, documented in the README. */
 export const MAX_MESSAGE_CHARS = 100_000;

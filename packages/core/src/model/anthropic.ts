@@ -1,4 +1,6 @@
-import Anthropic from '@anthropic-ai/sdk';
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import { APIError, APIUserAbortError } from '@anthropic-ai/sdk/error';
+import { Messages, type RawMessageStreamEvent, type WebSearchToolResultBlock } from '@anthropic-ai/sdk/resources/messages';
 import { ZeroError } from '../errors';
 import { ModelError, type ContentBlockParam, type ModelEvent, type ModelProvider, type ModelRequest, type ModelUsage } from './provider';
 
@@ -24,13 +26,22 @@ export interface AnthropicProviderOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The SDK's client with the Messages API only: the full `Anthropic` client
+ * constructs every resource (beta, models, organizations…), about 300 KB that
+ * each cold start would load and evaluate for nothing.
+ */
+class MessagesClient extends BaseAnthropic {
+  messages = new Messages(this);
+}
+
 /** Claude through `@anthropic-ai/sdk`, streaming raw events so each text delta is relayed the moment it arrives. */
 export class AnthropicProvider implements ModelProvider {
-  private client?: Anthropic;
+  private client?: MessagesClient;
 
   constructor(private readonly options: AnthropicProviderOptions) {}
 
-  private getClient(): Anthropic {
+  private getClient(): MessagesClient {
     if (this.client) return this.client;
     const { apiKey, baseURL } = this.options;
     if (!apiKey && !baseURL) {
@@ -40,7 +51,7 @@ export class AnthropicProvider implements ModelProvider {
         503,
       );
     }
-    this.client = new Anthropic({
+    this.client = new MessagesClient({
       // A compatible server reached through ANTHROPIC_BASE_URL may need no key.
       apiKey: apiKey || 'not-set',
       baseURL: baseURL || undefined,
@@ -52,7 +63,7 @@ export class AnthropicProvider implements ModelProvider {
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const client = this.getClient();
-    let stream: AsyncIterable<Anthropic.RawMessageStreamEvent>;
+    let stream: AsyncIterable<RawMessageStreamEvent>;
     try {
       stream = await client.messages.create(
         {
@@ -130,7 +141,7 @@ export class AnthropicProvider implements ModelProvider {
 }
 
 /** A web search result block as the text clients see: titles and URLs (the page contents stay encrypted for the model). */
-function describeSearchResult(content: Anthropic.WebSearchToolResultBlock['content']): { content: string; is_error: boolean } {
+function describeSearchResult(content: WebSearchToolResultBlock['content']): { content: string; is_error: boolean } {
   if (!Array.isArray(content)) return { content: `web search failed: ${content.error_code}`, is_error: true };
   if (content.length === 0) return { content: 'no results', is_error: false };
   return { content: content.map((r) => `- ${r.title} (${r.url})${r.page_age ? `, ${r.page_age}` : ''}`).join('\n'), is_error: false };
@@ -155,8 +166,8 @@ function mergeUsage(into: ModelUsage, from: Partial<Record<keyof ModelUsage, num
 }
 
 function toModelError(error: unknown, midStream: boolean): Error {
-  if (error instanceof Anthropic.APIUserAbortError) return error;
-  if (error instanceof Anthropic.APIError) {
+  if (error instanceof APIUserAbortError) return error;
+  if (error instanceof APIError) {
     const status = typeof error.status === 'number' ? error.status : undefined;
     // An APIError raised while iterating is the stream's `error` event, which the SDK does not retry.
     return new ModelError(error.message, midStream, status);

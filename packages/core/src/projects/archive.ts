@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
 import { ZeroError } from '../errors';
 import { PathError, normalizeProjectPath } from './paths';
 import type { ProjectFileInput } from './project-store';
@@ -34,6 +33,8 @@ export async function extractTarGz(body: Readable | ReadableStream<Uint8Array>, 
   const files: ProjectFileInput[] = [];
   const skipped: ExtractedArchive['skipped'] = [];
   let bytes = 0;
+  // Loaded on first use: only uploads extract archives.
+  const { extract } = await import('tar-stream');
   const tar = extract();
   tar.on('entry', (header, stream, next) => {
     const consume = async () => {

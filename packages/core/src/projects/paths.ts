@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** S3's limit on a key's length, in UTF-8 bytes. */
 export const MAX_KEY_BYTES = 1024;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ZeroError } from '../errors';
 import type { ArtifactStore } from '../store/artifact-store';
 import { areaPrefix, pathFromKey, projectIdSchema, projectKey, scannerSchema, type ProjectArea } from './paths';

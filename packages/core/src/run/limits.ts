@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Every limit of a run, enforced in one place: the loop. */
 export const runLimitsSchema = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from '../events/schema';
 
 /** Version of the stored record shapes; readers accept every version listed in `records.test.ts` fixtures. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { requireAgent } from '../agent/catalog';
 import { ZeroError } from '../errors';
 import { defineTool } from './tool';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { scannerSchema } from '../projects/paths';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';

@@ -1,5 +1,4 @@
-import picomatch from 'picomatch';
-import { z } from 'zod';
+import * as z from 'zod';
 import { normalizeProjectFolder } from '../projects/paths';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
@@ -21,7 +20,7 @@ export const globTool = defineTool({
   async execute({ pattern, path, max_results = DEFAULT_MAX, project_id }, context) {
     return inProject(project_id, context, async (projectId) => {
       const folder = normalizeProjectFolder(path);
-      const matches = matcherFor(pattern);
+      const matches = await matcherFor(pattern);
       const snapshot = await context.projectFiles.manifest(projectId);
       const found = snapshot.files.map((f) => f.path).filter((p) => inFolder(p, folder) && matches(folder ? p.slice(folder.length + 1) : p));
       if (found.length === 0) return `No files match "${pattern}"${folder ? ` under ${folder}/` : ''} in ${projectId} (${snapshot.files.length} files in the project).`;
@@ -33,7 +32,9 @@ export const globTool = defineTool({
 });
 
 /** A path matcher: picomatch with dotfiles included; a pattern without "/" matches the base name anywhere. */
-export function matcherFor(pattern: string): (path: string) => boolean {
+export async function matcherFor(pattern: string): Promise<(path: string) => boolean> {
+  // Loaded on first use: most requests never glob, and the API's cold start pays for every import.
+  const { default: picomatch } = await import('picomatch');
   return picomatch(pattern, { dot: true, basename: !pattern.includes('/') });
 }
 

@@ -1,5 +1,5 @@
-import { RE2JS } from 're2js';
-import { z } from 'zod';
+import type { RE2JS } from 're2js';
+import * as z from 'zod';
 import { normalizeProjectFolder } from '../projects/paths';
 import { inFolder, matcherFor } from './glob';
 import { inProject, looksBinary, projectIdInput } from './project-scope';
@@ -32,15 +32,17 @@ export const grepTool = defineTool({
   async execute(input, context) {
     const { pattern, glob, case_insensitive, output_mode = 'files_with_matches', max_results = DEFAULT_MAX, project_id } = input;
     const around = input.context ?? 0;
+    // A linear-time engine, loaded on first use (it is large and most requests never grep).
+    const { RE2JS: Engine } = await import('re2js');
     let regex: RE2JS;
     try {
-      regex = RE2JS.compile(pattern, case_insensitive ? RE2JS.CASE_INSENSITIVE : 0);
+      regex = Engine.compile(pattern, case_insensitive ? Engine.CASE_INSENSITIVE : 0);
     } catch (error) {
       return { content: `pattern: not a valid RE2 regular expression (${(error as Error).message}).`, is_error: true };
     }
     return inProject(project_id, context, async (projectId) => {
       const folder = normalizeProjectFolder(input.path);
-      const globMatches = glob ? matcherFor(glob) : () => true;
+      const globMatches = glob ? await matcherFor(glob) : () => true;
       const wanted = (f: { path: string; size: number }) => inFolder(f.path, folder) && f.size <= MAX_FILE_BYTES && globMatches(f.path);
       const snapshot = await context.projectFiles.materialize(projectId, wanted, context.signal);
       const candidates = snapshot.files.filter(wanted);

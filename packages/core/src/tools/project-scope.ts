@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ZeroError } from '../errors';
 import { PathError, projectIdSchema } from '../projects/paths';
 import type { ToolContext, ToolOutput } from './tool';

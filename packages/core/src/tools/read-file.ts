@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { normalizeProjectPath } from '../projects/paths';
 import { inProject, looksBinary, projectIdInput } from './project-scope';
 import { defineTool } from './tool';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolUnion } from '../model/provider';
 import type { ToolContext, ToolOutput, ToolSpec } from './tool';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import type { ProjectFileCache } from '../projects/file-cache';

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { OutboundBlockedError, guardedFetch, type OutboundOptions } from '../net/outbound';
+import * as z from 'zod';
+import type { OutboundOptions } from '../net/outbound';
 import { defineTool, type ToolSpec } from './tool';
 
 const DEFAULT_TIMEOUT_S = 15;
@@ -34,6 +34,8 @@ export function createWebFetchTool(outbound: OutboundOptions = {}): ToolSpec<any
       } catch {
         return { content: `url: "${url}" is not a valid URL.`, is_error: true };
       }
+      // The outbound guard (address parsing, undici) loads on first use, off the API's cold start.
+      const { OutboundBlockedError, guardedFetch } = await import('../net/outbound');
       let response;
       try {
         response = await guardedFetch(parsed.href, {

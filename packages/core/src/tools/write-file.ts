@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_KEY_BYTES, PathError, normalizeProjectPath } from '../projects/paths';
 import { contentTypeOf } from '../projects/project-store';
 import { inProject, projectIdInput, toolError } from './project-scope';

@@ -1,0 +1,29 @@
+import { Resource } from 'sst/resource';
+import type { StoreConfig } from '@zero/core';
+
+/** What a Lambda entry needs from its deployment: where the stores are and the model key. */
+export interface Deployment {
+  store: StoreConfig;
+  anthropicApiKey?: string;
+}
+
+/**
+ * Reads the deployment from SST's links (`Resource`, set up by `sst deploy`)
+ * and falls back to the environment where nothing is linked: the local stack,
+ * the tests, or a deployment made without SST. `ZERO_DYNAMODB_ENDPOINT` and
+ * `ZERO_S3_ENDPOINT` point the real clients at DynamoDB- and S3-compatible
+ * servers; in AWS they are unset.
+ */
+export function deploymentFromEnv(env: Record<string, string | undefined>): Deployment {
+  // `in` asks the links without throwing when SST has not linked anything.
+  const linked = 'ZeroTable' in Resource;
+  return {
+    store: {
+      table: linked ? Resource.ZeroTable.name : env.ZERO_TABLE || 'zero',
+      bucket: linked ? Resource.ZeroBucket.name : env.ZERO_BUCKET || 'zero',
+      dynamoEndpoint: env.ZERO_DYNAMODB_ENDPOINT || undefined,
+      s3Endpoint: env.ZERO_S3_ENDPOINT || undefined,
+    },
+    anthropicApiKey: ('AnthropicApiKey' in Resource ? Resource.AnthropicApiKey.value : undefined) || env.ANTHROPIC_API_KEY || undefined,
+  };
+}

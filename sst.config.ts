@@ -1,0 +1,109 @@
+/// <reference path="./.sst/platform/config.d.ts" />
+
+/**
+ * Zero on AWS: one DynamoDB table, one S3 bucket, the Anthropic key as a
+ * secret, and the API function streaming through a Lambda function URL.
+ *
+ * The worker and its queue (durable runs) are declared here when that code
+ * exists; nothing is deployed for code that has not been written.
+ */
+const LAMBDA_ASSUME_ROLE_POLICY = {
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }],
+};
+
+export default $config({
+  app(input) {
+    return {
+      name: 'zero',
+      home: 'aws',
+      // Sessions and files outlive a production stage that is torn down by mistake.
+      removal: input?.stage === 'production' ? 'retain' : 'remove',
+      protect: input?.stage === 'production',
+    };
+  },
+  async run() {
+    // The single table of SessionStore: `pk`/`sk` strings. `gsi1` (a user's
+    // sessions) and the `expires_at` TTL (idempotency keys) are for
+    // sessions-and-leases work; declared now so that lands without a table
+    // replacement. On demand: nothing is billed at rest but storage.
+    const table = new sst.aws.Dynamo('Table', {
+      fields: { pk: 'string', sk: 'string', gsi1pk: 'string', gsi1sk: 'string' },
+      primaryIndex: { hashKey: 'pk', rangeKey: 'sk' },
+      globalIndexes: { gsi1: { hashKey: 'gsi1pk', rangeKey: 'gsi1sk' } },
+      ttl: 'expires_at',
+    });
+
+    // agents/ and projects/<id>/…: private (SST blocks all public access unless
+    // `access` is set) and encrypted at rest with S3-managed keys, stated
+    // explicitly rather than left to the account default.
+    // No browser talks to the bucket: no CORS rules.
+    const bucket = new sst.aws.Bucket('Storage', { cors: false });
+    new aws.s3.BucketServerSideEncryptionConfiguration('StorageEncryption', {
+      bucket: bucket.name,
+      rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' }, bucketKeyEnabled: true }],
+    });
+
+    const anthropicApiKey = new sst.Secret('AnthropicApiKey');
+
+    // What the handlers see as `Resource.ZeroTable` / `Resource.ZeroBucket`,
+    // with exactly the actions the stores send. Linking the components
+    // themselves would grant `dynamodb:*` and `s3:*`.
+    const zeroTable = new sst.Linkable('ZeroTable', {
+      properties: { name: table.name },
+      include: [
+        sst.aws.permission({
+          // DeleteItem and BatchWriteItem: inbox entries, memberships, API keys and session deletion.
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+          resources: [table.arn],
+        }),
+        // A user's sessions are listed through the `gsi1` index.
+        sst.aws.permission({ actions: ['dynamodb:Query'], resources: [$interpolate`${table.arn}/index/gsi1`] }),
+      ],
+    });
+    const zeroBucket = new sst.Linkable('ZeroBucket', {
+      properties: { name: bucket.name },
+      include: [
+        sst.aws.permission({ actions: ['s3:ListBucket'], resources: [bucket.arn] }),
+        sst.aws.permission({
+          actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+          resources: [$interpolate`${bucket.arn}/*`],
+        }),
+      ],
+    });
+
+    const api = new sst.aws.Function('Api', {
+      handler: 'functions/api.handler',
+      runtime: 'nodejs22.x',
+      // Pure JavaScript: Graviton is ~20% cheaper per GB-second at equal speed.
+      architecture: 'arm64',
+      url: true,
+      streaming: true,
+      // A run may take ZERO_RUN_TIMEOUT_MS (14 min by default) and must then
+      // still persist its last records and close the stream: 15 minutes is
+      // both Lambda's and a streamed function URL's ceiling.
+      timeout: '15 minutes',
+      // Billed for the whole stream, mostly spent waiting on the model, so
+      // memory multiplies cost; but CPU scales with memory, and at 1024 MB
+      // (~0.6 vCPU) module init and SSE encoding stay quick. 512 MB would
+      // nearly double the cold start for a small saving.
+      memory: '1024 MB',
+      link: [zeroTable, zeroBucket, anthropicApiKey],
+      // Code behind import() (the agent parser's YAML library, tools' heavy
+      // dependencies) goes into chunks loaded on first use, not at cold start;
+      // the AWS SDK is bundled (SST's default): see bench/bundle-function.ts.
+      nodejs: { splitting: true },
+      logging: { retention: '1 month', format: 'json' },
+      transform: {
+        role: (role) => {
+          // SST lets the account's root assume every function role (the bridge
+          // of `sst dev` needs it); a deployed function needs only Lambda.
+          if (!$dev) role.assumeRolePolicy = JSON.stringify(LAMBDA_ASSUME_ROLE_POLICY);
+        },
+      },
+    });
+
+    // `bucket`: where to upload agents/ (see the README's deploy section).
+    return { api: api.url, bucket: bucket.name };
+  },
+});

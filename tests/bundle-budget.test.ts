@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { bundleApi, bundleBaseline, initialBytes, initialInputs } from '../bench/bundle-function';
+
+/**
+ * The API's cold start may load no more code than a bare Hono + Anthropic SDK
+ * + DynamoDB + S3 handler would. Times are measured by `npx tsx bench/bundle.ts`;
+ * here only sizes, which do not depend on the machine.
+ */
+describe('the API bundle budget', () => {
+  it('loads no more bytes at cold start than the baseline bundle has, and keeps rarely needed libraries out of it', async () => {
+    const [api, baseline] = await Promise.all([bundleApi(), bundleBaseline()]);
+    const atInit = initialBytes(api);
+    expect(atInit, `API loads ${atInit} bytes at init; the baseline is ${baseline.bytes}`).toBeLessThanOrEqual(baseline.bytes);
+
+    // Loaded with the first use, never at init: the agent parser's YAML library,
+    // and any of these once a tool brings them in.
+    const lazy = ['node_modules/yaml/', 'node_modules/cheerio/', 'node_modules/tar/', 'node_modules/tar-stream/', 'node_modules/tar-fs/'];
+    const eager = initialInputs(api).filter((input) => lazy.some((prefix) => input.includes(prefix)));
+    expect(eager).toEqual([]);
+    // …but still in the bundle, behind import().
+    expect(Object.values(api.metafile.outputs).some((o) => Object.keys(o.inputs).some((i) => i.includes('node_modules/yaml/')))).toBe(true);
+  }, 120_000);
+});
