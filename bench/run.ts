@@ -57,7 +57,8 @@ async function main() {
     const targets = evaluateTargets(loop, relay, cost, grown);
     const report = [
       `Zero benchmarks — ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}, ${machine.platform}`,
-      'Fake Anthropic server on loopback in its own process, answering instantly; Zero with dynalite (LevelDB on disk) and s3rver in another process.',
+      'Processes: the fake Anthropic server (answering instantly), dynalite (LevelDB on disk) + s3rver, and Zero\'s server each run apart from the',
+      'bench process, which holds the peers and Zero\'s SSE client. Zero\'s CPU and memory are its server\'s; "client cpu" is reading its SSE.',
       printLoop(loop),
       printRelay(relay),
       printConcurrency(concurrent),
@@ -83,13 +84,14 @@ async function main() {
 function printLoop(rows: LoopOverheadResult[]) {
   return table(
     `1. Loop overhead — ${rows[0]?.steps_per_run}-step run, one cheap tool per step, ${rows[0]?.runs} runs (ms per step, outside the model)`,
-    ['runner', 'gap p50', 'gap p99', 'wall/step', 'cpu/step', 'persist/step', 'persist share', 'first event p50'],
+    ['runner', 'gap p50', 'gap p99', 'wall/step', 'cpu/step', 'client cpu/step', 'persist/step', 'persist share', 'first event p50'],
     rows.map((r) => [
       r.runner,
       ms(r.step_gap_ms.p50),
       ms(r.step_gap_ms.p99),
       ms(r.wall_per_step_ms),
       ms(r.cpu_per_step_ms),
+      r.client_cpu_per_step_ms === undefined ? '–' : ms(r.client_cpu_per_step_ms),
       r.persistence_per_step_ms === undefined ? '–' : ms(r.persistence_per_step_ms),
       r.persistence_share === undefined ? '–' : `${Math.round(r.persistence_share * 100)}%`,
       ms(r.first_event_ms.p50),
@@ -107,7 +109,7 @@ function printRelay(rows: RelayResult[]) {
 
 function printConcurrency(rows: ConcurrencyResult[]) {
   return table(
-    '3. Concurrency — 200 sessions at once, each a tool step and a 20-delta streamed answer',
+    '3. Concurrency — 200 sessions at once, each a tool step and a 20-delta streamed answer (Zero: memory of its server process)',
     ['runner', 'steps/s', 'first event p50', 'first event p99', 'rss base MB', 'rss peak MB', 'rss/session KB', 'heap/session KB', 'errors'],
     rows.map((r) => [
       r.runner,

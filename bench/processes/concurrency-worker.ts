@@ -15,7 +15,8 @@ async function run({ spec, env, sessions }: { spec: RunnerSpec; env: RunnerEnv; 
   // Warm up code paths and connections with a few sessions, then measure from a collected heap.
   await Promise.all(Array.from({ length: WARMUP_SESSIONS }, (_, i) => runner.open().send(userMessage(i))));
   gc?.();
-  const base = process.memoryUsage();
+  // Zero's memory is its server process's; a peer's is this process's.
+  const base = runner.server ? await runner.server.resetMemory() : process.memoryUsage();
   let peakRss = base.rss;
   let peakHeap = base.heapUsed;
   const sampler = setInterval(() => {
@@ -38,6 +39,7 @@ async function run({ spec, env, sessions }: { spec: RunnerSpec; env: RunnerEnv; 
   );
   const wall = performance.now() - t0;
   clearInterval(sampler);
+  if (runner.server) ({ peakRss, peakHeap } = await runner.server.stats());
   await runner.close();
   return {
     runner: runner.name,

@@ -21,8 +21,20 @@ export interface Runner {
   name: string;
   open(): BenchSession;
   close(): Promise<void>;
-  /** Zero only: what its stores have written and the time spent waiting on DynamoDB. */
-  persistence?(): { writes: number; bytes: number; ms: number };
+  /** Zero only: its server process, measured apart from the clients. */
+  server?: {
+    stats(): Promise<ServerStats>;
+    /** Collects garbage and starts the memory peak afresh; returns the current usage. */
+    resetMemory(): Promise<{ rss: number; heapUsed: number }>;
+  };
+}
+
+/** Zero's server process: CPU so far, what its stores wrote, time waiting on DynamoDB, memory peaks (bytes). */
+export interface ServerStats {
+  cpuMs: number;
+  persistence: { writes: number; bytes: number; ms: number };
+  peakRss: number;
+  peakHeap: number;
 }
 
 export interface RunnerEnv {

@@ -1,32 +1,17 @@
-import { DEFAULT_LIMITS } from '@zero/core';
-import { startServer } from '../../local/server';
+import { join } from 'node:path';
 import { readSse } from '../../tests/support/sse';
-import { AGENT_ID, API_KEY, zeroTools } from '../workload';
-import type { BenchSession, Runner, RunnerEnv } from './runner';
+import { forkChild } from '../support/child';
+import type { BenchSession, Runner, RunnerEnv, ServerStats } from './runner';
 
-/** Zero as a client sees it: its local server (same Hono app as Lambda), DynamoDB via dynalite, SSE over HTTP. */
+/**
+ * Zero as a client sees it: its local server (same Hono app as Lambda) in
+ * its own process, DynamoDB via dynalite, the SSE stream read over HTTP here.
+ */
 export async function zeroRunner(env: RunnerEnv): Promise<Runner> {
-  const server = await startServer({
-    store: env.store,
-    anthropic: { apiKey: API_KEY, baseURL: env.fakeUrl, maxRetries: 0 },
-    limits: { ...DEFAULT_LIMITS, maxSteps: 1000, maxToolCalls: 10_000, maxCallsPerTool: 10_000 },
-    agentsDir: env.agentsDir,
-    defaultAgentId: AGENT_ID,
-    tools: zeroTools(),
+  const server = await forkChild<{ url: string }>(join(import.meta.dirname, '..', 'processes', 'zero-server.ts'), ['--expose-gc'], {
+    ZERO_BENCH_ENV: JSON.stringify(env),
   });
-  // Time spent waiting on DynamoDB, for the persistence share (bench-only instrumentation).
-  const db = (server.runtime.sessions as unknown as { db: { send: (...args: any[]) => Promise<unknown> } }).db;
-  const send = db.send.bind(db);
-  let dbMs = 0;
-  db.send = async (...args: any[]) => {
-    const t0 = performance.now();
-    try {
-      return await send(...args);
-    } finally {
-      dbMs += performance.now() - t0;
-    }
-  };
-
+  const url = server.ready.url;
   return {
     name: 'zero',
     open(): BenchSession {
@@ -34,7 +19,7 @@ export async function zeroRunner(env: RunnerEnv): Promise<Runner> {
       return {
         async send(message, hooks) {
           const t0 = performance.now();
-          const response = await fetch(`${server.url}/api/v2/chat`, {
+          const response = await fetch(`${url}/api/v2/chat`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ message, stream: true, ...(sessionId ? { session_id: sessionId } : {}) }),
@@ -51,7 +36,10 @@ export async function zeroRunner(env: RunnerEnv): Promise<Runner> {
         },
       };
     },
-    persistence: () => ({ ...server.runtime.sessions.stats, ms: dbMs }),
-    close: () => server.close(),
+    server: {
+      stats: () => server.call<ServerStats>('stats'),
+      resetMemory: () => server.call<{ rss: number; heapUsed: number }>('resetMemory'),
+    },
+    close: () => server.stop(),
   };
 }

@@ -30,17 +30,18 @@ export interface GrowthResult {
 
 /** Scenario 5: one session of 200 turns (tool call, then answer): per-turn latency and DynamoDB bytes written. */
 export async function growth(ctx: BenchContext, runner: Runner): Promise<GrowthResult> {
-  if (!runner.persistence) throw new Error('growth needs a runner with persistence');
+  const server = runner.server;
+  if (!server) throw new Error('growth needs a runner with stores');
   await ctx.fake.plan({ toolSteps: 1, callsPerStep: 1, answer: SHORT_ANSWER });
   const session = runner.open();
   const all: GrowthTurn[] = [];
   for (let turn = 1; turn <= GROWTH_TURNS; turn++) {
     await ctx.fake.reset();
-    const before = runner.persistence();
+    const before = (await server.stats()).persistence;
     const t0 = performance.now();
     const result = await session.send(userMessage(turn));
     const turnMs = performance.now() - t0;
-    const after = runner.persistence();
+    const after = (await server.stats()).persistence;
     const stats = await ctx.fake.stats();
     const [tool, answer] = [...stats.responses].sort((a, b) => a.arrived - b.arrived);
     const bill = stats.bills.at(-1)!;

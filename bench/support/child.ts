@@ -9,8 +9,8 @@ export interface Child<Ready> {
 }
 
 /** Forks `file` under tsx and waits for its `{ ready }` message. */
-export async function forkChild<Ready>(file: string, nodeArgs: string[] = []): Promise<Child<Ready>> {
-  const child = fork(file, [], { execArgv: ['--import', 'tsx', ...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function forkChild<Ready>(file: string, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<Child<Ready>> {
+  const child = fork(file, [], { execArgv: ['--import', 'tsx', ...nodeArgs], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map<number, (value: unknown) => void>();
   let next = 0;
   const ready = await new Promise<Ready>((resolve, reject) => {
