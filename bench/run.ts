@@ -1,5 +1,5 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { StoreConfig } from '@zero/core';
 import { DEFAULT_SPECS, EXPERT_SPECS, createRunner } from './runners/catalog';
@@ -23,6 +23,8 @@ import { systemPromptBlocks, writeAgentDir } from './workload';
 async function main() {
   // The children need no Node deprecation chatter (the AWS SDK warns about Node 20).
   process.env.NODE_NO_WARNINGS = '1';
+  // Other work on the machine moves every timing; the load average is printed with the figures.
+  const loadBefore = loadavg().map((l) => Math.round(l * 10) / 10);
   const root = join(import.meta.dirname);
   const fakeChild = await forkChild<{ url: string }>(join(root, 'processes', 'fake-model.ts'));
   const storesChild = await forkChild<{ store: StoreConfig }>(join(root, 'processes', 'stores.ts'));
@@ -33,17 +35,15 @@ async function main() {
   for (const spec of DEFAULT_SPECS) runners.push(await createRunner(spec, env));
   const experts: Runner[] = [];
   for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
-  const ctx: BenchContext = { fake, env, runners };
+  const ctx: BenchContext = { fake, env, runners, storesCpuMs: async () => (await storesChild.call<{ cpuMs: number }>('stats')).cpuMs };
   const zero = runners[0]!;
 
   const log = (line: string) => process.stderr.write(`${line}\n`);
   try {
     log('bench: loop overhead…');
-    const loop: LoopOverheadResult[] = [];
-    for (const runner of runners) loop.push(await loopOverhead(ctx, runner));
+    const loop = await loopOverhead(ctx, runners);
     log('bench: relay latency…');
-    const relay: RelayResult[] = [];
-    for (const runner of runners) relay.push(await relayLatency(ctx, runner));
+    const relay = await relayLatency(ctx, runners);
     log('bench: cost of a session…');
     const cost: CostResult[] = [];
     for (const runner of [...runners, ...experts]) cost.push(await sessionCost(ctx, runner));
@@ -53,10 +53,10 @@ async function main() {
     const concurrent: ConcurrencyResult[] = [];
     for (const spec of DEFAULT_SPECS) concurrent.push(await concurrency(ctx, spec));
 
-    const machine = { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
+    const machine = { load_average_before: loadBefore, load_average: loadavg().map((l) => Math.round(l * 10) / 10), cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
     const targets = evaluateTargets(loop, relay, cost, grown);
     const report = [
-      `Zero benchmarks — ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}, ${machine.platform}`,
+      `Zero benchmarks — ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}, ${machine.platform}; load average (1/5/15 min) ${loadBefore.join(' / ')} before, ${machine.load_average.join(' / ')} after`,
       'Processes: the fake Anthropic server (answering instantly), dynalite (LevelDB on disk) + s3rver, and Zero\'s server each run apart from the',
       'bench process, which holds the peers and Zero\'s SSE client. Zero\'s CPU and memory are its server\'s; "client cpu" is reading its SSE.',
       printLoop(loop),
@@ -101,21 +101,23 @@ function printLoop(rows: LoopOverheadResult[]) {
 
 function printRelay(rows: RelayResult[]) {
   return table(
-    '2. Relay latency — 500 text deltas 2 ms apart, fake server write → consumer read (ms)',
-    ['runner', 'p50', 'p99', 'max'],
-    rows.map((r) => [r.runner, ms(r.p50_ms), ms(r.p99_ms), ms(r.max_ms)]),
+    '2. Relay latency — 500 text deltas 2 ms apart, fake server write → consumer read (ms; median of 3 runs by p99)',
+    ['runner', 'p50', 'p99', 'max', 'p99 of each run'],
+    rows.map((r) => [r.runner, ms(r.p50_ms), ms(r.p99_ms), ms(r.max_ms), r.p99_each_ms.map((v) => ms(v)).join(' / ')]),
   );
 }
 
 function printConcurrency(rows: ConcurrencyResult[]) {
   return table(
     '3. Concurrency — 200 sessions at once, each a tool step and a 20-delta streamed answer (Zero: memory of its server process)',
-    ['runner', 'steps/s', 'first event p50', 'first event p99', 'rss base MB', 'rss peak MB', 'rss/session KB', 'heap/session KB', 'errors'],
+    ['runner', 'steps/s', 'first event p50', 'first event p99', 'runtime cpu s', 'store cpu s', 'rss base MB', 'rss peak MB', 'rss/session KB', 'heap/session KB', 'errors'],
     rows.map((r) => [
       r.runner,
       r.steps_per_s.toFixed(0),
       ms(r.first_event_ms.p50, 1),
       ms(r.first_event_ms.p99, 1),
+      (r.runtime_cpu_ms / 1000).toFixed(2),
+      r.store_cpu_ms === undefined ? '–' : (r.store_cpu_ms / 1000).toFixed(2),
       r.rss_base_mb.toFixed(0),
       r.rss_peak_mb.toFixed(0),
       r.rss_per_session_kb.toFixed(0),
@@ -145,7 +147,7 @@ function printCost(rows: CostResult[]) {
 
 function printGrowth(result: GrowthResult) {
   return table(
-    `5. Growth — one ${result.runner} session of 200 turns (tool step + answer); times are medians of the 5 turns around`,
+    `5. Growth — one ${result.runner} session of 200 turns (tool step + answer); times are medians of the 11 turns around`,
     ['turn', 'session step', 'turn ms', 'start ms', 'step gap ms', 'DDB writes', 'DDB bytes', 'bytes/step', 'request tokens'],
     result.turns.map((t) => [t.turn, t.step, ms(t.turn_ms), ms(t.start_ms), ms(t.step_gap_ms), t.dynamodb_writes, t.dynamodb_bytes, t.bytes_per_step, t.request_tokens]),
   );

@@ -26,6 +26,7 @@ async function run({ spec, env, sessions }: { spec: RunnerSpec; env: RunnerEnv; 
   }, 10);
   const firstEvent: number[] = [];
   let errors = 0;
+  const cpu0 = runner.server ? (await runner.server.stats()).cpuMs : cpuMs();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: sessions }, async (_, i) => {
@@ -39,19 +40,30 @@ async function run({ spec, env, sessions }: { spec: RunnerSpec; env: RunnerEnv; 
   );
   const wall = performance.now() - t0;
   clearInterval(sampler);
-  if (runner.server) ({ peakRss, peakHeap } = await runner.server.stats());
+  let runtimeCpu = cpuMs() - cpu0;
+  if (runner.server) {
+    const stats = await runner.server.stats();
+    ({ peakRss, peakHeap } = stats);
+    runtimeCpu = stats.cpuMs - cpu0;
+  }
   await runner.close();
   return {
     runner: runner.name,
     sessions,
     wall_ms: wall,
     first_event_ms: { p50: median(firstEvent), p99: percentile(firstEvent, 99) },
+    runtime_cpu_ms: runtimeCpu,
     rss_base_mb: base.rss / 2 ** 20,
     rss_peak_mb: peakRss / 2 ** 20,
     heap_per_session_kb: (peakHeap - base.heapUsed) / 1024 / sessions,
     rss_per_session_kb: (peakRss - base.rss) / 1024 / sessions,
     errors,
   };
+}
+
+function cpuMs() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 process.on('message', (message: { id: number; cmd: string; arg: Parameters<typeof run>[0] }) => {

@@ -28,6 +28,10 @@ const store: StoreConfig = {
 await ensureTable(store);
 await ensureBucket(store);
 
+process.on('message', (message: { id: number; cmd: string }) => {
+  const cpu = process.cpuUsage();
+  process.send!({ id: message.id, result: message.cmd === 'stats' ? { cpuMs: (cpu.user + cpu.system) / 1000 } : undefined });
+});
 process.on('disconnect', () => {
   dynamo.close();
   void s3.close().finally(() => rm(dir, { recursive: true, force: true }).finally(() => process.exit(0)));

@@ -8,7 +8,9 @@ import type { BenchSession, Runner, RunnerEnv, ServerStats } from './runner';
  * its own process, DynamoDB via dynalite, the SSE stream read over HTTP here.
  */
 export async function zeroRunner(env: RunnerEnv): Promise<Runner> {
-  const server = await forkChild<{ url: string }>(join(import.meta.dirname, '..', 'processes', 'zero-server.ts'), ['--expose-gc'], {
+  // ZERO_BENCH_SERVER_NODE_ARGS adds Node flags to the server (e.g. "--trace-gc" or "--cpu-prof") when looking into a figure.
+  const extra = process.env.ZERO_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const server = await forkChild<{ url: string }>(join(import.meta.dirname, '..', 'processes', 'zero-server.ts'), ['--expose-gc', ...extra], {
     ZERO_BENCH_ENV: JSON.stringify(env),
   });
   const url = server.ready.url;

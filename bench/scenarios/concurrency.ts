@@ -16,6 +16,10 @@ export interface ConcurrencyResult {
   wall_ms: number;
   steps_per_s: number;
   first_event_ms: { p50: number; p99: number };
+  /** CPU time of the runtime during the sessions (Zero: its server process; peers: their process). */
+  runtime_cpu_ms: number;
+  /** Zero: CPU time of the DynamoDB/S3 emulators (dynalite, s3rver) during the sessions. */
+  store_cpu_ms?: number;
   /** Resident set size before the sessions start (server and clients warmed up) and at its peak. */
   rss_base_mb: number;
   rss_peak_mb: number;
@@ -35,12 +39,18 @@ export async function concurrency(ctx: BenchContext, spec: RunnerSpec): Promise<
   await ctx.fake.reset();
   const worker = await forkChild<{ pid: number }>(join(import.meta.dirname, '..', 'processes', 'concurrency-worker.ts'), ['--expose-gc']);
   try {
-    const result = await worker.call<Omit<ConcurrencyResult, 'steps' | 'steps_per_s'> & { error?: string }>('run', { spec, env: ctx.env, sessions: SESSIONS });
+    const storesBefore = await ctx.storesCpuMs();
+    const result = await worker.call<Omit<ConcurrencyResult, 'steps' | 'steps_per_s' | 'store_cpu_ms'> & { error?: string }>('run', {
+      spec,
+      env: ctx.env,
+      sessions: SESSIONS,
+    });
     if (result.error) throw new Error(result.error);
+    const storeCpu = spec.kind === 'zero' ? { store_cpu_ms: (await ctx.storesCpuMs()) - storesBefore } : {};
     const { requests } = await ctx.fake.stats();
     // Every session is two steps; the worker's four warm-up sessions come first.
     const steps = requests - WARMUP_SESSIONS * 2;
-    return { ...result, steps, steps_per_s: steps / (result.wall_ms / 1000) };
+    return { ...result, ...storeCpu, steps, steps_per_s: steps / (result.wall_ms / 1000) };
   } finally {
     await worker.stop();
   }

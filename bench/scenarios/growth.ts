@@ -6,7 +6,7 @@ import { SHORT_ANSWER, userMessage } from '../workload';
 export const GROWTH_TURNS = 200;
 /** Turns reported, each as the median of the turns around it (single turns are noisy). */
 const CHECKPOINTS = [1, 50, 100, 200];
-const WINDOW = 2;
+const WINDOW = 5;
 
 export interface GrowthTurn {
   turn: number;

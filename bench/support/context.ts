@@ -30,6 +30,8 @@ export class FakeModel {
 
 export interface BenchContext {
   fake: FakeModel;
+  /** CPU time so far of the process serving DynamoDB and S3 (dynalite, s3rver). */
+  storesCpuMs(): Promise<number>;
   env: RunnerEnv;
   /** Every runner, in its default configuration (Zero first). */
   runners: Runner[];
