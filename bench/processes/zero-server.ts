@@ -1,5 +1,6 @@
 import { DEFAULT_LIMITS } from '@zero/core';
 import { startServer } from '../../local/server';
+import { syncAgents } from '../../local/stack';
 import type { RunnerEnv } from '../runners/runner';
 import { AGENT_ID, API_KEY, zeroTools } from '../workload';
 
@@ -9,11 +10,12 @@ import { AGENT_ID, API_KEY, zeroTools } from '../workload';
  * SSE streams, as they would be apart in production. Reports over IPC.
  */
 const env = JSON.parse(process.env.ZERO_BENCH_ENV ?? '{}') as RunnerEnv;
+// Agents come from the bucket, as under `npm start` and on Lambda (the S3 catalog, revalidated by ETag).
+await syncAgents(env.store, env.agentsDir);
 const server = await startServer({
   store: env.store,
   anthropic: { apiKey: API_KEY, baseURL: env.fakeUrl, maxRetries: 0 },
   limits: { ...DEFAULT_LIMITS, maxSteps: 1000, maxToolCalls: 10_000, maxCallsPerTool: 10_000 },
-  agentsDir: env.agentsDir,
   defaultAgentId: AGENT_ID,
   tools: zeroTools(),
 });

@@ -40,6 +40,7 @@ export interface ServerStats {
 export interface RunnerEnv {
   fakeUrl: string;
   store: StoreConfig;
+  /** A folder holding the bench agent; Zero syncs it into its bucket. */
   agentsDir: string;
   /** The system prompt's blocks (Zero builds the same from the agent file). */
   system: string[];
