@@ -11,7 +11,7 @@ export interface Child<Ready> {
 /** Forks `file` under tsx and waits for its `{ ready }` message. */
 export async function forkChild<Ready>(file: string, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<Child<Ready>> {
   const child = fork(file, [], { execArgv: ['--import', 'tsx', ...nodeArgs], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const pending = new Map<number, (value: unknown) => void>();
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let next = 0;
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('error', reject);
@@ -19,19 +19,24 @@ export async function forkChild<Ready>(file: string, nodeArgs: string[] = [], en
     child.on('message', (message: { ready?: Ready; id?: number; result?: unknown }) => {
       if (message.ready) resolve(message.ready);
       else if (message.id !== undefined) {
-        pending.get(message.id)?.(message.result);
+        pending.get(message.id)?.resolve(message.result);
         pending.delete(message.id);
       }
     });
   });
   child.removeAllListeners('exit');
+  // A child that dies fails the calls waiting on it instead of leaving them hanging.
+  child.on('exit', (code, signal) => {
+    for (const { reject } of pending.values()) reject(new Error(`${file} exited (${signal ?? code}) during a call`));
+    pending.clear();
+  });
   return {
     ready,
     process: child,
     call: <T>(cmd: string, arg?: unknown) =>
-      new Promise<T>((resolve) => {
+      new Promise<T>((resolve, reject) => {
         const id = next++;
-        pending.set(id, resolve as (value: unknown) => void);
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
         child.send({ id, cmd, arg });
       }),
     stop: () =>
