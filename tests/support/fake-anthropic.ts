@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PromptCache, billOf, type Bill, type PromptCacheOptions } from './prompt-cache';
+
+const DEFAULT_RULE = new PromptCache();
 
 /** One scripted model response. */
 export interface FakeTurn {
@@ -30,6 +33,8 @@ export interface FakeRequest {
     system?: { type: 'text'; text: string; cache_control?: unknown }[] | string;
     messages: { role: string; content: unknown }[];
     tools?: { name: string; cache_control?: unknown }[];
+    /** Automatic caching: a breakpoint on the last block. */
+    cache_control?: unknown;
     stream?: boolean;
     max_tokens: number;
   };
@@ -51,6 +56,11 @@ export class FakeAnthropic {
   private readonly open = new Set<ServerResponse>();
   /** Called with performance.now() as each text delta is written (relay benchmarks). */
   onDelta?: (at: number, text: string) => void;
+  /** Called with performance.now() when a streamed response has been written completely. */
+  onResponseEnd?: (request: FakeRequest, at: number) => void;
+  /** With prompt-cache simulation on: what each request would have been billed, in order. */
+  readonly bills: Bill[] = [];
+  private cache?: PromptCache;
   url = '';
 
   async start(): Promise<this> {
@@ -79,10 +89,22 @@ export class FakeAnthropic {
     return this;
   }
 
+  /**
+   * Opt-in: usage comes from a simulated prompt cache and a fixed
+   * tokens-per-character rule (scripted `usage` still wins), and each
+   * request's bill at list prices is kept in `bills`.
+   */
+  simulatePromptCache(options?: PromptCacheOptions): this {
+    this.cache = new PromptCache(options);
+    return this;
+  }
+
   reset(): void {
     this.queue = [];
     this.responder = undefined;
     this.requests.length = 0;
+    this.bills.length = 0;
+    this.cache?.clear();
   }
 
   get pending(): number {
@@ -114,7 +136,10 @@ export class FakeAnthropic {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${this.requests.length}` });
     const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     const wait = () => (turn.deltaDelayMs ? new Promise((r) => setTimeout(r, turn.deltaDelayMs)) : Promise.resolve());
-    const inputTokens = turn.usage?.input_tokens ?? Math.ceil(JSON.stringify(request.body.messages).length / 4);
+    const simulated = this.cache?.account(request.body);
+    const inputTokens = turn.usage?.input_tokens ?? simulated?.input_tokens ?? Math.ceil(JSON.stringify(request.body.messages).length / 4);
+    const cacheRead = turn.usage?.cache_read_input_tokens ?? simulated?.cache_read_input_tokens ?? 0;
+    const cacheCreation = turn.usage?.cache_creation_input_tokens ?? simulated?.cache_creation_input_tokens ?? 0;
     const chunks = typeof turn.text === 'string' ? turn.text.match(/\S+\s*/g) ?? [turn.text] : turn.text ?? [];
     const id = `msg_fake_${this.requests.length}`;
     send('message_start', {
@@ -130,8 +155,8 @@ export class FakeAnthropic {
         usage: {
           input_tokens: inputTokens,
           output_tokens: 1,
-          cache_read_input_tokens: turn.usage?.cache_read_input_tokens ?? 0,
-          cache_creation_input_tokens: turn.usage?.cache_creation_input_tokens ?? 0,
+          cache_read_input_tokens: cacheRead,
+          cache_creation_input_tokens: cacheCreation,
         },
       },
     });
@@ -184,13 +209,24 @@ export class FakeAnthropic {
       index++;
     }
     const stopReason = turn.stopReason ?? (turn.toolCalls?.length ? 'tool_use' : 'end_turn');
+    const outputTokens = turn.usage?.output_tokens ?? Math.max(1, (this.cache ?? DEFAULT_RULE).tokensFor(outputChars));
     send('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { output_tokens: turn.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4)) },
+      usage: { output_tokens: outputTokens },
     });
     send('message_stop', { type: 'message_stop' });
-    res.end();
+    if (this.cache) {
+      this.bills.push(
+        billOf(request.body.model, {
+          input_tokens: inputTokens,
+          cache_read_input_tokens: cacheRead,
+          cache_creation_input_tokens: cacheCreation,
+          output_tokens: outputTokens,
+        }),
+      );
+    }
+    res.end(() => this.onResponseEnd?.(request, performance.now()));
   }
 }
 

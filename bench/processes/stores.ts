@@ -1,0 +1,39 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+import type { StoreConfig } from '@zero/core';
+import { LOCAL_CREDENTIALS, ensureBucket, ensureTable } from '../../local/stack';
+
+/**
+ * dynalite (LevelDB on disk, as `npm start` runs it) and s3rver in their own
+ * process, so Zero's figures do not include the storage servers' CPU time,
+ * as they would not in production.
+ */
+const dir = await mkdtemp(join(tmpdir(), 'zero-bench-stores-'));
+const dynamo = dynalite({ path: join(dir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+await new Promise<void>((resolve, reject) => dynamo.listen(0, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve())));
+const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), allowMismatchedSignatures: true });
+const s3Address = (await s3.run()) as AddressInfo;
+const store: StoreConfig = {
+  table: 'zero',
+  bucket: 'zero',
+  region: 'us-east-1',
+  dynamoEndpoint: `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`,
+  s3Endpoint: `http://127.0.0.1:${s3Address.port}`,
+  credentials: LOCAL_CREDENTIALS,
+};
+await ensureTable(store);
+await ensureBucket(store);
+
+process.on('message', (message: { id: number; cmd: string }) => {
+  const cpu = process.cpuUsage();
+  process.send!({ id: message.id, result: message.cmd === 'stats' ? { cpuMs: (cpu.user + cpu.system) / 1000 } : undefined });
+});
+process.on('disconnect', () => {
+  dynamo.close();
+  void s3.close().finally(() => rm(dir, { recursive: true, force: true }).finally(() => process.exit(0)));
+});
+process.send!({ ready: { store } });

@@ -1,0 +1,62 @@
+import { DEFAULT_LIMITS } from '@zero/core';
+import { startServer } from '../../local/server';
+import { syncAgents } from '../../local/stack';
+import type { RunnerEnv } from '../runners/runner';
+import { AGENT_ID, API_KEY, BENCH_ZERO_KEY, zeroTools } from '../workload';
+
+/**
+ * Zero's local server (the same Hono app as Lambda) in its own process, so
+ * its CPU time and memory are measured apart from the clients reading its
+ * SSE streams, as they would be apart in production. Reports over IPC.
+ */
+const env = JSON.parse(process.env.ZERO_BENCH_ENV ?? '{}') as RunnerEnv;
+// Agents come from the bucket, as under `npm start` and on Lambda (the S3 catalog, revalidated by ETag).
+await syncAgents(env.store, env.agentsDir);
+const server = await startServer({
+  store: env.store,
+  anthropic: { apiKey: API_KEY, baseURL: env.fakeUrl, maxRetries: 0 },
+  limits: { ...DEFAULT_LIMITS, maxSteps: 1000, maxToolCalls: 10_000, maxCallsPerTool: 10_000 },
+  defaultAgentId: AGENT_ID,
+  tools: zeroTools(),
+  auth: { staticKeys: [{ key: BENCH_ZERO_KEY, user: { id: 'bench', name: 'Bench' } }] },
+});
+
+// Time spent waiting on DynamoDB, for the persistence share (bench-only instrumentation of the store's client).
+const db = (server.runtime.sessions as unknown as { db: { send: (...args: any[]) => Promise<unknown> } }).db;
+const send = db.send.bind(db);
+let dbMs = 0;
+db.send = async (...args: any[]) => {
+  const t0 = performance.now();
+  try {
+    return await send(...args);
+  } finally {
+    dbMs += performance.now() - t0;
+  }
+};
+
+let peakRss = 0;
+let peakHeap = 0;
+const sample = () => {
+  const { rss, heapUsed } = process.memoryUsage();
+  peakRss = Math.max(peakRss, rss);
+  peakHeap = Math.max(peakHeap, heapUsed);
+};
+setInterval(sample, 10).unref();
+
+process.on('message', (message: { id: number; cmd: string }) => {
+  let result: unknown;
+  if (message.cmd === 'resetMemory') {
+    (globalThis as { gc?: () => void }).gc?.();
+    const { rss, heapUsed } = process.memoryUsage();
+    peakRss = rss;
+    peakHeap = heapUsed;
+    result = { rss, heapUsed };
+  } else if (message.cmd === 'stats') {
+    sample();
+    const cpu = process.cpuUsage();
+    result = { cpuMs: (cpu.user + cpu.system) / 1000, persistence: { ...server.runtime.sessions.stats, ms: dbMs }, peakRss, peakHeap };
+  }
+  process.send!({ id: message.id, result });
+});
+process.on('disconnect', () => void server.close().finally(() => process.exit(0)));
+process.send!({ ready: { url: server.url } });
