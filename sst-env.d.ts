@@ -10,6 +10,10 @@ declare module "sst" {
       "type": "sst.sst.Secret"
       "value": string
     }
+    "ZeroRunQueue": {
+      "type": "sst.sst.Linkable"
+      "url": string
+    }
     "ZeroBucket": {
       "name": string
       "type": "sst.sst.Linkable"

@@ -72,6 +72,18 @@ export default $config({
       ],
     });
 
+    // Background runs: a webhook's investigation, a run handed over near the
+    // API function's time limit. At-least-once delivery; a job is idempotent
+    // (driving a finished session does nothing). The visibility timeout covers
+    // the worker's 15 minutes so a job is not delivered twice while it runs;
+    // a job that fails five times goes to the dead-letter queue for a look.
+    const deadLetters = new sst.aws.Queue('RunJobsDeadLetters');
+    const runJobs = new sst.aws.Queue('RunJobs', { visibilityTimeout: '15 minutes', dlq: { queue: deadLetters.arn, retry: 5 } });
+    const zeroQueue = new sst.Linkable('ZeroRunQueue', {
+      properties: { url: runJobs.url },
+      include: [sst.aws.permission({ actions: ['sqs:SendMessage'], resources: [runJobs.arn] })],
+    });
+
     const api = new sst.aws.Function('Api', {
       handler: 'functions/api.handler',
       runtime: 'nodejs22.x',
@@ -88,7 +100,7 @@ export default $config({
       // (~0.6 vCPU) module init and SSE encoding stay quick. 512 MB would
       // nearly double the cold start for a small saving.
       memory: '1024 MB',
-      link: [zeroTable, zeroBucket, anthropicApiKey],
+      link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue],
       // Code behind import() (the agent parser's YAML library, tools' heavy
       // dependencies) goes into chunks loaded on first use, not at cold start;
       // the AWS SDK is bundled (SST's default): see bench/bundle-function.ts.
@@ -102,6 +114,27 @@ export default $config({
         },
       },
     });
+
+    // The worker: one job per invocation (a job may run for minutes), failures
+    // reported per message so a poison job does not redeliver the others.
+    runJobs.subscribe(
+      {
+        handler: 'functions/worker.handler',
+        runtime: 'nodejs22.x',
+        architecture: 'arm64',
+        timeout: '15 minutes',
+        memory: '1024 MB',
+        link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue],
+        nodejs: { splitting: true },
+        logging: { retention: '1 month', format: 'json' },
+        transform: {
+          role: (role) => {
+            if (!$dev) role.assumeRolePolicy = JSON.stringify(LAMBDA_ASSUME_ROLE_POLICY);
+          },
+        },
+      },
+      { batch: { size: 1, partialResponses: true } },
+    );
 
     // `bucket`: where to upload agents/ (see the README's deploy section).
     return { api: api.url, bucket: bucket.name };

@@ -5,6 +5,8 @@ import type { StoreConfig } from '@zero/core';
 export interface Deployment {
   store: StoreConfig;
   anthropicApiKey?: string;
+  /** The SQS queue of background runs; without one, runs stay in-process (the local stack). */
+  queueUrl?: string;
 }
 
 /**
@@ -24,6 +26,7 @@ export function deploymentFromEnv(env: Record<string, string | undefined>): Depl
       dynamoEndpoint: env.ZERO_DYNAMODB_ENDPOINT || undefined,
       s3Endpoint: env.ZERO_S3_ENDPOINT || undefined,
     },
+    queueUrl: ('ZeroRunQueue' in Resource ? Resource.ZeroRunQueue.url : undefined) || env.ZERO_QUEUE_URL || undefined,
     anthropicApiKey: ('AnthropicApiKey' in Resource ? Resource.AnthropicApiKey.value : undefined) || env.ANTHROPIC_API_KEY || undefined,
   };
 }

@@ -13,6 +13,12 @@ describe('the SST program', () => {
     expect(found, `exactly one ${type}`).toHaveLength(1);
     return found[0]!;
   };
+  const named = (type: string, name: string) => {
+    const found = program.resources.filter((r) => r.type === type && r.name === name);
+    expect(found, `exactly one ${type} named ${name}`).toHaveLength(1);
+    return found[0]!;
+  };
+  const worker = () => program.resources.find((r) => r.type === 'aws:lambda/function:Function' && r.inputs.handler === 'functions/worker.handler')!;
   const policy = (json: string) => JSON.parse(json) as { Statement: { Effect: string; Action: string | string[]; Resource?: string | string[]; Principal?: unknown; Condition?: unknown }[] };
   const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
@@ -26,19 +32,20 @@ describe('the SST program', () => {
   });
 
   it('declares the API function: Node 22 on arm64, 15 minutes, 1 GB, and no secret in its environment', () => {
-    const fn = one('aws:lambda/function:Function');
+    const fn = named('aws:lambda/function:Function', 'ApiFunction');
     expect(fn.inputs).toMatchObject({ runtime: 'nodejs22.x', architectures: ['arm64'], timeout: 900, memorySize: 1024, handler: 'functions/api.handler' });
     const env = fn.inputs.environment.variables as Record<string, string>;
     // Links travel encrypted in resource.enc; the environment holds only the key to it.
     expect(Object.keys(env).sort()).toEqual(['SST_KEY', 'SST_KEY_FILE', 'SST_RESOURCE_App']);
     expect(JSON.stringify(fn.inputs)).not.toContain('sk-ant-mock');
     expect(fn.inputs.loggingConfig).toMatchObject({ logFormat: 'JSON' });
-    expect(one('aws:cloudwatch/logGroup:LogGroup').inputs.retentionInDays).toBe(30);
+    const logGroups = program.resources.filter((r) => r.type === 'aws:cloudwatch/logGroup:LogGroup');
+    expect(logGroups.map((g) => g.inputs.retentionInDays)).toEqual([30, 30]);
   });
 
   it('builds functions/api.ts with the table, the bucket and the key linked under the names the handler reads', () => {
-    expect(program.builds.map((b) => b.functionID)).toEqual(['Api']);
-    const build = program.builds[0]!;
+    expect(program.builds.map((b) => b.functionID).sort()).toEqual(['Api', expect.stringMatching(/^RunJobsSubscriber/)]);
+    const build = program.builds.find((b) => b.functionID === 'Api')!;
     // Split at import(), so what a request may not need loads on first use.
     expect(build.properties).toMatchObject({ splitting: true, architecture: 'arm64' });
     expect(build.files).toContain('functions/api.mjs');
@@ -50,7 +57,19 @@ describe('the SST program', () => {
       ZeroBucket: { name: bucket.inputs.bucket },
       AnthropicApiKey: { value: 'sk-ant-mock' },
     });
-    expect(Object.keys(build.links).sort()).toEqual(['AnthropicApiKey', 'ZeroBucket', 'ZeroTable']);
+    expect(Object.keys(build.links).sort()).toEqual(['AnthropicApiKey', 'ZeroBucket', 'ZeroRunQueue', 'ZeroTable']);
+    expect(program.builds.find((b) => b.functionID !== 'Api')!.files).toContain('functions/worker.mjs');
+  });
+
+  it('declares the run queue with a dead-letter queue, and the worker reading it one job at a time with partial failures', () => {
+    const queue = named('aws:sqs/queue:Queue', 'RunJobsQueue').inputs;
+    const dead = named('aws:sqs/queue:Queue', 'RunJobsDeadLettersQueue').inputs;
+    expect(queue.visibilityTimeoutSeconds).toBe(900);
+    expect(JSON.parse(queue.redrivePolicy)).toEqual({ deadLetterTargetArn: `arn:aws:sqs:us-east-1:123456789012:${dead.name}`, maxReceiveCount: 5 });
+    const mapping = one('aws:lambda/eventSourceMapping:EventSourceMapping').inputs;
+    expect(mapping).toMatchObject({ batchSize: 1, functionResponseTypes: ['ReportBatchItemFailures'], eventSourceArn: `arn:aws:sqs:us-east-1:123456789012:${queue.name}` });
+    expect(worker().inputs).toMatchObject({ runtime: 'nodejs22.x', architectures: ['arm64'], timeout: 900, memorySize: 1024 });
+    expect(JSON.stringify(worker().inputs)).not.toContain('sk-ant-mock');
   });
 
   it('declares the table with the store keys, gsi1 and the expires_at TTL, billed on demand', () => {
@@ -82,19 +101,26 @@ describe('the SST program', () => {
     expect(program.resources.filter((r) => r.type === 'aws:s3/bucketCorsConfiguration:BucketCorsConfiguration')).toEqual([]);
   });
 
-  it('gives the API role exactly the actions the stores send, on the table and the bucket only', () => {
-    const role = one('aws:iam/role:Role').inputs;
+  it('gives each function role exactly the actions it sends, on the table, the bucket and the queue only', () => {
     const table = one('aws:dynamodb/table:Table').inputs.name as string;
     const bucket = one('aws:s3/bucket:Bucket').inputs.bucket as string;
-
-    expect(policy(role.assumeRolePolicy).Statement).toEqual([
-      { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } },
-    ]);
-    expect(role.managedPolicyArns).toEqual(['arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']);
-
-    const grants = role.inlinePolicies.flatMap((p: { policy: string }) => policy(p.policy).Statement);
-    const byResource = Object.fromEntries(grants.map((s: ReturnType<typeof policy>['Statement'][0]) => [list(s.Resource).join(','), list(s.Action).sort()]));
-    expect(byResource).toEqual({
+    const queue = named('aws:sqs/queue:Queue', 'RunJobsQueue').inputs.name as string;
+    const grantsOf = (role: RegisteredResource) => {
+      expect(policy(role.inputs.assumeRolePolicy).Statement).toEqual([
+        { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } },
+      ]);
+      expect(role.inputs.managedPolicyArns).toEqual(['arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']);
+      const grants = role.inputs.inlinePolicies.flatMap((p: { policy: string }) => policy(p.policy).Statement);
+      expect(grants.every((s: { Effect: string }) => s.Effect === 'Allow')).toBe(true);
+      expect(grants.flatMap((s: { Action: string | string[] }) => list(s.Action)).some((a: string) => a.includes('*'))).toBe(false);
+      const byResource: Record<string, string[]> = {};
+      for (const s of grants as ReturnType<typeof policy>['Statement']) {
+        const key = list(s.Resource).join(',');
+        byResource[key] = [...(byResource[key] ?? []), ...list(s.Action)].sort();
+      }
+      return byResource;
+    };
+    const stores = {
       [`arn:aws:dynamodb:us-east-1:123456789012:table/${table}`]: [
         'dynamodb:BatchWriteItem',
         'dynamodb:DeleteItem',
@@ -106,9 +132,16 @@ describe('the SST program', () => {
       [`arn:aws:dynamodb:us-east-1:123456789012:table/${table}/index/gsi1`]: ['dynamodb:Query'],
       [`arn:aws:s3:::${bucket}`]: ['s3:ListBucket'],
       [`arn:aws:s3:::${bucket}/*`]: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+    };
+    const queueArn = `arn:aws:sqs:us-east-1:123456789012:${queue}`;
+    // The API only sends jobs (a handover, a webhook).
+    expect(grantsOf(named('aws:iam/role:Role', 'ApiRole'))).toEqual({ ...stores, [queueArn]: ['sqs:SendMessage'] });
+    // The worker consumes them, and sends one when its own run hands over.
+    const workerRole = program.resources.find((r) => r.type === 'aws:iam/role:Role' && r.name !== 'ApiRole')!;
+    expect(grantsOf(workerRole)).toEqual({
+      ...stores,
+      [queueArn]: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
     });
-    expect(grants.every((s: { Effect: string }) => s.Effect === 'Allow')).toBe(true);
-    expect(grants.flatMap((s: { Action: string | string[] }) => list(s.Action)).some((a: string) => a.includes('*'))).toBe(false);
   });
 
   it('lets anyone call the URL and nothing else invoke the function', () => {

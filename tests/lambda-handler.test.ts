@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '../local/server';
 import { startLocalStack, syncAgents, type LocalStack } from '../local/stack';
 import { FakeAnthropic } from './support/fake-anthropic';
 import { installAwsLambdaGlobal, serveFunctionUrl, type FunctionUrl } from './support/lambda-runtime';
-import { chatStream, type ReceivedEvent } from './support/sse';
+import { chatStream, readSse, type ReceivedEvent } from './support/sse';
 import { DEV, DEV_KEY } from './support/harness';
 
 const root = join(import.meta.dirname, '..');
@@ -44,6 +44,7 @@ describe('the API function invoked as Lambda invokes a streaming handler', () =>
   let dir: string;
   let lambda: FunctionUrl;
   let node: RunningServer;
+  let handler: unknown;
 
   beforeAll(async () => {
     fake = await new FakeAnthropic().start();
@@ -66,6 +67,8 @@ describe('the API function invoked as Lambda invokes a streaming handler', () =>
       ANTHROPIC_BASE_URL: fake.url,
       // The bootstrap administrator key, as a deployment would set it.
       ZERO_ADMIN_KEY: DEV_KEY,
+      // A step is not started with less than a second left of the invocation.
+      ZERO_HANDOVER_RESERVE_MS: '1000',
       ...(await writeSstLinks(dir, {
         ZeroTable: { name: stack.store.table, type: 'sst.sst.Linkable' },
         ZeroBucket: { name: stack.store.bucket, type: 'sst.sst.Linkable' },
@@ -78,7 +81,7 @@ describe('the API function invoked as Lambda invokes a streaming handler', () =>
 
     // The runtime provides `awslambda` before it loads the handler module.
     installAwsLambdaGlobal();
-    const { handler } = await import('../functions/api');
+    handler = (await import('../functions/api')).handler;
     lambda = await serveFunctionUrl(handler);
     node = await startServer({
       store: stack.store,
@@ -159,5 +162,40 @@ describe('the API function invoked as Lambda invokes a streaming handler', () =>
     expect(anonymous.status).toBe(401);
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.code).toBe('session_not_found');
+  });
+
+  it('a run near the time limit in the Lambda context hands over, and the background queue carries it on', async () => {
+    const short = await serveFunctionUrl(handler, { timeoutMs: 1800 });
+    try {
+      // The first step takes about a second of the invocation's 1.8 s; the second may not start with less than 1 s left.
+      fake.script(
+        { text: Array.from({ length: 10 }, () => 'working '), deltaDelayMs: 100, toolCalls: [{ name: 'get_agent_info', input: { agent_id: 'cereal' } }] },
+        { text: 'Finished in the background.' },
+      );
+      const { events } = await chatStream(short.url, { agent_id: 'tester', message: 'a long investigation' });
+      const handover = events.at(-1)!;
+      expect(handover).toMatchObject({ type: 'handover', reason: expect.stringContaining('time limit') });
+      expect(events.some((e) => e.type === 'done')).toBe(false);
+      const sessionId = (events[0] as { session_id: string }).session_id;
+
+      // The client follows the session's events from the handover event's id.
+      const controller = new AbortController();
+      const response = await fetch(`${lambda.url}/api/v2/sessions/${sessionId}/events?after=${handover.event_id}`, { headers: DEV, signal: controller.signal });
+      const rest: ReceivedEvent[] = [];
+      for await (const event of readSse(response)) {
+        rest.push(event);
+        if (event.type === 'done') break;
+      }
+      controller.abort();
+      expect(rest[0]).toMatchObject({ type: 'start', resumed: true });
+      expect(rest.at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 2 });
+      const text = rest.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('');
+      expect(text).toBe('Finished in the background.');
+
+      const stored = await (await fetch(`${node.url}/api/v2/sessions/${sessionId}`, { headers: DEV })).json();
+      expect(stored.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'run_handover', 'assistant', 'run_end']);
+    } finally {
+      await short.close();
+    }
   });
 });

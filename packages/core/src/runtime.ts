@@ -124,7 +124,8 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     defaultModel: env.ZERO_MODEL || undefined,
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
-    runBudgetMs: env.ZERO_RUN_BUDGET_MS ? Number(env.ZERO_RUN_BUDGET_MS) : undefined,
+    runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
+    handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),
     auth: {
       admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
       staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],
@@ -133,4 +134,12 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
         : undefined,
     },
   };
+}
+
+function positiveInt(env: Record<string, string | undefined>, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${raw}"`);
+  return value;
 }
