@@ -1,4 +1,8 @@
+import type { LogRecord } from '../store/records';
 import type { EventRecorder } from './recorder';
+
+/** Sessions whose log is kept in memory between runs of this process. */
+const HISTORY_CACHE_SESSIONS = 200;
 
 /**
  * Runs active in this process, by session, so that readers here see their
@@ -8,6 +12,30 @@ export class LocalRuns {
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly controllers = new Map<string, AbortController>();
   private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly histories = new Map<string, LogRecord[]>();
+
+  /**
+   * The session's log as this process last held it. The log is append-only
+   * and positions are handed out in increasing order under the lease, so
+   * whoever takes the lease next only needs to read what came after it.
+   */
+  cachedHistory(sessionId: string): LogRecord[] | undefined {
+    const history = this.histories.get(sessionId);
+    if (!history) return undefined;
+    this.histories.delete(sessionId);
+    this.histories.set(sessionId, history);
+    return history;
+  }
+
+  cacheHistory(sessionId: string, history: LogRecord[]): void {
+    this.histories.delete(sessionId);
+    this.histories.set(sessionId, history);
+    while (this.histories.size > HISTORY_CACHE_SESSIONS) this.histories.delete(this.histories.keys().next().value!);
+  }
+
+  forgetHistory(sessionId: string): void {
+    this.histories.delete(sessionId);
+  }
 
   attach(sessionId: string, runId: string, recorder: EventRecorder, controller: AbortController): void {
     this.recorders.set(sessionId, recorder);

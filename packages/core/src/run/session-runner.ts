@@ -93,8 +93,10 @@ async function lastRunIfOpen(deps: SessionRunnerDeps, sessionId: string): Promis
 /** Returns true when a run handed over (the caller sends the session to the queue). */
 async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease, takeover: boolean, deadline?: number): Promise<boolean> {
   let session = await deps.sessions.requireSession(sessionId);
-  const history = await deps.sessions.readLog(sessionId);
-  const lastLog = history.at(-1)?.seq ?? 0;
+  const cached = deps.runs.cachedHistory(sessionId);
+  const seen = cached ? Math.max(0, ...cached.map((r) => r.seq)) : 0;
+  const history = cached ? [...cached, ...(await deps.sessions.readLog(sessionId, seen))] : await deps.sessions.readLog(sessionId);
+  const lastLog = Math.max(0, ...history.map((r) => r.seq));
   const lastEvent = await deps.sessions.lastEventSeq(sessionId);
   if (takeover) await seal(deps, sessionId, lease, lastLog, lastEvent);
   await deps.leases.raise(lease, 'log', lastLog);
@@ -146,6 +148,8 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
     return false;
   } finally {
     clearInterval(heartbeat);
+    if (lost) deps.runs.forgetHistory(sessionId);
+    else deps.runs.cacheHistory(sessionId, history);
   }
 }
 
@@ -167,6 +171,41 @@ async function resolveAgent(deps: SessionRunnerDeps, wanted: string, fallback: s
   return found ?? (await requireAgent(deps.catalog, fallback).catch(() => undefined));
 }
 
+/**
+ * Hands out log positions from blocks reserved on the lease (one conditional
+ * write per block instead of per record). A block's unused positions stay
+ * empty; a holder that takes an expired lease over seals them, so a stalled
+ * writer can never fill them later.
+ */
+class PositionPool {
+  private free: number[] = [];
+  private refill?: Promise<void>;
+
+  constructor(
+    private readonly deps: SessionRunnerDeps,
+    private readonly lease: RunLease,
+    private readonly log: 'log' | 'event',
+    private readonly block: number,
+    private readonly onStop: (stop: StopRequest | undefined) => void,
+  ) {}
+
+  async next(): Promise<number> {
+    while (this.free.length === 0) {
+      this.refill ??= this.deps.leases
+        .allocate(this.lease, this.log, this.block)
+        .then(({ first, stop }) => {
+          for (let i = 0; i < this.block; i++) this.free.push(first + i);
+          this.onStop(stop);
+        })
+        .finally(() => {
+          this.refill = undefined;
+        });
+      await this.refill;
+    }
+    return this.free.shift()!;
+  }
+}
+
 async function runOne(
   deps: SessionRunnerDeps,
   session: SessionMeta,
@@ -179,13 +218,11 @@ async function runOne(
 ): Promise<{ session: SessionMeta; outcome?: RunOutcome }> {
   const sessionId = session.session_id;
   const runId = spec.runId;
+  const logPositions = new PositionPool(deps, lease, 'log', 4, applyStop);
+  const eventPositions = new PositionPool(deps, lease, 'event', 4, applyStop);
   const recorder = new EventRecorder(
     {
-      allocate: async () => {
-        const { first, stop } = await deps.leases.allocate(lease, 'event');
-        applyStop(stop);
-        return first;
-      },
+      allocate: () => eventPositions.next(),
       write: (seq, events) => deps.sessions.putEvents(sessionId, { seq, run_id: runId, events }),
     },
     deps.eventFlushMs,
@@ -196,12 +233,11 @@ async function runOne(
 
   const append = async (record: NewLogRecord) => {
     if (recorder.failure) throw recorder.failure;
-    const { first, stop } = await deps.leases.allocate(lease, 'log');
-    const stored = await deps.sessions.append(sessionId, first, record);
+    const stored = await deps.sessions.append(sessionId, await logPositions.next(), record);
     history.push(stored);
-    applyStop(stop);
   };
 
+  const background: Promise<unknown>[] = [];
   try {
     let agent: AgentDefinition | undefined;
     let agentId: string;
@@ -214,6 +250,7 @@ async function runOne(
       agent = await resolveAgent(deps, agentId, session.agent_id);
       voice = message.voice_mode ?? session.voice_mode ?? agent?.default_voice ?? 'full';
       model = resolveModel(message.model ?? agent?.model, deps.defaultModel);
+      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
       await append({
         kind: 'user_message',
         run_id: runId,
@@ -224,12 +261,14 @@ async function runOne(
         model,
         voice_mode: voice,
       });
-      await deps.sessions.removeFromInbox(sessionId, message.message_id);
-      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
       emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
       const now = new Date().toISOString();
       next = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
-      await deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now });
+      // Off the path to the first model call: neither has to be durable before the run starts.
+      background.push(
+        deps.sessions.removeFromInbox(sessionId, message.message_id),
+        deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }),
+      );
     } else {
       agentId = spec.record.agent_id;
       agent = await resolveAgent(deps, agentId, session.agent_id);
@@ -271,6 +310,7 @@ async function runOne(
     emit({ type: 'error', code: error instanceof LeaseLostError ? 'conflict' : 'internal', message: (error as Error).message, run_id: runId });
     throw error;
   } finally {
+    await Promise.allSettled(background);
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
   }
