@@ -6,8 +6,14 @@ import type { LogRecord } from '../store/records';
  * one role are merged, and a tool call whose result was never recorded (a run
  * that died mid-step) is answered with an error result, so the history the
  * model sees is always well formed.
+ *
+ * Without `runId` this is the session's conversation: records of child runs
+ * (delegated tasks, tagged `parent_run_id`) are left out, since their answers
+ * reach it as tool results. With `runId` it is that one run's conversation,
+ * e.g. a child run's task and its steps, to resume it.
  */
-export function toMessages(records: readonly LogRecord[]): MessageParam[] {
+export function toMessages(all: readonly LogRecord[], options: { runId?: string } = {}): MessageParam[] {
+  const records = options.runId ? all.filter((r) => r.run_id === options.runId) : all.filter((r) => !r.parent_run_id);
   const messages: MessageParam[] = [];
   const push = (role: 'user' | 'assistant', content: ContentBlockParam[]) => {
     if (content.length === 0) return;

@@ -5,6 +5,7 @@ import type { StreamEvent } from '../events/schema';
 import { resolveModel } from '../model/anthropic';
 import { LeaseLostError, type LeaseStore, type RunLease, type StopRequest } from '../store/lease-store';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
+import { RunDelegator } from './delegate';
 import { toMessages } from './history';
 import { runLoop, type RunDeps } from './loop';
 
@@ -138,7 +139,11 @@ async function runMessage(
     const agentId = message.agent_id ?? session.agent_id ?? deps.defaultAgentId;
     const agentOrError = await requireAgent(deps.catalog, agentId).catch((error: Error) => error);
     const agent = agentOrError instanceof Error ? await requireAgent(deps.catalog, session.agent_id).catch(() => undefined) : agentOrError;
-    const voice = message.voice_mode ?? session.voice_mode ?? agent?.default_voice ?? 'full';
+    const requestedVoice = message.voice_mode ?? session.voice_mode;
+    const voice = requestedVoice ?? agent?.default_voice ?? 'full';
+    // The agent that answered the session's last message, before this one is recorded.
+    const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
+    const previousAgent = lastMessage?.agent_id ?? session.agent_id;
     const model = resolveModel(message.model ?? agent?.model, deps.defaultModel);
 
     await append({
@@ -153,6 +158,7 @@ async function runMessage(
     });
     await deps.sessions.removeFromInbox(sessionId, message.message_id);
     emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
+    if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
     emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
 
     const now = new Date().toISOString();
@@ -180,6 +186,11 @@ async function runMessage(
         messages: toMessages(history),
         append,
         signal: controller.signal,
+        delegator: RunDelegator.forRun(
+          { deps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs },
+          agent,
+          runId,
+        ),
       },
       emit,
     );
