@@ -57,7 +57,7 @@ describe('a chat streamed over SSE', () => {
     expect(after.status).toBe(200);
     const body = await after.json();
     expect(body).toEqual(before);
-    expect(body.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_results', 'assistant', 'run_end']);
+    expect(body.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'assistant', 'run_end']);
     expect(body.session.agent_id).toBe('tester');
   });
 
@@ -80,7 +80,7 @@ describe('a chat streamed over SSE', () => {
     expect(system.map((b) => b.text).join('\n')).toContain('Terse tester.');
     const last = body.messages.at(-1)!.content as { cache_control?: unknown }[];
     expect(last.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
-    expect(body.tools!.map((t) => t.name).sort()).toEqual(['big', 'boom', 'echo', 'get_agent_info', 'slow']);
+    expect(body.tools!.map((t) => t.name).sort()).toEqual(['big', 'boom', 'echo', 'get_agent_info', 'ledger', 'slow']);
     expect(body.model).toBe('claude-test-model');
   });
 

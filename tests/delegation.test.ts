@@ -127,7 +127,7 @@ describe('agents that delegate', () => {
     // The child run is in the session log, tagged; a follow-up message sees only zero's conversation.
     const { json } = await getJson(`${h.url}/api/v2/sessions/${start.session_id}`);
     const child = json.history.filter((r: LogRecord) => r.run_id === childRun);
-    expect(child.map((r: LogRecord) => r.kind)).toEqual(['user_message', 'assistant', 'tool_results', 'assistant', 'run_end']);
+    expect(child.map((r: LogRecord) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'assistant', 'run_end']);
     expect(child.every((r: LogRecord) => r.parent_run_id === parentRun)).toBe(true);
     h.fake.script({ text: 'Yes, that was lodash.' });
     await chatStream(h.url, { session_id: start.session_id, message: 'Which package was it?' });

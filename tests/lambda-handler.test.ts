@@ -124,7 +124,7 @@ describe('the API function invoked as Lambda invokes a streaming handler', () =>
     expect(invocation.event).toMatchObject({ version: '2.0', routeKey: '$default', rawPath: '/api/v2/chat', isBase64Encoded: false });
     const sessionId = (viaLambda.events[0] as { session_id: string }).session_id;
     const stored = await (await fetch(`${node.url}/api/v2/sessions/${sessionId}`, { headers: DEV })).json();
-    expect(stored.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_results', 'assistant', 'run_end']);
+    expect(stored.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'assistant', 'run_end']);
   });
 
   it('writes a padding comment first, before the model is even asked, so the function URL flushes at once', async () => {

@@ -48,7 +48,10 @@ describe('one run at a time, under a fenced lease', () => {
       auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
     });
     try {
-      h.fake.script({ text: 'Starting a long job.', toolCalls: [{ name: 'slow', input: { ms: 60_000 } }] });
+      h.fake.script(
+        { text: 'Starting a long job.', toolCalls: [{ name: 'slow', input: { ms: 1500 } }] },
+        { text: 'The long job is done.' },
+      );
       const response = await fetch(`${child.url}/api/v2/chat`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...DEV },
@@ -74,9 +77,10 @@ describe('one run at a time, under a fenced lease', () => {
       expect(Date.now() - started).toBeLessThan(15_000);
       const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
       const kinds = json.history.map((r: { kind: string }) => r.kind);
-      expect(kinds).toEqual(['user_message', 'assistant', 'user_message', 'assistant', 'run_end']);
-      // The model was told the interrupted call never returned.
-      expect(JSON.stringify(h.fake.requests.at(-1)!.body.messages)).toContain('interrupted before it returned');
+      // The dead run was carried on first (its tool call executed again, its answer given), then the new message.
+      expect(kinds).toEqual(['user_message', 'assistant', 'tool_result', 'assistant', 'run_end', 'user_message', 'assistant', 'run_end']);
+      expect(json.history[2]).toMatchObject({ kind: 'tool_result', content: 'waited 1500 ms' });
+      expect(json.history[3].content).toEqual([{ type: 'text', text: 'The long job is done.' }]);
     } finally {
       await child.kill();
     }

@@ -56,6 +56,7 @@ describe('the project path sandbox', () => {
       sessionId: 'sandbox-session',
       runId: 'run_sandbox',
       toolCallId: 'toolu_sandbox',
+      idempotencyKey: 'run_sandbox:toolu_sandbox',
       projectId: 'acme/p1',
       agent: undefined as never,
       catalog: rt.catalog,

@@ -15,6 +15,26 @@ async function request(h: Harness, method: string, path: string, headers: Record
   return { status: response.status, json: text ? JSON.parse(text) : undefined };
 }
 
+/** Posts a streamed chat and resolves once `ready` sees an event, with the rest of the stream still being read. */
+async function chatUntil(h: Harness, body: Record<string, unknown>, headers: Record<string, string>, ready: (e: ReceivedEvent) => boolean) {
+  const response = await fetch(api(h, '/chat'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
+  const events: ReceivedEvent[] = [];
+  const stream = readSse(response);
+  for (let next = await stream.next(); !next.done; next = await stream.next()) {
+    events.push(next.value);
+    if (ready(next.value)) break;
+  }
+  const rest = (async () => {
+    for (let next = await stream.next(); !next.done; next = await stream.next()) events.push(next.value);
+    return events;
+  })();
+  return { events, rest };
+}
+
 /** Reads a session's events stream until `until` says stop. */
 async function readEvents(h: Harness, sessionId: string, headers: Record<string, string>, until: (e: ReceivedEvent[]) => boolean, init: { after?: string; lastEventId?: string } = {}) {
   const controller = new AbortController();
@@ -141,32 +161,30 @@ describe('shared sessions', () => {
       { toolCalls: [{ name: 'slow', input: { ms: 400 } }] },
       { text: 'answer to the interruption' },
     );
-    const first = chatStream(h.url, { session_id: id, message: 'long job' }, alice);
-    await new Promise((r) => setTimeout(r, 150));
+    const first = await chatUntil(h, { session_id: id, message: 'long job' }, alice, (e) => e.type === 'tool_call');
     const second = await postJson(api(h, '/chat'), { session_id: id, message: 'stop, do this', strategy: 'interrupt' }, bob);
-    const { events } = await first;
+    const events = await first.rest;
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'cancelled', reason: 'interrupted by a new message' });
     // The tool of the interrupted step finished and was recorded: the safe point is the end of the step.
     expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ content: 'waited 400 ms' });
     expect(second.json).toMatchObject({ status: 'completed', text: 'answer to the interruption' });
     const { json } = await getJson(api(h, `/sessions/${id}`), alice);
-    expect(json.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_results', 'run_end', 'user_message', 'assistant', 'run_end']);
+    expect(json.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'run_end', 'user_message', 'assistant', 'run_end']);
   });
 
   it('cancel stops the run and records it as cancelled with what it had done', async () => {
     const id = await sharedSession();
     h.fake.script({ text: 'working on it', toolCalls: [{ name: 'slow', input: { ms: 300 } }] }, { text: 'never sent' });
-    const run = chatStream(h.url, { session_id: id, message: 'go' }, alice);
-    await new Promise((r) => setTimeout(r, 100));
+    const run = await chatUntil(h, { session_id: id, message: 'go' }, alice, (e) => e.type === 'tool_call');
     expect((await request(h, 'POST', `/sessions/${id}/cancel`, carol)).status).toBe(403);
     const cancel = await request(h, 'POST', `/sessions/${id}/cancel`, bob);
     expect(cancel.status).toBe(202);
-    const { events } = await run;
+    const events = await run.rest;
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'cancelled', steps: 1 });
     expect(h.fake.requests).toHaveLength(1);
     const { json } = await getJson(api(h, `/sessions/${id}`), alice);
     expect(json.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'cancelled' });
-    expect(json.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_results', 'run_end']);
+    expect(json.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'run_end']);
     expect((await request(h, 'POST', `/sessions/${id}/cancel`, bob)).status).toBe(409);
   });
 

@@ -77,7 +77,7 @@ describe('switching agents in a session', () => {
     expect(again).toContain('read too many lockfiles');
   });
 
-  it('a process killed during a child run: the next message runs on a well-formed history without the child’s steps', async () => {
+  it('a process killed during a child run: the parent is resumed and carries the child on from its records', async () => {
     const child = await startChildServer({
       store: h.stack.store,
       anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 },
@@ -107,18 +107,25 @@ describe('switching agents in a session', () => {
       }
       await child.kill();
 
-      h.fake.script({ text: 'Relay-b was cut off; here is what I know.' });
+      // The next process resumes the parent run, which carries its child on from the child's own records.
+      h.fake.respondWith((request) => {
+        const system = JSON.stringify(request.body.system);
+        if (system.includes('You are Relay-b')) return { text: 'Relay-b picked up after the crash.' };
+        return { text: JSON.stringify(request.body.messages).includes('picked up after the crash') && request.body.messages.length <= 3 ? 'Relay-b says it picked up.' : 'Still here.' };
+      });
       const next = await postJson(`${h.url}/api/v2/chat`, { session_id: sessionId, message: 'are you there?' });
-      expect(next.json).toMatchObject({ status: 'completed', text: 'Relay-b was cut off; here is what I know.' });
+      expect(next.json).toMatchObject({ status: 'completed' });
 
       const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
       const childRecords = json.history.filter((r: { parent_run_id?: string }) => r.parent_run_id);
-      expect(childRecords.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant']);
-      // The parent's conversation: its delegate call answered as interrupted, the child's own steps left out.
-      const sent = h.fake.requests.at(-1)!.body.messages;
-      expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
-      expect(JSON.stringify(sent)).toContain('interrupted before it returned');
-      expect(JSON.stringify(sent)).not.toContain('toolu_long');
+      // The task was recorded once; the child went on after its interrupted step and finished.
+      expect(childRecords.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'assistant', 'run_end']);
+      const childRequest = h.fake.requests.find((r) => JSON.stringify(r.body.system).includes('You are Relay-b') && r.body.messages.length > 1)!;
+      expect(JSON.stringify(childRequest.body.messages)).toContain('interrupted before it returned');
+      const parentResult = json.history.find((r: { kind: string; tool_use_id?: string }) => r.kind === 'tool_result' && r.tool_use_id === 'toolu_handoff');
+      expect(parentResult).toMatchObject({ content: 'Relay-b picked up after the crash.' });
+      // The session's conversation never includes the child's own steps.
+      expect(JSON.stringify(h.fake.requests.at(-1)!.body.messages)).not.toContain('toolu_long');
     } finally {
       await child.kill();
     }

@@ -42,6 +42,7 @@ export function streamEvents(c: Context, open: (signal: AbortSignal) => AsyncIte
         await stream.writeSSE({ id: event_id, data: JSON.stringify(event) });
       }
     } finally {
+      controller.abort();
       clearInterval(heartbeat);
       clearTimeout(deadline);
       // Runs go on without a reader; the invocation ends only when they are persisted.

@@ -1,3 +1,4 @@
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type ToolSpec } from '@zero/core';
 
@@ -8,6 +9,21 @@ export function testTools() {
   let concurrent = 0;
   let maxConcurrent = 0;
   const tools: ToolSpec<any>[] = [
+    defineTool({
+      name: 'ledger',
+      description: 'Write an entry to the ledger (a side effect made at most once per idempotency key).',
+      input: z.object({ entry: z.string(), ms: z.number().int().min(0).max(60_000).default(0) }),
+      async execute({ entry, ms }, { idempotencyKey }) {
+        count('ledger');
+        await new Promise((r) => setTimeout(r, ms));
+        // The ledger is a file shared by every process of a test (ZERO_TEST_LEDGER), keyed by the call.
+        const file = process.env.ZERO_TEST_LEDGER;
+        if (!file) throw new Error('ZERO_TEST_LEDGER is not set');
+        const seen = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+        if (!seen.some((line) => line.startsWith(`${idempotencyKey} `))) appendFileSync(file, `${idempotencyKey} ${entry}\n`);
+        return `recorded ${entry}`;
+      },
+    }),
     defineTool({
       name: 'echo',
       description: 'Echo the text back.',

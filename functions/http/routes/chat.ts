@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { MAX_BODY_BYTES, MAX_MESSAGE_CHARS, ZeroError, chatRequestSchema, invalidRequest, startChat, type ChatRun, type StreamEvent } from '@zero/core';
 import type { AppDeps, Env } from '../env';
@@ -24,7 +24,7 @@ export function chatRoutes(deps: AppDeps) {
       }
       const parsed = chatRequestSchema.safeParse(body);
       if (!parsed.success) throw invalidRequest(parsed.error);
-      const run = await startChat(deps, parsed.data, c.get('user'));
+      const run = await startChat(deps, parsed.data, c.get('user'), { deadline: deadlineOf(c) });
       if (parsed.data.stream) return streamEvents(c, (signal) => run.events(signal), { finished: run.finished });
       const result = await collectRun(run);
       await run.finished;
@@ -32,6 +32,13 @@ export function chatRoutes(deps: AppDeps) {
     },
   );
   return app;
+}
+
+/** When this invocation must be done: Lambda's remaining time under `streamHandle`; none on Node. */
+export function deadlineOf(c: Context<Env>): number | undefined {
+  const context = (c.env as { context?: { getRemainingTimeInMillis?: () => number } } | undefined)?.context;
+  const remaining = context?.getRemainingTimeInMillis?.();
+  return typeof remaining === 'number' ? Date.now() + remaining : undefined;
 }
 
 /**

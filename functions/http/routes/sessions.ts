@@ -6,6 +6,7 @@ import {
   followSession,
   parseEventId,
   requireAccess,
+  resumeIfStalled,
   requireAgent,
   roleSchema,
   stopRun,
@@ -84,6 +85,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       deps.sessions.peekInbox(id, 100),
       deps.sessions.listArtifacts(id),
     ]);
+    await resumeIfStalled(deps, id, history);
     return c.json({
       session,
       role: member.role,
@@ -171,10 +173,17 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const cursor = c.req.header('last-event-id') ?? after;
     const position = parseEventId(cursor);
     if (cursor && !position) throw new ZeroError('invalid_request', 'the cursor must be an event id such as "12.3"', 400, { field: 'after' });
-    return streamEvents(c, (signal) => followSession(deps, id, { after: position, signal }), {
-      maxDurationMs: options.eventsMaxDurationMs ?? 10 * 60_000,
-      heartbeatMs: options.heartbeatMs,
-    });
+    await resumeIfStalled(deps, id);
+    // While someone watches, a run whose holder died is carried on once its lease expires.
+    const watchdog = setInterval(() => void resumeIfStalled(deps, id).catch(() => undefined), deps.leases.ttlMs);
+    return streamEvents(
+      c,
+      (signal) => {
+        signal.addEventListener('abort', () => clearInterval(watchdog), { once: true });
+        return followSession(deps, id, { after: position, signal });
+      },
+      { maxDurationMs: options.eventsMaxDurationMs ?? 10 * 60_000, heartbeatMs: options.heartbeatMs },
+    );
   });
 
   return app;

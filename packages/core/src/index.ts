@@ -46,3 +46,6 @@ export * from './sessions/access';
 export * from './run/session-runner';
 export * from './auth/api-keys';
 export * from './auth/authenticator';
+export * from './run/queue';
+export * from './run/sqs-queue';
+export * from './run/worker';

@@ -9,6 +9,8 @@ import { SessionStore } from './store/session-store';
 import { LeaseStore } from './store/lease-store';
 import { LocalRuns } from './events/bus';
 import { randomUUID } from 'node:crypto';
+import { InProcessQueue, type RunQueue } from './run/queue';
+import { driveSession } from './run/session-runner';
 import { Authenticator, type AuthConfig } from './auth/authenticator';
 import { ProjectFileCache, type FileCacheOptions } from './projects/file-cache';
 import { ProjectStore } from './projects/project-store';
@@ -48,6 +50,12 @@ export interface RuntimeConfig {
   /** Text events reach the event log at least this often. */
   eventFlushMs?: number;
   auth?: AuthConfig;
+  /** Where background runs go: SQS in AWS; by default an in-process queue. */
+  queue?: RunQueue;
+  /** Time a step may need; a run hands over when less than this is left of its process's time. */
+  handoverReserveMs?: number;
+  /** A time budget per invocation where the platform gives none (the local server, tests). */
+  runBudgetMs?: number;
 }
 
 /** Everything the HTTP edge needs. */
@@ -84,8 +92,13 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
   const sessions = new SessionStore(db, config.store.table, artifacts);
-  return {
+  // Locally (and in tests) background runs go to an in-process queue that drives the session here.
+  const queue = config.queue ?? new InProcessQueue((job) => driveSession(runtime, job.session_id));
+  const runtime: Runtime = {
     auth: new Authenticator(sessions, config.auth ?? {}),
+    queue,
+    handoverReserveMs: config.handoverReserveMs ?? 60_000,
+    runBudgetMs: config.runBudgetMs,
     provider: config.provider ?? new AnthropicProvider(config.anthropic),
     tools,
     catalog,
@@ -102,6 +115,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel: config.defaultModel ?? DEFAULT_MODEL,
   };
+  return runtime;
 }
 
 /** Reads the runtime's settings from environment variables (documented in the README). */
@@ -112,6 +126,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     defaultModel: env.ZERO_MODEL || undefined,
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
+    runBudgetMs: env.ZERO_RUN_BUDGET_MS ? Number(env.ZERO_RUN_BUDGET_MS) : undefined,
     auth: {
       admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
       staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],

@@ -57,7 +57,16 @@ export type AgentSwitchReason = z.infer<typeof agentSwitchReasonSchema>;
 
 /** Every event Zero streams, one JSON object per SSE `data:` line. */
 export const streamEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('start'), session_id: z.string(), run_id: z.string(), agent_id: z.string() }),
+  z.object({
+    type: z.literal('start'),
+    session_id: z.string(),
+    run_id: z.string(),
+    agent_id: z.string(),
+    /** Set when an unfinished run is carried on (after a crash or a handover). */
+    resumed: z.boolean().optional(),
+  }),
+  /** The run stopped near its time limit and continues in the background: follow the session's events from this event's id. */
+  z.object({ type: z.literal('handover'), session_id: z.string(), run_id: z.string(), reason: z.string() }),
   z.object({
     type: z.literal('message'),
     message_id: z.number().int(),

@@ -5,9 +5,9 @@ import type { EventPosition } from '../events/ids';
 import type { IdentifiedEvent } from '../events/recorder';
 import type { ChatRequest } from '../events/schema';
 import { sessionBusy } from '../store/lease-store';
-import type { SessionMeta } from '../store/records';
+import type { LogRecord, SessionMeta } from '../store/records';
 import { requireAccess, type User } from '../sessions/access';
-import { driveSession, type SessionRunnerDeps } from './session-runner';
+import { driveSession, unfinishedRun, type DriveOptions, type SessionRunnerDeps } from './session-runner';
 
 export type ChatDeps = SessionRunnerDeps;
 export type { IdentifiedEvent };
@@ -81,9 +81,10 @@ export async function stopRun(deps: ChatDeps, sessionId: string, runId: string, 
  * while another process holds the lease, waits for it to take the message or
  * for its lease to expire (a dead holder) and then drives the session itself.
  */
-export async function ensureAnswered(deps: ChatDeps, sessionId: string, messageId: number, signal?: AbortSignal): Promise<void> {
+export async function ensureAnswered(deps: ChatDeps, sessionId: string, messageId: number, options: DriveOptions & { signal?: AbortSignal } = {}): Promise<void> {
+  const { signal } = options;
   for (;;) {
-    await driveSession(deps, sessionId);
+    await driveSession(deps, sessionId, options);
     const waiting = await deps.sessions.peekInbox(sessionId, 50);
     if (!waiting.some((m) => m.message_id === messageId) || signal?.aborted) return;
     const lease = await deps.leases.inspect(sessionId);
@@ -99,11 +100,11 @@ export interface ChatRun extends AcceptedMessage {
   finished: Promise<void>;
 }
 
-/** Accepts a message and follows the run that answers it. */
-export async function startChat(deps: ChatDeps, request: ChatRequest, user: User): Promise<ChatRun> {
+/** Accepts a message and follows the run that answers it (until its `done`, or its `handover` to the background). */
+export async function startChat(deps: ChatDeps, request: ChatRequest, user: User, options: DriveOptions = {}): Promise<ChatRun> {
   const accepted = await acceptMessage(deps, request, user);
   const sessionId = accepted.session.session_id;
-  const finished = ensureAnswered(deps, sessionId, accepted.messageId).catch((error) => {
+  const finished = ensureAnswered(deps, sessionId, accepted.messageId, options).catch((error) => {
     console.error(JSON.stringify({ level: 'error', msg: 'session run failed', session_id: sessionId, error: String(error) }));
   });
   async function* events(signal?: AbortSignal): AsyncGenerator<IdentifiedEvent> {
@@ -114,10 +115,23 @@ export async function startChat(deps: ChatDeps, request: ChatRequest, user: User
       if ('parent_run_id' in event && event.parent_run_id && runs.has(event.parent_run_id)) runs.add(event.run_id);
       if (!runs.has(event.run_id)) continue;
       yield event;
-      if (event.type === 'done' && event.run_id === accepted.runId) return;
+      if ((event.type === 'done' || event.type === 'handover') && event.run_id === accepted.runId) return;
     }
   }
   return { ...accepted, events, finished };
+}
+
+/**
+ * Sends the session to the queue when its log shows a run that no process is
+ * carrying on (its holder died): any request on the session wakes it up.
+ */
+export async function resumeIfStalled(deps: ChatDeps, sessionId: string, history?: readonly LogRecord[]): Promise<boolean> {
+  const lease = await deps.leases.inspect(sessionId);
+  if (lease?.active) return false;
+  const log = history ?? (await deps.sessions.readLogTail(sessionId, 50));
+  if (!unfinishedRun(log)) return false;
+  await deps.queue.send({ session_id: sessionId, reason: 'resume an unfinished run' });
+  return true;
 }
 
 function titleFrom(message: string): string {

@@ -114,7 +114,18 @@ export class RunDelegator implements Delegator {
     const runId = `${caller.runId}:${call.toolCallId}`;
     const tags = { agent_id: target.id, run_id: runId, parent_run_id: caller.runId };
     const switchBack = ({ status, steps, usage }: Pick<RunOutcome, 'status' | 'steps' | 'usage'>) =>
-      scope.emit({ type: 'agent_switch', from: target.id, to: caller.agent.id, reason: 'return', tool_call_id: call.toolCallId, status, steps, usage, ...tags });
+      scope.emit({
+        type: 'agent_switch',
+        from: target.id,
+        to: caller.agent.id,
+        reason: 'return',
+        tool_call_id: call.toolCallId,
+        // A child run is given no process deadline, so it never hands over; its caller does, between steps.
+        status: status === 'handover' ? 'limit' : status,
+        steps,
+        usage,
+        ...tags,
+      });
 
     const earlier = scope.history.filter((record) => record.run_id === runId);
     const finished = earlier.find((record) => record.kind === 'run_end');

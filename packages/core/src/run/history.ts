@@ -1,18 +1,34 @@
 import type { ContentBlockParam, MessageParam } from '../model/provider';
 import type { LogRecord } from '../store/records';
 
+type ToolUse = { id: string; name: string; input: unknown };
+type ToolResultBlock = { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+
+const INTERRUPTED = 'This tool call was interrupted before it returned a result.';
+
 /**
  * Rebuilds the model conversation from the session log. Consecutive turns of
- * one role are merged, and a tool call whose result was never recorded (a run
- * that died mid-step) is answered with an error result, so the history the
- * model sees is always well formed.
+ * one role are merged; tool results (one record per call, or the older
+ * per-step record) follow their assistant turn in the order of its calls.
+ * A call left without a result by a run that is over is answered with an
+ * error result, so the conversation is always well formed; with `openRunId`,
+ * that run's last unanswered calls are left open for it to execute (resume).
  *
  * Without `runId` this is the session's conversation: records of child runs
  * (delegated tasks, tagged `parent_run_id`) are left out, since their answers
  * reach it as tool results. With `runId` it is that one run's conversation,
  * e.g. a child run's task and its steps, to resume it.
  */
-export function toMessages(all: readonly LogRecord[], options: { runId?: string } = {}): MessageParam[] {
+export function toMessages(records: readonly LogRecord[], options: { openRunId?: string; runId?: string } = {}): MessageParam[] {
+  return rebuild(records, options).messages;
+}
+
+/** The calls of `runId`'s last assistant turn that have no recorded result. */
+export function pendingToolCalls(records: readonly LogRecord[], runId: string): ToolUse[] {
+  return rebuild(records, { openRunId: runId }).pending;
+}
+
+function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId?: string }) {
   const records = options.runId ? all.filter((r) => r.run_id === options.runId) : all.filter((r) => !r.parent_run_id);
   const messages: MessageParam[] = [];
   const push = (role: 'user' | 'assistant', content: ContentBlockParam[]) => {
@@ -22,50 +38,65 @@ export function toMessages(all: readonly LogRecord[], options: { runId?: string 
     else messages.push({ role, content: [...content] });
   };
 
-  let pendingToolUses: string[] = [];
-  const closePending = () => {
-    if (pendingToolUses.length === 0) return;
+  // The tool calls of the last assistant turn, and the results recorded for them so far.
+  let calls: ToolUse[] = [];
+  let callsRunId: string | undefined;
+  let results = new Map<string, ToolResultBlock>();
+  const close = (leaveOpen: boolean) => {
+    if (calls.length === 0) return;
+    const answered = calls.filter((c) => results.has(c.id)).map((c) => results.get(c.id)!);
+    if (leaveOpen) {
+      push('user', answered);
+      return;
+    }
     push(
       'user',
-      pendingToolUses.map((id) => ({
-        type: 'tool_result' as const,
-        tool_use_id: id,
-        content: 'This tool call was interrupted before it returned a result.',
-        is_error: true,
-      })),
+      calls.map((c) => results.get(c.id) ?? { type: 'tool_result' as const, tool_use_id: c.id, content: INTERRUPTED, is_error: true }),
     );
-    pendingToolUses = [];
+    calls = [];
+    results = new Map();
   };
 
   for (const record of records) {
     switch (record.kind) {
       case 'user_message':
-        closePending();
+        close(false);
         push('user', [{ type: 'text', text: record.author?.name ? `[${record.author.name}] ${record.text}` : record.text }]);
         break;
       case 'assistant': {
-        closePending();
+        close(false);
         const content = record.content as unknown as ContentBlockParam[];
         push('assistant', content);
-        pendingToolUses = content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id);
+        calls = content.filter((b) => b.type === 'tool_use').map((b) => b as unknown as ToolUse);
+        callsRunId = record.run_id;
         break;
       }
-      case 'tool_results': {
-        // Only results that answer a call of the preceding assistant turn are valid.
-        const pending = new Set(pendingToolUses);
-        push('user', record.results.filter((r) => pending.has(r.tool_use_id)));
-        const answered = new Set(record.results.map((r) => r.tool_use_id));
-        pendingToolUses = pendingToolUses.filter((id) => !answered.has(id));
-        closePending();
+      case 'tool_result':
+        if (calls.some((c) => c.id === record.tool_use_id)) {
+          results.set(record.tool_use_id, {
+            type: 'tool_result',
+            tool_use_id: record.tool_use_id,
+            content: record.content,
+            ...(record.is_error ? { is_error: true } : {}),
+          });
+        }
         break;
-      }
+      case 'tool_results':
+        for (const r of record.results) if (calls.some((c) => c.id === r.tool_use_id)) results.set(r.tool_use_id, r);
+        close(false);
+        break;
       case 'run_end':
-        closePending();
+        close(false);
+        break;
+      case 'run_handover':
+      case 'void':
         break;
     }
   }
-  closePending();
-  return messages;
+  const open = options.openRunId !== undefined && callsRunId === options.openRunId;
+  const pending = open ? calls.filter((c) => !results.has(c.id)) : [];
+  close(open);
+  return { messages, pending };
 }
 
 /** A copy of the conversation with a prompt-cache breakpoint on its last block. */

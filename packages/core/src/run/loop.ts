@@ -43,12 +43,24 @@ export interface RunParams {
   append: (record: NewLogRecord) => Promise<void>;
   /** Aborted to stop the run at its next safe point; its reason says why. */
   signal?: AbortSignal;
+  /** Carrying on an unfinished run: the steps and usage it had, and its last step's calls without results. */
+  resume?: { steps: number; usage: Usage; pending: ToolCall[] };
+  /**
+   * Epoch ms by which this process must be done (the Lambda's remaining time,
+   * or a configured budget). A step is not started when less than
+   * `handoverReserveMs` is left: the run hands over instead.
+   */
+  deadline?: number;
+  handoverReserveMs?: number;
   /** Lets this run's tools hand tasks to other agents (`delegate_agent`); see `run/delegate.ts`. */
   delegator?: Delegator;
 }
 
+type ToolCall = { id: string; name: string; input: unknown };
+
 export interface RunOutcome {
-  status: RunStatus;
+  /** `handover`: not over; it continues elsewhere from its log. */
+  status: RunStatus | 'handover';
   steps: number;
   usage: Usage;
   reason?: string;
@@ -69,7 +81,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
   const { limits } = deps;
   const { agent, runId } = params;
   const started = Date.now();
-  const usage = zeroUsage();
+  const usage = params.resume ? { ...params.resume.usage } : zeroUsage();
   const messages = [...params.messages];
   const toolDefinitions = deps.tools.definitions(agent.tools);
   const system = buildSystemPrompt({
@@ -80,17 +92,69 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
   });
   const callsPerTool = new Map<string, number>();
   let totalToolCalls = 0;
-  let steps = 0;
+  let steps = params.resume?.steps ?? 0;
   const append = params.append;
   const stopped = (): RunOutcome | undefined =>
     params.signal?.aborted ? { status: 'cancelled', steps, usage, reason: stopReason(params.signal) } : undefined;
 
+  /**
+   * Runs one step's tool calls concurrently. Each result is made durable the
+   * moment its call completes, keyed by (run id, tool call id), so a crash
+   * loses no finished call and a resumed run executes only the unfinished ones.
+   */
+  const runTools = async (toolUses: ToolCall[]) => {
+    const results = await Promise.all(
+      toolUses.map(async (call) => {
+        const result = await executeCall(deps, params, call, () => {
+          const used = callsPerTool.get(call.name) ?? 0;
+          if (totalToolCalls >= limits.maxToolCalls) return `tool call limit reached (${limits.maxToolCalls} per run)`;
+          if (used >= limits.maxCallsPerTool) return `limit reached for ${call.name} (${limits.maxCallsPerTool} calls per run)`;
+          totalToolCalls += 1;
+          callsPerTool.set(call.name, used + 1);
+          return undefined;
+        });
+        // A delegated run's model usage counts toward this run's usage and token limit.
+        if (result.usage) addUsage(usage, result.usage);
+        await append({
+          kind: 'tool_result',
+          run_id: runId,
+          step: steps,
+          tool_use_id: call.id,
+          name: call.name,
+          content: result.content,
+          ...(result.is_error ? { is_error: true } : {}),
+        });
+        emit({
+          type: 'tool_result',
+          id: call.id,
+          name: call.name,
+          content: result.content,
+          is_error: result.is_error,
+          ...(result.truncated ? { truncated: true } : {}),
+          agent_id: agent.id,
+          run_id: runId,
+        });
+        return { type: 'tool_result' as const, tool_use_id: call.id, content: result.content, ...(result.is_error ? { is_error: true } : {}) };
+      }),
+    );
+    // Results answer the calls in the order the model made them.
+    const byId = new Map(results.map((r) => [r.tool_use_id, r]));
+    const last = messages.at(-1);
+    const answer = toolUses.map((c) => byId.get(c.id)!);
+    if (last?.role === 'user' && Array.isArray(last.content)) last.content.push(...answer);
+    else messages.push({ role: 'user', content: answer });
+  };
+
   let outcome: RunOutcome;
   try {
     outcome = await (async (): Promise<RunOutcome> => {
+      if (params.resume?.pending.length) await runTools(params.resume.pending);
       for (;;) {
         const stop = stopped();
         if (stop) return stop;
+        if (params.deadline && Date.now() + (params.handoverReserveMs ?? 60_000) >= params.deadline) {
+          return { status: 'handover', steps, usage, reason: 'the run neared the time limit of this process and continues in the background' };
+        }
         if (steps >= limits.maxSteps) return { status: 'limit', steps, usage, reason: `step limit reached (${limits.maxSteps} steps)` };
         if (Date.now() - started >= limits.wallTimeMs) return { status: 'limit', steps, usage, reason: `time limit reached (${limits.wallTimeMs} ms)` };
         const tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
@@ -111,33 +175,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
           return { status: 'completed', steps, usage, reason };
         }
 
-        const results = await Promise.all(
-          toolUses.map(async (call) => {
-            const result = await executeCall(deps, params, call, () => {
-              const used = callsPerTool.get(call.name) ?? 0;
-              if (totalToolCalls >= limits.maxToolCalls) return `tool call limit reached (${limits.maxToolCalls} per run)`;
-              if (used >= limits.maxCallsPerTool) return `limit reached for ${call.name} (${limits.maxCallsPerTool} calls per run)`;
-              totalToolCalls += 1;
-              callsPerTool.set(call.name, used + 1);
-              return undefined;
-            });
-            // A delegated run's model usage counts toward this run's usage and token limit.
-            if (result.usage) addUsage(usage, result.usage);
-            emit({
-              type: 'tool_result',
-              id: call.id,
-              name: call.name,
-              content: result.content,
-              is_error: result.is_error,
-              ...(result.truncated ? { truncated: true } : {}),
-              agent_id: agent.id,
-              run_id: runId,
-            });
-            return { type: 'tool_result' as const, tool_use_id: call.id, content: result.content, ...(result.is_error ? { is_error: true } : {}) };
-          }),
-        );
-        await append({ kind: 'tool_results', run_id: runId, step: steps, results });
-        messages.push({ role: 'user', content: results });
+        await runTools(toolUses);
       }
     })();
   } catch (error) {
@@ -150,13 +188,25 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     }
   }
 
+  if (outcome.status === 'handover') {
+    try {
+      await append({ kind: 'run_handover', run_id: runId, steps: outcome.steps, usage: outcome.usage, reason: outcome.reason ?? 'handover' });
+      emit({ type: 'handover', session_id: params.sessionId, run_id: runId, reason: outcome.reason ?? 'handover' });
+      return outcome;
+    } catch (error) {
+      const described = describeFailure(error, deps.secrets ?? []);
+      outcome = { status: 'error', steps, usage, reason: described.message, error: described };
+      emit({ type: 'error', ...described, run_id: runId });
+    }
+  }
+
   try {
-    await append({ kind: 'run_end', run_id: runId, ...outcome });
+    await append({ kind: 'run_end', run_id: runId, ...outcome, status: outcome.status as RunStatus });
   } catch (error) {
     const described = describeFailure(error, deps.secrets ?? []);
     emit({ type: 'error', code: described.code, message: `the run's end could not be recorded: ${described.message}`, run_id: runId });
   }
-  emit({ type: 'done', run_id: runId, status: outcome.status, steps: outcome.steps, usage: outcome.usage, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+  emit({ type: 'done', run_id: runId, status: outcome.status as RunStatus, steps: outcome.steps, usage: outcome.usage, ...(outcome.reason ? { reason: outcome.reason } : {}) });
   return outcome;
 }
 
@@ -220,6 +270,7 @@ async function executeCall(
       sessionId: params.sessionId,
       runId: params.runId,
       toolCallId: call.id,
+      idempotencyKey: `${params.runId}:${call.id}`,
       projectId: params.projectId,
       agent: params.agent,
       catalog: deps.catalog,

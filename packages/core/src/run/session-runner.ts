@@ -1,23 +1,36 @@
 import { requireAgent } from '../agent/catalog';
+import type { AgentDefinition } from '../agent/definition';
 import type { LocalRuns } from '../events/bus';
 import { EventRecorder } from '../events/recorder';
-import type { StreamEvent } from '../events/schema';
+import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { resolveModel } from '../model/anthropic';
 import { LeaseLostError, type LeaseStore, type RunLease, type StopRequest } from '../store/lease-store';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import { RunDelegator } from './delegate';
-import { toMessages } from './history';
-import { runLoop, type RunDeps } from './loop';
+import { pendingToolCalls, toMessages } from './history';
+import { runLoop, type RunDeps, type RunOutcome } from './loop';
+import type { RunQueue } from './queue';
 
 export interface SessionRunnerDeps extends RunDeps {
   leases: LeaseStore;
   runs: LocalRuns;
+  /** Where a run that hands over near its time limit is sent to be carried on. */
+  queue: RunQueue;
   /** Names this process in lease items. */
   instanceId: string;
   defaultAgentId: string;
   defaultModel: string;
   /** How often text events are written to the event log at the latest. */
   eventFlushMs?: number;
+  /** Time a step may need: a run does not start one with less than this left before its deadline. */
+  handoverReserveMs?: number;
+  /** A time budget per invocation when the platform gives none (the local server); Lambda's context gives the real one. */
+  runBudgetMs?: number;
+}
+
+export interface DriveOptions {
+  /** Epoch ms by which this process must be done (Lambda: now + remaining time). */
+  deadline?: number;
 }
 
 const STOP_REASONS: Record<StopRequest['reason'], string> = {
@@ -25,28 +38,62 @@ const STOP_REASONS: Record<StopRequest['reason'], string> = {
   interrupted: 'interrupted by a new message',
 };
 
+const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 });
+
+/** The run the log shows as begun but not ended (its process died or it handed over), if any. */
+export function unfinishedRun(history: readonly LogRecord[]): { runId: string; message: Extract<LogRecord, { kind: 'user_message' }> } | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const record = history[i]!;
+    // Child runs (delegated tasks) are carried on by their parent.
+    if (record.kind === 'void' || record.parent_run_id) continue;
+    if (record.kind === 'run_end') return undefined;
+    if (record.kind === 'user_message') return { runId: record.run_id, message: record };
+  }
+  return undefined;
+}
+
 /**
- * Answers a session's waiting messages one run at a time, in arrival order,
- * for as long as this process holds the session's lease. Returns when the
- * inbox is empty or another process holds the lease (it will answer what
- * waits). Never throws for a run's failure; those are recorded in the log.
+ * Carries a session on for as long as this process holds its lease: first
+ * the run the log shows unfinished (resumed from its last complete step),
+ * then the waiting messages, one run at a time, in arrival order. Returns
+ * when there is nothing left, another process holds the lease (it will do
+ * what waits), or a run handed over near the deadline (the queue carries it
+ * on). Never throws for a run's failure; those are recorded in the log.
  */
-export async function driveSession(deps: SessionRunnerDeps, sessionId: string): Promise<void> {
+export async function driveSession(deps: SessionRunnerDeps, sessionId: string, options: DriveOptions = {}): Promise<void> {
+  const deadline = options.deadline ?? (deps.runBudgetMs ? Date.now() + deps.runBudgetMs : undefined);
   for (;;) {
     const [next] = await deps.sessions.peekInbox(sessionId, 1);
-    if (!next) return;
-    const acquired = await deps.leases.acquire(sessionId, deps.instanceId, next.run_id);
+    const open = next ? undefined : await lastRunIfOpen(deps, sessionId);
+    if (!next && !open) return;
+    const acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open!);
     if (!acquired) return;
+    let handedOver = false;
     try {
-      await drain(deps, sessionId, acquired.lease, acquired.takeover);
+      handedOver = await drain(deps, sessionId, acquired.lease, acquired.takeover, deadline);
     } finally {
       await deps.leases.release(acquired.lease).catch(() => undefined);
+    }
+    if (handedOver) {
+      await deps.queue.send({ session_id: sessionId, reason: 'handover near the time limit' });
+      return;
     }
     // A message may have arrived between the last look at the inbox and the release: look again.
   }
 }
 
-async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease, takeover: boolean) {
+/** The id of the session's last run when the log shows it unfinished (a cheap look at the log's tail). */
+async function lastRunIfOpen(deps: SessionRunnerDeps, sessionId: string): Promise<string | undefined> {
+  const tail = await deps.sessions.readLogTail(sessionId, 50);
+  const open = unfinishedRun(tail);
+  if (open) return open.runId;
+  // A long step may push its user message out of the tail: look further only when the tail shows no ending.
+  if (tail.length === 50 && !tail.some((r) => r.kind === 'run_end')) return unfinishedRun(await deps.sessions.readLog(sessionId))?.runId;
+  return undefined;
+}
+
+/** Returns true when a run handed over (the caller sends the session to the queue). */
+async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease, takeover: boolean, deadline?: number): Promise<boolean> {
   let session = await deps.sessions.requireSession(sessionId);
   const history = await deps.sessions.readLog(sessionId);
   const lastLog = history.at(-1)?.seq ?? 0;
@@ -72,7 +119,21 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
       });
   }, Math.max(1000, deps.leases.ttlMs / 3));
 
+  const run = async (spec: RunSpec) => {
+    const controller = new AbortController();
+    current = { runId: spec.runId, controller };
+    const result = await runOne(deps, session, lease, spec, history, controller, applyStop, deadline);
+    current = undefined;
+    session = result.session;
+    return result.outcome;
+  };
+
   try {
+    const open = unfinishedRun(history);
+    if (open && !lost) {
+      const outcome = await run({ runId: open.runId, record: open.message });
+      if (outcome?.status === 'handover') return true;
+    }
     while (!lost) {
       const [message] = await deps.sessions.peekInbox(sessionId, 1);
       if (!message) break;
@@ -81,11 +142,10 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
         await deps.sessions.removeFromInbox(sessionId, message.message_id);
         continue;
       }
-      const controller = new AbortController();
-      current = { runId: message.run_id, controller };
-      session = await runMessage(deps, session, lease, message, history, controller, applyStop);
-      current = undefined;
+      const outcome = await run({ runId: message.run_id, message });
+      if (outcome?.status === 'handover') return true;
     }
+    return false;
   } finally {
     clearInterval(heartbeat);
   }
@@ -101,17 +161,26 @@ async function seal(deps: SessionRunnerDeps, sessionId: string, lease: RunLease,
   }
 }
 
-async function runMessage(
+/** A new message to answer, or an unfinished run (its user message already in the log) to carry on. */
+type RunSpec = { runId: string; message: InboxMessage; record?: undefined } | { runId: string; record: Extract<LogRecord, { kind: 'user_message' }>; message?: undefined };
+
+async function resolveAgent(deps: SessionRunnerDeps, wanted: string, fallback: string): Promise<AgentDefinition | undefined> {
+  const found = await requireAgent(deps.catalog, wanted).catch(() => undefined);
+  return found ?? (await requireAgent(deps.catalog, fallback).catch(() => undefined));
+}
+
+async function runOne(
   deps: SessionRunnerDeps,
   session: SessionMeta,
   lease: RunLease,
-  message: InboxMessage,
+  spec: RunSpec,
   history: LogRecord[],
   controller: AbortController,
   applyStop: (stop: StopRequest | undefined) => void,
-): Promise<SessionMeta> {
+  deadline?: number,
+): Promise<{ session: SessionMeta; outcome?: RunOutcome }> {
   const sessionId = session.session_id;
-  const runId = message.run_id;
+  const runId = spec.runId;
   const recorder = new EventRecorder(
     {
       allocate: async () => {
@@ -136,45 +205,58 @@ async function runMessage(
   };
 
   try {
-    const agentId = message.agent_id ?? session.agent_id ?? deps.defaultAgentId;
-    const agentOrError = await requireAgent(deps.catalog, agentId).catch((error: Error) => error);
-    const agent = agentOrError instanceof Error ? await requireAgent(deps.catalog, session.agent_id).catch(() => undefined) : agentOrError;
-    const requestedVoice = message.voice_mode ?? session.voice_mode;
-    const voice = requestedVoice ?? agent?.default_voice ?? 'full';
-    // The agent that answered the session's last message, before this one is recorded.
-    const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
-    const previousAgent = lastMessage?.agent_id ?? session.agent_id;
-    const model = resolveModel(message.model ?? agent?.model, deps.defaultModel);
-
-    await append({
-      kind: 'user_message',
-      run_id: runId,
-      message_id: message.message_id,
-      text: message.text,
-      ...(message.author ? { author: message.author } : {}),
-      agent_id: agent?.id ?? agentId,
-      model,
-      voice_mode: voice,
-    });
-    await deps.sessions.removeFromInbox(sessionId, message.message_id);
-    emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
-    if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
-    emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
-
-    const now = new Date().toISOString();
-    const next: SessionMeta = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
-    await deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now });
+    let agent: AgentDefinition | undefined;
+    let agentId: string;
+    let voice: VoiceMode;
+    let requestedVoice: VoiceMode | undefined;
+    let previousAgent: string | undefined;
+    let model: string;
+    let next = session;
+    if (spec.message) {
+      const message = spec.message;
+      agentId = message.agent_id ?? session.agent_id ?? deps.defaultAgentId;
+      agent = await resolveAgent(deps, agentId, session.agent_id);
+      requestedVoice = message.voice_mode ?? session.voice_mode;
+      voice = requestedVoice ?? agent?.default_voice ?? 'full';
+      // The agent that answered the session's last message, before this one is recorded.
+      const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
+      previousAgent = lastMessage?.agent_id ?? session.agent_id;
+      model = resolveModel(message.model ?? agent?.model, deps.defaultModel);
+      await append({
+        kind: 'user_message',
+        run_id: runId,
+        message_id: message.message_id,
+        text: message.text,
+        ...(message.author ? { author: message.author } : {}),
+        agent_id: agent?.id ?? agentId,
+        model,
+        voice_mode: voice,
+      });
+      await deps.sessions.removeFromInbox(sessionId, message.message_id);
+      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
+      if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
+      emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
+      const now = new Date().toISOString();
+      next = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
+      await deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now });
+    } else {
+      agentId = spec.record.agent_id;
+      agent = await resolveAgent(deps, agentId, session.agent_id);
+      voice = spec.record.voice_mode;
+      model = spec.record.model;
+      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, resumed: true });
+    }
 
     if (!agent) {
       const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
       emit({ type: 'error', ...error, run_id: runId });
-      const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };
+      const usage = zeroUsage();
       await append({ kind: 'run_end', run_id: runId, status: 'error', steps: 0, usage, reason: error.message, error });
       emit({ type: 'done', run_id: runId, status: 'error', steps: 0, usage, reason: error.message });
-      return next;
+      return { session: next };
     }
 
-    await runLoop(
+    const outcome = await runLoop(
       deps,
       {
         sessionId,
@@ -183,9 +265,12 @@ async function runMessage(
         model,
         voice,
         projectId: next.project_id,
-        messages: toMessages(history),
+        messages: toMessages(history, { openRunId: runId }),
         append,
         signal: controller.signal,
+        resume: spec.record ? resumeState(history, runId) : undefined,
+        deadline,
+        handoverReserveMs: deps.handoverReserveMs,
         delegator: RunDelegator.forRun(
           { deps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs },
           agent,
@@ -194,7 +279,7 @@ async function runMessage(
       },
       emit,
     );
-    return next;
+    return { session: next, outcome };
   } catch (error) {
     // Only storage failures reach here (the loop itself never throws): report them to readers.
     emit({ type: 'error', code: error instanceof LeaseLostError ? 'conflict' : 'internal', message: (error as Error).message, run_id: runId });
@@ -203,4 +288,20 @@ async function runMessage(
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
   }
+}
+
+/** Where an unfinished run stands: its completed steps, their usage, and the calls of its last step still without results. */
+function resumeState(history: readonly LogRecord[], runId: string) {
+  const usage = zeroUsage();
+  let steps = 0;
+  for (const record of history) {
+    if (record.run_id !== runId || record.kind !== 'assistant') continue;
+    steps = Math.max(steps, record.step);
+    usage.input_tokens += record.usage.input_tokens;
+    usage.output_tokens += record.usage.output_tokens;
+    usage.cache_read_input_tokens += record.usage.cache_read_input_tokens;
+    usage.cache_creation_input_tokens += record.usage.cache_creation_input_tokens;
+    usage.cost_usd = Math.round((usage.cost_usd + record.usage.cost_usd) * 1e8) / 1e8;
+  }
+  return { steps, usage, pending: pendingToolCalls(history, runId) };
 }

@@ -49,6 +49,18 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     reason: z.string().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   }),
+  /** One tool call's result, written as soon as the call completes (keyed by run id and tool call id). */
+  z.object({
+    ...base,
+    kind: z.literal('tool_result'),
+    step: z.number().int(),
+    tool_use_id: z.string(),
+    name: z.string(),
+    content: z.string(),
+    is_error: z.boolean().optional(),
+  }),
+  /** The run stopped near its time budget and continues elsewhere (the worker); it is not over. */
+  z.object({ ...base, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
   /** A log position a run reserved but never wrote, sealed by the run that took its lease over. */
   z.object({ ...base, kind: z.literal('void') }),
 ]);

@@ -283,6 +283,22 @@ export class SessionStore {
     return full;
   }
 
+  /** The last `count` records of the log, in order. */
+  async readLogTail(id: string, count: number): Promise<LogRecord[]> {
+    const { Items } = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.session(id), ':p': 'LOG#' },
+        ScanIndexForward: false,
+        Limit: count,
+      }),
+    );
+    const records: LogRecord[] = [];
+    for (const item of (Items ?? []).reverse()) records.push(await this.decode(item));
+    return records;
+  }
+
   /** The highest sequence number written in the record log (0 when empty). */
   async lastLogSeq(id: string): Promise<number> {
     return this.lastSeq(id, 'LOG#');

@@ -12,6 +12,12 @@ export interface ToolContext {
   sessionId: string;
   runId: string;
   toolCallId: string;
+  /**
+   * `<run id>:<tool call id>`. A call whose result was not recorded (its process
+   * died) is executed again with the same key after a resume: a tool with side
+   * effects uses it to make them happen at most once.
+   */
+  idempotencyKey: string;
   projectId?: string;
   agent: AgentDefinition;
   catalog: AgentCatalog;

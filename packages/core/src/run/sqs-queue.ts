@@ -1,0 +1,20 @@
+import type { RunJob, RunQueue } from './queue';
+
+/** Run jobs on SQS, consumed by the worker function. The client loads on first use, off the API's cold start. */
+export class SqsRunQueue implements RunQueue {
+  private client?: Promise<{ send(command: unknown): Promise<unknown>; SendMessageCommand: new (input: object) => unknown }>;
+
+  constructor(
+    private readonly queueUrl: string,
+    private readonly options: { region?: string; endpoint?: string } = {},
+  ) {}
+
+  async send(job: RunJob): Promise<void> {
+    this.client ??= import('@aws-sdk/client-sqs').then(({ SQSClient, SendMessageCommand }) => {
+      const sqs = new SQSClient({ region: this.options.region ?? process.env.AWS_REGION, endpoint: this.options.endpoint });
+      return { send: (command: unknown) => sqs.send(command as never), SendMessageCommand: SendMessageCommand as never };
+    });
+    const { send, SendMessageCommand } = await this.client;
+    await send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(job) }));
+  }
+}
