@@ -41,15 +41,25 @@ export function deadlineOf(c: Context<Env>): number | undefined {
   return typeof remaining === 'number' ? Date.now() + remaining : undefined;
 }
 
-/** The non-streaming answer: the run's text, tool calls and outcome in one JSON body. */
+/**
+ * The non-streaming answer: the run's text, tool calls and outcome in one JSON
+ * body. Delegated work appears as the `delegate_agent` call and its result
+ * (the delegate's answer), plus one entry per child run in `delegations`.
+ */
 async function collectRun(run: ChatRun) {
   // Text of a step that is retried is dropped; a step's text is final once its tools run.
   let text = '';
   let stepText = '';
   const toolCalls: { id: string; name: string; input: unknown; result?: string; is_error?: boolean }[] = [];
+  const delegations: { run_id: string; agent_id: string; parent_run_id?: string; tool_call_id?: string; status?: string; usage?: unknown }[] = [];
   let error: Extract<StreamEvent, { type: 'error' }> | undefined;
   let done: Extract<StreamEvent, { type: 'done' }> | undefined;
   for await (const event of run.events()) {
+    if (event.type === 'agent_switch' && event.reason === 'return' && event.run_id) {
+      delegations.push({ run_id: event.run_id, agent_id: event.agent_id ?? event.from ?? '', parent_run_id: event.parent_run_id, tool_call_id: event.tool_call_id, status: event.status, usage: event.usage });
+    }
+    // Child runs' own events are in the stream (stream: true) and the session's history.
+    if ('run_id' in event && event.run_id !== run.runId) continue;
     if (event.type === 'text') stepText += event.delta;
     else if (event.type === 'retry') stepText = '';
     else if (event.type === 'tool_call') toolCalls.push({ id: event.id, name: event.name, input: event.input });
@@ -68,6 +78,7 @@ async function collectRun(run: ChatRun) {
     status: done?.status ?? 'error',
     text,
     tool_calls: toolCalls,
+    ...(delegations.length ? { delegations } : {}),
     usage: done?.usage,
     ...(error ? { error: { code: error.code, message: error.message } } : {}),
   };

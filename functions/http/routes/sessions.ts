@@ -33,6 +33,7 @@ const patchSchema = z.strictObject({
   voice_mode: voiceModeSchema.optional(),
   strategy: strategySchema.optional(),
 });
+const switchSchema = z.strictObject({ agent_id: z.string().min(1).max(64) });
 const memberSchema = z.strictObject({ role: roleSchema, name: z.string().trim().min(1).max(200).optional() });
 const listSchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(2000).optional() });
 const eventsQuerySchema = z.object({ after: z.string().max(40).optional(), access_token: z.string().optional() });
@@ -103,6 +104,17 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     if (body.agent_id) await requireAgent(deps.catalog, body.agent_id);
     await deps.sessions.updateSession(id, { ...body, updated_at: new Date().toISOString() });
     return c.json({ session: await deps.sessions.requireSession(id) });
+  });
+
+  // Switches the session's active agent. The history is kept and the new agent sees it; the next
+  // run's stream starts with an `agent_switch` from the agent that answered last.
+  app.post('/sessions/:id/agent', async (c) => {
+    const id = c.req.param('id');
+    const body = await jsonBody(c, switchSchema);
+    const { session } = await requireAccess(deps.sessions, id, c.get('user'), 'editor');
+    const agent = await requireAgent(deps.catalog, body.agent_id);
+    await deps.sessions.updateSession(id, { agent_id: agent.id, updated_at: new Date().toISOString() });
+    return c.json({ session: await deps.sessions.requireSession(id), from: session.agent_id, to: agent.id });
   });
 
   app.delete('/sessions/:id', async (c) => {

@@ -14,6 +14,7 @@ import { driveSession } from './run/session-runner';
 import { Authenticator, type AuthConfig } from './auth/authenticator';
 import { ProjectFileCache, type FileCacheOptions } from './projects/file-cache';
 import { ProjectStore } from './projects/project-store';
+import { delegateAgentTool } from './tools/delegate-agent';
 import { getAgentInfoTool } from './tools/get-agent-info';
 import { getAnalysisTool } from './tools/get-analysis';
 import { globTool } from './tools/glob';
@@ -66,6 +67,7 @@ export interface Runtime extends ChatDeps {
 export function builtinTools(options: { outbound?: OutboundOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
   return [
     getAgentInfoTool,
+    delegateAgentTool,
     listProjectsTool,
     readFileTool,
     grepTool,

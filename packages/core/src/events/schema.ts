@@ -45,8 +45,15 @@ export type Usage = z.infer<typeof usageSchema>;
 export const runStatusSchema = z.enum(['completed', 'limit', 'error', 'cancelled']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
-/** Fields that tag an event with the agent and run that produced it. */
-const origin = { agent_id: z.string().optional(), run_id: z.string().optional() };
+/**
+ * Fields that tag an event with the agent and run that produced it. A child run
+ * (an agent working on a delegated task) also names the run that delegated to it.
+ */
+const origin = { agent_id: z.string().optional(), run_id: z.string().optional(), parent_run_id: z.string().optional() };
+
+/** Why the active agent changed: a session switched agents, a run delegated a task, or a delegate handed back. */
+export const agentSwitchReasonSchema = z.enum(['switch', 'delegate', 'return']);
+export type AgentSwitchReason = z.infer<typeof agentSwitchReasonSchema>;
 
 /** Every event Zero streams, one JSON object per SSE `data:` line. */
 export const streamEventSchema = z.discriminatedUnion('type', [
@@ -85,7 +92,19 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     reason: z.string(),
     ...origin,
   }),
-  z.object({ type: z.literal('agent_switch'), from: z.string().nullable(), to: z.string(), ...origin }),
+  z.object({
+    type: z.literal('agent_switch'),
+    from: z.string().nullable(),
+    to: z.string(),
+    reason: agentSwitchReasonSchema.optional(),
+    /** For a delegation: the caller's `delegate_agent` call this child run answers. */
+    tool_call_id: z.string().optional(),
+    /** On `return`: how the child run ended and what it spent (already included in the parent's `done`). */
+    status: runStatusSchema.optional(),
+    steps: z.number().int().optional(),
+    usage: usageSchema.optional(),
+    ...origin,
+  }),
   z.object({ type: z.literal('confirmation_required'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
   z.object({
     type: z.literal('done'),
@@ -95,7 +114,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     usage: usageSchema,
     reason: z.string().optional(),
   }),
-  z.object({ type: z.literal('error'), code: z.string(), message: z.string(), run_id: z.string().optional() }),
+  z.object({ type: z.literal('error'), code: z.string(), message: z.string(), ...origin }),
 ]);
 export type StreamEvent = z.infer<typeof streamEventSchema>;
 export type StreamEventType = StreamEvent['type'];

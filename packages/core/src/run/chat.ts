@@ -108,10 +108,14 @@ export async function startChat(deps: ChatDeps, request: ChatRequest, user: User
     console.error(JSON.stringify({ level: 'error', msg: 'session run failed', session_id: sessionId, error: String(error) }));
   });
   async function* events(signal?: AbortSignal): AsyncGenerator<IdentifiedEvent> {
+    // The run's own events and those of the child runs it delegated to (each child's first event names its parent).
+    const runs = new Set([accepted.runId]);
     for await (const event of followSession(deps, sessionId, { after: accepted.cursor, signal })) {
-      if (!('run_id' in event) || event.run_id !== accepted.runId) continue;
+      if (!('run_id' in event) || !event.run_id) continue;
+      if ('parent_run_id' in event && event.parent_run_id && runs.has(event.parent_run_id)) runs.add(event.run_id);
+      if (!runs.has(event.run_id)) continue;
       yield event;
-      if (event.type === 'done' || event.type === 'handover') return;
+      if ((event.type === 'done' || event.type === 'handover') && event.run_id === accepted.runId) return;
     }
   }
   return { ...accepted, events, finished };

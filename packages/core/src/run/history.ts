@@ -13,8 +13,13 @@ const INTERRUPTED = 'This tool call was interrupted before it returned a result.
  * A call left without a result by a run that is over is answered with an
  * error result, so the conversation is always well formed; with `openRunId`,
  * that run's last unanswered calls are left open for it to execute (resume).
+ *
+ * Without `runId` this is the session's conversation: records of child runs
+ * (delegated tasks, tagged `parent_run_id`) are left out, since their answers
+ * reach it as tool results. With `runId` it is that one run's conversation,
+ * e.g. a child run's task and its steps, to resume it.
  */
-export function toMessages(records: readonly LogRecord[], options: { openRunId?: string } = {}): MessageParam[] {
+export function toMessages(records: readonly LogRecord[], options: { openRunId?: string; runId?: string } = {}): MessageParam[] {
   return rebuild(records, options).messages;
 }
 
@@ -23,7 +28,8 @@ export function pendingToolCalls(records: readonly LogRecord[], runId: string): 
   return rebuild(records, { openRunId: runId }).pending;
 }
 
-function rebuild(records: readonly LogRecord[], options: { openRunId?: string }) {
+function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId?: string }) {
+  const records = options.runId ? all.filter((r) => r.run_id === options.runId) : all.filter((r) => !r.parent_run_id);
   const messages: MessageParam[] = [];
   const push = (role: 'user' | 'assistant', content: ContentBlockParam[]) => {
     if (content.length === 0) return;

@@ -14,6 +14,8 @@ export const runLimitsSchema = z.object({
   /** Attempts of one step when the model stream fails mid-way. */
   stepAttempts: z.number().int().positive(),
   retryBaseMs: z.number().int().nonnegative(),
+  /** How deep delegation may nest: 1 lets the agent a user talks to delegate, but not its delegates. 0 turns delegation off. */
+  maxDelegationDepth: z.number().int().nonnegative(),
 });
 export type RunLimits = z.infer<typeof runLimitsSchema>;
 
@@ -28,6 +30,7 @@ export const DEFAULT_LIMITS: RunLimits = {
   toolTimeoutMs: 60_000,
   stepAttempts: 3,
   retryBaseMs: 1000,
+  maxDelegationDepth: 2,
 };
 
 const ENV: Record<keyof RunLimits, string> = {
@@ -41,6 +44,7 @@ const ENV: Record<keyof RunLimits, string> = {
   toolTimeoutMs: 'ZERO_TOOL_TIMEOUT_MS',
   stepAttempts: 'ZERO_STEP_ATTEMPTS',
   retryBaseMs: 'ZERO_RETRY_BASE_MS',
+  maxDelegationDepth: 'ZERO_MAX_DELEGATION_DEPTH',
 };
 
 /** Reads limit overrides from the environment; a malformed value fails start-up with its variable named. */

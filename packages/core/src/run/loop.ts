@@ -10,6 +10,7 @@ import type { ArtifactStore } from '../store/artifact-store';
 import type { NewLogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
+import type { Delegator } from '../tools/tool';
 import { withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
 import { buildSystemPrompt } from './prompt';
@@ -51,6 +52,8 @@ export interface RunParams {
    */
   deadline?: number;
   handoverReserveMs?: number;
+  /** Lets this run's tools hand tasks to other agents (`delegate_agent`); see `run/delegate.ts`. */
+  delegator?: Delegator;
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -110,6 +113,8 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
           callsPerTool.set(call.name, used + 1);
           return undefined;
         });
+        // A delegated run's model usage counts toward this run's usage and token limit.
+        if (result.usage) addUsage(usage, result.usage);
         await append({
           kind: 'tool_result',
           run_id: runId,
@@ -273,6 +278,7 @@ async function executeCall(
       artifacts: deps.artifacts,
       projects: deps.projects,
       projectFiles: deps.projectFiles,
+      delegator: params.delegator,
       // A stop request waits for the step's tools: the safe point is the end of the step.
       signal: new AbortController().signal,
     },

@@ -6,6 +6,7 @@ import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { resolveModel } from '../model/anthropic';
 import { LeaseLostError, type LeaseStore, type RunLease, type StopRequest } from '../store/lease-store';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
+import { RunDelegator } from './delegate';
 import { pendingToolCalls, toMessages } from './history';
 import { runLoop, type RunDeps, type RunOutcome } from './loop';
 import type { RunQueue } from './queue';
@@ -43,7 +44,8 @@ const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_
 export function unfinishedRun(history: readonly LogRecord[]): { runId: string; message: Extract<LogRecord, { kind: 'user_message' }> } | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const record = history[i]!;
-    if (record.kind === 'void') continue;
+    // Child runs (delegated tasks) are carried on by their parent.
+    if (record.kind === 'void' || record.parent_run_id) continue;
     if (record.kind === 'run_end') return undefined;
     if (record.kind === 'user_message') return { runId: record.run_id, message: record };
   }
@@ -242,13 +244,19 @@ async function runOne(
     let agent: AgentDefinition | undefined;
     let agentId: string;
     let voice: VoiceMode;
+    let requestedVoice: VoiceMode | undefined;
+    let previousAgent: string | undefined;
     let model: string;
     let next = session;
     if (spec.message) {
       const message = spec.message;
       agentId = message.agent_id ?? session.agent_id ?? deps.defaultAgentId;
       agent = await resolveAgent(deps, agentId, session.agent_id);
-      voice = message.voice_mode ?? session.voice_mode ?? agent?.default_voice ?? 'full';
+      requestedVoice = message.voice_mode ?? session.voice_mode;
+      voice = requestedVoice ?? agent?.default_voice ?? 'full';
+      // The agent that answered the session's last message, before this one is recorded.
+      const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
+      previousAgent = lastMessage?.agent_id ?? session.agent_id;
       model = resolveModel(message.model ?? agent?.model, deps.defaultModel);
       emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
       await append({
@@ -261,6 +269,7 @@ async function runOne(
         model,
         voice_mode: voice,
       });
+      if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
       emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
       const now = new Date().toISOString();
       next = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
@@ -301,6 +310,11 @@ async function runOne(
         resume: spec.record ? resumeState(history, runId) : undefined,
         deadline,
         handoverReserveMs: deps.handoverReserveMs,
+        delegator: RunDelegator.forRun(
+          { deps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs },
+          agent,
+          runId,
+        ),
       },
       emit,
     );

@@ -11,6 +11,8 @@ const base = {
   seq: z.number().int().positive(),
   at: z.string(),
   run_id: z.string(),
+  /** Set on every record of a child run (a delegated task): the run that delegated it. Such records are not part of the parent's conversation. */
+  parent_run_id: z.string().optional(),
 };
 
 export const authorSchema = z.object({ id: z.string(), name: z.string().optional() });

@@ -7,19 +7,24 @@ import { defineTool } from './tool';
 export const getAgentInfoTool = defineTool({
   name: 'get_agent_info',
   description:
-    'Describe a Zero agent: its role, capabilities, tools and the agents it may delegate to. ' +
+    'Describe a Zero agent: its role, capabilities, tools, the agents it may delegate to, and whether you may delegate to it. ' +
     'Call it without agent_id to list every available agent with a one-line description.',
   input: z.object({
     agent_id: z.string().min(1).max(64).optional().describe('The agent to describe, e.g. "cereal". Omit to list all agents.'),
   }),
-  async execute({ agent_id }, { catalog }) {
+  async execute({ agent_id }, { catalog, agent: caller }) {
+    const { agents } = await catalog.load();
+    const mayDelegate = new Set(caller.delegation.map((rule) => rule.agent_id));
     if (!agent_id) {
-      const { agents } = await catalog.load();
-      const lines = [...agents.values()].sort((a, b) => a.id.localeCompare(b.id)).map((a) => `- ${a.id} (${a.name}): ${a.description}`);
+      const lines = [...agents.values()]
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map((a) => `- ${a.id} (${a.name}): ${a.description}${mayDelegate.has(a.id) ? ' [you may delegate to it]' : ''}`);
       return `Available agents:\n${lines.join('\n')}`;
     }
     try {
       const agent = await requireAgent(catalog, agent_id);
+      const delegatedToBy = [...agents.values()].filter((a) => a.delegation.some((rule) => rule.agent_id === agent.id)).map((a) => a.id);
+      const voices = (['full', 'minimal', 'neutral'] as const).filter((mode) => agent.voices[mode]);
       return [
         `# ${agent.name} (${agent.id})`,
         agent.description,
@@ -27,6 +32,13 @@ export const getAgentInfoTool = defineTool({
         `## Capabilities\n${agent.capabilities.map((c) => `- ${c}`).join('\n') || '(none listed)'}`,
         `## Tools\n${agent.tools.join(', ') || '(none)'}`,
         `## Delegates to\n${agent.delegation.map((d) => `- ${d.agent_id}${d.when ? `: ${d.when}` : ''}`).join('\n') || '(nobody)'}`,
+        `## Delegated to by\n${delegatedToBy.join(', ') || '(nobody)'}`,
+        `## Model and voice\nModel: ${agent.model ?? 'the deployment default'}. Default voice: ${agent.default_voice}. Voices written: ${voices.join(', ') || '(none)'}.`,
+        agent.id === caller.id
+          ? 'This is you.'
+          : mayDelegate.has(agent.id)
+            ? `You (${caller.id}) may delegate to ${agent.id} with delegate_agent.`
+            : `You (${caller.id}) may not delegate to ${agent.id}.`,
       ].join('\n\n');
     } catch (error) {
       if (ZeroError.isInstance(error)) return { content: error.message, is_error: true };

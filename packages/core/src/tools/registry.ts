@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { Usage } from '../events/schema';
 import type { ToolUnion } from '../model/provider';
 import type { ToolContext, ToolOutput, ToolSpec } from './tool';
 
@@ -6,6 +7,8 @@ export interface ToolResult {
   content: string;
   is_error: boolean;
   truncated: boolean;
+  /** Model usage the tool incurred (a delegated run), rolled up into the caller's. */
+  usage?: Usage;
 }
 
 /** A tool run by the model provider; Zero only sends its definition and relays its blocks as events. */
@@ -99,8 +102,9 @@ export class ToolRegistry {
     });
     try {
       const output = await Promise.race([tool.execute(parsed.data, { ...context, signal: controller.signal }), timeout]);
-      const result = typeof output === 'string' ? { content: output, is_error: false } : { content: output.content, is_error: !!output.is_error };
-      return truncate(result, options.maxOutputChars);
+      if (typeof output === 'string') return truncate({ content: output, is_error: false }, options.maxOutputChars);
+      const result = truncate({ content: output.content, is_error: !!output.is_error }, options.maxOutputChars);
+      return output.usage ? { ...result, usage: output.usage } : result;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return errorResult(`${name} failed: ${message}`);

@@ -3,6 +3,7 @@ import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import type { ProjectFileCache } from '../projects/file-cache';
 import type { ProjectStore } from '../projects/project-store';
+import type { Usage } from '../events/schema';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 
@@ -27,10 +28,28 @@ export interface ToolContext {
   projectFiles: ProjectFileCache;
   /** Aborted on tool timeout, run cancel or shutdown. */
   signal: AbortSignal;
+  /** Hands a task to another agent as a child run; absent where the run cannot delegate. */
+  delegator?: Delegator;
 }
 
-/** A tool's answer; a plain string is a successful result. */
-export type ToolOutput = string | { content: string; is_error?: boolean };
+/** A task for another agent, as `delegate_agent` receives it. */
+export interface DelegationRequest {
+  agentId: string;
+  task: string;
+  context?: string;
+}
+
+/** Runs delegated tasks on behalf of one run (see `run/delegate.ts`). */
+export interface Delegator {
+  /** Runs the task as a child run and answers with its final text. Must not throw: a refusal or failure is an error output. */
+  delegate(request: DelegationRequest, call: { toolCallId: string; signal: AbortSignal }): Promise<ToolOutput>;
+}
+
+/**
+ * A tool's answer; a plain string is a successful result. `usage` is what the
+ * tool spent on model calls (a delegated run), added to the calling run's usage.
+ */
+export type ToolOutput = string | { content: string; is_error?: boolean; usage?: Usage };
 
 /** A tool the loop executes: zod input (sent to the model as JSON Schema), a description for the model, and execute. */
 export interface ToolSpec<I = unknown> {
