@@ -18,6 +18,8 @@ export function createDynamoClient(config: StoreConfig): DynamoDBDocumentClient 
     region: config.region ?? process.env.AWS_REGION ?? 'us-east-1',
     endpoint: config.dynamoEndpoint,
     credentials: config.credentials,
+    // One process may drive many sessions at once (the local server, a busy instance): the SDK's default of 50 sockets queues them.
+    requestHandler: { httpAgent: { keepAlive: true, maxSockets: 256 }, httpsAgent: { keepAlive: true, maxSockets: 256 } },
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
