@@ -21,9 +21,6 @@ class NodeChat extends AbstractChat<UIMessage> {
     this.plain = state;
   }
   plain: PlainChatState;
-  get error() {
-    return this.plain.error;
-  }
 }
 
 const newChatId = () => `chat-${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
@@ -188,7 +185,7 @@ describe('useChat against Zero: the AI SDK UI message stream', () => {
   });
 
   it('refuses bad requests with a 4xx that names the field', async () => {
-    const post = (body: unknown, headers = DEV) => postJson(`${h.url}/api/v2/ui/chat`, body, headers);
+    const post = (body: unknown, headers: Record<string, string> = DEV) => postJson(`${h.url}/api/v2/ui/chat`, body, headers);
     const cases: [unknown, number, string, string][] = [
       [uiChatBody('short', 'hi'), 400, 'invalid_request', 'id'],
       [uiChatBody('has/slash/in/it', 'hi'), 400, 'invalid_request', 'id'],
