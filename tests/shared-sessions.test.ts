@@ -156,8 +156,10 @@ describe('shared sessions', () => {
   it('cancel stops the run and records it as cancelled with what it had done', async () => {
     const id = await sharedSession();
     h.fake.script({ text: 'working on it', toolCalls: [{ name: 'slow', input: { ms: 300 } }] }, { text: 'never sent' });
+    const slowBefore = h.tools.executions.get('slow') ?? 0;
     const run = chatStream(h.url, { session_id: id, message: 'go' }, alice);
-    await new Promise((r) => setTimeout(r, 100));
+    // Cancel once the first step's tool is running (a fixed sleep raced the model call under load).
+    while ((h.tools.executions.get('slow') ?? 0) === slowBefore) await new Promise((r) => setTimeout(r, 10));
     expect((await request(h, 'POST', `/sessions/${id}/cancel`, carol)).status).toBe(403);
     const cancel = await request(h, 'POST', `/sessions/${id}/cancel`, bob);
     expect(cancel.status).toBe(202);
