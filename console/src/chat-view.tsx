@@ -86,8 +86,14 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
     const source = new EventSource(url);
     source.onmessage = (e) => {
       const event = JSON.parse(e.data) as { type: string; run_id?: string; text?: string; author?: { id: string; name?: string } };
-      if (event.type !== 'message' || !event.run_id) return;
+      if (!event.run_id) return;
       const { messages: shown, status: now } = state.current;
+      if (event.type === 'done') {
+        // A run we never saw streaming (its start raced our resume): take it from the history.
+        if (!shown.some((m) => m.id === event.run_id) && now !== 'submitted' && now !== 'streaming') void sync();
+        return;
+      }
+      if (event.type !== 'message') return;
       if (shown.some((m) => m.id === event.run_id || m.id === userMessageId(event.run_id!))) return;
       if (now === 'submitted' || now === 'streaming') {
         // Our own message coming back, or someone else's queued behind our run.

@@ -10,6 +10,7 @@ import {
   requireAccess,
   requireAgent,
   startChat,
+  type ChatRequest,
   type EventPosition,
   type IdentifiedEvent,
   type Runtime,
@@ -90,6 +91,7 @@ export function uiChatRoutes(deps: AppDeps) {
     async (c) => {
       const parsed = uiChatRequestSchema.safeParse(await readJson(c));
       if (!parsed.success) throw invalidRequest(parsed.error);
+      // `messageId` names the message to answer; Zero always answers the new one.
       const { id, messages, trigger, messageId: _messageId, ...options } = parsed.data;
       if (trigger === 'regenerate-message') {
         throw new ZeroError('invalid_request', "Zero's session history is append-only, so a message cannot be regenerated; send a new message instead", 400, {
@@ -98,7 +100,7 @@ export function uiChatRoutes(deps: AppDeps) {
       }
       const message = newMessageText(messages);
       const user = c.get('user');
-      await ensureSession(deps, id, options.agent_id, options, user, message);
+      await ensureSession(deps, id, options, user, message);
       const run = await startChat(deps, { session_id: id, message, ...options }, user);
       return streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
     },
@@ -117,16 +119,9 @@ export function uiChatRoutes(deps: AppDeps) {
 }
 
 /** Creates the session a new chat id names, owned by the caller; an existing one is checked by `startChat`. */
-async function ensureSession(
-  deps: Runtime,
-  sessionId: string,
-  agentId: string | undefined,
-  options: { project_id?: string; voice_mode?: 'full' | 'minimal' | 'neutral'; strategy?: 'enqueue' | 'reject' | 'interrupt' },
-  user: User,
-  message: string,
-) {
+async function ensureSession(deps: Runtime, sessionId: string, options: Omit<ChatRequest, 'message'>, user: User, message: string) {
   if (await deps.sessions.getSession(sessionId)) return;
-  const agent = await requireAgent(deps.catalog, agentId ?? deps.defaultAgentId);
+  const agent = await requireAgent(deps.catalog, options.agent_id ?? deps.defaultAgentId);
   const now = new Date().toISOString();
   const line = message.split('\n')[0] ?? '';
   try {
