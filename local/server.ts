@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
 import { createRuntime, type Runtime, type RuntimeConfig } from '@zero/core';
 import { createApp, type AppOptions } from '../functions/http/app';
 
@@ -9,10 +12,29 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Serves the same Hono app as Lambda, on Node. */
-export async function startServer(config: RuntimeConfig, port = 0, hostname = '127.0.0.1', options: AppOptions = {}): Promise<RunningServer> {
+/** Where `npm run build:console` writes the console (`console/dist`). */
+export const CONSOLE_DIR = join(import.meta.dirname, '..', 'console', 'dist');
+
+export interface ServerOptions extends AppOptions {
+  /** Static files served at `/` (the console); nothing is served when the folder does not exist. */
+  consoleDir?: string;
+}
+
+/** Serves the same Hono app as Lambda, on Node, and the console's static files at `/`. */
+export async function startServer(config: RuntimeConfig, port = 0, hostname = '127.0.0.1', options: ServerOptions = {}): Promise<RunningServer> {
   const runtime = createRuntime(config);
   const app = createApp(runtime, options);
+  const consoleDir = options.consoleDir ?? CONSOLE_DIR;
+  if (existsSync(join(consoleDir, 'index.html'))) {
+    // Asset names carry a content hash; index.html must be revalidated to pick up a new build.
+    app.use(
+      '/*',
+      serveStatic({
+        root: consoleDir,
+        onFound: (path, c) => c.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache'),
+      }),
+    );
+  }
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port, hostname }, () => resolve(s));
   });

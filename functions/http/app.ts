@@ -6,6 +6,7 @@ import { errorResponse } from './errors';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
+import { uiChatRoutes } from './routes/ui-chat';
 import { projectRoutes } from './projects';
 
 export type { AppDeps };
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   const api = new Hono<Env>();
   api.use('*', requireUser(deps.auth));
   api.route('/', chatRoutes(deps));
+  api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
   api.route('/', keyRoutes(deps));
   api.route('/', projectRoutes(deps));

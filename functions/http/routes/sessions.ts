@@ -78,6 +78,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
   app.get('/sessions/:id', async (c) => {
     const id = c.req.param('id');
     const { session, member } = await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
+    // Read before the history: following the events from here misses nothing the history lacks.
+    const lastEventSeq = await deps.sessions.lastEventSeq(id);
     const [history, members, lease, waiting, artifacts] = await Promise.all([
       deps.sessions.readLog(id),
       deps.sessions.listMembers(id),
@@ -91,6 +93,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       role: member.role,
       members,
       active_run_id: lease?.active ? (lease.run_id ?? null) : null,
+      last_event_id: String(lastEventSeq),
       queued: waiting.map((m) => ({ message_id: m.message_id, run_id: m.run_id, author: m.author, text: m.text, at: m.at })),
       history: history.filter((r) => r.kind !== 'void'),
       artifacts,

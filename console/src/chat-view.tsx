@@ -1,0 +1,248 @@
+import { useChat } from '@ai-sdk/react';
+import { DefaultChatTransport } from 'ai';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { api, type Agent, type Credentials, type SessionDetail, type Voice } from './api';
+import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
+import { MessageView } from './message-view';
+
+export interface ChatViewProps {
+  creds: Credentials;
+  sessionId: string;
+  agents: Agent[];
+  /** The stored session; undefined for a new chat that no message has created yet. */
+  detail?: SessionDetail;
+  /** Called when the session changed on the server (created, renamed, switched agent). */
+  onChanged(): void;
+}
+
+/** One session: its history, streaming answers through `useChat`, and other members' runs as they happen. */
+export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatViewProps) {
+  const [agentId, setAgentId] = useState(detail?.session.agent_id ?? agents.find((a) => a.id === 'zero')?.id ?? agents[0]?.id ?? '');
+  const [projectId, setProjectId] = useState(detail?.session.project_id ?? '');
+  const [voice, setVoice] = useState<Voice | ''>(detail?.session.voice_mode ?? '');
+  const [input, setInput] = useState('');
+  const [notice, setNotice] = useState<string>();
+  const options = useRef({ agentId, projectId, voice, created: Boolean(detail) });
+  options.current = { agentId, projectId, voice, created: options.current.created };
+  const pendingSync = useRef(false);
+
+  const transport = useMemo(
+    () =>
+      new DefaultChatTransport<ConsoleMessage>({
+        api: `${creds.baseUrl}/api/v2/ui/chat`,
+        headers: { authorization: `Bearer ${creds.key}` },
+        // The session's history is on the server: send only the new message, and the options for a new session.
+        prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => {
+          const o = options.current;
+          return {
+            body: {
+              id,
+              trigger,
+              messageId,
+              messages: messages.slice(-1),
+              ...(o.created ? {} : { agent_id: o.agentId || undefined, project_id: o.projectId.trim() || undefined, voice_mode: o.voice || undefined }),
+            },
+          };
+        },
+      }),
+    [creds],
+  );
+
+  const chat = useChat<ConsoleMessage>({
+    id: sessionId,
+    messages: detail ? historyToMessages(detail) : [],
+    transport,
+    onFinish: () => {
+      if (!options.current.created) {
+        options.current.created = true;
+        onChanged();
+      }
+      if (pendingSync.current) void sync();
+    },
+  });
+  const { messages, status, setMessages, resumeStream, error } = chat;
+  const state = useRef({ messages, status });
+  state.current = { messages, status };
+
+  /** Replaces what is shown with the server's history, then attaches to a run in progress. */
+  async function sync() {
+    pendingSync.current = false;
+    const fresh = await api<SessionDetail>(creds, 'GET', `/sessions/${sessionId}`);
+    setMessages(historyToMessages(fresh));
+    if (fresh.active_run_id) void resumeStream();
+  }
+
+  // A run already in progress when the page opened: re-attach to it.
+  useEffect(() => {
+    if (detail?.active_run_id) void resumeStream();
+  }, []);
+
+  // Other members' messages arrive on the session's events; their answers stream through useChat's resume.
+  useEffect(() => {
+    if (!detail) return;
+    const url = new URL(`${creds.baseUrl}/api/v2/sessions/${sessionId}/events`, location.href);
+    url.searchParams.set('access_token', creds.key);
+    url.searchParams.set('after', detail.last_event_id);
+    const source = new EventSource(url);
+    source.onmessage = (e) => {
+      const event = JSON.parse(e.data) as { type: string; run_id?: string; text?: string; author?: { id: string; name?: string } };
+      if (!event.run_id) return;
+      const { messages: shown, status: now } = state.current;
+      if (event.type === 'done') {
+        // A run we never saw streaming (its start raced our resume): take it from the history.
+        if (!shown.some((m) => m.id === event.run_id) && now !== 'submitted' && now !== 'streaming') void sync();
+        return;
+      }
+      if (event.type !== 'message') return;
+      if (shown.some((m) => m.id === event.run_id || m.id === userMessageId(event.run_id!))) return;
+      if (now === 'submitted' || now === 'streaming') {
+        // Our own message coming back, or someone else's queued behind our run.
+        const lastOwn = shown.findLast((m) => m.role === 'user');
+        const ownText = lastOwn?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+        if (ownText?.trim() !== event.text?.trim()) pendingSync.current = true;
+        return;
+      }
+      setMessages([...shown, { id: userMessageId(event.run_id), role: 'user', parts: [{ type: 'text', text: event.text ?? '' }], metadata: { author: event.author } }]);
+      void resumeStream();
+    };
+    return () => source.close();
+  }, [creds, sessionId, detail, setMessages, resumeStream]);
+
+  const bottom = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // Not returned: Chromium's scroll methods now return a promise, which React would take for a cleanup.
+    void bottom.current?.scrollIntoView({ block: 'end' });
+  }, [messages]);
+
+  const busy = status === 'submitted' || status === 'streaming';
+  const canWrite = !detail || detail.role !== 'viewer';
+
+  async function send(e: FormEvent) {
+    e.preventDefault();
+    const text = input.trim();
+    if (!text) return;
+    setInput('');
+    await chat.sendMessage({ text });
+  }
+
+  async function cancel() {
+    try {
+      await api(creds, 'POST', `/sessions/${sessionId}/cancel`);
+    } catch (err) {
+      setNotice((err as Error).message);
+    }
+  }
+
+  async function switchAgent(next: string) {
+    setAgentId(next);
+    if (!options.current.created) return;
+    try {
+      await api(creds, 'PATCH', `/sessions/${sessionId}`, { agent_id: next });
+      onChanged();
+    } catch (err) {
+      setNotice((err as Error).message);
+    }
+  }
+
+  async function switchVoice(next: Voice | '') {
+    setVoice(next);
+    if (!options.current.created || !next) return;
+    try {
+      await api(creds, 'PATCH', `/sessions/${sessionId}`, { voice_mode: next });
+    } catch (err) {
+      setNotice((err as Error).message);
+    }
+  }
+
+  return (
+    <section className="chat">
+      <div className="settings">
+        <label>
+          Agent
+          <select data-testid="agent" value={agentId} onChange={(e) => void switchAgent(e.target.value)} disabled={!canWrite}>
+            {agents.map((a) => (
+              <option key={a.id} value={a.id} title={a.description}>
+                {a.name || a.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Project
+          <input
+            data-testid="project"
+            value={projectId}
+            placeholder="owner/repo"
+            onChange={(e) => setProjectId(e.target.value)}
+            disabled={options.current.created}
+            title={options.current.created ? 'A session keeps the project it started with' : 'Bind the session to a project'}
+          />
+        </label>
+        <label>
+          Voice
+          <select data-testid="voice" value={voice} onChange={(e) => void switchVoice(e.target.value as Voice | '')} disabled={!canWrite}>
+            <option value="">agent default</option>
+            <option value="full">full</option>
+            <option value="minimal">minimal</option>
+            <option value="neutral">neutral</option>
+          </select>
+        </label>
+      </div>
+
+      <div className="messages" data-testid="messages">
+        {messages.length === 0 ? <p className="empty">Send a message to start the session.</p> : null}
+        {messages.map((m) => (
+          <MessageView key={m.id} message={m} />
+        ))}
+        {error ? (
+          <div className="error" role="alert">
+            {readableError(error)}
+          </div>
+        ) : null}
+        {notice ? (
+          <div className="error" role="alert">
+            {notice}
+          </div>
+        ) : null}
+        <div ref={bottom} />
+      </div>
+
+      {canWrite ? (
+        <form className="composer" onSubmit={(e) => void send(e)}>
+          <textarea
+            data-testid="composer"
+            value={input}
+            placeholder="Message"
+            rows={2}
+            onChange={(e) => setInput(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.shiftKey) {
+                e.preventDefault();
+                e.currentTarget.form?.requestSubmit();
+              }
+            }}
+          />
+          {busy ? (
+            <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()}>
+              Cancel
+            </button>
+          ) : null}
+          <button type="submit" data-testid="send" disabled={!input.trim()}>
+            Send
+          </button>
+        </form>
+      ) : (
+        <p className="empty">You are a viewer of this session.</p>
+      )}
+    </section>
+  );
+}
+
+/** A failed request's body is Zero's JSON error; show its message. */
+function readableError(error: Error): string {
+  try {
+    return (JSON.parse(error.message) as { error: { message: string } }).error.message;
+  } catch {
+    return error.message;
+  }
+}

@@ -1,0 +1,85 @@
+import type { ConsoleMessage } from './history';
+
+type Part = ConsoleMessage['parts'][number];
+type ToolPart = { type: string; toolCallId: string; state: string; input?: unknown; output?: unknown; errorText?: string };
+
+const TOOL_STATE: Record<string, string> = {
+  'input-streaming': 'calling…',
+  'input-available': 'running…',
+  'output-available': 'done',
+  'output-error': 'failed',
+};
+
+const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+
+/** A tool call and its result, collapsed to one line until opened. */
+function ToolCall({ part }: { part: ToolPart }) {
+  const name = part.type.slice('tool-'.length);
+  return (
+    <details className={`tool tool-${part.state}`} data-testid="tool-call">
+      <summary>
+        <span className="tool-name">{name}</span> <span className="tool-state">{TOOL_STATE[part.state] ?? part.state}</span>
+      </summary>
+      <div className="tool-label">input</div>
+      <pre>{show(part.input ?? {})}</pre>
+      {part.state === 'output-available' && (
+        <>
+          <div className="tool-label">result</div>
+          <pre>{show(part.output)}</pre>
+        </>
+      )}
+      {part.state === 'output-error' && (
+        <>
+          <div className="tool-label">error</div>
+          <pre className="error-text">{part.errorText}</pre>
+        </>
+      )}
+    </details>
+  );
+}
+
+function PartView({ part }: { part: Part }) {
+  if (part.type === 'text') return <div className="text">{part.text}</div>;
+  if (part.type.startsWith('tool-')) return <ToolCall part={part as unknown as ToolPart} />;
+  if (part.type === 'data-agent-switch') {
+    const data = (part as { data: { from: string | null; to: string } }).data;
+    return <div className="note">Handed over to {data.to}</div>;
+  }
+  if (part.type === 'data-retry') return <div className="note">The model stream failed; the step is redone (the text above it was discarded).</div>;
+  if (part.type === 'data-confirmation-required') {
+    const data = (part as { data: { name: string } }).data;
+    return <div className="note">Waiting for approval of {data.name}</div>;
+  }
+  return null;
+}
+
+function Footer({ message }: { message: ConsoleMessage }) {
+  const meta = message.metadata;
+  if (!meta?.status) return null;
+  const usage = meta.usage;
+  return (
+    <div className="footer" data-testid="run-status">
+      {meta.agent_id ? `${meta.agent_id} · ` : ''}
+      {meta.status}
+      {usage ? ` · ${(usage.input_tokens + usage.output_tokens).toLocaleString()} tokens · $${usage.cost_usd.toFixed(4)}` : ''}
+      {meta.error ? <div className="error-text">{meta.error.message}</div> : null}
+    </div>
+  );
+}
+
+/** One message: who wrote it, then its parts in order. */
+export function MessageView({ message }: { message: ConsoleMessage }) {
+  const author = message.role === 'user' ? (message.metadata?.author ? (message.metadata.author.name ?? message.metadata.author.id) : 'You') : (message.metadata?.agent_id ?? 'Agent');
+  return (
+    <article className={`message message-${message.role}`} data-testid={`message-${message.role}`} data-message-id={message.id}>
+      <header className="author" data-testid="author">
+        {author}
+        {message.metadata?.queued ? <span className="badge">queued</span> : null}
+      </header>
+      {message.parts.map((part, i) => (
+        <PartView key={i} part={part} />
+      ))}
+      <Footer message={message} />
+    </article>
+  );
+}

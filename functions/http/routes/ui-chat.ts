@@ -1,0 +1,180 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import * as z from 'zod';
+import {
+  MAX_MESSAGE_CHARS,
+  ZeroError,
+  chatRequestSchema,
+  followSession,
+  invalidRequest,
+  requireAccess,
+  requireAgent,
+  startChat,
+  type ChatRequest,
+  type EventPosition,
+  type IdentifiedEvent,
+  type Runtime,
+  type User,
+} from '@zero/core';
+import type { AppDeps, Env } from '../env';
+import { streamUIMessages } from '../ui-message-stream';
+import { readJson } from '../validate';
+
+/**
+ * `useChat` sends the whole conversation on every request, so its body grows
+ * with the chat; Zero reads only the last message but must accept the rest.
+ * (Lambda function URLs cap a request at 6 MB.)
+ */
+export const MAX_UI_CHAT_BODY_BYTES = 5 * 1_048_576;
+
+/** A chat id doubles as the Zero session id: URL-safe and long enough not to be guessed by accident. */
+export const chatIdSchema = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(128)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must contain only letters, digits, "_" or "-"');
+
+const chatOptions = chatRequestSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true });
+
+/** The body of the AI SDK's default chat transport, plus Zero's options as extra body fields. */
+export const uiChatRequestSchema = z.strictObject({
+  id: chatIdSchema,
+  messages: z.array(z.looseObject({ role: z.string() })).min(1, 'must hold at least the new user message'),
+  trigger: z.enum(['submit-message', 'regenerate-message']),
+  messageId: z.string().max(200).optional(),
+  ...chatOptions.shape,
+});
+
+/** The one message Zero takes from the client: the last, a user message with text. */
+const lastUserMessageSchema = z.looseObject({
+  role: z.literal('user', 'the last message must be the user\'s new message'),
+  parts: z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() })),
+});
+
+function newMessageText(messages: unknown[]): string {
+  const index = messages.length - 1;
+  const parsed = lastUserMessageSchema.safeParse(messages[index]);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = ['messages', index, ...(issue?.path ?? [])].join('.');
+    throw new ZeroError('invalid_request', `${field}: ${issue?.message ?? 'invalid'}`, 400, { field });
+  }
+  const text = parsed.data.parts
+    .filter((p) => p.type === 'text' && typeof p.text === 'string')
+    .map((p) => p.text as string)
+    .join('\n')
+    .trim();
+  if (!text) throw new ZeroError('invalid_request', `messages.${index}.parts: the new message has no text (Zero takes text only)`, 400, { field: `messages.${index}.parts` });
+  if (text.length > MAX_MESSAGE_CHARS) {
+    throw new ZeroError('payload_too_large', `message is ${text.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 413, { field: `messages.${index}.parts` });
+  }
+  return text;
+}
+
+/**
+ * `POST /ui/chat`: the endpoint for the AI SDK's `useChat`, answered with the
+ * UI message stream; `GET /ui/chat/:id/stream`: what `useChat({ resume: true })`
+ * calls to re-attach to the session's active run (204 when none is active).
+ * The session's history stays in DynamoDB: only the new message is read.
+ */
+export function uiChatRoutes(deps: AppDeps) {
+  const app = new Hono<Env>();
+
+  app.post(
+    '/ui/chat',
+    bodyLimit({
+      maxSize: MAX_UI_CHAT_BODY_BYTES,
+      onError: () => {
+        throw new ZeroError('payload_too_large', `request body over ${MAX_UI_CHAT_BODY_BYTES} bytes; send only the last message (prepareSendMessagesRequest)`, 413);
+      },
+    }),
+    async (c) => {
+      const parsed = uiChatRequestSchema.safeParse(await readJson(c));
+      if (!parsed.success) throw invalidRequest(parsed.error);
+      // `messageId` names the message to answer; Zero always answers the new one.
+      const { id, messages, trigger, messageId: _messageId, ...options } = parsed.data;
+      if (trigger === 'regenerate-message') {
+        throw new ZeroError('invalid_request', "Zero's session history is append-only, so a message cannot be regenerated; send a new message instead", 400, {
+          field: 'trigger',
+        });
+      }
+      const message = newMessageText(messages);
+      const user = c.get('user');
+      await ensureSession(deps, id, options, user, message);
+      const run = await startChat(deps, { session_id: id, message, ...options }, user);
+      return streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
+    },
+  );
+
+  app.get('/ui/chat/:id/stream', async (c) => {
+    const id = chatIdSchema.safeParse(c.req.param('id'));
+    if (!id.success) throw new ZeroError('invalid_request', `id: ${id.error.issues[0]?.message}`, 400, { field: 'id' });
+    await requireAccess(deps.sessions, id.data, c.get('user'), 'viewer');
+    const active = await activeRunStart(deps, id.data);
+    if (!active) return c.body(null, 204);
+    return streamUIMessages(c, (signal) => runEvents(deps, id.data, active.runId, active.after, signal));
+  });
+
+  return app;
+}
+
+/** Creates the session a new chat id names, owned by the caller; an existing one is checked by `startChat`. */
+async function ensureSession(deps: Runtime, sessionId: string, options: Omit<ChatRequest, 'message'>, user: User, message: string) {
+  if (await deps.sessions.getSession(sessionId)) return;
+  const agent = await requireAgent(deps.catalog, options.agent_id ?? deps.defaultAgentId);
+  const now = new Date().toISOString();
+  const line = message.split('\n')[0] ?? '';
+  try {
+    await deps.sessions.createSession(
+      {
+        session_id: sessionId,
+        title: line.length > 80 ? `${line.slice(0, 77)}...` : line,
+        agent_id: agent.id,
+        project_id: options.project_id,
+        voice_mode: options.voice_mode,
+        strategy: options.strategy,
+        created_by: user.id,
+        created_at: now,
+        updated_at: now,
+      },
+      { user_id: user.id, name: user.name },
+    );
+  } catch (error) {
+    // Two first messages raced to create it; the access check that follows decides.
+    if (!(ZeroError.isInstance(error) && error.code === 'conflict')) throw error;
+  }
+}
+
+/**
+ * Where the session's active run begins in the event log. Runs are written
+ * as batches tagged with their run id, so the log is read backwards in
+ * widening windows until the run's first batch: the cost follows the run's
+ * length, not the session's. Undefined when no run is active (or it has
+ * already ended).
+ */
+async function activeRunStart(deps: Runtime, sessionId: string): Promise<{ runId: string; after: EventPosition } | undefined> {
+  const lease = await deps.leases.inspect(sessionId);
+  if (!lease?.active || !lease.run_id) return undefined;
+  const runId = lease.run_id;
+  const last = await deps.sessions.lastEventSeq(sessionId);
+  let first = last + 1;
+  for (let window = 8; ; window *= 4) {
+    const from = Math.max(0, last - window);
+    const batches = await deps.sessions.readEvents(sessionId, from);
+    const mine = batches.filter((b) => b.run_id === runId);
+    if (mine.some((b) => b.events.some((e) => e.type === 'done'))) return undefined;
+    if (mine[0]) first = mine[0].seq;
+    // Runs of a session follow one another: a batch of another run in the window lies before this run's start.
+    if (from === 0 || batches.some((b) => b.run_id !== runId)) break;
+  }
+  return { runId, after: { seq: first - 1, index: Number.MAX_SAFE_INTEGER } };
+}
+
+/** One run's events from a position, ending with its `done`. */
+async function* runEvents(deps: Runtime, sessionId: string, runId: string, after: EventPosition, signal: AbortSignal): AsyncGenerator<IdentifiedEvent> {
+  for await (const event of followSession(deps, sessionId, { after, signal })) {
+    if (!('run_id' in event) || event.run_id !== runId) continue;
+    yield event;
+    if (event.type === 'done') return;
+  }
+}

@@ -1,0 +1,181 @@
+import type { Context } from 'hono';
+import { stream as honoStream } from 'hono/streaming';
+import type { UIMessageChunk } from 'ai';
+import type { RunStatus, StreamEvent } from '@zero/core';
+import { FIRST_FLUSH_PADDING } from './sse';
+
+/**
+ * The AI SDK's UI message stream (what `useChat` reads), encoded from Zero's
+ * run events. Only the HTTP edge knows this protocol; core events stay Zero's.
+ *
+ * Zero's data parts, for a client that wants them (`onData`, or `message.parts`):
+ * `data-agent-switch` {from, to}, `data-confirmation-required` {id, name, input},
+ * `data-retry` {step, attempt, reason}: the step's text so far was discarded and is being redone,
+ * `data-usage` {status, steps, usage, reason?}, `data-handover` {session_id, run_id, reason}. The message's metadata is
+ * `{session_id, run_id, agent_id}` and, at the end, `{status, usage}`.
+ */
+export type ZeroUIMessageChunk = UIMessageChunk<ZeroMessageMetadata, ZeroDataTypes>;
+
+export interface ZeroMessageMetadata {
+  session_id?: string;
+  run_id?: string;
+  agent_id?: string;
+  status?: RunStatus;
+  usage?: Extract<StreamEvent, { type: 'done' }>['usage'];
+}
+
+export type ZeroDataTypes = {
+  'agent-switch': { from: string | null; to: string };
+  'confirmation-required': { id: string; name: string; input: unknown };
+  retry: { step: number; attempt: number; reason: string };
+  /** The run neared the invocation's time limit and goes on in the background (resume to follow it). */
+  handover: { session_id: string; run_id: string; reason: string };
+  usage: { status: RunStatus; steps: number; usage: Extract<StreamEvent, { type: 'done' }>['usage']; reason?: string };
+};
+
+/** The headers the AI SDK's UI message stream protocol requires. */
+export const UI_MESSAGE_STREAM_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-vercel-ai-ui-message-stream': 'v1',
+  'x-accel-buffering': 'no',
+} as const;
+
+const FINISH_REASON: Record<RunStatus, 'stop' | 'length' | 'error' | 'other'> = {
+  completed: 'stop',
+  limit: 'length',
+  error: 'error',
+  cancelled: 'other',
+};
+
+/**
+ * Maps one run's events to UI message chunks. A step (one model call and its
+ * tools) becomes `start-step` … `finish-step`; a new step begins when the
+ * model speaks again after tool results.
+ */
+export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): AsyncGenerator<ZeroUIMessageChunk> {
+  let started = false;
+  let inStep = false;
+  let afterTools = false;
+  let openText: string | undefined;
+  let textParts = 0;
+
+  function* closeText(): Generator<ZeroUIMessageChunk> {
+    if (openText) yield { type: 'text-end', id: openText };
+    openText = undefined;
+  }
+  function* stepFor(): Generator<ZeroUIMessageChunk> {
+    if (inStep && !afterTools) return;
+    if (inStep) {
+      yield* closeText();
+      yield { type: 'finish-step' };
+    }
+    yield { type: 'start-step' };
+    inStep = true;
+    afterTools = false;
+  }
+
+  for await (const event of events) {
+    if (!started && event.type !== 'start') {
+      // A stream always opens with `start`, even when the run failed before it began.
+      yield { type: 'start', ...('run_id' in event && event.run_id ? { messageId: event.run_id } : {}) };
+      started = true;
+    }
+    switch (event.type) {
+      case 'start':
+        if (started) break;
+        started = true;
+        yield { type: 'start', messageId: event.run_id, messageMetadata: { session_id: event.session_id, run_id: event.run_id, agent_id: event.agent_id } };
+        break;
+      case 'message':
+        // The user's message is already on the client (or, for a watcher, in the session's history).
+        break;
+      case 'text':
+        yield* stepFor();
+        if (!openText) {
+          openText = `text-${++textParts}`;
+          yield { type: 'text-start', id: openText };
+        }
+        yield { type: 'text-delta', id: openText, delta: event.delta };
+        break;
+      case 'tool_call':
+        yield* stepFor();
+        yield* closeText();
+        yield { type: 'tool-input-start', toolCallId: event.id, toolName: event.name };
+        yield { type: 'tool-input-delta', toolCallId: event.id, inputTextDelta: JSON.stringify(event.input ?? {}) };
+        yield { type: 'tool-input-available', toolCallId: event.id, toolName: event.name, input: event.input ?? {} };
+        break;
+      case 'tool_result':
+        yield* closeText();
+        yield event.is_error
+          ? { type: 'tool-output-error', toolCallId: event.id, errorText: event.content }
+          : { type: 'tool-output-available', toolCallId: event.id, output: event.content };
+        afterTools = true;
+        break;
+      case 'retry':
+        yield* closeText();
+        yield { type: 'data-retry', data: { step: event.step, attempt: event.attempt, reason: event.reason } };
+        break;
+      case 'agent_switch':
+        yield* closeText();
+        yield { type: 'data-agent-switch', data: { from: event.from, to: event.to } };
+        break;
+      case 'confirmation_required':
+        yield* closeText();
+        yield { type: 'data-confirmation-required', data: { id: event.id, name: event.name, input: event.input } };
+        break;
+      case 'error':
+        yield* closeText();
+        yield { type: 'error', errorText: `${event.message} (${event.code})` };
+        break;
+      case 'handover':
+        // The run goes on in the background; a client re-attaches with the resume endpoint.
+        yield* closeText();
+        yield { type: 'data-handover', data: { session_id: event.session_id, run_id: event.run_id, reason: event.reason } };
+        if (inStep) yield { type: 'finish-step' };
+        yield { type: 'finish', finishReason: 'other' };
+        return;
+      case 'done':
+        yield* closeText();
+        yield {
+          type: 'data-usage',
+          data: { status: event.status, steps: event.steps, usage: event.usage, ...(event.reason ? { reason: event.reason } : {}) },
+        };
+        if (inStep) yield { type: 'finish-step' };
+        yield { type: 'finish', finishReason: FINISH_REASON[event.status], messageMetadata: { status: event.status, usage: event.usage } };
+        return;
+    }
+  }
+}
+
+export interface UIStreamOptions {
+  /** Work that must finish before the response ends (keeps a Lambda invocation alive). */
+  finished?: Promise<unknown>;
+  heartbeatMs?: number;
+}
+
+/** Writes a run as the UI message stream: one JSON chunk per `data:` line, then `data: [DONE]`. */
+export function streamUIMessages(c: Context, open: (signal: AbortSignal) => AsyncIterable<StreamEvent>, options: UIStreamOptions = {}) {
+  for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) c.header(name, value);
+  return honoStream(c, async (stream) => {
+    const controller = new AbortController();
+    stream.onAbort(() => controller.abort());
+    const heartbeat = setInterval(() => {
+      if (!stream.closed && !stream.aborted) void stream.write(': keep-alive\n\n').catch(() => undefined);
+    }, options.heartbeatMs ?? 15_000);
+    try {
+      // Lambda function URLs hold back small first writes; SSE parsers ignore comments.
+      await stream.write(FIRST_FLUSH_PADDING);
+      for await (const chunk of toUIMessageChunks(open(controller.signal))) {
+        if (stream.aborted || stream.closed) break;
+        await stream.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      }
+      if (!stream.aborted && !stream.closed) await stream.write('data: [DONE]\n\n');
+    } finally {
+      clearInterval(heartbeat);
+      controller.abort();
+      // Runs go on without a reader; the invocation ends only when they are persisted.
+      await options.finished;
+    }
+  });
+}

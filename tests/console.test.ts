@@ -1,0 +1,147 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_DIR } from '../local/server';
+import { startHarness, type Harness } from './support/harness';
+
+/** Debian's Chromium; a test tool's own browser download cannot work here. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
+const STEP_TIMEOUT = 20_000;
+
+describe('the console in a real browser', () => {
+  let h: Harness;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  /** Uncaught errors in the pages: a test fails on any. */
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) throw new Error('the console is not built: npm run build:console');
+    await mkdir(SCREENSHOTS, { recursive: true });
+    h = await startHarness();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+  afterEach(() => {
+    h.fake.reset();
+    expect(pageErrors).toEqual([]);
+  });
+
+  async function signIn(userId: string, name: string, viewport = { width: 1200, height: 800 }): Promise<Page> {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(STEP_TIMEOUT);
+    page.on('pageerror', (error) => pageErrors.push(`[${userId}] ${error.stack ?? error.message}`));
+    const key = (await h.userHeaders(userId, name)).authorization!.replace(/^Bearer /, '');
+    await page.goto(`${h.url}/`);
+    await page.getByTestId('api-key').fill(key);
+    return page;
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const assistant = (page: Page) => page.getByTestId('message-assistant');
+
+  it('a wrong key is refused at sign-in', async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(STEP_TIMEOUT);
+    await page.goto(`${h.url}/`);
+    await page.getByTestId('api-key').fill('zk_not_a_real_key');
+    await page.getByTestId('sign-in').click();
+    await page.getByRole('alert').getByText('That key is not valid.').waitFor();
+    await shot(page, '01-sign-in-refused');
+  });
+
+  it('sign in, start a session, stream an answer with a tool call, reload to the history; a second member watches a run live and it is cancelled', async () => {
+    // Alice signs in and starts a session with the tester agent.
+    const alice = await signIn('alice', 'Alice');
+    await alice.getByTestId('sign-in').click();
+    await alice.getByTestId('new-session').waitFor();
+    await alice.getByTestId('agent').selectOption('tester');
+    await shot(alice, '02-new-session');
+
+    h.fake.script(
+      { text: ['Let me ', 'check. '], toolCalls: [{ name: 'echo', input: { text: 'hello' } }], deltaDelayMs: 20 },
+      { text: ['The tool ', 'said ', 'hello.'], deltaDelayMs: 20 },
+    );
+    await alice.getByTestId('composer').fill('Please echo hello');
+    await alice.getByTestId('send').click();
+
+    await assistant(alice).getByText('The tool said hello.').waitFor();
+    const tool = assistant(alice).getByTestId('tool-call');
+    await tool.getByText('done').waitFor();
+    expect(await tool.locator('.tool-name').textContent()).toBe('echo');
+    // Collapsed until opened.
+    expect(await tool.getByText('echo: hello').isVisible()).toBe(false);
+    await tool.locator('summary').click();
+    await tool.getByText('echo: hello').waitFor();
+    await assistant(alice).getByTestId('run-status').getByText('completed').waitFor();
+    // The session is listed under the first message's words, and the URL names it.
+    await alice.getByTestId('sessions').getByText('Please echo hello').waitFor();
+    await alice.waitForURL(/#\/s\/[0-9a-f-]{36}$/);
+    const sessionId = new URL(alice.url()).hash.slice('#/s/'.length);
+    await shot(alice, '03-streamed-answer');
+
+    // A reload shows the stored history, with who wrote each message.
+    await alice.reload();
+    await assistant(alice).getByText('The tool said hello.').waitFor();
+    expect(await alice.getByTestId('message-user').getByTestId('author').textContent()).toBe('Alice');
+    expect(await alice.getByTestId('message-user').textContent()).toContain('Please echo hello');
+    await assistant(alice).getByTestId('tool-call').getByText('done').waitFor();
+    expect(await alice.getByTestId('session-title').textContent()).toBe('Please echo hello');
+    await shot(alice, '04-history-after-reload');
+
+    // Alice shares the session with Bob through the members panel.
+    await alice.getByTestId('members').click();
+    await alice.getByPlaceholder('user id').fill('bob');
+    await alice.getByRole('button', { name: 'Add' }).click();
+    await alice.getByTestId('members').getByText('2 members').waitFor();
+
+    // Bob opens it on a phone-sized screen.
+    const bob = await signIn('bob', 'Bob', { width: 390, height: 844 });
+    await bob.getByTestId('sign-in').click();
+    await bob.getByTestId('new-session').waitFor({ state: 'attached' });
+    await bob.goto(`${h.url}/#/s/${sessionId}`);
+    await assistant(bob).getByText('The tool said hello.').waitFor();
+
+    // Alice asks again; the second model call hangs, so the run is still going while Bob watches it.
+    h.fake.script({ text: ['Looking ', 'again.'], toolCalls: [{ name: 'echo', input: { text: 'two' } }], deltaDelayMs: 20 }, { hang: true });
+    await alice.getByTestId('composer').fill('And once more');
+    await alice.getByTestId('send').click();
+
+    const bobsView = bob.getByTestId('messages');
+    await bobsView.getByTestId('message-user').filter({ hasText: 'And once more' }).getByTestId('author').getByText('Alice').waitFor();
+    await assistant(bob).filter({ hasText: 'Looking again.' }).getByTestId('tool-call').getByText('done').waitFor();
+    await shot(bob, '05-member-watching-live-phone');
+
+    // Alice cancels the run; both see it end.
+    await alice.getByTestId('cancel').click();
+    await assistant(alice).filter({ hasText: 'Looking again.' }).getByTestId('run-status').getByText('cancelled').waitFor();
+    await assistant(bob).filter({ hasText: 'Looking again.' }).getByTestId('run-status').getByText('cancelled').waitFor();
+    await shot(alice, '06-cancelled');
+    expect(h.fake.requests).toHaveLength(4);
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+  });
+});
