@@ -6,6 +6,7 @@ import { errorResponse } from './errors';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
+import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { projectRoutes } from './projects';
 
 export type { AppDeps };
@@ -21,11 +22,15 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   app.get('/health', (c) => c.json({ ok: true }));
 
+  // Registered before the API's bearer auth: a delivery is authenticated by its hook's HMAC signature.
+  app.route('/api/v2', webhookEndpoint(deps));
+
   const api = new Hono<Env>();
   api.use('*', requireUser(deps.auth));
   api.route('/', chatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
   api.route('/', keyRoutes(deps));
+  api.route('/', hookRoutes(deps));
   api.route('/', projectRoutes(deps));
 
   api.get('/agents', async (c) => {

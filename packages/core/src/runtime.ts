@@ -26,6 +26,11 @@ import { writeFileTool } from './tools/write-file';
 import type { OutboundOptions } from './net/outbound';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import type { ToolSpec } from './tools/tool';
+import type { CallbackOptions } from './webhooks/callback';
+import { finishInvestigation } from './webhooks/finish';
+import { HookStore } from './webhooks/hook-config';
+import { WebhookStore } from './webhooks/webhook-store';
+import type { SecretResolver, Webhooks } from './webhooks/webhooks';
 
 export interface RuntimeConfig {
   store: StoreConfig;
@@ -55,11 +60,16 @@ export interface RuntimeConfig {
   handoverReserveMs?: number;
   /** A time budget per invocation where the platform gives none (the local server, tests). */
   runBudgetMs?: number;
+  /** Resolves a hook's `secret_ref` (by default: the environment variable of that name). */
+  webhookSecret?: SecretResolver;
+  /** Retries and time limit of webhook callbacks; they go through `outbound` like web_fetch. */
+  webhookCallback?: Omit<CallbackOptions, keyof OutboundOptions>;
 }
 
 /** Everything the HTTP edge needs. */
 export interface Runtime extends ChatDeps {
   auth: Authenticator;
+  webhooks: Webhooks;
 }
 
 /** The built-in tools every deployment registers. */
@@ -112,6 +122,13 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel: config.defaultModel ?? DEFAULT_MODEL,
+    webhooks: {
+      hooks: new HookStore(artifacts),
+      store: new WebhookStore(db, config.store.table),
+      secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
+      callback: { ...config.outbound, ...config.webhookCallback },
+    },
+    onRunFinished: (finished) => finishInvestigation(runtime, finished),
   };
   return runtime;
 }
@@ -125,6 +142,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     runBudgetMs: env.ZERO_RUN_BUDGET_MS ? Number(env.ZERO_RUN_BUDGET_MS) : undefined,
+    webhookSecret: (ref) => env[ref] || undefined,
     auth: {
       admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
       staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],
