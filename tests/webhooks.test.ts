@@ -287,6 +287,27 @@ describe('webhooks', () => {
     expect(summary.callback).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringContaining('refused address') });
   });
 
+  it('a run whose ending was never handled (its process died after run_end) is finished by the job that follows, once', async () => {
+    const runtime = h.server.runtime;
+    const onRunFinished = runtime.onRunFinished;
+    runtime.onRunFinished = undefined;
+    try {
+      h.fake.script({ text: 'Finished before the crash.' });
+      const accepted = await github('prs', 'pull_request', pullRequest('opened'));
+      await idle();
+      const { summary } = (await getJson(`${h.url}/api/v2/sessions/${accepted.json.session_id}/summary`, alice)).json;
+      expect(summary).toMatchObject({ status: 'completed', report: { key: `projects/acme/shop/reports/${accepted.json.session_id}.md` }, callback: { status: 'delivered' } });
+      expect(callbacks.received).toHaveLength(1);
+      // Settling again (another reader, a redelivered job) sends nothing more.
+      await Promise.all([1, 2, 3].map(() => getJson(`${h.url}/api/v2/sessions/${accepted.json.session_id}/summary`, alice)));
+      await runtime.queue.send({ session_id: accepted.json.session_id, reason: 'redelivered' });
+      await idle();
+      expect(callbacks.received).toHaveLength(1);
+    } finally {
+      runtime.onRunFinished = onRunFinished;
+    }
+  });
+
   it('generic hooks: an HMAC over the timestamp and body, a time window, and no replay', async () => {
     const body = JSON.stringify({ service: 'checkout', error: 'health check failed' });
     const signed = (at: number) => {
@@ -299,6 +320,8 @@ describe('webhooks', () => {
     expect(accepted.status).toBe(202);
     // The same signed request again (a replay inside the window) starts nothing.
     expect(await deliver('generic', body, headers)).toMatchObject({ status: 200, json: { duplicate: true, session_id: accepted.json.session_id } });
+    const recased = { ...headers, 'x-zero-signature': `sha256=${headers['x-zero-signature'].slice(7).toUpperCase()}` };
+    expect(await deliver('generic', body, recased)).toMatchObject({ status: 200, json: { duplicate: true } });
     // A request signed ten minutes ago is outside the window.
     expect((await deliver('generic', body, signed(Date.now() - 600_000))).status).toBe(401);
     // A signature moved to another timestamp does not verify.

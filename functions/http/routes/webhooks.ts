@@ -9,6 +9,7 @@ import {
   refusedCallbackUrl,
   requireAccess,
   requireAgent,
+  settleInvestigation,
   type HookConfig,
 } from '@zero/core';
 import type { AppDeps, Env } from '../env';
@@ -95,7 +96,12 @@ export function hookRoutes(deps: AppDeps) {
   app.get('/sessions/:id/summary', async (c) => {
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
-    const summary = await deps.webhooks.store.getSummary(id);
+    let summary = await deps.webhooks.store.getSummary(id);
+    if (summary?.status === 'accepted') {
+      // A run that ended in a process that died before finishing the investigation is finished now.
+      await settleInvestigation(deps, id);
+      summary = await deps.webhooks.store.getSummary(id);
+    }
     if (!summary) throw new ZeroError('not_found', 'this session has no summary: only sessions a webhook started have one', 404);
     return c.json({ summary });
   });

@@ -27,7 +27,7 @@ import type { OutboundOptions } from './net/outbound';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import type { ToolSpec } from './tools/tool';
 import type { CallbackOptions } from './webhooks/callback';
-import { finishInvestigation } from './webhooks/finish';
+import { finishInvestigation, settleInvestigation } from './webhooks/finish';
 import { HookStore } from './webhooks/hook-config';
 import { WebhookStore } from './webhooks/webhook-store';
 import type { SecretResolver, Webhooks } from './webhooks/webhooks';
@@ -100,8 +100,14 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
   const sessions = new SessionStore(db, config.store.table, artifacts);
-  // Locally (and in tests) background runs go to an in-process queue that drives the session here.
-  const queue = config.queue ?? new InProcessQueue((job) => driveSession(runtime, job.session_id));
+  // Locally (and in tests) background runs go to an in-process queue that drives the session here,
+  // then finishes a webhook investigation whose ending a dead process left unhandled.
+  const queue =
+    config.queue ??
+    new InProcessQueue(async (job) => {
+      await driveSession(runtime, job.session_id);
+      await settleInvestigation(runtime, job.session_id);
+    });
   const runtime: Runtime = {
     auth: new Authenticator(sessions, config.auth ?? {}),
     queue,

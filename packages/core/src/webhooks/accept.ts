@@ -75,8 +75,9 @@ export async function acceptDelivery(deps: WebhookDeps, hook: HookConfig, delive
     }
     const headers = parseHeaders(genericHeaders, delivery);
     event = headers['x-zero-event'] ?? 'message';
-    // Without a delivery id the signature identifies the request: a replay inside the window is a duplicate.
-    deliveryId = headers['x-zero-delivery'] ?? `sig-${signature!.slice('sha256='.length, 'sha256='.length + 40)}`;
+    // Without a delivery id the signature identifies the request: a replay inside the window is a
+    // duplicate (normalised as verified, so re-casing the hex does not make a replay look new).
+    deliveryId = headers['x-zero-delivery'] ?? `sig-${signature!.trim().toLowerCase().slice('sha256='.length, 'sha256='.length + 40)}`;
     if (!headers['x-zero-delivery']) ttl = hook.tolerance_seconds * 2 + 60;
   }
 
@@ -171,27 +172,31 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
     },
     hook.owner,
   );
-  for (const member of hook.members) {
-    if (member.user_id === hook.owner.user_id) continue;
-    await deps.sessions.putMember(session, { user_id: member.user_id, name: member.name, role: member.role, added_at: now });
-  }
-  await deps.webhooks.store.putSummary({
-    v: 1,
-    session_id: job.sessionId,
-    run_id: job.runId,
-    origin: { hook_id: hook.id, source: hook.source, event: job.event, delivery_id: job.deliveryId, received_at: now },
-    status: 'accepted',
-    ...(projectId ? { project_id: projectId } : {}),
-    warnings,
-  });
+  // The session's other items need only the session: written side by side, all settled before
+  // any failure is reported (the caller then deletes the session, and no write may land after that).
+  const members = hook.members.filter((m) => m.user_id !== hook.owner.user_id);
+  const written = await Promise.allSettled([
+    ...members.map((m) => deps.sessions.putMember(session, { user_id: m.user_id, name: m.name, role: m.role, added_at: now })),
+    deps.webhooks.store.putSummary({
+      v: 1,
+      session_id: job.sessionId,
+      run_id: job.runId,
+      origin: { hook_id: hook.id, source: hook.source, event: job.event, delivery_id: job.deliveryId, received_at: now },
+      status: 'accepted',
+      ...(projectId ? { project_id: projectId } : {}),
+      warnings,
+    }),
+    deps.sessions.enqueue(job.sessionId, {
+      run_id: job.runId,
+      text,
+      author: { id: `webhook:${hook.id}`, name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
+      agent_id: hook.agent_id,
+      project_id: projectId,
+      at: now,
+    }),
+  ]);
+  const failed = written.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   for (const warning of warnings) console.warn(JSON.stringify({ level: 'warn', msg: 'webhook template', hook_id: hook.id, session_id: job.sessionId, warning }));
-  await deps.sessions.enqueue(job.sessionId, {
-    run_id: job.runId,
-    text,
-    author: { id: `webhook:${hook.id}`, name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
-    agent_id: hook.agent_id,
-    project_id: projectId,
-    at: now,
-  });
   await deps.queue.send({ session_id: job.sessionId, reason: 'webhook' });
 }

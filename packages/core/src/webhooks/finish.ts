@@ -1,4 +1,4 @@
-import type { FinishedRun } from '../run/session-runner';
+import { unfinishedRun, type FinishedRun } from '../run/session-runner';
 import type { LogRecord } from '../store/records';
 import { callbackTarget, postSignedCallback } from './callback';
 import type { SessionSummary } from './webhook-store';
@@ -23,6 +23,8 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
     const end = finished.history.find((r): r is Extract<LogRecord, { kind: 'run_end' }> => r.kind === 'run_end' && r.run_id === finished.runId);
     if (!end) return;
 
+    // The report and its artifact item are rewritten whole: doing this twice (see settleInvestigation) is harmless.
+    const finishedAt = new Date().toISOString();
     const markdown = reportOf(finished, summary, end);
     const projectId = summary.project_id;
     const key = projectId
@@ -31,22 +33,34 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
     if (!projectId) await deps.artifacts.put(key, markdown, 'text/markdown; charset=utf-8');
     const path = projectId ? `reports/${sessionId}.md` : 'artifacts/report.md';
     const bytes = Buffer.byteLength(markdown);
-    const at = new Date().toISOString();
-    await deps.sessions.recordArtifact(sessionId, { key, path, ...(projectId ? { project_id: projectId } : {}), bytes, run_id: finished.runId, tool_call_id: 'webhook-report', at });
+    await deps.sessions.recordArtifact(sessionId, {
+      key,
+      path,
+      ...(projectId ? { project_id: projectId } : {}),
+      bytes,
+      run_id: finished.runId,
+      tool_call_id: 'webhook-report',
+      at: finishedAt,
+    });
     const report = { key, path, ...(projectId ? { project_id: projectId } : {}), bytes };
 
     const hook = await deps.webhooks.hooks.get(summary.origin.hook_id);
     const url = hook?.callback_url;
-    await deps.webhooks.store.updateSummary(sessionId, {
-      status: end.status,
-      steps: end.steps,
-      usage: end.usage,
-      reason: end.reason,
-      finished_at: at,
-      report,
-      ...(url ? { callback: { target: callbackTarget(url), status: 'pending' as const, attempts: 0 } } : {}),
-    });
-    if (!hook || !url) return;
+    // Leaving `accepted` is the claim on the callback: only one process sends it.
+    const won = await deps.webhooks.store.updateSummary(
+      sessionId,
+      {
+        status: end.status,
+        steps: end.steps,
+        usage: end.usage,
+        reason: end.reason,
+        finished_at: finishedAt,
+        report,
+        ...(url ? { callback: { target: callbackTarget(url), status: 'pending' as const, attempts: 0 } } : {}),
+      },
+      'accepted',
+    );
+    if (!won || !hook || !url) return;
 
     const secret = deps.webhooks.secret(hook.secret_ref);
     const body = JSON.stringify({
@@ -69,6 +83,25 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
     }
   } catch (error) {
     console.error(JSON.stringify({ level: 'error', msg: 'finishing a webhook investigation failed', session_id: sessionId, error: String(error) }));
+  }
+}
+
+/**
+ * Finishes an investigation whose run ended but whose ending was not handled
+ * (the process died between the run's `run_end` and finishInvestigation).
+ * Cheap when there is nothing to do: one read of the summary. Called after
+ * every run job and when a summary is read. Must not throw.
+ */
+export async function settleInvestigation(deps: WebhookDeps, sessionId: string): Promise<void> {
+  try {
+    const summary = await deps.webhooks.store.getSummary(sessionId);
+    if (summary?.status !== 'accepted') return;
+    const history = await deps.sessions.readLog(sessionId);
+    if (!history.some((r) => r.kind === 'run_end' && r.run_id === summary.run_id) || unfinishedRun(history)?.runId === summary.run_id) return;
+    const session = await deps.sessions.getSession(sessionId);
+    if (session) await finishInvestigation(deps, { session, runId: summary.run_id, history });
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', msg: 'settling a webhook investigation failed', session_id: sessionId, error: String(error) }));
   }
 }
 

@@ -101,10 +101,17 @@ export class WebhookStore {
     return parsed.success ? parsed.data : undefined;
   }
 
-  /** Sets some fields of a summary that exists. */
-  async updateSummary(sessionId: string, fields: Partial<Omit<SessionSummary, 'v' | 'session_id' | 'run_id' | 'origin'>>): Promise<void> {
+  /**
+   * Sets some fields of a summary that exists (and, with `ifStatus`, whose
+   * status is still that). Returns false when there was none to change.
+   */
+  async updateSummary(
+    sessionId: string,
+    fields: Partial<Omit<SessionSummary, 'v' | 'session_id' | 'run_id' | 'origin'>>,
+    ifStatus?: SessionSummary['status'],
+  ): Promise<boolean> {
     const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
-    if (entries.length === 0) return;
+    if (entries.length === 0) return true;
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets = entries.map(([key, value], i) => {
@@ -118,14 +125,16 @@ export class WebhookStore {
           TableName: this.table,
           Key: { pk: keys.session(sessionId), sk: SUMMARY },
           UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ConditionExpression: ifStatus ? 'attribute_exists(pk) AND #status = :status' : 'attribute_exists(pk)',
+          ExpressionAttributeNames: { ...names, ...(ifStatus ? { '#status': 'status' } : {}) },
+          ExpressionAttributeValues: { ...values, ...(ifStatus ? { ':status': ifStatus } : {}) },
         }),
       );
+      return true;
     } catch (error) {
-      // The session was deleted meanwhile: nothing to update.
+      // The session was deleted meanwhile, or another process changed the status first.
       if (!isConditionFailure(error)) throw error;
+      return false;
     }
   }
 }
