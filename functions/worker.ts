@@ -1,4 +1,4 @@
-import { handleRunJobs } from '@zero/core';
+import { handleRunJobs, settleInvestigation } from '@zero/core';
 import { lambdaRuntime } from './runtime';
 
 const runtime = lambdaRuntime();
@@ -15,5 +15,5 @@ interface SqsEvent {
  */
 export async function handler(event: SqsEvent, context?: { getRemainingTimeInMillis(): number }) {
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() : undefined;
-  return handleRunJobs(runtime, event.Records ?? [], { deadline });
+  return handleRunJobs(runtime, event.Records ?? [], { deadline, afterDrive: (sessionId) => settleInvestigation(runtime, sessionId) });
 }

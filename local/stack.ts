@@ -53,7 +53,11 @@ export async function startLocalStack(options: { dataDir?: string; table?: strin
   return {
     store,
     async stop() {
-      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+      // Clients keep sockets alive; end them so close does not wait on idle connections.
+      await new Promise<void>((resolve) => {
+        dynamo.close(() => resolve());
+        dynamo.closeAllConnections();
+      });
       await s3.close().catch(() => undefined);
     },
   };

@@ -7,6 +7,7 @@ import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
+import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { projectRoutes } from './projects';
 
 export type { AppDeps };
@@ -22,12 +23,16 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   app.get('/health', (c) => c.json({ ok: true }));
 
+  // Registered before the API's bearer auth: a delivery is authenticated by its hook's HMAC signature.
+  app.route('/api/v2', webhookEndpoint(deps));
+
   const api = new Hono<Env>();
   api.use('*', requireUser(deps.auth));
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
   api.route('/', keyRoutes(deps));
+  api.route('/', hookRoutes(deps));
   api.route('/', projectRoutes(deps));
 
   api.get('/agents', async (c) => {
@@ -46,7 +51,6 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     return c.json({ agents: list, errors });
   });
 
-  api.route('/', projectRoutes(deps));
   app.route('/api/v2', api);
   return app;
 }

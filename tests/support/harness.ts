@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_LIMITS, type RunLimits, type ToolSpec } from '@zero/core';
+import { DEFAULT_LIMITS, type OutboundOptions, type RunLimits, type RuntimeConfig, type ToolSpec } from '@zero/core';
 import { startServer, type RunningServer } from '../../local/server';
 import { startLocalStack, syncAgents, type LocalStack } from '../../local/stack';
 import { FakeAnthropic } from './fake-anthropic';
@@ -33,6 +33,9 @@ export interface HarnessOptions {
   leaseTtlMs?: number;
   eventsMaxDurationMs?: number;
   jwtSecret?: string;
+  /** How outbound requests (web_fetch, webhook callbacks) resolve and dial. */
+  outbound?: OutboundOptions;
+  webhookCallback?: RuntimeConfig['webhookCallback'];
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -49,6 +52,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     tools: [...tools.tools, ...(options.extraTools ?? [])],
     catalogRevalidateMs: 0,
     leaseTtlMs: options.leaseTtlMs,
+    outbound: options.outbound,
+    webhookCallback: options.webhookCallback,
     auth: {
       staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }],
       ...(options.jwtSecret ? { jwt: { secret: options.jwtSecret, issuer: 'https://auth.example.test' } } : {}),

@@ -27,6 +27,11 @@ import { writeFileTool } from './tools/write-file';
 import type { OutboundOptions } from './net/outbound';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import type { ToolSpec } from './tools/tool';
+import type { CallbackOptions } from './webhooks/callback';
+import { finishInvestigation, settleInvestigation } from './webhooks/finish';
+import { HookStore } from './webhooks/hook-config';
+import { WebhookStore } from './webhooks/webhook-store';
+import type { SecretResolver, Webhooks } from './webhooks/webhooks';
 
 export interface RuntimeConfig {
   store: StoreConfig;
@@ -56,11 +61,16 @@ export interface RuntimeConfig {
   handoverReserveMs?: number;
   /** A time budget per invocation where the platform gives none (the local server, tests). */
   runBudgetMs?: number;
+  /** Resolves a hook's `secret_ref` (by default: the environment variable of that name). */
+  webhookSecret?: SecretResolver;
+  /** Retries and time limit of webhook callbacks; they go through `outbound` like web_fetch. */
+  webhookCallback?: Omit<CallbackOptions, keyof OutboundOptions>;
 }
 
 /** Everything the HTTP edge needs. */
 export interface Runtime extends ChatDeps {
   auth: Authenticator;
+  webhooks: Webhooks;
 }
 
 /** The built-in tools every deployment registers. */
@@ -92,8 +102,14 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
   const sessions = new SessionStore(db, config.store.table, artifacts);
-  // Locally (and in tests) background runs go to an in-process queue that drives the session here.
-  const queue = config.queue ?? new InProcessQueue((job) => driveSession(runtime, job.session_id));
+  // Locally (and in tests) background runs go to an in-process queue that drives the session here,
+  // then finishes a webhook investigation whose ending a dead process left unhandled.
+  const queue =
+    config.queue ??
+    new InProcessQueue(async (job) => {
+      await driveSession(runtime, job.session_id);
+      await settleInvestigation(runtime, job.session_id);
+    });
   const runtime: Runtime = {
     auth: new Authenticator(sessions, config.auth ?? {}),
     queue,
@@ -114,6 +130,13 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel: config.defaultModel ?? DEFAULT_MODEL,
+    webhooks: {
+      hooks: new HookStore(artifacts),
+      store: new WebhookStore(db, config.store.table),
+      secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
+      callback: { ...config.outbound, ...config.webhookCallback },
+    },
+    onRunFinished: (finished) => finishInvestigation(runtime, finished),
   };
   return runtime;
 }
@@ -128,6 +151,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     limits: limitsFromEnv(env),
     runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),
+    webhookSecret: (ref) => env[ref] || undefined,
     auth: {
       admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
       staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],

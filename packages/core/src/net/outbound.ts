@@ -75,16 +75,25 @@ const defaultResolver: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 /**
- * GET a URL with the outbound guard: the URL is checked, then every address
- * the host resolves to is checked inside the connection's own lookup, so the
- * address dialled is the address checked (no DNS-rebinding gap). Redirects
- * are followed by hand, each hop checked again. The body is cut at maxBytes
+ * GET (or POST) a URL with the outbound guard: the URL is checked, then every
+ * address the host resolves to is checked inside the connection's own lookup,
+ * so the address dialled is the address checked (no DNS-rebinding gap).
+ * A GET's redirects are followed by hand, each hop checked again; a POST is
+ * never redirected (its 3xx answer is returned). The body is cut at maxBytes
  * and the whole exchange at timeoutMs; a partial body is kept and marked.
  */
 export async function guardedFetch(
   target: string,
-  options: OutboundOptions & { maxBytes: number; timeoutMs: number; signal?: AbortSignal; headers?: Record<string, string> },
+  options: OutboundOptions & {
+    maxBytes: number;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    headers?: Record<string, string>;
+    method?: 'GET' | 'POST';
+    body?: string;
+  },
 ): Promise<FetchedResponse> {
+  const method = options.method ?? 'GET';
   const { Agent, request } = await import('undici');
   const resolver = options.resolver ?? defaultResolver;
   let blocked: string | undefined;
@@ -123,14 +132,14 @@ export async function guardedFetch(
       if (refused) throw new OutboundBlockedError(hop ? `redirect to ${url.href} refused: ${refused}` : refused);
       let response: Awaited<ReturnType<typeof request>>;
       try {
-        response = await request(url, { dispatcher: agent, method: 'GET', headers: options.headers, signal: controller.signal });
+        response = await request(url, { dispatcher: agent, method, headers: options.headers, body: options.body, signal: controller.signal });
       } catch (error) {
         if (blocked) throw new OutboundBlockedError(hop ? `redirect to ${url.href} refused: ${blocked}` : blocked);
         if (timedOut) throw new Error(`no response within ${options.timeoutMs} ms`);
         throw error;
       }
       const location = response.headers.location;
-      if ([301, 302, 303, 307, 308].includes(response.statusCode) && typeof location === 'string') {
+      if (method === 'GET' && [301, 302, 303, 307, 308].includes(response.statusCode) && typeof location === 'string') {
         await response.body.dump().catch(() => undefined);
         if (hop >= (options.maxRedirects ?? 5)) throw new Error(`more than ${options.maxRedirects ?? 5} redirects`);
         url = new URL(location, url);

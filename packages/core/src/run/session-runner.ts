@@ -26,6 +26,18 @@ export interface SessionRunnerDeps extends RunDeps {
   handoverReserveMs?: number;
   /** A time budget per invocation when the platform gives none (the local server); Lambda's context gives the real one. */
   runBudgetMs?: number;
+  /**
+   * Called once a run has ended (not when it hands over), after its `run_end`
+   * is durable and while the session's lease is still held. Must not throw.
+   */
+  onRunFinished?: (finished: FinishedRun) => Promise<void>;
+}
+
+/** A run that has ended: its session and the session's log, which ends with the run's `run_end`. */
+export interface FinishedRun {
+  session: SessionMeta;
+  runId: string;
+  history: readonly LogRecord[];
 }
 
 export interface DriveOptions {
@@ -127,6 +139,7 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
     const result = await runOne(deps, session, lease, spec, history, controller, applyStop, deadline);
     current = undefined;
     session = result.session;
+    if (result.outcome?.status !== 'handover') await deps.onRunFinished?.({ session, runId: spec.runId, history });
     return result.outcome;
   };
 

@@ -15,7 +15,7 @@ export interface QueueRecord {
 export async function handleRunJobs(
   deps: SessionRunnerDeps,
   records: readonly QueueRecord[],
-  options: { deadline?: number } = {},
+  options: { deadline?: number; afterDrive?: (sessionId: string) => Promise<void> } = {},
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const failures: { itemIdentifier: string }[] = [];
   await Promise.all(
@@ -30,6 +30,8 @@ export async function handleRunJobs(
       }
       try {
         await driveSession(deps, job.session_id, { deadline: options.deadline });
+        // A redelivered job also finishes what a crashed one left (a webhook investigation's report and callback).
+        await options.afterDrive?.(job.session_id);
       } catch (error) {
         console.error(JSON.stringify({ level: 'error', msg: 'run job failed', session_id: job.session_id, error: String(error) }));
         failures.push({ itemIdentifier: record.messageId });

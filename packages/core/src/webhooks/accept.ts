@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
+import { ZeroError, invalidRequest } from '../errors';
+import { MAX_MESSAGE_CHARS } from '../events/schema';
+import { projectIdSchema } from '../projects/paths';
+import type { HookConfig } from './hook-config';
+import { genericSigningPayload, verifySha256 } from './signature';
+import { renderTemplate } from './template';
+import type { WebhookDeps } from './webhooks';
+
+/** The largest webhook body accepted (GitHub's payloads are far smaller; a Lambda function URL caps requests at 6 MB). */
+export const MAX_WEBHOOK_BYTES = 2 * 1024 * 1024;
+
+/** How long a delivery id is remembered: GitHub lets a delivery be redelivered by hand for days. */
+const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
+
+/** A delivery as the HTTP edge hands it over: header lookup (lower-case names) and the raw body, unread. */
+export interface IncomingDelivery {
+  header(name: string): string | undefined;
+  body: Uint8Array;
+}
+
+export type DeliveryOutcome =
+  | { status: 'accepted'; session_id: string; run_id: string }
+  | { status: 'ignored'; event: string }
+  | { status: 'duplicate'; session_id: string; run_id: string };
+
+const githubHeaders = z.object({
+  'x-github-event': z.string().regex(/^[a-z0-9_]{1,64}$/, 'must be a GitHub event name'),
+  'x-github-delivery': z.string().regex(/^[A-Za-z0-9-]{1,128}$/, 'must be a delivery GUID'),
+});
+const genericHeaders = z.object({
+  'x-zero-timestamp': z.string().regex(/^\d{1,12}$/, 'must be seconds since the epoch'),
+  'x-zero-event': z.string().regex(/^[a-z0-9_.-]{1,129}$/, 'must be an event name such as "deploy.failed"').optional(),
+  'x-zero-delivery': z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be letters, digits, ".", "_", ":" or "-"').optional(),
+});
+const payloadSchema = z.record(z.string(), z.unknown(), { error: 'the payload must be a JSON object' });
+
+const unauthorized = (message: string) => new ZeroError('unauthorized', message, 401);
+
+/**
+ * Takes one webhook delivery: verifies its signature over the raw body
+ * (nothing is read, parsed or stored before that), filters its event,
+ * claims its delivery id (a conditional put: of two concurrent copies
+ * exactly one wins), creates the session with the hook's owner and members,
+ * stores the filled-in prompt in its inbox and sends the session to the run
+ * queue. Returns without waiting for the run.
+ */
+export async function acceptDelivery(deps: WebhookDeps, hook: HookConfig, delivery: IncomingDelivery, now = Date.now()): Promise<DeliveryOutcome> {
+  const secret = deps.webhooks.secret(hook.secret_ref);
+  if (!secret) {
+    // The operator's mistake, but the sender learns only that the request was refused.
+    console.error(JSON.stringify({ level: 'error', msg: 'webhook secret is not set', hook_id: hook.id, secret_ref: hook.secret_ref }));
+    throw unauthorized('the signature could not be verified');
+  }
+
+  let event: string;
+  let deliveryId: string;
+  let ttl = DELIVERY_TTL_SECONDS;
+  if (hook.source === 'github') {
+    if (!verifySha256(secret, delivery.body, delivery.header('x-hub-signature-256'))) {
+      throw unauthorized('X-Hub-Signature-256 is missing or does not match the body');
+    }
+    const headers = parseHeaders(githubHeaders, delivery);
+    event = headers['x-github-event'];
+    deliveryId = headers['x-github-delivery'];
+  } else {
+    const timestamp = delivery.header('x-zero-timestamp');
+    const signature = delivery.header('x-zero-signature');
+    if (!timestamp || !/^\d{1,12}$/.test(timestamp) || !verifySha256(secret, genericSigningPayload(timestamp, delivery.body), signature)) {
+      throw unauthorized('X-Zero-Signature is missing or does not match X-Zero-Timestamp and the body');
+    }
+    if (Math.abs(now / 1000 - Number(timestamp)) > hook.tolerance_seconds) {
+      throw unauthorized(`X-Zero-Timestamp is more than ${hook.tolerance_seconds} s from the server's clock; sign each request when you send it`);
+    }
+    const headers = parseHeaders(genericHeaders, delivery);
+    event = headers['x-zero-event'] ?? 'message';
+    // Without a delivery id the signature identifies the request: a replay inside the window is a
+    // duplicate (normalised as verified, so re-casing the hex does not make a replay look new).
+    deliveryId = headers['x-zero-delivery'] ?? `sig-${signature!.trim().toLowerCase().slice('sha256='.length, 'sha256='.length + 40)}`;
+    if (!headers['x-zero-delivery']) ttl = hook.tolerance_seconds * 2 + 60;
+  }
+
+  const payload = parsePayload(delivery);
+  const action = hook.source === 'github' && typeof payload.action === 'string' ? payload.action : undefined;
+  const name = action ? `${event}.${action}` : event;
+  if (!accepts(hook.events, name)) return { status: 'ignored', event: name };
+
+  const sessionId = randomUUID();
+  const runId = `run_${randomUUID()}`;
+  const earlier = await deps.webhooks.store.claimDelivery(hook.id, deliveryId, { session_id: sessionId, run_id: runId }, ttl);
+  if (earlier) return { status: 'duplicate', ...earlier };
+
+  try {
+    await startInvestigation(deps, hook, { sessionId, runId, event: name, deliveryId, payload });
+  } catch (error) {
+    // Undo what can be undone, so the sender's retry starts the investigation rather than counting as a duplicate.
+    await deps.sessions.deleteSession(sessionId).catch(() => undefined);
+    await deps.webhooks.store.releaseDelivery(hook.id, deliveryId).catch(() => undefined);
+    throw error;
+  }
+  return { status: 'accepted', session_id: sessionId, run_id: runId };
+}
+
+/** `*`, the exact name (`pull_request.opened`), or the event without its action (`pull_request`). */
+function accepts(events: readonly string[], name: string): boolean {
+  return events.some((e) => e === '*' || e === name || e === name.split('.')[0]);
+}
+
+function parseHeaders<S extends z.ZodType>(schema: S, delivery: IncomingDelivery): z.output<S> {
+  const shape = (schema as unknown as z.ZodObject).shape;
+  const values = Object.fromEntries(Object.keys(shape).map((name) => [name, delivery.header(name)]));
+  const parsed = schema.safeParse(values);
+  if (!parsed.success) throw invalidRequest(parsed.error);
+  return parsed.data;
+}
+
+/** The JSON payload; GitHub's `application/x-www-form-urlencoded` content type carries it in a `payload` field. */
+function parsePayload(delivery: IncomingDelivery): Record<string, unknown> {
+  const text = Buffer.from(delivery.body).toString('utf8');
+  const form = (delivery.header('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+  let value: unknown;
+  try {
+    value = JSON.parse(form ? (new URLSearchParams(text).get('payload') ?? '') : text);
+  } catch {
+    throw new ZeroError('invalid_json', 'the webhook body is not valid JSON', 400, { field: 'body' });
+  }
+  const parsed = payloadSchema.safeParse(value);
+  if (!parsed.success) throw new ZeroError('invalid_request', 'the payload must be a JSON object', 400, { field: 'body' });
+  return parsed.data;
+}
+
+interface Investigation {
+  sessionId: string;
+  runId: string;
+  event: string;
+  deliveryId: string;
+  payload: Record<string, unknown>;
+}
+
+/** Creates the session (owner, members), its summary with any template warnings, the message in its inbox, and the run job. */
+async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Investigation): Promise<void> {
+  const warnings: string[] = [];
+  const prompt = renderTemplate(hook.prompt, job.payload);
+  for (const path of prompt.missing) warnings.push(`prompt: the payload has no "${path}"; the message shows [missing: ${path}] in its place`);
+  for (const path of prompt.cut) warnings.push(`prompt: "${path}" was cut to its first characters`);
+  let text = prompt.text;
+  if (text.length > MAX_MESSAGE_CHARS) {
+    text = `${text.slice(0, MAX_MESSAGE_CHARS - 100)}\n[cut: the message was ${text.length} characters]`;
+    warnings.push(`prompt: the filled-in message was ${prompt.text.length} characters and was cut to ${MAX_MESSAGE_CHARS}`);
+  }
+
+  let projectId: string | undefined;
+  if (hook.project) {
+    const picked = renderTemplate(hook.project, job.payload);
+    if (picked.missing.length) warnings.push(`project: the payload has no "${picked.missing.join('", "')}"; the session has no project`);
+    else if (!projectIdSchema.safeParse(picked.text).success) warnings.push(`project: "${picked.text.slice(0, 200)}" is not an owner/repo id; the session has no project`);
+    else projectId = picked.text;
+  }
+
+  const now = new Date().toISOString();
+  const title = hook.title ? renderTemplate(hook.title, job.payload).text : `${job.event}: ${text.trim().split('\n')[0] ?? ''}`;
+  const session = await deps.sessions.createSession(
+    {
+      session_id: job.sessionId,
+      title: title.length > 200 ? `${title.slice(0, 197)}...` : title,
+      agent_id: hook.agent_id,
+      project_id: projectId,
+      created_by: hook.owner.user_id,
+      created_at: now,
+      updated_at: now,
+    },
+    hook.owner,
+  );
+  // The session's other items need only the session: written side by side, all settled before
+  // any failure is reported (the caller then deletes the session, and no write may land after that).
+  const members = hook.members.filter((m) => m.user_id !== hook.owner.user_id);
+  const written = await Promise.allSettled([
+    ...members.map((m) => deps.sessions.putMember(session, { user_id: m.user_id, name: m.name, role: m.role, added_at: now })),
+    deps.webhooks.store.putSummary({
+      v: 1,
+      session_id: job.sessionId,
+      run_id: job.runId,
+      origin: { hook_id: hook.id, source: hook.source, event: job.event, delivery_id: job.deliveryId, received_at: now },
+      status: 'accepted',
+      ...(projectId ? { project_id: projectId } : {}),
+      warnings,
+    }),
+    deps.sessions.enqueue(job.sessionId, {
+      run_id: job.runId,
+      text,
+      author: { id: `webhook:${hook.id}`, name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
+      agent_id: hook.agent_id,
+      project_id: projectId,
+      at: now,
+    }),
+  ]);
+  const failed = written.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  for (const warning of warnings) console.warn(JSON.stringify({ level: 'warn', msg: 'webhook template', hook_id: hook.id, session_id: job.sessionId, warning }));
+  await deps.queue.send({ session_id: job.sessionId, reason: 'webhook' });
+}

@@ -1,0 +1,128 @@
+import { unfinishedRun, type FinishedRun } from '../run/session-runner';
+import type { LogRecord } from '../store/records';
+import { callbackTarget, postSignedCallback } from './callback';
+import type { SessionSummary } from './webhook-store';
+import type { WebhookDeps } from './webhooks';
+
+/** The event name of the callback Zero sends when an investigation ends. */
+export const CALLBACK_EVENT = 'investigation.finished';
+
+/**
+ * Ends a webhook-started investigation once its run is over: writes the final
+ * answer as a Markdown report (`projects/<id>/reports/<session>.md`, or the
+ * session's artifacts without a project), records the outcome in the
+ * session's summary, and POSTs the signed callback. Other runs (a member's
+ * follow-up question in the same session) are left alone.
+ * Must not throw: failures are logged and, for the callback, recorded.
+ */
+export async function finishInvestigation(deps: WebhookDeps, finished: FinishedRun): Promise<void> {
+  const sessionId = finished.session.session_id;
+  try {
+    const summary = await deps.webhooks.store.getSummary(sessionId);
+    if (!summary || summary.run_id !== finished.runId || summary.status !== 'accepted') return;
+    const end = finished.history.find((r): r is Extract<LogRecord, { kind: 'run_end' }> => r.kind === 'run_end' && r.run_id === finished.runId);
+    if (!end) return;
+
+    // The report and its artifact item are rewritten whole: doing this twice (see settleInvestigation) is harmless.
+    const finishedAt = new Date().toISOString();
+    const markdown = reportOf(finished, summary, end);
+    const projectId = summary.project_id;
+    const key = projectId
+      ? await deps.projects.putReport(projectId, `${sessionId}.md`, markdown, 'text/markdown; charset=utf-8')
+      : `sessions/${sessionId}/artifacts/report.md`;
+    if (!projectId) await deps.artifacts.put(key, markdown, 'text/markdown; charset=utf-8');
+    const path = projectId ? `reports/${sessionId}.md` : 'artifacts/report.md';
+    const bytes = Buffer.byteLength(markdown);
+    await deps.sessions.recordArtifact(sessionId, {
+      key,
+      path,
+      ...(projectId ? { project_id: projectId } : {}),
+      bytes,
+      run_id: finished.runId,
+      tool_call_id: 'webhook-report',
+      at: finishedAt,
+    });
+    const report = { key, path, ...(projectId ? { project_id: projectId } : {}), bytes };
+
+    const hook = await deps.webhooks.hooks.get(summary.origin.hook_id);
+    const url = hook?.callback_url;
+    // Leaving `accepted` is the claim on the callback: only one process sends it.
+    const won = await deps.webhooks.store.updateSummary(
+      sessionId,
+      {
+        status: end.status,
+        steps: end.steps,
+        usage: end.usage,
+        reason: end.reason,
+        finished_at: finishedAt,
+        report,
+        ...(url ? { callback: { target: callbackTarget(url), status: 'pending' as const, attempts: 0 } } : {}),
+      },
+      'accepted',
+    );
+    if (!won || !hook || !url) return;
+
+    const secret = deps.webhooks.secret(hook.secret_ref);
+    const body = JSON.stringify({
+      type: CALLBACK_EVENT,
+      hook_id: hook.id,
+      event: summary.origin.event,
+      delivery_id: summary.origin.delivery_id,
+      session_id: sessionId,
+      run_id: finished.runId,
+      status: end.status,
+      report,
+      summary_path: `/api/v2/sessions/${sessionId}/summary`,
+    });
+    const result = secret
+      ? await postSignedCallback(url, body, secret, CALLBACK_EVENT, deps.webhooks.callback)
+      : { status: 'failed' as const, attempts: 0, last_error: `the hook's secret (${hook.secret_ref}) is not set, so the callback cannot be signed` };
+    await deps.webhooks.store.updateSummary(sessionId, { callback: { target: callbackTarget(url), ...result, at: new Date().toISOString() } });
+    if (result.status === 'failed') {
+      console.warn(JSON.stringify({ level: 'warn', msg: 'webhook callback failed', hook_id: hook.id, session_id: sessionId, ...result }));
+    }
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', msg: 'finishing a webhook investigation failed', session_id: sessionId, error: String(error) }));
+  }
+}
+
+/**
+ * Finishes an investigation whose run ended but whose ending was not handled
+ * (the process died between the run's `run_end` and finishInvestigation).
+ * Cheap when there is nothing to do: one read of the summary. Called after
+ * every run job and when a summary is read. Must not throw.
+ */
+export async function settleInvestigation(deps: WebhookDeps, sessionId: string): Promise<void> {
+  try {
+    const summary = await deps.webhooks.store.getSummary(sessionId);
+    if (summary?.status !== 'accepted') return;
+    const history = await deps.sessions.readLog(sessionId);
+    if (!history.some((r) => r.kind === 'run_end' && r.run_id === summary.run_id) || unfinishedRun(history)?.runId === summary.run_id) return;
+    const session = await deps.sessions.getSession(sessionId);
+    if (session) await finishInvestigation(deps, { session, runId: summary.run_id, history });
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', msg: 'settling a webhook investigation failed', session_id: sessionId, error: String(error) }));
+  }
+}
+
+/** The report: what was asked, how the run ended, and the final answer as the agent wrote it (Markdown). */
+function reportOf(finished: FinishedRun, summary: SessionSummary, end: Extract<LogRecord, { kind: 'run_end' }>): string {
+  const records = finished.history.filter((r) => r.run_id === finished.runId);
+  const question = records.find((r) => r.kind === 'user_message');
+  const answer = [...records].reverse().find((r) => r.kind === 'assistant');
+  const text = answer?.kind === 'assistant'
+    ? answer.content.filter((b) => b.type === 'text').map((b) => String((b as { text?: unknown }).text ?? '')).join('')
+    : '';
+  const lines = [
+    `# ${finished.session.title}`,
+    '',
+    `- Session: \`${finished.session.session_id}\``,
+    `- Started by: webhook \`${summary.origin.hook_id}\`, event \`${summary.origin.event}\`, delivery \`${summary.origin.delivery_id}\``,
+    `- Status: ${end.status}${end.reason ? ` (${end.reason})` : ''}, ${end.steps} step${end.steps === 1 ? '' : 's'}, $${end.usage.cost_usd.toFixed(4)}`,
+    `- Finished: ${end.at}`,
+  ];
+  if (summary.warnings.length) lines.push('', '## Warnings', '', ...summary.warnings.map((w) => `- ${w}`));
+  lines.push('', '## Answer', '', text.trim() || `_The run ended (${end.status}) without a final answer.${end.error ? ` ${end.error.message}` : ''}_`);
+  if (question?.kind === 'user_message') lines.push('', '## Request', '', ...question.text.split('\n').map((l) => `> ${l}`));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,26 @@
+import type { ProjectStore } from '../projects/project-store';
+import type { RunQueue } from '../run/queue';
+import type { ArtifactStore } from '../store/artifact-store';
+import type { SessionStore } from '../store/session-store';
+import type { CallbackOptions } from './callback';
+import type { HookStore } from './hook-config';
+import type { WebhookStore } from './webhook-store';
+
+/** Resolves a hook's secret reference to the secret; undefined when it is not set. */
+export type SecretResolver = (ref: string) => string | undefined;
+
+/** What webhooks need: the hooks, their DynamoDB items, where secrets come from, how callbacks go out. */
+export interface Webhooks {
+  hooks: HookStore;
+  store: WebhookStore;
+  secret: SecretResolver;
+  callback: CallbackOptions;
+}
+
+export interface WebhookDeps {
+  webhooks: Webhooks;
+  sessions: SessionStore;
+  projects: ProjectStore;
+  artifacts: ArtifactStore;
+  queue: RunQueue;
+}
