@@ -53,10 +53,15 @@ export async function startLocalStack(options: { dataDir?: string; table?: strin
   return {
     store,
     async stop() {
-      // Clients keep sockets alive; end them so close does not wait on idle connections.
+      // Requests in flight finish; idle keep-alive sockets are closed so close does not wait on them.
+      // Whatever is still connected after a grace period (a client that never stops) is cut.
       await new Promise<void>((resolve) => {
-        dynamo.close(() => resolve());
-        dynamo.closeAllConnections();
+        const grace = setTimeout(() => dynamo.closeAllConnections(), 2000);
+        dynamo.close(() => {
+          clearTimeout(grace);
+          resolve();
+        });
+        dynamo.closeIdleConnections();
       });
       await s3.close().catch(() => undefined);
     },

@@ -139,10 +139,18 @@ async function invoke(
     res.write(bytes);
   }
 
+  // A client that goes away ends the response stream, as Lambda does: the handler's writes then fail.
+  res.on('close', () => {
+    if (!stream.writableFinished) stream.destroy(new Error('the client disconnected'));
+  });
   const deadline = Date.now() + (options.timeoutMs ?? 900_000);
   const context = lambdaContext(options.functionName ?? 'zero-test-ApiFunction', deadline);
   await handler(event, stream, context);
-  await new Promise<void>((resolve) => (stream.writableFinished ? resolve() : stream.once('finish', resolve)));
+  await new Promise<void>((resolve) => {
+    if (stream.writableFinished || stream.destroyed) return resolve();
+    stream.once('finish', resolve);
+    stream.once('close', resolve);
+  });
   res.end();
 }
 
