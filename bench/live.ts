@@ -46,10 +46,18 @@ async function post(server: RunningServer, path: string, body: unknown) {
 }
 
 /** Watches a session on `server` and records when each delta arrived, until `done`. */
+/** The id of the session's last event: watchers start after it. */
+async function lastEventId(url: string, sessionId: string): Promise<string> {
+  const response = await fetch(`${url}/api/v2/sessions/${sessionId}`, { headers: DEV });
+  const body = (await response.json()) as { last_event_id?: string | null };
+  return body.last_event_id ?? '0';
+}
+
 function watch(server: RunningServer, sessionId: string, arrivals: Map<string, number>) {
   const controller = new AbortController();
   const finished = (async () => {
-    const response = await fetch(`${server.url}/api/v2/sessions/${sessionId}/events?after=999999999`, { headers: DEV, signal: controller.signal });
+    const after = await lastEventId(server.url, sessionId);
+    const response = await fetch(`${server.url}/api/v2/sessions/${sessionId}/events?after=${after}`, { headers: DEV, signal: controller.signal });
     for await (const event of readSse(response)) {
       if (event.type === 'text') arrivals.set(event.delta, performance.now());
       if (event.type === 'done') break;
@@ -119,7 +127,8 @@ for (const waitForExpiry of [false, true]) {
     const restarted = performance.now();
     const second = await startChildServer(childConfig);
     const controller = new AbortController();
-    const events = await fetch(`${second.url}/api/v2/sessions/${sessionId}/events?after=999999999`, { headers: DEV, signal: controller.signal });
+    const after = await lastEventId(second.url, sessionId);
+    const events = await fetch(`${second.url}/api/v2/sessions/${sessionId}/events?after=${after}`, { headers: DEV, signal: controller.signal });
     for await (const event of readSse(events)) {
       if (event.type === 'start') {
         samples.push(performance.now() - restarted);
