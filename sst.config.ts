@@ -84,13 +84,11 @@ export default $config({
       include: [sst.aws.permission({ actions: ['sqs:SendMessage'], resources: [runJobs.arn] })],
     });
 
-    const api = new sst.aws.Function('Api', {
-      handler: 'functions/api.handler',
+    // What both functions share: runtime, size, links and logs.
+    const shared = {
       runtime: 'nodejs22.x',
       // Pure JavaScript: Graviton is ~20% cheaper per GB-second at equal speed.
       architecture: 'arm64',
-      url: true,
-      streaming: true,
       // A run may take ZERO_RUN_TIMEOUT_MS (14 min by default) and must then
       // still persist its last records and close the stream: 15 minutes is
       // both Lambda's and a streamed function URL's ceiling.
@@ -107,34 +105,19 @@ export default $config({
       nodejs: { splitting: true },
       logging: { retention: '1 month', format: 'json' },
       transform: {
-        role: (role) => {
+        role: (role: aws.iam.RoleArgs) => {
           // SST lets the account's root assume every function role (the bridge
           // of `sst dev` needs it); a deployed function needs only Lambda.
           if (!$dev) role.assumeRolePolicy = JSON.stringify(LAMBDA_ASSUME_ROLE_POLICY);
         },
       },
-    });
+    } satisfies Partial<sst.aws.FunctionArgs>;
+
+    const api = new sst.aws.Function('Api', { ...shared, handler: 'functions/api.handler', url: true, streaming: true });
 
     // The worker: one job per invocation (a job may run for minutes), failures
     // reported per message so a poison job does not redeliver the others.
-    runJobs.subscribe(
-      {
-        handler: 'functions/worker.handler',
-        runtime: 'nodejs22.x',
-        architecture: 'arm64',
-        timeout: '15 minutes',
-        memory: '1024 MB',
-        link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue],
-        nodejs: { splitting: true },
-        logging: { retention: '1 month', format: 'json' },
-        transform: {
-          role: (role) => {
-            if (!$dev) role.assumeRolePolicy = JSON.stringify(LAMBDA_ASSUME_ROLE_POLICY);
-          },
-        },
-      },
-      { batch: { size: 1, partialResponses: true } },
-    );
+    runJobs.subscribe({ ...shared, handler: 'functions/worker.handler' }, { batch: { size: 1, partialResponses: true } });
 
     // `bucket`: where to upload agents/ (see the README's deploy section).
     return { api: api.url, bucket: bucket.name };
