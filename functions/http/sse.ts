@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { IdentifiedEvent } from '@zero/core';
 
 /**
@@ -19,10 +19,19 @@ export interface SseOptions {
   maxDurationMs?: number;
 }
 
-/** Zero's SSE protocol: one JSON event per `data:` line, each with an `id:` a client can resume from. */
-export function streamEvents(c: Context, open: (signal: AbortSignal) => AsyncIterable<IdentifiedEvent>, options: SseOptions = {}) {
+/**
+ * The frame every streamed response shares: a padding comment first (so a
+ * function URL flushes at once), keep-alive comments, the body's iteration
+ * stopped when the client leaves or the stream's time is up, and the
+ * response held open until `finished` (runs go on without a reader; the
+ * invocation ends only when they are persisted).
+ */
+export function sseFrame(
+  c: Context,
+  body: (stream: SSEStreamingApi, signal: AbortSignal) => Promise<void>,
+  options: SseOptions & { onTimeUp?: (stream: SSEStreamingApi) => Promise<unknown> } = {},
+) {
   return streamSSE(c, async (stream) => {
-    let lastId: string | undefined;
     const controller = new AbortController();
     stream.onAbort(() => controller.abort());
     const heartbeat = setInterval(() => {
@@ -31,22 +40,33 @@ export function streamEvents(c: Context, open: (signal: AbortSignal) => AsyncIte
     const deadline = options.maxDurationMs
       ? setTimeout(() => {
           controller.abort();
-          void stream.writeSSE({ event: 'reconnect', data: JSON.stringify({ after: lastId ?? null }) });
+          void options.onTimeUp?.(stream);
         }, options.maxDurationMs)
       : undefined;
     try {
       await stream.write(FIRST_FLUSH_PADDING);
-      for await (const { event_id, ...event } of open(controller.signal)) {
-        if (stream.aborted || stream.closed || controller.signal.aborted) break;
-        lastId = event_id;
-        await stream.writeSSE({ id: event_id, data: JSON.stringify(event) });
-      }
+      await body(stream, controller.signal);
     } finally {
       controller.abort();
       clearInterval(heartbeat);
       clearTimeout(deadline);
-      // Runs go on without a reader; the invocation ends only when they are persisted.
       await options.finished;
     }
   });
+}
+
+/** Zero's SSE protocol: one JSON event per `data:` line, each with an `id:` a client can resume from. */
+export function streamEvents(c: Context, open: (signal: AbortSignal) => AsyncIterable<IdentifiedEvent>, options: SseOptions = {}) {
+  let lastId: string | undefined;
+  return sseFrame(
+    c,
+    async (stream, signal) => {
+      for await (const { event_id, ...event } of open(signal)) {
+        if (stream.aborted || stream.closed || signal.aborted) break;
+        lastId = event_id;
+        await stream.writeSSE({ id: event_id, data: JSON.stringify(event) });
+      }
+    },
+    { ...options, onTimeUp: (stream) => stream.writeSSE({ event: 'reconnect', data: JSON.stringify({ after: lastId ?? null }) }) },
+  );
 }

@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
-import { stream as honoStream } from 'hono/streaming';
 import type { UIMessageChunk } from 'ai';
 import type { RunStatus, StreamEvent } from '@zero/core';
-import { FIRST_FLUSH_PADDING } from './sse';
+import { sseFrame } from './sse';
 
 /**
  * The AI SDK's UI message stream (what `useChat` reads), encoded from Zero's
@@ -157,25 +156,15 @@ export interface UIStreamOptions {
 /** Writes a run as the UI message stream: one JSON chunk per `data:` line, then `data: [DONE]`. */
 export function streamUIMessages(c: Context, open: (signal: AbortSignal) => AsyncIterable<StreamEvent>, options: UIStreamOptions = {}) {
   for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) c.header(name, value);
-  return honoStream(c, async (stream) => {
-    const controller = new AbortController();
-    stream.onAbort(() => controller.abort());
-    const heartbeat = setInterval(() => {
-      if (!stream.closed && !stream.aborted) void stream.write(': keep-alive\n\n').catch(() => undefined);
-    }, options.heartbeatMs ?? 15_000);
-    try {
-      // Lambda function URLs hold back small first writes; SSE parsers ignore comments.
-      await stream.write(FIRST_FLUSH_PADDING);
-      for await (const chunk of toUIMessageChunks(open(controller.signal))) {
+  return sseFrame(
+    c,
+    async (stream, signal) => {
+      for await (const chunk of toUIMessageChunks(open(signal))) {
         if (stream.aborted || stream.closed) break;
         await stream.write(`data: ${JSON.stringify(chunk)}\n\n`);
       }
       if (!stream.aborted && !stream.closed) await stream.write('data: [DONE]\n\n');
-    } finally {
-      clearInterval(heartbeat);
-      controller.abort();
-      // Runs go on without a reader; the invocation ends only when they are persisted.
-      await options.finished;
-    }
-  });
+    },
+    options,
+  );
 }

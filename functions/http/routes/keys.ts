@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { ZeroError } from '@zero/core';
+import { ZeroError, userIdSchema } from '@zero/core';
 import type { AppDeps, Env } from '../env';
 import { jsonBody } from '../validate';
 
 const createSchema = z.strictObject({
-  user_id: z.string().min(1).max(200).regex(/^[^\s#]+$/, 'must not contain spaces or "#"').optional(),
+  user_id: userIdSchema.optional(),
   name: z.string().trim().min(1).max(200).optional(),
   label: z.string().trim().min(1).max(200).optional(),
 });

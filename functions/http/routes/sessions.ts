@@ -8,17 +8,17 @@ import {
   requireAccess,
   resumeIfStalled,
   requireAgent,
+  projectIdSchema,
   roleSchema,
   stopRun,
   strategySchema,
+  userIdSchema,
   voiceModeSchema,
 } from '@zero/core';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
 import { jsonBody, query } from '../validate';
 
-const userIdSchema = z.string().min(1).max(200).regex(/^[^\s#]+$/, 'must not contain spaces or "#"');
-const projectIdSchema = z.string().min(1).max(200).regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)?$/, 'must look like "owner/repo"');
 
 const createSchema = z.strictObject({
   title: z.string().trim().min(1).max(200).optional(),

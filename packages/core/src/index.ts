@@ -57,3 +57,4 @@ export * from './webhooks/signature';
 export * from './webhooks/template';
 export * from './webhooks/webhook-store';
 export * from './webhooks/webhooks';
+export * from './events/usage';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { projectIdSchema } from '../projects/paths';
 
 /** Limits on what a client may send, documented in the README. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -12,12 +13,8 @@ export type Strategy = z.infer<typeof strategySchema>;
 export type VoiceMode = z.infer<typeof voiceModeSchema>;
 
 const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'must contain only letters, digits, ".", "_", ":" or "-"');
-const projectIdSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)?$/, 'must look like "owner/repo"')
-  .refine((s) => !s.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." segments');
+/** A user id: from an API key, a JWT's `sub`, or a membership; part of DynamoDB keys, so no spaces or "#". */
+export const userIdSchema = z.string().min(1).max(200).regex(/^[^\s#]+$/, 'must not contain spaces or "#"');
 
 /** The body of `POST /api/v2/chat`. */
 export const chatRequestSchema = z.strictObject({

@@ -2,6 +2,7 @@ import { requireAgent } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import { ZeroError } from '../errors';
 import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
+import { zeroUsage } from '../events/usage';
 import { resolveModel } from '../model/anthropic';
 import type { MessageParam } from '../model/provider';
 import type { LogRecord, NewLogRecord } from '../store/records';
@@ -213,4 +214,3 @@ function textOf(content: readonly { type: string; text?: unknown }[]): string {
     .trim();
 }
 
-const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 });

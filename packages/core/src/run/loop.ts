@@ -3,6 +3,7 @@ import type { AgentDefinition } from '../agent/definition';
 import { ZeroError } from '../errors';
 import type { RunStatus, StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { costOf } from '../model/pricing';
+import { addUsage, zeroUsage } from '../events/usage';
 import { ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
 import type { ProjectFileCache } from '../projects/file-cache';
 import type { ProjectStore } from '../projects/project-store';
@@ -70,7 +71,6 @@ export interface RunOutcome {
 /** Events the loop emits; the caller adds ids and fans them out. */
 export type Emit = (event: StreamEvent) => void;
 
-const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 });
 
 /**
  * Runs the tool-use loop until `end_turn`, a limit, cancellation or an error.
@@ -284,14 +284,6 @@ async function executeCall(
     },
     { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars },
   );
-}
-
-function addUsage(into: Usage, from: Usage) {
-  into.input_tokens += from.input_tokens;
-  into.output_tokens += from.output_tokens;
-  into.cache_read_input_tokens += from.cache_read_input_tokens;
-  into.cache_creation_input_tokens += from.cache_creation_input_tokens;
-  into.cost_usd = Math.round((into.cost_usd + from.cost_usd) * 1e8) / 1e8;
 }
 
 function describeFailure(error: unknown, secrets: readonly string[]): { code: string; message: string } {

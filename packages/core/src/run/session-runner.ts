@@ -2,6 +2,7 @@ import { requireAgent } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import type { LocalRuns } from '../events/bus';
 import { EventRecorder } from '../events/recorder';
+import { addUsage, zeroUsage } from '../events/usage';
 import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { resolveModel } from '../model/anthropic';
 import { LeaseLostError, type LeaseStore, type RunLease, type StopRequest } from '../store/lease-store';
@@ -50,7 +51,6 @@ const STOP_REASONS: Record<StopRequest['reason'], string> = {
   interrupted: 'interrupted by a new message',
 };
 
-const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 });
 
 /** The run the log shows as begun but not ended (its process died or it handed over), if any. */
 export function unfinishedRun(history: readonly LogRecord[]): { runId: string; message: Extract<LogRecord, { kind: 'user_message' }> } | undefined {
@@ -108,9 +108,9 @@ async function lastRunIfOpen(deps: SessionRunnerDeps, sessionId: string): Promis
 async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease, takeover: boolean, deadline?: number): Promise<boolean> {
   let session = await deps.sessions.requireSession(sessionId);
   const cached = deps.runs.cachedHistory(sessionId);
-  const seen = cached ? Math.max(0, ...cached.map((r) => r.seq)) : 0;
+  const seen = cached ? lastSeq(cached) : 0;
   const history = cached ? [...cached, ...(await deps.sessions.readLog(sessionId, seen))] : await deps.sessions.readLog(sessionId);
-  const lastLog = Math.max(0, ...history.map((r) => r.seq));
+  const lastLog = lastSeq(history);
   const lastEvent = await deps.sessions.lastEventSeq(sessionId);
   if (takeover) await seal(deps, sessionId, lease, lastLog, lastEvent);
   await deps.leases.raise(lease, 'log', lastLog);
@@ -166,6 +166,13 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
     if (lost) deps.runs.forgetHistory(sessionId);
     else deps.runs.cacheHistory(sessionId, history);
   }
+}
+
+/** The highest position in a log (records may be out of order: concurrent tool results). */
+function lastSeq(records: readonly LogRecord[]): number {
+  let last = 0;
+  for (const record of records) if (record.seq > last) last = record.seq;
+  return last;
 }
 
 /** Writes `void` into positions a dead holder reserved but never wrote, so it can never write them later. */
@@ -350,11 +357,7 @@ function resumeState(history: readonly LogRecord[], runId: string) {
   for (const record of history) {
     if (record.run_id !== runId || record.kind !== 'assistant') continue;
     steps = Math.max(steps, record.step);
-    usage.input_tokens += record.usage.input_tokens;
-    usage.output_tokens += record.usage.output_tokens;
-    usage.cache_read_input_tokens += record.usage.cache_read_input_tokens;
-    usage.cache_creation_input_tokens += record.usage.cache_creation_input_tokens;
-    usage.cost_usd = Math.round((usage.cost_usd + record.usage.cost_usd) * 1e8) / 1e8;
+    addUsage(usage, record.usage);
   }
   return { steps, usage, pending: pendingToolCalls(history, runId) };
 }

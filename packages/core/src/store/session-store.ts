@@ -11,6 +11,7 @@ import {
 import { ZeroError } from '../errors';
 import { streamEventSchema, type StreamEvent } from '../events/schema';
 import type { ArtifactStore } from './artifact-store';
+import { setExpression } from './expressions';
 import { keys, pad } from './keys';
 import {
   RECORD_VERSION,
@@ -89,25 +90,18 @@ export class SessionStore {
     id: string,
     fields: Partial<Pick<SessionMeta, 'title' | 'agent_id' | 'project_id' | 'voice_mode' | 'strategy' | 'updated_at'>>,
   ): Promise<void> {
-    const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
-    if (entries.length === 0) return;
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {};
-    const sets = entries.map(([key, value], i) => {
-      names[`#f${i}`] = key;
-      values[`:v${i}`] = value;
-      return `#f${i} = :v${i}`;
-    });
-    this.count({ pk: keys.session(id), ...values });
+    const update = setExpression(fields);
+    if (!update) return;
+    this.count({ pk: keys.session(id), ...update.values });
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: keys.session(id), sk: keys.meta },
-          UpdateExpression: `SET ${sets.join(', ')}`,
+          UpdateExpression: update.set,
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ExpressionAttributeNames: update.names,
+          ExpressionAttributeValues: update.values,
         }),
       );
     } catch (error) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { userIdSchema } from '../events/schema';
 import { ZeroError } from '../errors';
 import { roleSchema } from '../store/records';
 import type { ArtifactStore } from '../store/artifact-store';
@@ -18,7 +19,6 @@ export const secretRefSchema = z
 
 /** An accepted event: `pull_request` (every action), `pull_request.opened` (one action), or `*`. */
 const eventSchema = z.string().regex(/^(\*|[a-z0-9_-]{1,64}(\.[a-z0-9_-]{1,64})?)$/, 'must look like "pull_request" or "pull_request.opened" or be "*"');
-const userIdSchema = z.string().min(1).max(200).regex(/^[^\s#]+$/, 'must not contain spaces or "#"');
 
 /** A hook as an administrator sends it (`PUT /api/v2/hooks/:hook_id`). */
 export const hookInputSchema = z.strictObject({

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocu
 import * as z from 'zod';
 import { runStatusSchema, usageSchema } from '../events/schema';
 import { keys } from '../store/keys';
+import { setExpression } from '../store/expressions';
 import { isConditionFailure } from '../store/session-store';
 
 /** What became of a webhook-started investigation: readable at `GET /api/v2/sessions/:id/summary`. */
@@ -110,24 +111,17 @@ export class WebhookStore {
     fields: Partial<Omit<SessionSummary, 'v' | 'session_id' | 'run_id' | 'origin'>>,
     ifStatus?: SessionSummary['status'],
   ): Promise<boolean> {
-    const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
-    if (entries.length === 0) return true;
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {};
-    const sets = entries.map(([key, value], i) => {
-      names[`#f${i}`] = key;
-      values[`:v${i}`] = value;
-      return `#f${i} = :v${i}`;
-    });
+    const update = setExpression(fields);
+    if (!update) return true;
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: keys.session(sessionId), sk: SUMMARY },
-          UpdateExpression: `SET ${sets.join(', ')}`,
+          UpdateExpression: update.set,
           ConditionExpression: ifStatus ? 'attribute_exists(pk) AND #status = :status' : 'attribute_exists(pk)',
-          ExpressionAttributeNames: { ...names, ...(ifStatus ? { '#status': 'status' } : {}) },
-          ExpressionAttributeValues: { ...values, ...(ifStatus ? { ':status': ifStatus } : {}) },
+          ExpressionAttributeNames: { ...update.names, ...(ifStatus ? { '#status': 'status' } : {}) },
+          ExpressionAttributeValues: { ...update.values, ...(ifStatus ? { ':status': ifStatus } : {}) },
         }),
       );
       return true;
