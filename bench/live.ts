@@ -18,7 +18,7 @@ import { startLocalStack, syncAgents } from '../local/stack';
 import { startChildServer } from '../tests/support/child';
 import { FakeAnthropic } from '../tests/support/fake-anthropic';
 import { DEV, DEV_KEY, TEST_API_KEY } from '../tests/support/harness';
-import { readSse } from '../tests/support/sse';
+import { chatUntil, readSse } from '../tests/support/sse';
 import { testTools } from '../tests/support/tools';
 import { median, ms, percentile, table } from './support/stats';
 
@@ -111,16 +111,7 @@ for (const waitForExpiry of [false, true]) {
     fake.onDelta = undefined;
     fake.script({ toolCalls: [{ name: 'ledger', input: { entry: `e${i}`, ms: 3000 } }] }, { text: 'done' });
     const first = await startChildServer(childConfig);
-    const response = await fetch(`${first.url}/api/v2/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...DEV },
-      body: JSON.stringify({ agent_id: 'tester', message: 'work', stream: true }),
-    });
-    let sessionId = '';
-    for await (const event of readSse(response)) {
-      if (event.type === 'start') sessionId = event.session_id;
-      if (event.type === 'tool_call') break;
-    }
+    const { sessionId } = await chatUntil(first.url, { agent_id: 'tester', message: 'work' }, (e) => e.type === 'tool_call');
     await new Promise((r) => setTimeout(r, 100));
     await first.kill();
     if (waitForExpiry) await new Promise((r) => setTimeout(r, 1100));

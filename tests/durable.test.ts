@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startChildServer } from './support/child';
 import { DEV, DEV_KEY, TEST_API_KEY, getJson, startHarness, type Harness } from './support/harness';
-import { readSse, type ReceivedEvent } from './support/sse';
+import { chatUntil, readSse, type ReceivedEvent } from './support/sse';
 
 /**
  * Runs that survive their process: the server is killed with SIGKILL in the
@@ -35,17 +35,7 @@ describe('durable runs', () => {
 
   /** Starts a run on `server`, reads its stream until `until` sees an event, and returns the session id. */
   async function startRun(url: string, message: string, until: (e: ReceivedEvent) => boolean) {
-    const response = await fetch(`${url}/api/v2/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...DEV },
-      body: JSON.stringify({ agent_id: 'tester', message, stream: true }),
-    });
-    let sessionId = '';
-    for await (const event of readSse(response)) {
-      if (event.type === 'start') sessionId = event.session_id;
-      if (until(event)) break;
-    }
-    return sessionId;
+    return (await chatUntil(url, { agent_id: 'tester', message }, until)).sessionId;
   }
 
   /** Watches the session on a freshly started server until the run is done; watching wakes the stalled run up. */

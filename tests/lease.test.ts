@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError, driveSession, type Runtime } from '@zero/core';
 import { startChildServer } from './support/child';
-import { DEV, DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
-import { readSse } from './support/sse';
+import { DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
+import { chatUntil } from './support/sse';
 
 describe('one run at a time, under a fenced lease', () => {
   let h: Harness;
@@ -52,16 +52,7 @@ describe('one run at a time, under a fenced lease', () => {
         { text: 'Starting a long job.', toolCalls: [{ name: 'slow', input: { ms: 1500 } }] },
         { text: 'The long job is done.' },
       );
-      const response = await fetch(`${child.url}/api/v2/chat`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...DEV },
-        body: JSON.stringify({ agent_id: 'tester', message: 'first, then die', stream: true }),
-      });
-      let sessionId = '';
-      for await (const event of readSse(response)) {
-        if (event.type === 'start') sessionId = event.session_id;
-        if (event.type === 'tool_call') break;
-      }
+      const { sessionId } = await chatUntil(child.url, { agent_id: 'tester', message: 'first, then die' }, (e) => e.type === 'tool_call');
       // Die mid tool call, once the step's model turn is durable.
       for (let i = 0; i < 100; i++) {
         const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);

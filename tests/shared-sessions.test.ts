@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from 'hono/jwt';
 import { getJson, postJson, startHarness, type Harness } from './support/harness';
-import { chatStream, readSse, type ReceivedEvent } from './support/sse';
+import { chatStream, chatUntil, readSse, type ReceivedEvent } from './support/sse';
 
 const api = (h: Harness, path: string) => `${h.url}/api/v2${path}`;
 
@@ -13,26 +13,6 @@ async function request(h: Harness, method: string, path: string, headers: Record
   });
   const text = await response.text();
   return { status: response.status, json: text ? JSON.parse(text) : undefined };
-}
-
-/** Posts a streamed chat and resolves once `ready` sees an event, with the rest of the stream still being read. */
-async function chatUntil(h: Harness, body: Record<string, unknown>, headers: Record<string, string>, ready: (e: ReceivedEvent) => boolean) {
-  const response = await fetch(api(h, '/chat'), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ ...body, stream: true }),
-  });
-  const events: ReceivedEvent[] = [];
-  const stream = readSse(response);
-  for (let next = await stream.next(); !next.done; next = await stream.next()) {
-    events.push(next.value);
-    if (ready(next.value)) break;
-  }
-  const rest = (async () => {
-    for (let next = await stream.next(); !next.done; next = await stream.next()) events.push(next.value);
-    return events;
-  })();
-  return { events, rest };
 }
 
 /** Reads a session's events stream until `until` says stop. */
@@ -161,9 +141,9 @@ describe('shared sessions', () => {
       { toolCalls: [{ name: 'slow', input: { ms: 400 } }] },
       { text: 'answer to the interruption' },
     );
-    const first = await chatUntil(h, { session_id: id, message: 'long job' }, alice, (e) => e.type === 'tool_call');
+    const first = await chatUntil(h.url, { session_id: id, message: 'long job' }, (e) => e.type === 'tool_call', alice);
     const second = await postJson(api(h, '/chat'), { session_id: id, message: 'stop, do this', strategy: 'interrupt' }, bob);
-    const events = await first.rest;
+    const events = await first.rest();
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'cancelled', reason: 'interrupted by a new message' });
     // The tool of the interrupted step finished and was recorded: the safe point is the end of the step.
     expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ content: 'waited 400 ms' });
@@ -175,11 +155,11 @@ describe('shared sessions', () => {
   it('cancel stops the run and records it as cancelled with what it had done', async () => {
     const id = await sharedSession();
     h.fake.script({ text: 'working on it', toolCalls: [{ name: 'slow', input: { ms: 300 } }] }, { text: 'never sent' });
-    const run = await chatUntil(h, { session_id: id, message: 'go' }, alice, (e) => e.type === 'tool_call');
+    const run = await chatUntil(h.url, { session_id: id, message: 'go' }, (e) => e.type === 'tool_call', alice);
     expect((await request(h, 'POST', `/sessions/${id}/cancel`, carol)).status).toBe(403);
     const cancel = await request(h, 'POST', `/sessions/${id}/cancel`, bob);
     expect(cancel.status).toBe(202);
-    const events = await run.rest;
+    const events = await run.rest();
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'cancelled', steps: 1 });
     expect(h.fake.requests).toHaveLength(1);
     const { json } = await getJson(api(h, `/sessions/${id}`), alice);

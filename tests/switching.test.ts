@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DirAgentCatalog, ToolRegistry, builtinTools, type StreamEvent } from '@zero/core';
 import { startChildServer } from './support/child';
 import { DEV, DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
-import { chatStream, readSse } from './support/sse';
+import { chatStream, chatUntil } from './support/sse';
 
 const systemText = (request: { body: { system?: unknown } }) => JSON.stringify(request.body.system);
 
@@ -89,16 +89,7 @@ describe('switching agents in a session', () => {
         { toolCalls: [{ id: 'toolu_handoff', name: 'delegate_agent', input: { agent_id: 'relay-b', task: 'take your time' } }] },
         { text: 'Working on it.', toolCalls: [{ id: 'toolu_long', name: 'slow', input: { ms: 60_000 } }] },
       );
-      const response = await fetch(`${child.url}/api/v2/chat`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...DEV },
-        body: JSON.stringify({ agent_id: 'relay-a', message: 'delegate, then die', stream: true }),
-      });
-      let sessionId = '';
-      for await (const event of readSse(response)) {
-        if (event.type === 'start') sessionId = event.session_id;
-        if (event.type === 'tool_call' && event.name === 'slow') break;
-      }
+      const { sessionId } = await chatUntil(child.url, { agent_id: 'relay-a', message: 'delegate, then die' }, (e) => e.type === 'tool_call' && e.name === 'slow');
       // Die while the child's tool runs, once the child's step is durable.
       for (let i = 0; i < 100; i++) {
         const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);

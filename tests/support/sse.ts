@@ -21,6 +21,33 @@ export async function* readSse(response: Response, signal?: AbortSignal): AsyncG
   }
 }
 
+/**
+ * POSTs a streamed chat and reads it until `until` sees an event. Returns the
+ * session id, the events so far, and `rest()` to read the remainder (not read
+ * unless asked: a test may kill the server instead).
+ */
+export async function chatUntil(baseUrl: string, body: Record<string, unknown>, until: (event: ReceivedEvent) => boolean, headers: Record<string, string> = DEV) {
+  const response = await fetch(`${baseUrl}/api/v2/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
+  if (!response.ok) throw new Error(`chat answered ${response.status}: ${await response.text()}`);
+  const events: ReceivedEvent[] = [];
+  let sessionId = '';
+  const stream = readSse(response);
+  for (let next = await stream.next(); !next.done; next = await stream.next()) {
+    events.push(next.value);
+    if (next.value.type === 'start') sessionId = next.value.session_id;
+    if (until(next.value)) break;
+  }
+  const rest = async () => {
+    for (let next = await stream.next(); !next.done; next = await stream.next()) events.push(next.value);
+    return events;
+  };
+  return { sessionId, events, rest };
+}
+
 /** POSTs a chat message with `stream: true` and collects every event until the stream ends. */
 export async function chatStream(baseUrl: string, body: Record<string, unknown>, headers: Record<string, string> = DEV) {
   const response = await fetch(`${baseUrl}/api/v2/chat`, {
