@@ -111,10 +111,10 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
   const seen = cached ? lastSeq(cached) : 0;
   const history = cached ? [...cached, ...(await deps.sessions.readLog(sessionId, seen))] : await deps.sessions.readLog(sessionId);
   const lastLog = lastSeq(history);
-  const lastEvent = await deps.sessions.lastEventSeq(sessionId);
-  if (takeover) await seal(deps, sessionId, lease, lastLog, lastEvent);
+  // Every event position is handed out by the lease, so its counter is never behind the event log;
+  // the log's tail is read only to seal what a dead holder reserved.
+  if (takeover) await seal(deps, sessionId, lease, lastLog, await deps.sessions.lastEventSeq(sessionId));
   await deps.leases.raise(lease, 'log', lastLog);
-  await deps.leases.raise(lease, 'event', lastEvent);
 
   let current: { runId: string; controller: AbortController } | undefined;
   const applyStop = (stop: StopRequest | undefined) => {
