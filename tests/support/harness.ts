@@ -87,24 +87,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   return harness;
 }
 
-export async function getJson(url: string, headers: Record<string, string> = DEV) {
-  const response = await fetch(url, { headers });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
-}
-
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = DEV) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
+/** A response's status and body, the body parsed as JSON when it is JSON. */
+async function readBody(response: Response) {
   const text = await response.text();
   let json: any;
   try {
@@ -113,4 +97,18 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
     json = undefined;
   }
   return { status: response.status, json, text, headers: response.headers };
+}
+
+export async function getJson(url: string, headers: Record<string, string> = DEV) {
+  return readBody(await fetch(url, { headers }));
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = DEV) {
+  return readBody(
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+  );
 }
