@@ -7,7 +7,7 @@ import { resolveModel } from '../model/anthropic';
 import type { MessageParam } from '../model/provider';
 import type { LogRecord, NewLogRecord } from '../store/records';
 import type { DelegationRequest, Delegator, ToolOutput } from '../tools/tool';
-import { toMessages } from './history';
+import { finalText, textOf, toMessages } from './history';
 import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';
 import { redact } from './redact';
 
@@ -201,16 +201,4 @@ function answerOf(target: AgentDefinition, outcome: Pick<RunOutcome, 'status' | 
   return { content: `${target.name} (${target.id}) ${why}.${partial}`, is_error: true, usage };
 }
 
-/** The text of a run's last assistant turn. */
-function finalText(records: readonly LogRecord[]): string {
-  const last = records.findLast((record) => record.kind === 'assistant');
-  return last?.kind === 'assistant' ? textOf(last.content) : '';
-}
-
-function textOf(content: readonly { type: string; text?: unknown }[]): string {
-  return content
-    .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
-    .join('')
-    .trim();
-}
 

@@ -109,3 +109,17 @@ export function withConversationBreakpoint(messages: MessageParam[]): MessagePar
   content[content.length - 1] = { ...block, cache_control: { type: 'ephemeral' } } as ContentBlockParam;
   return [...messages.slice(0, -1), { ...last, content } as MessageParam];
 }
+
+/** The text of the last assistant turn among `records` (a run's final answer), trimmed. */
+export function finalText(records: readonly LogRecord[]): string {
+  const last = records.findLast((record) => record.kind === 'assistant');
+  return last?.kind === 'assistant' ? textOf(last.content) : '';
+}
+
+/** The text blocks of an assistant turn, joined and trimmed. */
+export function textOf(content: readonly { type: string; text?: unknown }[]): string {
+  return content
+    .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+    .join('')
+    .trim();
+}

@@ -1,3 +1,4 @@
+import { finalText } from '../run/history';
 import { unfinishedRun, type FinishedRun } from '../run/session-runner';
 import type { LogRecord } from '../store/records';
 import { callbackTarget, postSignedCallback } from './callback';
@@ -109,10 +110,7 @@ export async function settleInvestigation(deps: WebhookDeps, sessionId: string):
 function reportOf(finished: FinishedRun, summary: SessionSummary, end: Extract<LogRecord, { kind: 'run_end' }>): string {
   const records = finished.history.filter((r) => r.run_id === finished.runId);
   const question = records.find((r) => r.kind === 'user_message');
-  const answer = [...records].reverse().find((r) => r.kind === 'assistant');
-  const text = answer?.kind === 'assistant'
-    ? answer.content.filter((b) => b.type === 'text').map((b) => String((b as { text?: unknown }).text ?? '')).join('')
-    : '';
+  const text = finalText(records);
   const lines = [
     `# ${finished.session.title}`,
     '',
