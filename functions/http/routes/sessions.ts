@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import * as z from 'zod';
 import {
   ZeroError,
   followSession,
+  openSession,
   parseEventId,
   requireAccess,
   resumeIfStalled,
@@ -50,23 +50,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
 
   app.post('/sessions', async (c) => {
     const body = await jsonBody(c, createSchema);
-    const user = c.get('user');
-    const agent = await requireAgent(deps.catalog, body.agent_id ?? deps.defaultAgentId);
-    const now = new Date().toISOString();
-    const session = await deps.sessions.createSession(
-      {
-        session_id: randomUUID(),
-        title: body.title ?? 'New session',
-        agent_id: agent.id,
-        project_id: body.project_id,
-        voice_mode: body.voice_mode,
-        strategy: body.strategy,
-        created_by: user.id,
-        created_at: now,
-        updated_at: now,
-      },
-      { user_id: user.id, name: user.name },
-    );
+    const session = await openSession(deps, c.get('user'), { ...body, title: body.title ?? 'New session' });
     return c.json({ session }, 201);
   });
 

@@ -8,8 +8,9 @@ import {
   followSession,
   invalidRequest,
   requireAccess,
-  requireAgent,
+  openSession,
   startChat,
+  titleFrom,
   type ChatRequest,
   type EventPosition,
   type IdentifiedEvent,
@@ -121,24 +122,8 @@ export function uiChatRoutes(deps: AppDeps) {
 /** Creates the session a new chat id names, owned by the caller; an existing one is checked by `startChat`. */
 async function ensureSession(deps: Runtime, sessionId: string, options: Omit<ChatRequest, 'message'>, user: User, message: string) {
   if (await deps.sessions.getSession(sessionId)) return;
-  const agent = await requireAgent(deps.catalog, options.agent_id ?? deps.defaultAgentId);
-  const now = new Date().toISOString();
-  const line = message.split('\n')[0] ?? '';
   try {
-    await deps.sessions.createSession(
-      {
-        session_id: sessionId,
-        title: line.length > 80 ? `${line.slice(0, 77)}...` : line,
-        agent_id: agent.id,
-        project_id: options.project_id,
-        voice_mode: options.voice_mode,
-        strategy: options.strategy,
-        created_by: user.id,
-        created_at: now,
-        updated_at: now,
-      },
-      { user_id: user.id, name: user.name },
-    );
+    await openSession(deps, user, { ...options, session_id: sessionId, title: titleFrom(message) });
   } catch (error) {
     // Two first messages raced to create it; the access check that follows decides.
     if (!(ZeroError.isInstance(error) && error.code === 'conflict')) throw error;

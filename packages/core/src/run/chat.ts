@@ -32,21 +32,7 @@ export async function acceptMessage(deps: ChatDeps, request: ChatRequest, user: 
     session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
     if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
   } else {
-    const agent = await requireAgent(deps.catalog, request.agent_id ?? deps.defaultAgentId);
-    session = await deps.sessions.createSession(
-      {
-        session_id: randomUUID(),
-        title: titleFrom(request.message),
-        agent_id: agent.id,
-        project_id: request.project_id,
-        voice_mode: request.voice_mode,
-        strategy: request.strategy,
-        created_by: user.id,
-        created_at: now,
-        updated_at: now,
-      },
-      { user_id: user.id, name: user.name },
-    );
+    session = await openSession(deps, user, { ...request, title: titleFrom(request.message) });
   }
   const sessionId = session.session_id;
   const strategy = request.strategy ?? session.strategy ?? 'enqueue';
@@ -134,7 +120,38 @@ export async function resumeIfStalled(deps: ChatDeps, sessionId: string, history
   return true;
 }
 
-function titleFrom(message: string): string {
+/** What a new session may be opened with; the agent defaults to the deployment's. */
+export interface NewSession {
+  session_id?: string;
+  title: string;
+  agent_id?: string;
+  project_id?: string;
+  voice_mode?: SessionMeta['voice_mode'];
+  strategy?: SessionMeta['strategy'];
+}
+
+/** Opens a session owned by `user`, after checking the agent (404 listing the agents). */
+export async function openSession(deps: ChatDeps, user: User, fields: NewSession): Promise<SessionMeta> {
+  const agent = await requireAgent(deps.catalog, fields.agent_id ?? deps.defaultAgentId);
+  const now = new Date().toISOString();
+  return deps.sessions.createSession(
+    {
+      session_id: fields.session_id ?? randomUUID(),
+      title: fields.title,
+      agent_id: agent.id,
+      project_id: fields.project_id,
+      voice_mode: fields.voice_mode,
+      strategy: fields.strategy,
+      created_by: user.id,
+      created_at: now,
+      updated_at: now,
+    },
+    { user_id: user.id, name: user.name },
+  );
+}
+
+/** A session's title from its first message: the first line, at most 80 characters. */
+export function titleFrom(message: string): string {
   const line = message.trim().split('\n')[0] ?? '';
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
