@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { ZeroError, invalidRequest } from '../errors';
 import { MAX_MESSAGE_CHARS } from '../events/schema';
 import { projectIdSchema } from '../projects/paths';
+import { webhookAuthorId } from '../run/speaker';
 import type { HookConfig } from './hook-config';
 import { genericSigningPayload, verifySha256 } from './signature';
 import { renderTemplate } from './template';
@@ -182,7 +183,8 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
   }
 
   const now = new Date().toISOString();
-  const title = hook.title ? renderTemplate(hook.title, job.payload).text : `${job.event}: ${text.trim().split('\n')[0] ?? ''}`;
+  // One line: a title is filled from the payload too, and must not pass for more than a title.
+  const title = (hook.title ? renderTemplate(hook.title, job.payload).text : `${job.event}: ${text.trim().split('\n')[0] ?? ''}`).replace(/\s+/g, ' ').trim();
   const session = await deps.sessions.createSession(
     {
       session_id: job.sessionId,
@@ -212,7 +214,7 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
     deps.sessions.enqueue(job.sessionId, {
       run_id: job.runId,
       text,
-      author: { id: `webhook:${hook.id}`, name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
+      author: { id: webhookAuthorId(hook.id), name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
       agent_id: hook.agent_id,
       project_id: projectId,
       at: now,
