@@ -105,6 +105,7 @@ describe('the console in a real browser', () => {
     await alice.reload();
     await assistant(alice).getByText('The tool said hello.').waitFor();
     expect(await alice.getByTestId('message-user').getByTestId('author').textContent()).toBe('Alice');
+    expect(await alice.getByTestId('message-user').getByTestId('author-id').textContent()).toBe('alice');
     expect(await alice.getByTestId('message-user').textContent()).toContain('Please echo hello');
     await assistant(alice).getByTestId('tool-call').getByText('done').waitFor();
     expect(await alice.getByTestId('session-title').textContent()).toBe('Please echo hello');

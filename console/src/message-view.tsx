@@ -67,15 +67,23 @@ function Footer({ message }: { message: ConsoleMessage }) {
   );
 }
 
-/** One message: who wrote it, then its parts in order. */
+/** One message: who wrote it (a person by the name they chose and by their user id, which no one else can take), then its parts in order. */
 export function MessageView({ message }: { message: ConsoleMessage }) {
-  const author = message.role === 'user' ? (message.metadata?.author ? (message.metadata.author.name ?? message.metadata.author.id) : 'You') : (message.metadata?.agent_id ?? 'Agent');
+  const writer = message.role === 'user' ? message.metadata?.author : undefined;
+  const author = message.role === 'user' ? (writer ? (writer.name ?? writer.id) : 'You') : (message.metadata?.agent_id ?? 'Agent');
   return (
     <article className={`message message-${message.role}`} data-testid={`message-${message.role}`} data-message-id={message.id}>
-      <header className="author" data-testid="author">
-        {author}
-        {message.metadata?.queued ? <span className="badge">queued</span> : null}
-      </header>
+      <div className="byline">
+        <header className="author" data-testid="author">
+          {author}
+          {message.metadata?.queued ? <span className="badge">queued</span> : null}
+        </header>
+        {writer?.name ? (
+          <span className="author-id" data-testid="author-id" title="user id">
+            {writer.id}
+          </span>
+        ) : null}
+      </div>
       {message.parts.map((part, i) => (
         <PartView key={i} part={part} />
       ))}

@@ -13,7 +13,7 @@ describe('toMessages', () => {
       { ...base, seq: 3, kind: 'user_message', text: 'still there?', agent_id: 'zero', model: 'm', voice_mode: 'full' },
     ];
     expect(toMessages(records)).toEqual([
-      { role: 'user', content: [{ type: 'text', text: '[Alice] hi' }] },
+      { role: 'user', content: [{ type: 'text', text: '[user:u1 "Alice"] hi' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'echo', input: {} }] },
       {
         role: 'user',

@@ -1,5 +1,6 @@
 import type { ContentBlockParam, MessageParam } from '../model/provider';
 import type { LogRecord } from '../store/records';
+import { speakerText } from './speaker';
 
 type ToolUse = { id: string; name: string; input: unknown };
 type ToolResultBlock = { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
@@ -61,7 +62,7 @@ function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId
     switch (record.kind) {
       case 'user_message':
         close(false);
-        push('user', [{ type: 'text', text: record.author?.name ? `[${record.author.name}] ${record.text}` : record.text }]);
+        push('user', [{ type: 'text', text: speakerText(record.text, record.author) }]);
         break;
       case 'assistant': {
         close(false);

@@ -1,17 +1,19 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ZeroError, invalidRequest } from '../errors';
 import { MAX_MESSAGE_CHARS } from '../events/schema';
 import { projectIdSchema } from '../projects/paths';
+import { webhookAuthorId } from '../run/speaker';
 import type { HookConfig } from './hook-config';
 import { genericSigningPayload, verifySha256 } from './signature';
 import { renderTemplate } from './template';
+import type { DeliveryClaim, DeliveryMark, WebhookStore } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
 
 /** The largest webhook body accepted (GitHub's payloads are far smaller; a Lambda function URL caps requests at 6 MB). */
 export const MAX_WEBHOOK_BYTES = 2 * 1024 * 1024;
 
-/** How long a delivery id is remembered: GitHub lets a delivery be redelivered by hand for days. */
+/** How long a delivery id (and a GitHub body's hash) is remembered: GitHub lets a delivery be redelivered by hand for days. */
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
 
 /** A delivery as the HTTP edge hands it over: header lookup (lower-case names) and the raw body, unread. */
@@ -31,8 +33,9 @@ const githubHeaders = z.object({
 });
 const genericHeaders = z.object({
   'x-zero-timestamp': z.string().regex(/^\d{1,12}$/, 'must be seconds since the epoch'),
+  // Neither may contain ":": it separates the fields of the signed string.
   'x-zero-event': z.string().regex(/^[a-z0-9_.-]{1,129}$/, 'must be an event name such as "deploy.failed"').optional(),
-  'x-zero-delivery': z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be letters, digits, ".", "_", ":" or "-"').optional(),
+  'x-zero-delivery': z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be letters, digits, ".", "_" or "-"').optional(),
 });
 const payloadSchema = z.record(z.string(), z.unknown(), { error: 'the payload must be a JSON object' });
 
@@ -67,8 +70,9 @@ export async function acceptDelivery(deps: WebhookDeps, hook: HookConfig, delive
   } else {
     const timestamp = delivery.header('x-zero-timestamp');
     const signature = delivery.header('x-zero-signature');
-    if (!timestamp || !/^\d{1,12}$/.test(timestamp) || !verifySha256(secret, genericSigningPayload(timestamp, delivery.body), signature)) {
-      throw unauthorized('X-Zero-Signature is missing or does not match X-Zero-Timestamp and the body');
+    const signed = { timestamp: timestamp ?? '', delivery: delivery.header('x-zero-delivery'), event: delivery.header('x-zero-event') };
+    if (!timestamp || !/^\d{1,12}$/.test(timestamp) || !verifySha256(secret, genericSigningPayload(signed, delivery.body), signature)) {
+      throw unauthorized('X-Zero-Signature is missing or does not match "v1:<X-Zero-Timestamp>:<X-Zero-Delivery>:<X-Zero-Event>:<body>"');
     }
     if (Math.abs(now / 1000 - Number(timestamp)) > hook.tolerance_seconds) {
       throw unauthorized(`X-Zero-Timestamp is more than ${hook.tolerance_seconds} s from the server's clock; sign each request when you send it`);
@@ -88,7 +92,11 @@ export async function acceptDelivery(deps: WebhookDeps, hook: HookConfig, delive
 
   const sessionId = randomUUID();
   const runId = `run_${randomUUID()}`;
-  const earlier = await deps.webhooks.store.claimDelivery(hook.id, deliveryId, { session_id: sessionId, run_id: runId }, ttl);
+  // GitHub signs only the body, so its delivery id proves nothing: the body's hash is claimed too
+  // (first, since a replay under a fresh id differs from the original only there).
+  const marks: DeliveryMark[] = [{ delivery: deliveryId }];
+  if (hook.source === 'github') marks.unshift({ body_sha256: createHash('sha256').update(delivery.body).digest('hex') });
+  const earlier = await claimAll(deps.webhooks.store, hook.id, marks, { session_id: sessionId, run_id: runId }, ttl);
   if (earlier) return { status: 'duplicate', ...earlier };
 
   try {
@@ -96,10 +104,26 @@ export async function acceptDelivery(deps: WebhookDeps, hook: HookConfig, delive
   } catch (error) {
     // Undo what can be undone, so the sender's retry starts the investigation rather than counting as a duplicate.
     await deps.sessions.deleteSession(sessionId).catch(() => undefined);
-    await deps.webhooks.store.releaseDelivery(hook.id, deliveryId).catch(() => undefined);
+    await releaseAll(deps.webhooks.store, hook.id, marks);
     throw error;
   }
   return { status: 'accepted', session_id: sessionId, run_id: runId };
+}
+
+/** Claims each mark in turn; on one seen before, gives back those this request took and returns the earlier claim. */
+async function claimAll(store: WebhookStore, hookId: string, marks: DeliveryMark[], claim: DeliveryClaim, ttl: number): Promise<DeliveryClaim | undefined> {
+  for (const [i, mark] of marks.entries()) {
+    const earlier = await store.claimDelivery(hookId, mark, claim, ttl);
+    if (earlier) {
+      await releaseAll(store, hookId, marks.slice(0, i));
+      return earlier;
+    }
+  }
+  return undefined;
+}
+
+async function releaseAll(store: WebhookStore, hookId: string, marks: DeliveryMark[]): Promise<void> {
+  await Promise.all(marks.map((mark) => store.releaseDelivery(hookId, mark).catch(() => undefined)));
 }
 
 /** `*`, the exact name (`pull_request.opened`), or the event without its action (`pull_request`). */
@@ -159,7 +183,8 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
   }
 
   const now = new Date().toISOString();
-  const title = hook.title ? renderTemplate(hook.title, job.payload).text : `${job.event}: ${text.trim().split('\n')[0] ?? ''}`;
+  // One line: a title is filled from the payload too, and must not pass for more than a title.
+  const title = (hook.title ? renderTemplate(hook.title, job.payload).text : `${job.event}: ${text.trim().split('\n')[0] ?? ''}`).replace(/\s+/g, ' ').trim();
   const session = await deps.sessions.createSession(
     {
       session_id: job.sessionId,
@@ -189,7 +214,7 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
     deps.sessions.enqueue(job.sessionId, {
       run_id: job.runId,
       text,
-      author: { id: `webhook:${hook.id}`, name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
+      author: { id: webhookAuthorId(hook.id), name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
       agent_id: hook.agent_id,
       project_id: projectId,
       at: now,

@@ -36,8 +36,8 @@ export function callbackTarget(url: string): string {
 
 /**
  * POSTs `body` to `url`, signed like a generic delivery (`X-Zero-Timestamp`,
- * `X-Zero-Signature` over `<timestamp>.<body>`), with one `X-Zero-Delivery`
- * id across attempts so the receiver can drop repeats. Retries network
+ * `X-Zero-Signature` over `v1:<timestamp>:<delivery>:<event>:<body>`), with
+ * one `X-Zero-Delivery` id across attempts so the receiver can drop repeats. Retries network
  * failures, 429 and 5xx with exponential backoff; a refused address or any
  * other status is final. Must not throw: the outcome is data.
  */
@@ -62,7 +62,7 @@ export async function postSignedCallback(url: string, body: string, secret: stri
           'user-agent': 'Zero-Webhooks/1',
           'x-zero-event': event,
           'x-zero-delivery': delivery,
-          ...signGeneric(secret, body),
+          ...signGeneric(secret, body, { delivery, event }),
         },
       });
       if (response.status >= 200 && response.status < 300) return { status: 'delivered', attempts: attempt, last_status: response.status };

@@ -23,10 +23,17 @@ describe('webhook signatures', () => {
     expect(verifySha256(secret, Buffer.from('Hello, World!\n'), published)).toBe(false);
   });
 
-  it('binds the generic signature to its timestamp', () => {
+  it('binds the generic signature to its timestamp, delivery id and event', () => {
     const body = Buffer.from('{"a":1}');
-    const signature = signSha256(secret, genericSigningPayload('1700000000', body));
-    expect(verifySha256(secret, genericSigningPayload('1700000000', body), signature)).toBe(true);
-    expect(verifySha256(secret, genericSigningPayload('1700000001', body), signature)).toBe(false);
+    const signed = { timestamp: '1700000000', delivery: 'd-1', event: 'deploy.succeeded' };
+    const signature = signSha256(secret, genericSigningPayload(signed, body));
+    expect(genericSigningPayload(signed, body).toString()).toBe('v1:1700000000:d-1:deploy.succeeded:{"a":1}');
+    expect(verifySha256(secret, genericSigningPayload(signed, body), signature)).toBe(true);
+    expect(verifySha256(secret, genericSigningPayload({ ...signed, timestamp: '1700000001' }, body), signature)).toBe(false);
+    expect(verifySha256(secret, genericSigningPayload({ ...signed, delivery: 'd-2' }, body), signature)).toBe(false);
+    expect(verifySha256(secret, genericSigningPayload({ ...signed, event: 'deploy.failed' }, body), signature)).toBe(false);
+    expect(verifySha256(secret, genericSigningPayload({ ...signed, delivery: undefined }, body), signature)).toBe(false);
+    // Absent headers are signed as empty fields.
+    expect(genericSigningPayload({ timestamp: '1700000000' }, body).toString()).toBe('v1:1700000000:::{"a":1}');
   });
 });

@@ -19,13 +19,34 @@ export function verifySha256(secret: string, payload: string | Uint8Array, heade
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-/** What a generic sender signs: the timestamp, a dot, then the raw body (so the timestamp cannot be swapped). */
-export function genericSigningPayload(timestamp: string, body: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from(`${timestamp}.`), body]);
+/** The headers a generic signature covers besides the body; an absent one is signed as the empty string. */
+export interface GenericSignedHeaders {
+  /** `X-Zero-Timestamp`: seconds since the epoch. */
+  timestamp: string;
+  /** `X-Zero-Delivery`, if sent. */
+  delivery?: string;
+  /** `X-Zero-Event`, if sent. */
+  event?: string;
+}
+
+/**
+ * What a generic sender signs: `v1:<timestamp>:<delivery>:<event>:<raw body>`.
+ * Every header the receiver acts on is bound, so a signed request cannot be
+ * replayed under a new delivery id, moved to another time, or relabelled as
+ * another event. None of the three may contain ":" (timestamps are digits,
+ * events and delivery ids are checked), so the string splits one way only.
+ */
+export function genericSigningPayload({ timestamp, delivery = '', event = '' }: GenericSignedHeaders, body: Uint8Array): Buffer {
+  return Buffer.concat([Buffer.from(`v1:${timestamp}:${delivery}:${event}:`), body]);
 }
 
 /** The headers of a request signed the generic way (Zero's callbacks, and what generic senders send). */
-export function signGeneric(secret: string, body: string, now = Date.now()): { 'x-zero-timestamp': string; 'x-zero-signature': string } {
+export function signGeneric(
+  secret: string,
+  body: string,
+  headers: { delivery?: string; event?: string } = {},
+  now = Date.now(),
+): { 'x-zero-timestamp': string; 'x-zero-signature': string } {
   const timestamp = String(Math.floor(now / 1000));
-  return { 'x-zero-timestamp': timestamp, 'x-zero-signature': signSha256(secret, genericSigningPayload(timestamp, Buffer.from(body))) };
+  return { 'x-zero-timestamp': timestamp, 'x-zero-signature': signSha256(secret, genericSigningPayload({ timestamp, ...headers }, Buffer.from(body))) };
 }

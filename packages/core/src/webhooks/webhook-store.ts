@@ -48,12 +48,22 @@ export interface DeliveryClaim {
   run_id: string;
 }
 
+/**
+ * What identifies a delivery: the id its sender gave it, or (GitHub, which
+ * signs only the body) the SHA-256 of its body, so a signed body sent again
+ * under a fresh delivery id is still recognised.
+ */
+export type DeliveryMark = { delivery: string } | { body_sha256: string };
+
 const SUMMARY = 'SUMMARY';
-const deliveryKey = (hookId: string, deliveryId: string) => ({ pk: `WEBHOOK#${hookId}`, sk: `DELIVERY#${deliveryId}` });
+const markKey = (hookId: string, mark: DeliveryMark) => ({
+  pk: `WEBHOOK#${hookId}`,
+  sk: 'delivery' in mark ? `DELIVERY#${mark.delivery}` : `BODY#${mark.body_sha256}`,
+});
 
 /**
  * Webhook items of the single table: delivery claims (one per hook and
- * delivery id, expiring through the table's `expires_at` TTL) and each
+ * delivery id or body hash, expiring through the table's `expires_at` TTL) and each
  * investigation's summary, beside its session's other items.
  */
 export class WebhookStore {
@@ -63,31 +73,31 @@ export class WebhookStore {
   ) {}
 
   /**
-   * Claims a delivery id with a conditional put. Returns undefined when this
-   * request won, or the winner's claim when the id was seen before (a
-   * redelivery, or a concurrent copy of the same delivery).
+   * Claims a delivery id or body hash with a conditional put. Returns
+   * undefined when this request won, or the winner's claim when the mark was
+   * seen before (a redelivery, a replay, or a concurrent copy of the same delivery).
    */
-  async claimDelivery(hookId: string, deliveryId: string, claim: DeliveryClaim, ttlSeconds: number): Promise<DeliveryClaim | undefined> {
+  async claimDelivery(hookId: string, mark: DeliveryMark, claim: DeliveryClaim, ttlSeconds: number): Promise<DeliveryClaim | undefined> {
     const now = Date.now();
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...deliveryKey(hookId, deliveryId), ...claim, at: new Date(now).toISOString(), expires_at: Math.ceil(now / 1000) + ttlSeconds },
+          Item: { ...markKey(hookId, mark), ...claim, at: new Date(now).toISOString(), expires_at: Math.ceil(now / 1000) + ttlSeconds },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
       return undefined;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: deliveryKey(hookId, deliveryId), ConsistentRead: true }));
+      const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: markKey(hookId, mark), ConsistentRead: true }));
       return { session_id: String(Item?.session_id ?? ''), run_id: String(Item?.run_id ?? '') };
     }
   }
 
   /** Gives a claim up, so the sender's retry of a delivery that failed here is not taken for a duplicate. */
-  async releaseDelivery(hookId: string, deliveryId: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.table, Key: deliveryKey(hookId, deliveryId) }));
+  async releaseDelivery(hookId: string, mark: DeliveryMark): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.table, Key: markKey(hookId, mark) }));
   }
 
   async putSummary(summary: SessionSummary): Promise<void> {
