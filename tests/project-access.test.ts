@@ -104,6 +104,14 @@ describe('project members and roles', () => {
     expect(await send('PUT', '/projects/alice/app/members/bob', alice, '{"role":"admin"}')).toMatchObject({ status: 400, json: { error: { field: 'role' } } });
   });
 
+  it('of two first uploads of a new project at once, exactly one user becomes its owner', async () => {
+    const [a, b] = await Promise.all([putFile('race/app', 'a.txt', 'alice\n', alice), putFile('race/app', 'b.txt', 'bob\n', bob)]);
+    expect([a.status, b.status].sort()).toEqual([201, 404]);
+    const winner = a.status === 201 ? 'alice' : 'bob';
+    const members = await send('GET', '/projects/race/app/members', DEV);
+    expect(members.json.members).toEqual([expect.objectContaining({ user_id: winner, role: 'owner' })]);
+  });
+
   it('administrators see and manage every project', async () => {
     expect(await projectIds(DEV)).toEqual(expect.arrayContaining(['acme/shop', 'alice/app']));
     expect((await readFile('alice/app', 'README.md', DEV)).text).toBe('# App\n');
@@ -207,7 +215,7 @@ describe('project members and roles', () => {
         expect({ who, ...(await send('GET', reportPath(), headers)) }).toMatchObject({ who, status: 200, text: report });
         expect((await getJson(api('/projects/acme/shop/reports'), headers)).json.reports).toEqual([expect.objectContaining({ path: `${sessionId}.md` })]);
       }
-      expect(await getJson(api('/projects'), bob)).toMatchObject({ json: { projects: [{ id: 'acme/shop', role: 'viewer' }] } });
+      expect((await getJson(api('/projects'), bob)).json.projects).toContainEqual(expect.objectContaining({ id: 'acme/shop', role: 'viewer' }));
     });
 
     it("cannot be overwritten by another session's agent: write_file reports/<sid>.md is an error result and the report is unchanged", async () => {
