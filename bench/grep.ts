@@ -44,7 +44,9 @@ async function main() {
 
   const cache = new ProjectFileCache(projects, { root: cacheDir });
   const registry = new ToolRegistry([grepTool, globTool]);
-  const context = { projectId: PROJECT, projects, projectFiles: cache, signal: new AbortController().signal } as unknown as ToolContext;
+  // The bench measures the scan, not the access check: its session may use every project.
+  const projectAccess = { requireForSession: async () => undefined };
+  const context = { projectId: PROJECT, projects, projectFiles: cache, projectAccess, signal: new AbortController().signal } as unknown as ToolContext;
   const call = async (label: string, tool: string, input: Record<string, unknown>) => {
     counts.clear();
     t = performance.now();

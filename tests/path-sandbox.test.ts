@@ -39,6 +39,9 @@ describe('the project path sandbox', () => {
     await artifacts.put('projects/acme/p1/files/..\\..\\p10\\secret', 'smuggled');
     await artifacts.put('projects/acme/p1/files/\uff0e\uff0e/leak', 'smuggled');
     await projects.touch('acme/p1');
+    // The tools act for a session: this one's only member is the administrator, who may use every project.
+    const now = new Date().toISOString();
+    await h.server.runtime.sessions.createSession({ session_id: 'sandbox-session', title: 'sandbox', agent_id: 'zero', created_at: now, updated_at: now }, { user_id: 'dev' });
     s3Requests = [];
     artifacts.s3.middlewareStack.add(
       (next, context) => async (args) => {
@@ -64,6 +67,7 @@ describe('the project path sandbox', () => {
       artifacts: rt.artifacts,
       projects: rt.projects,
       projectFiles: rt.projectFiles,
+      projectAccess: rt.projectAccess,
       signal: new AbortController().signal,
     };
   };

@@ -13,7 +13,10 @@ import { InProcessQueue, type RunQueue } from './run/queue';
 import { driveSession } from './run/session-runner';
 import { Authenticator, type AuthConfig } from './auth/authenticator';
 import { ProjectFileCache, type FileCacheOptions } from './projects/file-cache';
+import { ProjectAccess } from './projects/project-access';
 import { ProjectStore } from './projects/project-store';
+import { ProjectMemberStore } from './store/project-member-store';
+import { ReportOwnerStore } from './store/report-owner-store';
 import { delegateAgentTool } from './tools/delegate-agent';
 import { getAgentInfoTool } from './tools/get-agent-info';
 import { getAnalysisTool } from './tools/get-analysis';
@@ -102,6 +105,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
   const sessions = new SessionStore(db, config.store.table, artifacts);
+  const auth = new Authenticator(sessions, config.auth ?? {});
   // Locally (and in tests) background runs go to an in-process queue that drives the session here,
   // then finishes a webhook investigation whose ending a dead process left unhandled.
   const queue =
@@ -111,7 +115,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       await settleInvestigation(runtime, job.session_id);
     });
   const runtime: Runtime = {
-    auth: new Authenticator(sessions, config.auth ?? {}),
+    auth,
     queue,
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,
@@ -126,6 +130,13 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     artifacts,
     projects,
     projectFiles: new ProjectFileCache(projects, config.projectCache),
+    projectAccess: new ProjectAccess(
+      new ProjectMemberStore(db, config.store.table),
+      new ReportOwnerStore(db, config.store.table),
+      sessions,
+      projects,
+      (userId) => auth.isAdmin(userId),
+    ),
     limits: config.limits ?? DEFAULT_LIMITS,
     secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',

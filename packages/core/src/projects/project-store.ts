@@ -32,6 +32,13 @@ export interface ProjectFileInput {
   contentType?: string;
 }
 
+/**
+ * How deep an analysis document may nest. Scanner output (SARIF and the like)
+ * stays within a dozen levels; thousands of levels would overflow the stack
+ * of JSON.stringify when the document is stored.
+ */
+export const MAX_ANALYSIS_DEPTH = 100;
+
 /** One empty object per project, `project-index/<owner>/<repo>`, so projects are listed without walking their trees. */
 const INDEX_PREFIX = 'project-index/';
 const metaKey = (id: string) => `projects/${projectIdSchema.parse(id)}/project.json`;
@@ -44,14 +51,15 @@ export class ProjectStore {
   constructor(readonly artifacts: ArtifactStore) {}
 
   /**
-   * Every project with its summary: one LIST of the index, then a GET of each
-   * project's summary and a LIST of its analyses. (An index prefix rather than
-   * a delimiter listing of `projects/`: s3rver answers those incompletely.)
+   * Every project (or those of `only`) with its summary: one LIST of the
+   * index, then a GET of each project's summary and a LIST of its analyses.
+   * (An index prefix rather than a delimiter listing of `projects/`: s3rver
+   * answers those incompletely.)
    */
-  async listProjects(): Promise<(ProjectMeta & { analyses: string[] })[]> {
-    const ids = (await this.artifacts.list(INDEX_PREFIX))
-      .map((o) => o.key.slice(INDEX_PREFIX.length))
-      .filter((id) => projectIdSchema.safeParse(id).success);
+  async listProjects(only?: readonly string[]): Promise<(ProjectMeta & { analyses: string[] })[]> {
+    const ids = (only ?? (await this.artifacts.list(INDEX_PREFIX)).map((o) => o.key.slice(INDEX_PREFIX.length))).filter(
+      (id) => projectIdSchema.safeParse(id).success,
+    );
     const projects = await mapLimit(ids, 16, async (id) => {
       const meta = await this.getProject(id);
       return meta ? { ...meta, analyses: await this.listAnalyses(id) } : undefined;
@@ -137,7 +145,11 @@ export class ProjectStore {
     return key;
   }
 
+  /** Stores a scanner's document; one nested deeper than MAX_ANALYSIS_DEPTH is refused with a 400. */
   async putAnalysis(id: string, scanner: string, document: unknown): Promise<void> {
+    if (nestedDeeperThan(document, MAX_ANALYSIS_DEPTH)) {
+      throw new ZeroError('invalid_request', `an analysis document may nest at most ${MAX_ANALYSIS_DEPTH} levels deep`, 400, { field: 'body', limit: MAX_ANALYSIS_DEPTH });
+    }
     await this.artifacts.putJson(projectKey(id, 'analysis', `${scannerSchema.parse(scanner)}.json`), document);
     if (!(await this.getProject(id))) await this.touch(id);
   }
@@ -149,6 +161,18 @@ export class ProjectStore {
   async listAnalyses(id: string): Promise<string[]> {
     return (await this.list(id, 'analysis')).map((o) => o.path).filter((p) => p.endsWith('.json')).map((p) => p.slice(0, -5));
   }
+}
+
+/** True when a parsed JSON value nests deeper than `limit` objects or arrays; walked without recursion, since the value may nest thousands of levels. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function totalSize(contentRange: string | undefined): number | undefined {

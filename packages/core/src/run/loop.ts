@@ -5,6 +5,7 @@ import type { RunStatus, StreamEvent, Usage, VoiceMode } from '../events/schema'
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectFileCache } from '../projects/file-cache';
 import type { ProjectStore } from '../projects/project-store';
 import type { ArtifactStore } from '../store/artifact-store';
@@ -26,6 +27,7 @@ export interface RunDeps {
   artifacts: ArtifactStore;
   projects: ProjectStore;
   projectFiles: ProjectFileCache;
+  projectAccess: ProjectAccess;
   limits: RunLimits;
   /** Values that must never appear in events or records (API keys). */
   secrets?: readonly string[];
@@ -278,6 +280,7 @@ async function executeCall(
       artifacts: deps.artifacts,
       projects: deps.projects,
       projectFiles: deps.projectFiles,
+      projectAccess: deps.projectAccess,
       delegator: params.delegator,
       // A stop request waits for the step's tools: the safe point is the end of the step.
       signal: new AbortController().signal,

@@ -10,6 +10,22 @@ export interface User {
 
 const RANK: Record<Role, number> = { viewer: 1, editor: 2, owner: 3 };
 
+/** True when `role` is `needed` or stronger (owner > editor > viewer). */
+export function roleAtLeast(role: Role | undefined, needed: Role): boolean {
+  return role !== undefined && RANK[role] >= RANK[needed];
+}
+
+/** The weakest of some roles; undefined when one of them is missing (or there are none). */
+export function weakestRole(roles: readonly (Role | undefined)[]): Role | undefined {
+  if (roles.length === 0 || roles.includes(undefined)) return undefined;
+  return (roles as Role[]).reduce((a, b) => (RANK[b] < RANK[a] ? b : a));
+}
+
+/** "an editor", "a viewer", "an owner". */
+export function withArticle(role: Role): string {
+  return `${role === 'viewer' ? 'a' : 'an'} ${role}`;
+}
+
 /**
  * Loads a session for a user who needs at least `role`. A non-member gets the
  * same 404 as for a session that does not exist, so existence is not revealed;
@@ -23,8 +39,8 @@ export async function requireAccess(
 ): Promise<{ session: SessionMeta; member: Member }> {
   const [session, member] = await Promise.all([sessions.getSession(sessionId), sessions.getMember(sessionId, user.id)]);
   if (!session || !member) throw new ZeroError('session_not_found', `session "${sessionId}" does not exist`, 404, { field: 'session_id' });
-  if (RANK[member.role] < RANK[role]) {
-    throw new ZeroError('forbidden', `this needs the ${role} role; you are a ${member.role} of this session`, 403);
+  if (!roleAtLeast(member.role, role)) {
+    throw new ZeroError('forbidden', `this needs the ${role} role; you are ${withArticle(member.role)} of this session`, 403);
   }
   return { session, member };
 }

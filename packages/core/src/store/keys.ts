@@ -14,6 +14,11 @@ export const keys = {
   userSessions: (userId: string) => `USER#${userId}`,
   apiKey: (hash: string) => `APIKEY#${hash}`,
   userKey: (userId: string, keyId: string) => ({ pk: `USER#${userId}`, sk: `KEY#${keyId}` }),
+  /** A project's access items: `META` (who claimed it first), `MEMBER#<user>`, `REPORT#<path>`. */
+  project: (id: string) => `PROJECT#${id}`,
+  report: (path: string) => `REPORT#${path}`,
+  /** GSI `gsi1`: a user's projects, by id (project membership items carry gsi1pk = PROJECTS#<id>). */
+  userProjects: (userId: string) => `PROJECTS#${userId}`,
 };
 
 export const pad = (n: number) => String(n).padStart(12, '0');

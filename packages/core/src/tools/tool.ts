@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
+import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectFileCache } from '../projects/file-cache';
 import type { ProjectStore } from '../projects/project-store';
 import type { Usage } from '../events/schema';
@@ -26,6 +27,8 @@ export interface ToolContext {
   /** Projects in the bucket, and their trees cached on local disk. */
   projects: ProjectStore;
   projectFiles: ProjectFileCache;
+  /** Which projects this session's tools may read and write (see `projects/project-access.ts`). */
+  projectAccess: ProjectAccess;
   /** Aborted on tool timeout, run cancel or shutdown. */
   signal: AbortSignal;
   /** Hands a task to another agent as a child run; absent where the run cannot delegate. */

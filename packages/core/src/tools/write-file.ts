@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { MAX_KEY_BYTES, PathError, normalizeProjectPath } from '../projects/paths';
+import { MAX_KEY_BYTES, PathError, normalizeProjectPath, projectKey } from '../projects/paths';
 import { contentTypeOf } from '../projects/project-store';
 import { inProject, projectIdInput, toolError } from './project-scope';
 import { defineTool, type ToolContext } from './tool';
@@ -27,10 +27,18 @@ export const writeFileTool = defineTool({
       }
       const inner = rest.join('/');
       if (area === 'artifacts') return await save(context, `sessions/${context.sessionId}/artifacts/${inner}`, checked, content);
-      return await inProject(project_id, context, async (projectId) => {
-        const key = await context.projects.putReport(projectId, inner, content);
-        return record(context, key, checked, content, projectId);
-      });
+      return await inProject(
+        project_id,
+        context,
+        async (projectId) => {
+          // Checked, then claimed before it is written: a report another session wrote stays as it is.
+          projectKey(projectId, 'reports', inner);
+          await context.projectAccess.claimReport(context.sessionId, projectId, inner);
+          const key = await context.projects.putReport(projectId, inner, content);
+          return record(context, key, checked, content, projectId);
+        },
+        'editor',
+      );
     } catch (error) {
       return toolError(error);
     }

@@ -202,6 +202,8 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
   const members = hook.members.filter((m) => m.user_id !== hook.owner.user_id);
   const written = await Promise.allSettled([
     ...members.map((m) => deps.sessions.putMember(session, { user_id: m.user_id, name: m.name, role: m.role, added_at: now })),
+    // The hook's project belongs to the hook's owner and members, so the session's tools may use it.
+    ...(projectId ? [deps.projectAccess.grantHook(projectId, hook.id, [{ ...hook.owner, role: 'owner' as const }, ...members])] : []),
     deps.webhooks.store.putSummary({
       v: 1,
       session_id: job.sessionId,

@@ -28,6 +28,8 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
     const finishedAt = new Date().toISOString();
     const markdown = reportOf(finished, summary, end);
     const projectId = summary.project_id;
+    // The report is the session's, as private as the session: whatever another session put at its path is replaced.
+    if (projectId) await deps.projectAccess.claimReport(sessionId, projectId, `${sessionId}.md`, { takeOver: true });
     const key = projectId
       ? await deps.projects.putReport(projectId, `${sessionId}.md`, markdown, 'text/markdown; charset=utf-8')
       : `sessions/${sessionId}/artifacts/report.md`;

@@ -1,3 +1,4 @@
+import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectStore } from '../projects/project-store';
 import type { RunQueue } from '../run/queue';
 import type { ArtifactStore } from '../store/artifact-store';
@@ -21,6 +22,7 @@ export interface WebhookDeps {
   webhooks: Webhooks;
   sessions: SessionStore;
   projects: ProjectStore;
+  projectAccess: ProjectAccess;
   artifacts: ArtifactStore;
   queue: RunQueue;
 }

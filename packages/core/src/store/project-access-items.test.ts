@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectClaimSchema, projectMemberSchema } from './project-member-store';
+import { reportOwnerSchema } from './report-owner-store';
+
+// Project access items outlive deploys: every version ever written must keep loading.
+describe('stored project access fixtures', () => {
+  it('version 1 claim, member and report owner items still load', () => {
+    const raw = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'v1-project-access.json'), 'utf8'));
+    expect(projectClaimSchema.parse(raw.claim)).toEqual({ v: 1, project_id: 'acme/shop', created_by: 'alice', created_at: '2026-03-02T10:00:00.000Z' });
+    expect(raw.members.map((m: unknown) => projectMemberSchema.parse(m)).map((m: { user_id: string; role: string }) => [m.user_id, m.role])).toEqual([
+      ['alice', 'owner'],
+      ['bob', 'viewer'],
+    ]);
+    expect(reportOwnerSchema.parse(raw.report)).toMatchObject({ path: '5f0c2b1e-8d7a-4c39-9e7f-1a2b3c4d5e6f.md', session_id: '5f0c2b1e-8d7a-4c39-9e7f-1a2b3c4d5e6f' });
+  });
+});
