@@ -6,7 +6,7 @@ import { DataDirInUseError } from './data-lock';
 import { startServer, type RunningServer } from './server';
 import { startLocalStack } from './stack';
 
-// Zero runs on Node 20 and newer. On Node 20 the AWS SDK announces that its versions published after
+// Zero runs on Node 20.19 and newer. On Node 20 the AWS SDK announces that its versions published after
 // January 2027 will need Node 22; the lockfile installs none of those, so there is nothing to act on.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
