@@ -1,5 +1,5 @@
 import { describeZodError } from '../errors';
-import { TOOL_ALIASES, agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
+import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
 import { readFrontmatter } from './frontmatter';
 import { resolveToolGrants } from './tool-grants';
 import type { VoiceMode } from '../events/schema';
@@ -72,9 +72,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     if (!delegation.some((rule) => rule.agent_id === target)) delegation.push({ agent_id: target, when: '' });
   }
 
-  const grants = knownTools
-    ? resolveToolGrants(front.tools, knownTools, delegation.length > 0)
-    : { tools: [...new Set((front.tools ?? []).map((name) => TOOL_ALIASES[name] ?? name))], unavailable: [] };
+  const grants = resolveToolGrants(front.tools, knownTools, delegation.length > 0);
   for (const { name } of grants.unavailable) warnings.push(`tool "${name}" is not provided by Zero and was left out`);
   const role = (sections.role ?? '').trim();
   const agent: AgentDefinition = {

@@ -28,17 +28,18 @@ export function unavailableReason(name: string): string {
  * concrete names so the registry's grant check needs no special case;
  * `delegate_agent` only when the file names agents to delegate to (a Claude
  * Code subagent cannot start subagents). Names Zero does not have are kept
- * aside with the reason, never silently dropped.
+ * aside with the reason, never silently dropped. Without `known` (no
+ * registry at hand) listed names are taken unchecked and an unlisted file gets none.
  */
-export function resolveToolGrants(listed: readonly string[] | undefined, known: ReadonlySet<string>, delegates: boolean): ToolGrants {
+export function resolveToolGrants(listed: readonly string[] | undefined, known: ReadonlySet<string> | undefined, delegates: boolean): ToolGrants {
   if (listed === undefined) {
-    return { tools: [...known].filter((name) => name !== 'delegate_agent' || delegates), unavailable: [] };
+    return { tools: [...(known ?? [])].filter((name) => name !== 'delegate_agent' || delegates), unavailable: [] };
   }
   const tools: string[] = [];
   const unavailable: ToolGrants['unavailable'] = [];
   for (const name of listed) {
     const tool = TOOL_ALIASES[name] ?? name;
-    if (!known.has(tool)) {
+    if (known && !known.has(tool)) {
       if (!unavailable.some((entry) => entry.name === name)) unavailable.push({ name, reason: unavailableReason(name) });
     } else if (!tools.includes(tool)) tools.push(tool);
   }
