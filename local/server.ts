@@ -35,8 +35,13 @@ export async function startServer(config: RuntimeConfig, port = 0, hostname = '1
       }),
     );
   }
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port, hostname }, () => resolve(s));
+  // A port in use (EADDRINUSE) rejects, for the caller to explain, instead of an unhandled 'error' event.
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port, hostname }, () => {
+      s.off('error', reject);
+      resolve(s);
+    });
+    s.once('error', reject);
   });
   const address = server.address() as AddressInfo;
   return {

@@ -7,6 +7,7 @@ import { CreateBucketCommand, HeadBucketCommand, PutObjectCommand } from '@aws-s
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createS3Client, type StoreConfig } from '@zero/core';
+import { lockDataDir } from './data-lock';
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
@@ -19,12 +20,14 @@ export interface LocalStack {
  * Starts a DynamoDB-compatible server (dynalite) and an S3-compatible server
  * (s3rver) in this process, on loopback, and creates the table and bucket if
  * missing. With `dataDir` the data lives on disk and survives restarts;
- * without, DynamoDB is in memory and S3 uses a temporary folder.
+ * without, DynamoDB is in memory and S3 uses a temporary folder. A data
+ * folder serves one stack at a time: another one fails with `DataDirInUseError`.
  */
 export async function startLocalStack(options: { dataDir?: string; table?: string; bucket?: string } = {}): Promise<LocalStack> {
   const table = options.table ?? 'zero';
   const bucket = options.bucket ?? 'zero';
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  const unlock = options.dataDir ? await lockDataDir(options.dataDir) : async () => undefined;
   const s3Dir = options.dataDir ? join(options.dataDir, 's3') : await mkdtemp(join(tmpdir(), 'zero-s3-'));
 
   const dynamo = dynalite({
@@ -64,6 +67,7 @@ export async function startLocalStack(options: { dataDir?: string; table?: strin
         dynamo.closeIdleConnections();
       });
       await s3.close().catch(() => undefined);
+      await unlock();
     },
   };
 }
@@ -124,7 +128,9 @@ export async function syncAgents(store: StoreConfig, dir: string): Promise<strin
   const names = (await readdir(dir)).filter((name) => name.endsWith('.md')).sort();
   for (const name of names) {
     const body = await readFile(join(dir, name));
-    await s3.send(new PutObjectCommand({ Bucket: store.bucket, Key: `agents/${name}`, Body: body, ContentType: 'text/markdown' }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: store.bucket, Key: `agents/${name}`, Body: body, ContentLength: body.byteLength, ContentType: 'text/markdown' }),
+    );
   }
   s3.destroy();
   return names;

@@ -1,30 +1,61 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { runtimeConfigFromEnv } from '@zero/core';
-import { startServer } from './server';
-import { startLocalStack, syncAgents } from './stack';
+import { mirrorAgents, watchAgents } from './agents-folder';
+import { DataDirInUseError } from './data-lock';
+import { startServer, type RunningServer } from './server';
+import { startLocalStack } from './stack';
+
+// Zero runs on Node 20.19 and newer. On Node 20 the AWS SDK announces that its versions published after
+// January 2027 will need Node 22; the lockfile installs none of those, so there is nothing to act on.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** `npm start`: Zero on localhost against embedded DynamoDB- and S3-compatible servers. */
 async function main() {
   const port = Number(process.env.PORT ?? 8787);
+  const host = process.env.HOST ?? '127.0.0.1';
   const dataDir = resolve(process.env.ZERO_DATA_DIR ?? '.zero');
-  const stack = await startLocalStack({ dataDir });
-  const agents = await syncAgents(stack.store, resolve('agents'));
+  const agentsDir = resolve('agents');
+  const stack = await startLocalStack({ dataDir }).catch((error) => {
+    if (error instanceof DataDirInUseError) throw new Error(`${error.message}. Stop that one, or set ZERO_DATA_DIR to another folder.`);
+    throw error;
+  });
+  let server: RunningServer;
+  let agents: string[];
   const config = runtimeConfigFromEnv(process.env, stack.store);
   // A development key so scripts can talk to the local server; ZERO_DEV_KEY keeps it stable across restarts.
   const devKey = process.env.ZERO_DEV_KEY || `zdev_${randomBytes(18).toString('base64url')}`;
   config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key: devKey, user: { id: 'dev', name: 'Developer' } }] };
-  const server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, process.env.HOST ?? '127.0.0.1');
+  try {
+    ({ agents } = await mirrorAgents(stack.store, agentsDir));
+    server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, host).catch((error) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new Error(`port ${port} on ${host} is already in use (another Zero, or another program). Stop it, or set PORT to a free port.`);
+      if (code === 'EACCES') throw new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
+      throw error;
+    });
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+
+  // Edits, new files and deletions in agents/ reach the bucket while Zero runs; the catalog rereads it every second.
+  const watcher = watchAgents(stack.store, agentsDir, {
+    onMirrored: ({ agents, removed }) =>
+      console.log(`agents: ${names(agents)} (reloaded from ${agentsDir}${removed.length ? `; removed ${names(removed)}` : ''})`),
+    onError: (error) => console.error(`agents: could not copy ${agentsDir} into the bucket: ${error instanceof Error ? error.message : String(error)}`),
+  });
 
   console.log(`Zero is listening on ${server.url}`);
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
   console.log(`  key:    ${devKey}${process.env.ZERO_DEV_KEY ? ' (from ZERO_DEV_KEY)' : ''}  (an administrator key for user "dev")`);
-  console.log(`  agents: ${agents.map((a) => a.replace(/\.md$/, '')).join(', ')}`);
+  console.log(`  agents: ${names(agents)} (from ${agentsDir}, watched for changes)`);
   if (!config.anthropic.apiKey && !config.anthropic.baseURL) {
     console.log('  model:  not configured; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) to chat');
   }
 
   const shutdown = async () => {
+    watcher.close();
     await server.close();
     await stack.stop();
     process.exit(0);
@@ -32,6 +63,8 @@ async function main() {
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
 }
+
+const names = (files: string[]) => files.map((file) => file.replace(/\.md$/, '')).join(', ') || '(none)';
 
 main().catch((error) => {
   console.error(`Zero could not start: ${error instanceof Error ? error.message : String(error)}`);

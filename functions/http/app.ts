@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { resolveModel } from '@zero/core';
 import { requireUser } from './auth';
 import type { AppDeps, Env } from './env';
 import { errorResponse } from './errors';
+import { agentRoutes } from './routes/agents';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
@@ -34,22 +34,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', keyRoutes(deps));
   api.route('/', hookRoutes(deps));
   api.route('/', projectRoutes(deps));
-
-  api.get('/agents', async (c) => {
-    const { agents, errors } = await deps.catalog.load();
-    const list = [...agents.values()]
-      .sort((a, b) => a.id.localeCompare(b.id))
-      .map((a) => ({
-        id: a.id,
-        name: a.name,
-        description: a.description,
-        model: resolveModel(a.model, deps.defaultModel),
-        tools: a.tools,
-        delegates_to: a.delegation.map((d) => d.agent_id),
-        default_voice: a.default_voice,
-      }));
-    return c.json({ agents: list, errors });
-  });
+  api.route('/', agentRoutes(deps));
 
   app.route('/api/v2', api);
   return app;

@@ -42,8 +42,13 @@ export const agentDefinitionSchema = z.object({
   description: z.string(),
   /** Model alias or id; undefined means the deployment's default. */
   model: z.string().optional(),
-  /** Zero tool names this agent may use. */
+  /**
+   * Zero tool names this agent may use, resolved when the file loads: a file
+   * without `tools:` inherits every registered tool, as in Claude Code.
+   */
   tools: z.array(z.string()),
+  /** Tools the file names that Zero does not have (`Bash`, `Edit`, `mcp__…`), each with the reason. */
+  unavailable_tools: z.array(z.object({ name: z.string(), reason: z.string() })),
   role: z.string(),
   capabilities: z.array(z.string()),
   process: z.string(),

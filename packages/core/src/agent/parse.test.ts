@@ -27,6 +27,63 @@ You are a senior code reviewer. Review the diff.
     expect(result.agent.warnings).toEqual(['tool "Bash" is not provided by Zero and was left out']);
   });
 
+  // The shape of Anthropic's plugins/pr-review-toolkit/agents/code-reviewer.md (and of many files from
+  // Claude Code's agent wizard): an unquoted description with "Examples:" and "Context:" inside, which is
+  // not valid YAML ("Nested mappings are not allowed in compact mappings") but loads in Claude Code.
+  const wizardShaped = `---
+name: pr-reviewer
+description: Use this agent when you need to review a pull request before merging. Examples: <example>Context: The user has finished a feature. user: "Can you check my changes?" assistant: "I'll use the Task tool to launch the pr-reviewer agent." <commentary>A finished feature needs review.</commentary></example>\\n\\n<example>Context: The user is about to open a PR.</example>
+model: opus
+color: green
+---
+
+You are an expert code reviewer. Review the unstaged changes.
+`;
+
+  it('loads a file whose unquoted description holds "Examples: <example>Context: …", as Claude Code does', () => {
+    const result = parseAgentMarkdown('agents/pr-reviewer.md', wizardShaped, known);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.agent.name).toBe('pr-reviewer');
+    expect(result.agent.model).toBe('opus');
+    expect(result.agent.description).toMatch(/^Use this agent when you need to review a pull request before merging\. Examples: <example>Context: The user has finished/);
+    expect(result.agent.description).toMatch(/<example>Context: The user is about to open a PR\.<\/example>$/);
+    expect(result.agent.role).toBe('You are an expert code reviewer. Review the unstaged changes.');
+    expect(result.agent.warnings).toEqual([expect.stringMatching(/^the frontmatter is not valid YAML \(.* at line 3, column 14:\); its fields were read line by line/)]);
+  });
+
+  it('keeps the whole YAML error, with the line it points at, when a file still cannot load', () => {
+    const result = parseAgentMarkdown('agents/x.md', '---\nname: reviewer: of code\n---\nBody.\n', known);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.field).toBe('frontmatter');
+    expect(result.error.message).toMatch(/^invalid YAML: Nested mappings are not allowed in compact mappings at line 2, column 7:/);
+    expect(result.error.message).toContain('name: reviewer: of code\n      ^');
+  });
+
+  it('gives a file without tools: every registered tool, as Claude Code does, and delegate_agent only with delegates', () => {
+    const registry = new Set(['read_file', 'grep', 'web_fetch', 'get_agent_info', 'delegate_agent']);
+    const plain = parseAgentMarkdown('agents/helper.md', '---\nname: helper\ndescription: d\n---\nHelp.\n', registry);
+    expect(plain).toMatchObject({ ok: true, agent: { tools: ['read_file', 'grep', 'web_fetch', 'get_agent_info'], unavailable_tools: [] } });
+    const lead = parseAgentMarkdown('agents/lead.md', '---\nname: lead\ndescription: d\ndelegates_to: helper\n---\nLead.\n', registry);
+    expect(lead).toMatchObject({ ok: true, agent: { tools: ['read_file', 'grep', 'web_fetch', 'get_agent_info', 'delegate_agent'] } });
+    const none = parseAgentMarkdown('agents/none.md', '---\nname: none\ndescription: d\ntools: []\n---\nNothing.\n', registry);
+    expect(none).toMatchObject({ ok: true, agent: { tools: [] } });
+  });
+
+  it('keeps the Claude Code tools Zero lacks aside, each with the reason', () => {
+    const text = '---\nname: n\ndescription: d\ntools: Read, Bash, Edit, mcp__github__create_issue, Frobnicate\n---\n';
+    const result = parseAgentMarkdown('agents/n.md', text, known);
+    expect(result).toMatchObject({ ok: true, agent: { tools: ['read_file'] } });
+    if (!result.ok) return;
+    expect(result.agent.unavailable_tools).toEqual([
+      { name: 'Bash', reason: 'Zero runs no shell commands' },
+      { name: 'Edit', reason: expect.stringContaining('Zero does not edit project files') },
+      { name: 'mcp__github__create_issue', reason: 'Zero does not connect to MCP servers' },
+      { name: 'Frobnicate', reason: 'Zero has no tool of this name' },
+    ]);
+  });
+
   it("reads Zero's sections, delegation rules and the three voices", () => {
     const text = `---
 name: Zero

@@ -1,6 +1,7 @@
-import { parse as parseYaml } from 'yaml';
 import { describeZodError } from '../errors';
-import { TOOL_ALIASES, agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
+import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
+import { readFrontmatter } from './frontmatter';
+import { resolveToolGrants } from './tool-grants';
 import type { VoiceMode } from '../events/schema';
 
 export type ParseResult = { ok: true; agent: AgentDefinition } | { ok: false; error: AgentLoadError };
@@ -26,9 +27,15 @@ export function agentIdFromFile(file: string): string {
   return base.replace(/\.md$/i, '').toLowerCase();
 }
 
+/** The frontmatter keys Zero reads; the others (`color`, `memory`, `skills`, …) are Claude Code's own. */
+const FRONTMATTER_KEYS = Object.keys(agentFrontmatterSchema.shape);
+
 /**
  * Parses one agent file. Never throws: a malformed file yields an error that
  * names the file and the field, so one bad file cannot hide the good ones.
+ * `knownTools` are the registry's tools: listed names are checked against
+ * them, and a file without `tools:` gets them all (without a registry, the
+ * listed names are taken unchecked and an unlisted file gets none).
  */
 export function parseAgentMarkdown(file: string, text: string, knownTools?: ReadonlySet<string>): ParseResult {
   const fail = (field: string, message: string): ParseResult => ({ ok: false, error: { file, field, message } });
@@ -37,46 +44,44 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
 
   const fm = FRONTMATTER.exec(text);
   if (!fm) return fail('frontmatter', 'missing YAML frontmatter (a block between "---" lines at the top)');
-  let raw: unknown;
-  try {
-    raw = parseYaml(fm[1] ?? '');
-  } catch (error) {
-    return fail('frontmatter', `invalid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
+  // A blank line stands for the opening `---`, so that YAML errors give the file's line numbers.
+  const read = readFrontmatter(`\n${fm[1] ?? ''}`, FRONTMATTER_KEYS);
+  // The whole message: its second half shows the offending line and column.
+  if (!read.ok) return fail('frontmatter', `invalid YAML: ${read.yamlError}`);
+  const raw = read.data;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('frontmatter', 'must be a YAML mapping');
   const parsed = agentFrontmatterSchema.safeParse(raw);
   if (!parsed.success) {
+    // Read leniently, a file that still lacks what it needs is reported with the YAML error that started it.
+    if (read.lenient) return fail('frontmatter', `invalid YAML: ${read.lenient.yamlError}`);
     const { field, message } = describeZodError(parsed.error);
     return fail(field || 'frontmatter', message);
   }
   const front = parsed.data;
   const body = text.slice(fm[0].length);
   const warnings: string[] = [];
+  if (read.lenient) {
+    warnings.push(`the frontmatter is not valid YAML (${read.lenient.yamlError.split('\n')[0]}); its fields were read line by line, as Claude Code reads them`);
+  }
 
   const { voices, rest: bodyWithoutVoices } = extractVoices(body, warnings);
 
   const sections = splitSections(bodyWithoutVoices);
-  const tools: string[] = [];
-  for (const name of front.tools ?? []) {
-    const tool = TOOL_ALIASES[name] ?? name;
-    if (knownTools && !knownTools.has(tool)) {
-      warnings.push(`tool "${name}" is not provided by Zero and was left out`);
-      continue;
-    }
-    if (!tools.includes(tool)) tools.push(tool);
-  }
-
   const delegation = parseDelegation(sections.delegation ?? '');
   for (const target of front.delegates_to ?? []) {
     if (!delegation.some((rule) => rule.agent_id === target)) delegation.push({ agent_id: target, when: '' });
   }
+
+  const grants = resolveToolGrants(front.tools, knownTools, delegation.length > 0);
+  for (const { name } of grants.unavailable) warnings.push(`tool "${name}" is not provided by Zero and was left out`);
   const role = (sections.role ?? '').trim();
   const agent: AgentDefinition = {
     id,
     name: front.name,
     description: front.description,
     model: front.model && front.model !== 'inherit' ? front.model : undefined,
-    tools,
+    tools: grants.tools,
+    unavailable_tools: grants.unavailable,
     role: role || sections.extra.trim(),
     capabilities: bullets(sections.capabilities ?? ''),
     process: (sections.process ?? '').trim(),

@@ -8,7 +8,9 @@ export class ArtifactStore {
   ) {}
 
   async put(key: string, body: string | Uint8Array, contentType = 'application/octet-stream'): Promise<void> {
-    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+    // The length stated: the SDK sets none for an empty body and then warns of "a Stream of unknown length".
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: length, ContentType: contentType }));
   }
 
   /** The object's text, or undefined when there is none. */

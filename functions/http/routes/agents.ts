@@ -1,0 +1,32 @@
+import { Hono } from 'hono';
+import { resolveModel } from '@zero/core';
+import type { AppDeps, Env } from '../env';
+
+/**
+ * The agent catalog: each agent's model and tools as they will be used, the
+ * tools its file names that Zero does not have (with the reason) and other
+ * remarks made while loading it, and the files that could not be loaded.
+ */
+export function agentRoutes(deps: AppDeps) {
+  const app = new Hono<Env>();
+
+  app.get('/agents', async (c) => {
+    const { agents, errors } = await deps.catalog.load();
+    const list = [...agents.values()]
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .map((a) => ({
+        id: a.id,
+        name: a.name,
+        description: a.description,
+        model: resolveModel(a.model, deps.defaultModel),
+        tools: a.tools,
+        unavailable_tools: a.unavailable_tools,
+        delegates_to: a.delegation.map((d) => d.agent_id),
+        default_voice: a.default_voice,
+        warnings: a.warnings,
+      }));
+    return c.json({ agents: list, errors });
+  });
+
+  return app;
+}

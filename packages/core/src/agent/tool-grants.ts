@@ -1,0 +1,47 @@
+import { TOOL_ALIASES } from './definition';
+
+/** What an agent file's `tools:` comes to in Zero. */
+export interface ToolGrants {
+  tools: string[];
+  unavailable: { name: string; reason: string }[];
+}
+
+/** Why a Claude Code tool has no counterpart in Zero, by name. */
+const UNAVAILABLE: { test: (name: string) => boolean; reason: string }[] = [
+  { test: (name) => ['Bash', 'BashOutput', 'KillShell', 'KillBash'].includes(name), reason: 'Zero runs no shell commands' },
+  {
+    test: (name) => ['Edit', 'MultiEdit', 'NotebookEdit'].includes(name),
+    reason: 'Zero does not edit project files; write_file (Write) writes new files under reports/ or artifacts/',
+  },
+  { test: (name) => name.startsWith('mcp__'), reason: 'Zero does not connect to MCP servers' },
+  { test: (name) => name === 'TodoWrite', reason: 'Zero keeps no to-do list' },
+  { test: (name) => name === 'NotebookRead', reason: 'Zero reads notebooks as files with read_file (Read)' },
+];
+
+export function unavailableReason(name: string): string {
+  return UNAVAILABLE.find((entry) => entry.test(name))?.reason ?? 'Zero has no tool of this name';
+}
+
+/**
+ * Resolves `tools:` to Zero tool names. Without `tools:` the agent inherits
+ * every registered tool, as a Claude Code subagent does, resolved here to
+ * concrete names so the registry's grant check needs no special case;
+ * `delegate_agent` only when the file names agents to delegate to (a Claude
+ * Code subagent cannot start subagents). Names Zero does not have are kept
+ * aside with the reason, never silently dropped. Without `known` (no
+ * registry at hand) listed names are taken unchecked and an unlisted file gets none.
+ */
+export function resolveToolGrants(listed: readonly string[] | undefined, known: ReadonlySet<string> | undefined, delegates: boolean): ToolGrants {
+  if (listed === undefined) {
+    return { tools: [...(known ?? [])].filter((name) => name !== 'delegate_agent' || delegates), unavailable: [] };
+  }
+  const tools: string[] = [];
+  const unavailable: ToolGrants['unavailable'] = [];
+  for (const name of listed) {
+    const tool = TOOL_ALIASES[name] ?? name;
+    if (known && !known.has(tool)) {
+      if (!unavailable.some((entry) => entry.name === name)) unavailable.push({ name, reason: unavailableReason(name) });
+    } else if (!tools.includes(tool)) tools.push(tool);
+  }
+  return { tools, unavailable };
+}

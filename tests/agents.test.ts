@@ -1,0 +1,93 @@
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createS3Client } from '@zero/core';
+import { getJson, startHarness, type Harness } from './support/harness';
+import { chatStream } from './support/sse';
+
+// Claude Code subagent files as people write them (shapes seen in public repositories), uploaded to the
+// bucket's agents/ prefix the way a deployment gets its agents.
+const WIZARD_SHAPED = `---
+name: pr-reviewer
+description: Use this agent to review a pull request. Examples: <example>Context: The user has finished a feature. user: "Check my changes" assistant: "I'll use the Task tool to launch the pr-reviewer agent."</example>
+model: opus
+color: green
+---
+
+You are an expert code reviewer.
+`;
+const WITHOUT_TOOLS = `---
+name: generalist
+description: Helps with anything; names no tools, so it has all of them.
+---
+
+You help.
+`;
+const WITH_CLAUDE_CODE_ONLY_TOOLS = `---
+name: shell-user
+description: Runs commands and edits files in Claude Code.
+tools: Read, Grep, Bash, Edit, mcp__github__create_issue
+---
+
+You fix things.
+`;
+
+describe('Claude Code subagent files in the catalog', () => {
+  let h: Harness;
+  let s3: S3Client;
+  const upload = (name: string, text: string) =>
+    s3.send(new PutObjectCommand({ Bucket: h.stack.store.bucket, Key: `agents/${name}.md`, Body: text, ContentType: 'text/markdown' }));
+
+  beforeAll(async () => {
+    h = await startHarness();
+    s3 = createS3Client(h.stack.store);
+    await upload('pr-reviewer', WIZARD_SHAPED);
+    await upload('generalist', WITHOUT_TOOLS);
+    await upload('shell-user', WITH_CLAUDE_CODE_ONLY_TOOLS);
+  });
+  afterAll(async () => {
+    s3.destroy();
+    await h.close();
+  });
+
+  const listAgents = async () => {
+    const { status, json } = await getJson(`${h.url}/api/v2/agents`);
+    expect(status).toBe(200);
+    return json as { agents: Record<string, any>[]; errors: Record<string, any>[] };
+  };
+
+  it('loads a file whose unquoted description holds "Examples: <example>Context: …", and says it was read leniently', async () => {
+    const { agents, errors } = await listAgents();
+    expect(errors.map((e) => e.file)).not.toContain('agents/pr-reviewer.md');
+    const reviewer = agents.find((a) => a.id === 'pr-reviewer');
+    expect(reviewer).toMatchObject({ name: 'pr-reviewer', model: 'claude-opus-4-7' });
+    expect(reviewer!.description).toContain('Examples: <example>Context: The user has finished a feature.');
+    expect(reviewer!.warnings).toEqual([expect.stringContaining('the frontmatter is not valid YAML')]);
+  });
+
+  it('gives a file without tools: every tool Zero has, and the model is offered them all', async () => {
+    const { agents } = await listAgents();
+    const generalist = agents.find((a) => a.id === 'generalist')!;
+    expect(generalist.tools).toEqual(
+      expect.arrayContaining(['read_file', 'grep', 'glob', 'write_file', 'list_projects', 'get_analysis', 'web_fetch', 'web_search', 'get_agent_info', 'echo']),
+    );
+    expect(generalist.tools).not.toContain('delegate_agent');
+
+    h.fake.script({ toolCalls: [{ name: 'echo', input: { text: 'inherited' } }] }, { text: 'Done.' });
+    const { events } = await chatStream(h.url, { agent_id: 'generalist', message: 'Echo "inherited".' });
+    const offered = h.fake.requests[0]!.body.tools!.map((t) => t.name);
+    expect(offered).toEqual(expect.arrayContaining(['read_file', 'grep', 'write_file', 'web_fetch', 'web_search', 'echo']));
+    expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ name: 'echo', content: 'echo: inherited', is_error: false });
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+  });
+
+  it('lists the tools Zero does not have as unavailable, each with the reason', async () => {
+    const { agents } = await listAgents();
+    const shellUser = agents.find((a) => a.id === 'shell-user')!;
+    expect(shellUser.tools).toEqual(['read_file', 'grep']);
+    expect(shellUser.unavailable_tools).toEqual([
+      { name: 'Bash', reason: 'Zero runs no shell commands' },
+      { name: 'Edit', reason: expect.stringContaining('Zero does not edit project files') },
+      { name: 'mcp__github__create_issue', reason: 'Zero does not connect to MCP servers' },
+    ]);
+  });
+});

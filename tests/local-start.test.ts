@@ -1,0 +1,223 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeAnthropic } from './support/fake-anthropic';
+
+const root = join(import.meta.dirname, '..');
+const startScript = join(root, 'local', 'start.ts');
+// By absolute URL, so that Zero can run in a folder of the test's own (its agents/ and .zero/ are the working directory's).
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const KEY = 'zdev_local_start_test_key_0001';
+const AUTH = { authorization: `Bearer ${KEY}` };
+
+interface Zero {
+  process: ChildProcess;
+  url: string;
+  stdout(): string;
+  stderr(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The environment of `npm start` without anything the test's own environment might add. */
+function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(ZERO_|ANTHROPIC_|AWS_|PORT$|HOST$|NODE_OPTIONS$|VITEST)/.test(name)),
+  );
+  return { ...base, ZERO_DEV_KEY: KEY, ...env };
+}
+
+function spawnZero(cwd: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', tsx, startScript], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** `npm start` in `cwd`, resolved once it prints its URL. */
+async function startZero(cwd: string, env: Record<string, string>): Promise<Zero> {
+  const run = spawnZero(cwd, env);
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const match = /Zero is listening on (\S+)/.exec(run.stdout());
+      if (match) {
+        run.child.stdout!.off('data', onData);
+        resolve(match[1]!);
+      }
+    };
+    run.child.stdout!.on('data', onData);
+    run.exited.then((code) => reject(new Error(`Zero exited with ${code}: ${run.stderr()}`)));
+  });
+  return {
+    process: run.child,
+    url,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    stop: (signal = 'SIGTERM') => {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill(signal);
+      return run.exited;
+    },
+  };
+}
+
+/** `npm start` that is expected to fail: its exit code and what it printed. */
+async function failToStart(cwd: string, env: Record<string, string>) {
+  const run = spawnZero(cwd, env);
+  const code = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+async function agentsOf(zero: Zero): Promise<Record<string, { description: string; model: string }>> {
+  const response = await fetch(`${zero.url}/api/v2/agents`, { headers: AUTH });
+  const { agents } = (await response.json()) as { agents: { id: string; description: string; model: string }[] };
+  return Object.fromEntries(agents.map((agent) => [agent.id, agent]));
+}
+
+/** Asks until `check` passes (the watcher and the catalog's one-second revalidation take a moment). */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let i = 0; i < 100 && !check(value); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    value = await read();
+  }
+  return value;
+}
+
+const agentFile = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\nYou are ${name}.\n`;
+
+describe('npm start', () => {
+  let dir: string;
+  const running: Zero[] = [];
+  const start = async (cwd: string, env: Record<string, string>) => {
+    const zero = await startZero(cwd, env);
+    running.push(zero);
+    return zero;
+  };
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'zero-start-'));
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((zero) => zero.stop('SIGKILL')));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('picks up agent files edited, added and deleted while it runs, and serves no deleted agent after a restart', async () => {
+    const cwd = join(dir, 'watch');
+    await mkdir(join(cwd, 'agents'), { recursive: true });
+    await writeFile(join(cwd, 'agents', 'alpha.md'), agentFile('Alpha', 'The first version.'));
+    await writeFile(join(cwd, 'agents', 'beta.md'), agentFile('Beta', 'Here at the start.'));
+    const env = { PORT: '0', ZERO_DATA_DIR: join(cwd, '.zero') };
+    let zero = await start(cwd, env);
+    expect(Object.keys(await agentsOf(zero)).sort()).toEqual(['alpha', 'beta']);
+
+    await writeFile(join(cwd, 'agents', 'alpha.md'), agentFile('Alpha', 'The edited version.'));
+    await writeFile(join(cwd, 'agents', 'gamma.md'), agentFile('Gamma', 'Added while running.'));
+    await unlink(join(cwd, 'agents', 'beta.md'));
+    const changed = await eventually(
+      () => agentsOf(zero),
+      (agents) => agents.alpha?.description === 'The edited version.' && !!agents.gamma && !agents.beta,
+    );
+    expect(Object.keys(changed).sort()).toEqual(['alpha', 'gamma']);
+    expect(changed.alpha!.description).toBe('The edited version.');
+    expect(zero.stdout()).toMatch(/agents: alpha, gamma \(reloaded from .*; removed beta\)/);
+
+    expect(await zero.stop()).toBe(0);
+    await unlink(join(cwd, 'agents', 'gamma.md'));
+    zero = await start(cwd, env);
+    expect(Object.keys(await agentsOf(zero))).toEqual(['alpha']);
+  });
+
+  it('with the port taken, says so in one line, with what to do, and exits with 1', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const cwd = join(dir, 'port');
+      await mkdir(join(cwd, 'agents'), { recursive: true });
+      const { code, stderr } = await failToStart(cwd, { PORT: String(port), ZERO_DATA_DIR: join(cwd, '.zero') });
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        `Zero could not start: port ${port} on 127.0.0.1 is already in use (another Zero, or another program). Stop it, or set PORT to a free port.\n`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('with its data folder used by another running Zero, says so in one line and exits with 1; a killed one leaves no lock', async () => {
+    const cwd = join(dir, 'data');
+    await mkdir(join(cwd, 'agents'), { recursive: true });
+    const dataDir = join(cwd, '.zero');
+    const first = await start(cwd, { PORT: '0', ZERO_DATA_DIR: dataDir });
+
+    const second = await failToStart(cwd, { PORT: '0', ZERO_DATA_DIR: dataDir });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toBe(
+      `Zero could not start: the data folder ${dataDir} is in use by another running Zero (process ${first.process.pid}). Stop that one, or set ZERO_DATA_DIR to another folder.\n`,
+    );
+    expect((await fetch(`${first.url}/health`)).status).toBe(200);
+
+    await first.stop('SIGKILL');
+    const third = await start(cwd, { PORT: '0', ZERO_DATA_DIR: dataDir });
+    expect((await fetch(`${third.url}/health`)).status).toBe(200);
+  });
+
+  describe('with a model', () => {
+    const fake = new FakeAnthropic();
+    beforeAll(() => fake.start());
+    afterAll(() => fake.stop());
+
+    it('ZERO_MODEL sets the model of every shipped agent', async () => {
+      const zero = await start(root, {
+        PORT: '0',
+        ZERO_DATA_DIR: join(dir, 'model'),
+        ZERO_MODEL: 'claude-haiku-4-5',
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        ANTHROPIC_BASE_URL: fake.url,
+      });
+      const agents = await agentsOf(zero);
+      expect(Object.keys(agents).sort()).toEqual(['cereal', 'nikon', 'phreak', 'zero']);
+      for (const agent of Object.values(agents)) expect(agent.model).toBe('claude-haiku-4-5');
+
+      fake.script({ text: 'Hello.' }, { text: 'Hello.' });
+      for (const agent of ['zero', 'cereal']) {
+        const response = await fetch(`${zero.url}/api/v2/chat`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...AUTH },
+          body: JSON.stringify({ agent_id: agent, message: 'Hi' }),
+        });
+        expect(response.status).toBe(200);
+      }
+      expect(fake.requests.map((request) => request.body.model)).toEqual(['claude-haiku-4-5', 'claude-haiku-4-5']);
+    });
+
+    it('starts, takes a project upload and answers a chat without printing a warning', async () => {
+      const zero = await start(root, { PORT: '0', ZERO_DATA_DIR: join(dir, 'quiet'), ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url });
+      for (const [path, body] of [
+        ['src/index.js', 'console.log(1);\n'],
+        ['src/empty.js', ''],
+      ]) {
+        const response = await fetch(`${zero.url}/api/v2/projects/acme/quiet/files/${path}`, { method: 'PUT', headers: AUTH, body });
+        expect(response.status).toBe(201);
+      }
+      fake.script({ text: 'Hello.' });
+      const chat = await fetch(`${zero.url}/api/v2/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...AUTH },
+        body: JSON.stringify({ message: 'Hi', project_id: 'acme/quiet' }),
+      });
+      expect(chat.status).toBe(200);
+      expect(await zero.stop()).toBe(0);
+      expect(zero.stderr()).toBe('');
+    });
+  });
+});
