@@ -14,6 +14,8 @@ export const keys = {
   userSessions: (userId: string) => `USER#${userId}`,
   apiKey: (hash: string) => `APIKEY#${hash}`,
   userKey: (userId: string, keyId: string) => ({ pk: `USER#${userId}`, sk: `KEY#${keyId}` }),
+  /** The live-view streams a user has open (see `StreamSlots`). */
+  userStreams: (userId: string) => ({ pk: `USER#${userId}`, sk: 'STREAMS' }),
 };
 
 export const pad = (n: number) => String(n).padStart(12, '0');
