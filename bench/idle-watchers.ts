@@ -5,9 +5,14 @@
  * in this one. N streams follow one session where nothing happens
  * (`GET /sessions/:id/events`); after they settle, the CPU time of the
  * server process and of this process (the store answering the polls, plus
- * the idle clients) is measured over a window.
+ * the idle clients) is measured over a window, and the DynamoDB requests the
+ * server made in it are counted (through a counting proxy): CPU time moves
+ * with the machine's load, the request count does not.
  */
 import { readFile } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '@zero/core';
 import { startLocalStack, syncAgents } from '../local/stack';
@@ -34,10 +39,28 @@ const ownCpuMs = () => {
   return (user + system) / 1000;
 };
 
+/** Forwards every request to DynamoDB and counts them. */
+async function countingProxy(target: string) {
+  let requests = 0;
+  const { hostname, port } = new URL(target);
+  const proxy = createServer((incoming, outgoing) => {
+    requests++;
+    const forwarded = request({ hostname, port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    forwarded.on('error', () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, requests: () => requests, close: () => proxy.close() };
+}
+
 const stack = await startLocalStack();
 await syncAgents(stack.store, join(import.meta.dirname, '..', 'agents'));
+const dynamo = await countingProxy(stack.store.dynamoEndpoint!);
 const server = await startChildServer({
-  store: stack.store,
+  store: { ...stack.store, dynamoEndpoint: dynamo.url },
   limits: DEFAULT_LIMITS,
   // Every stream is the same user's here: lift the per-user cap so all of them are admitted.
   maxStreamsPerUser: STREAMS,
@@ -63,9 +86,11 @@ await new Promise((r) => setTimeout(r, SETTLE_MS));
 
 const serverBefore = await processCpuMs(server.process.pid!);
 const ownBefore = ownCpuMs();
+const requestsBefore = dynamo.requests();
 await new Promise((r) => setTimeout(r, WINDOW_S * 1000));
 const serverCpu = (await processCpuMs(server.process.pid!)) - serverBefore;
 const ownCpu = ownCpuMs() - ownBefore;
+const requests = dynamo.requests() - requestsBefore;
 
 console.log(
   table(
@@ -78,8 +103,10 @@ console.log(
     ],
   ),
 );
+console.log(`DynamoDB requests of the server in the window: ${requests} (${ms(requests / WINDOW_S, 1)}/s; load average ${loadavg()[0]!.toFixed(1)})`);
 
 controller.abort();
+dynamo.close();
 await server.kill();
 await stack.stop();
 process.exit(0);

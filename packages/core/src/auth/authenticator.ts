@@ -44,7 +44,7 @@ class JwtRefused extends Error {}
  * Verifies bearer credentials: API keys (`zk_…`, looked up by hash), static
  * keys from configuration, and JWTs (shared secret or JWKS; the user is
  * `jwt:<sub>`, `name` the display name). Must not throw: a bad credential is
- * undefined.
+ * undefined (`verify`) or a reason (`check`).
  */
 export class Authenticator {
   readonly keys: ApiKeyStore;
@@ -61,6 +61,7 @@ export class Authenticator {
     return (this.config.admins ?? []).includes(userId) || (this.config.staticKeys ?? []).some((k) => k.user.id === userId);
   }
 
+  /** The caller, or undefined for a bad credential. */
   async verify(token: string): Promise<AuthUser | undefined> {
     const result = await this.check(token);
     return 'user' in result ? result.user : undefined;

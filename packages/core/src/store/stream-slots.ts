@@ -27,13 +27,11 @@ export class StreamSlots {
   async acquire(userId: string, ttlMs: number): Promise<ReleaseSlot | undefined> {
     const key = keys.userStreams(userId);
     const slot = randomBytes(8).toString('hex');
-    const take = async () => {
-      let released = false;
-      return async () => {
-        if (released) return;
-        released = true;
-        await this.release(key, slot).catch(() => undefined);
-      };
+    let released = false;
+    const release: ReleaseSlot = async () => {
+      if (released) return;
+      released = true;
+      await this.release(key, slot).catch(() => undefined);
     };
     for (let attempt = 0; ; attempt++) {
       // The common case, one atomic write: a place is free without dropping any stream that ended.
@@ -48,7 +46,7 @@ export class StreamSlots {
             ExpressionAttributeValues: { ':until': Date.now() + ttlMs, ':one': 1, ':limit': this.perUser },
           }),
         );
-        return take();
+        return release;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
@@ -67,7 +65,7 @@ export class StreamSlots {
             ...(Item ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : { ConditionExpression: 'attribute_not_exists(pk)' }),
           }),
         );
-        return take();
+        return release;
       } catch (error) {
         if (!isConditionFailure(error) || attempt >= 10) throw error;
       }
