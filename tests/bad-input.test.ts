@@ -26,7 +26,7 @@ describe('bad input gets a clear 4xx, never a 500', () => {
     [{ message: 'hi', stream: 'yes' }, 'stream'],
     [{ message: 'hi', project_id: '../etc' }, 'project_id'],
     [{ message: 'hi', agent_id: 'a b' }, 'agent_id'],
-    [{ message: 'hi', surprise: true }, ''],
+    [{ message: 'hi', surprise: true }, 'surprise'],
     [[], ''],
     [null, ''],
   ])('schema failure %j → 400 naming the field', async (body, field) => {
@@ -36,6 +36,21 @@ describe('bad input gets a clear 4xx, never a 500', () => {
     if (field) expect(json.error.field).toBe(field);
     if (field) expect(json.error.message).toContain(field);
     expect(h.fake.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['GET /sessions/<3000 characters>', 'GET', `/sessions/${'s'.repeat(3000)}`, 'session_id'],
+    ['GET /sessions/<3000 characters>/events', 'GET', `/sessions/${'s'.repeat(3000)}/events`, 'session_id'],
+    ['DELETE /sessions/<3000 characters>', 'DELETE', `/sessions/${'s'.repeat(3000)}`, 'session_id'],
+    ['DELETE /keys/<1100 characters>', 'DELETE', `/keys/${'k'.repeat(1100)}`, 'key_id'],
+    ['DELETE /keys/…?user_id=<1100 characters>', 'DELETE', `/keys/0123456789ab?user_id=${'u'.repeat(1100)}`, 'user_id'],
+    // {"gsi1pk":"USER#dev"}: the caller's own user, but not a key DynamoDB can start a page from.
+    ['GET /sessions?cursor=eyJnc2kxcGsiOiJVU0VSI2RldiJ9', 'GET', '/sessions?cursor=eyJnc2kxcGsiOiJVU0VSI2RldiJ9', 'cursor'],
+  ])('%s → 400 naming the field, not a 500', async (_label, method, path, field) => {
+    const response = await fetch(`${h.url}/api/v2${path}`, { method, headers: DEV });
+    const json = (await response.json()) as { error: { code: string; field: string; message: string } };
+    expect([response.status, json.error]).toMatchObject([400, { code: 'invalid_request', field }]);
+    expect(json.error.message).toContain(field);
   });
 
   it('unknown agent → 404 listing the agents', async () => {

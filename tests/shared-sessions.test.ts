@@ -304,12 +304,12 @@ describe('JWT sign-in', () => {
   const token = (claims: Record<string, unknown>, key = secret) =>
     sign({ iss: 'https://auth.example.test', exp: Math.floor(Date.now() / 1000) + 300, ...claims }, key, 'HS256');
 
-  it('accepts a token signed with the shared secret: sub is the user, name the display name', async () => {
+  it('accepts a token signed with the shared secret: the user is jwt:<sub>, name the display name', async () => {
     const headers = { authorization: `Bearer ${await token({ sub: 'user-7', name: 'Grace' })}` };
     const created = await request(h, 'POST', '/sessions', headers, { title: 'jwt' });
     expect(created.status).toBe(201);
     const members = await request(h, 'GET', `/sessions/${created.json.session.session_id}/members`, headers);
-    expect(members.json.members).toEqual([expect.objectContaining({ user_id: 'user-7', name: 'Grace', role: 'owner' })]);
+    expect(members.json.members).toEqual([expect.objectContaining({ user_id: 'jwt:user-7', name: 'Grace', role: 'owner' })]);
   });
 
   it.each([

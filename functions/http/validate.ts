@@ -25,3 +25,10 @@ export function query<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
   if (!parsed.success) throw invalidRequest(parsed.error);
   return parsed.data;
 }
+
+/** Parses one path parameter with a zod schema: 400 naming it otherwise (ids end up in DynamoDB keys, which are bounded). */
+export function param<S extends z.ZodType>(c: Context, name: string, schema: S): z.output<S> {
+  const parsed = schema.safeParse(c.req.param(name));
+  if (!parsed.success) throw new ZeroError('invalid_request', `${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 400, { field: name });
+  return parsed.data;
+}

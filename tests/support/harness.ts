@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_LIMITS, type OutboundOptions, type RunLimits, type RuntimeConfig, type ToolSpec } from '@zero/core';
+import { DEFAULT_LIMITS, type AuthConfig, type OutboundOptions, type RunLimits, type RuntimeConfig, type ToolSpec } from '@zero/core';
 import { startServer, type RunningServer } from '../../local/server';
 import { startLocalStack, syncAgents, type LocalStack } from '../../local/stack';
 import { FakeAnthropic } from './fake-anthropic';
@@ -33,6 +33,9 @@ export interface HarnessOptions {
   leaseTtlMs?: number;
   eventsMaxDurationMs?: number;
   jwtSecret?: string;
+  /** JWT settings in full (a JWKS URL, a maximum lifetime); replaces `jwtSecret`'s. */
+  jwt?: AuthConfig['jwt'];
+  maxStreamsPerUser?: number;
   /** How outbound requests (web_fetch, webhook callbacks) resolve and dial. */
   outbound?: OutboundOptions;
   webhookCallback?: RuntimeConfig['webhookCallback'];
@@ -57,7 +60,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     auth: {
       staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }],
       ...(options.jwtSecret ? { jwt: { secret: options.jwtSecret, issuer: 'https://auth.example.test' } } : {}),
+      ...(options.jwt ? { jwt: options.jwt } : {}),
     },
+    maxStreamsPerUser: options.maxStreamsPerUser,
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);

@@ -155,21 +155,41 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
 
   app.get('/sessions/:id/events', async (c) => {
     const id = c.req.param('id');
-    await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
+    const user = c.get('user');
+    await requireAccess(deps.sessions, id, user, 'viewer');
     const { after } = query(c, eventsQuerySchema);
     const cursor = c.req.header('last-event-id') ?? after;
     const position = parseEventId(cursor);
     if (cursor && !position) throw new ZeroError('invalid_request', 'the cursor must be an event id such as "12.3"', 400, { field: 'after' });
     await resumeIfStalled(deps, id);
+    const maxDurationMs = options.eventsMaxDurationMs ?? 10 * 60_000;
+    // Each open stream holds a place until it ends (or, if its process dies, until it would have ended).
+    const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);
+    if (!release) {
+      const limit = deps.streams.perUser;
+      throw new ZeroError(
+        'too_many_requests',
+        `you already have ${limit} live-view streams open, the most one user may (ZERO_MAX_STREAMS_PER_USER=${limit}); close one and retry`,
+        429,
+        { limit },
+      );
+    }
     // While someone watches, a run whose holder died is carried on once its lease expires.
     const watchdog = setInterval(() => void resumeIfStalled(deps, id).catch(() => undefined), deps.leases.ttlMs);
     return streamEvents(
       c,
       (signal) => {
-        signal.addEventListener('abort', () => clearInterval(watchdog), { once: true });
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearInterval(watchdog);
+            void release();
+          },
+          { once: true },
+        );
         return followSession(deps, id, { after: position, signal });
       },
-      { maxDurationMs: options.eventsMaxDurationMs ?? 10 * 60_000, heartbeatMs: options.heartbeatMs },
+      { maxDurationMs, heartbeatMs: options.heartbeatMs },
     );
   });
 

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'agent_not_found'
   | 'session_not_found'
   | 'conflict'
+  | 'too_many_requests'
   | 'model_not_configured'
   | 'model_error'
   | 'limit_reached'
@@ -48,8 +49,11 @@ export class ZeroError extends Error {
 export function describeZodError(error: z.ZodError): { field: string; message: string } {
   const issue = error.issues[0];
   if (!issue) return { field: '', message: 'invalid input' };
-  const field = issue.path.map(String).join('.');
-  return { field, message: field ? `${field}: ${issue.message}` : issue.message };
+  // An unknown key's issue sits on the object that holds it: the field at fault is the key itself.
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+  const field = path.map(String).join('.');
+  const message = issue.code === 'unrecognized_keys' ? 'is not a field this request takes' : issue.message;
+  return { field, message: field ? `${field}: ${message}` : message };
 }
 
 /** Turns a zod failure into a 400 ZeroError naming the field. */

@@ -41,6 +41,7 @@ export * from './run/redact';
 export * from './runtime';
 export * from './store/keys';
 export * from './store/lease-store';
+export * from './store/stream-slots';
 export * from './events/ids';
 export * from './events/recorder';
 export * from './events/bus';

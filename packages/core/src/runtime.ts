@@ -7,6 +7,7 @@ import { ArtifactStore } from './store/artifact-store';
 import { createDynamoClient, createS3Client, type StoreConfig } from './store/clients';
 import { SessionStore } from './store/session-store';
 import { LeaseStore } from './store/lease-store';
+import { StreamSlots } from './store/stream-slots';
 import { LocalRuns } from './events/bus';
 import { randomUUID } from 'node:crypto';
 import { InProcessQueue, type RunQueue } from './run/queue';
@@ -58,6 +59,8 @@ export interface RuntimeConfig {
   /** Text events reach the event log at least this often. */
   eventFlushMs?: number;
   auth?: AuthConfig;
+  /** Live-view streams one user may have open at once, across instances. */
+  maxStreamsPerUser?: number;
   /** Where background runs go: SQS in AWS; by default an in-process queue. */
   queue?: RunQueue;
   /** Time a step may need; a run hands over when less than this is left of its process's time. */
@@ -73,6 +76,8 @@ export interface RuntimeConfig {
 /** Everything the HTTP edge needs. */
 export interface Runtime extends ChatDeps {
   auth: Authenticator;
+  /** Places of the live-view streams open per user. */
+  streams: StreamSlots;
   webhooks: Webhooks;
 }
 
@@ -115,7 +120,12 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       await settleInvestigation(runtime, job.session_id);
     });
   const runtime: Runtime = {
+<<<<<<< HEAD
     auth,
+=======
+    auth: new Authenticator(sessions, config.auth ?? {}),
+    streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser),
+>>>>>>> i12-auth
     queue,
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,
@@ -167,16 +177,23 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
       admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
       staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],
       jwt: env.ZERO_JWT_SECRET || env.ZERO_JWKS_URL
-        ? { secret: env.ZERO_JWT_SECRET || undefined, jwksUrl: env.ZERO_JWKS_URL || undefined, issuer: env.ZERO_JWT_ISSUER || undefined, audience: env.ZERO_JWT_AUDIENCE || undefined }
+        ? {
+            secret: env.ZERO_JWT_SECRET || undefined,
+            jwksUrl: env.ZERO_JWKS_URL || undefined,
+            issuer: env.ZERO_JWT_ISSUER || undefined,
+            audience: env.ZERO_JWT_AUDIENCE || undefined,
+            maxLifetimeS: positiveInt(env, 'ZERO_JWT_MAX_LIFETIME_S', 'seconds'),
+          }
         : undefined,
     },
+    maxStreamsPerUser: positiveInt(env, 'ZERO_MAX_STREAMS_PER_USER', 'streams'),
   };
 }
 
-function positiveInt(env: Record<string, string | undefined>, name: string): number | undefined {
+function positiveInt(env: Record<string, string | undefined>, name: string, unit = 'milliseconds'): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${raw}"`);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (${unit}), got "${raw}"`);
   return value;
 }

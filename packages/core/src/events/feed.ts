@@ -7,8 +7,10 @@ export interface FeedOptions {
   /** Start after this position; from the beginning when undefined. */
   after?: EventPosition;
   signal?: AbortSignal;
-  /** How often the event log is read when no run of the session is in this process. */
+  /** How often the event log is read when no run of the session is in this process, at first and after any event. */
   pollMs?: number;
+  /** While nothing happens the interval doubles, up to this. */
+  maxPollMs?: number;
 }
 
 /**
@@ -27,11 +29,13 @@ export async function* followSession(
   sessionId: string,
   options: FeedOptions = {},
 ): AsyncGenerator<IdentifiedEvent> {
-  const { signal, pollMs = 150 } = options;
+  const { signal, pollMs = 150, maxPollMs = 2000 } = options;
   let last: EventPosition = options.after ?? { seq: 0, index: -1 };
+  let interval = pollMs;
   const after = (position: EventPosition) => compareEventPositions(position, last) > 0;
 
   while (!signal?.aborted) {
+    const before = last;
     const recorder = deps.runs.recorder(sessionId);
     const batches = await deps.sessions.readEvents(sessionId, last.seq - 1);
     for (const batch of batches) {
@@ -61,7 +65,9 @@ export async function* followSession(
       }
       continue;
     }
-    await waitFor((wake) => deps.runs.watch(sessionId, wake), signal, pollMs);
+    if (last !== before) interval = pollMs;
+    await waitFor((wake) => deps.runs.watch(sessionId, wake), signal, interval);
+    interval = Math.min(interval * 2, maxPollMs);
   }
 }
 

@@ -13,6 +13,8 @@ export type Strategy = z.infer<typeof strategySchema>;
 export type VoiceMode = z.infer<typeof voiceModeSchema>;
 
 const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'must contain only letters, digits, ".", "_", ":" or "-"');
+/** A session id: a client's chat id, a UUID; part of DynamoDB keys, so bounded. */
+export const sessionIdSchema = idSchema;
 /** A user id: from an API key, a JWT's `sub`, or a membership; part of DynamoDB keys, so no spaces or "#". */
 export const userIdSchema = z.string().min(1).max(200).regex(/^[^\s#]+$/, 'must not contain spaces or "#"');
 

@@ -1,4 +1,5 @@
 import { ZeroError } from '../errors';
+import { sessionIdSchema } from '../events/schema';
 import type { Member, Role, SessionMeta } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 
@@ -37,6 +38,9 @@ export async function requireAccess(
   user: User,
   role: Role,
 ): Promise<{ session: SessionMeta; member: Member }> {
+  // Checked before any lookup: an id DynamoDB cannot hold in a key would fail there as a 500.
+  const id = sessionIdSchema.safeParse(sessionId);
+  if (!id.success) throw new ZeroError('invalid_request', `session_id: ${id.error.issues[0]?.message}`, 400, { field: 'session_id' });
   const [session, member] = await Promise.all([sessions.getSession(sessionId), sessions.getMember(sessionId, user.id)]);
   if (!session || !member) throw new ZeroError('session_not_found', `session "${sessionId}" does not exist`, 404, { field: 'session_id' });
   if (!roleAtLeast(member.role, role)) {

@@ -19,6 +19,8 @@ export const keys = {
   report: (path: string) => `REPORT#${path}`,
   /** GSI `gsi1`: a user's projects, by id (project membership items carry gsi1pk = PROJECTS#<id>). */
   userProjects: (userId: string) => `PROJECTS#${userId}`,
+  /** The live-view streams a user has open (see `StreamSlots`). */
+  userStreams: (userId: string) => ({ pk: `USER#${userId}`, sk: 'STREAMS' }),
 };
 
 export const pad = (n: number) => String(n).padStart(12, '0');

@@ -8,6 +8,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { ZeroError } from '../errors';
 import { streamEventSchema, type StreamEvent } from '../events/schema';
 import type { ArtifactStore } from './artifact-store';
@@ -28,6 +29,32 @@ import {
   type SessionArtifact,
   type SessionMeta,
 } from './records';
+
+/**
+ * A page cursor of `listSessionsFor` is the query's LastEvaluatedKey: the
+ * user's membership item's table and index keys. A cursor is refused unless
+ * it is exactly that shape, for this user: DynamoDB answers any other start
+ * key with an error, and another user's would list their sessions.
+ */
+function decodeSessionsCursor(cursor: string, userId: string): Record<string, unknown> {
+  const refused = () => new ZeroError('invalid_request', 'cursor: not a cursor this API returned for you', 400, { field: 'cursor' });
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw refused();
+  }
+  const key = z
+    .strictObject({
+      pk: z.string().startsWith('SESSION#').max(300),
+      sk: z.literal(keys.member(userId)),
+      gsi1pk: z.literal(keys.userSessions(userId)),
+      gsi1sk: z.string().min(1).max(300),
+    })
+    .safeParse(decoded);
+  if (!key.success) throw refused();
+  return key.data;
+}
 
 /** Items over this size go to S3 and the log keeps a pointer (DynamoDB's limit is 400 KB). */
 export const OFFLOAD_BYTES = 300_000;
@@ -218,17 +245,7 @@ export class SessionStore {
 
   /** A user's sessions, newest first, a page at a time (GSI `gsi1`, never a scan). */
   async listSessionsFor(userId: string, limit: number, cursor?: string): Promise<{ sessions: (SessionMeta & { role: Role })[]; next_cursor?: string }> {
-    let start: Record<string, unknown> | undefined;
-    if (cursor) {
-      try {
-        start = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-      } catch {
-        throw new ZeroError('invalid_request', 'cursor is not one this API returned', 400, { field: 'cursor' });
-      }
-      if (typeof start !== 'object' || start === null || (start as { gsi1pk?: unknown }).gsi1pk !== keys.userSessions(userId)) {
-        throw new ZeroError('invalid_request', 'cursor is not one this API returned', 400, { field: 'cursor' });
-      }
-    }
+    const start = cursor ? decodeSessionsCursor(cursor, userId) : undefined;
     const page = await this.db.send(
       new QueryCommand({
         TableName: this.table,
