@@ -120,12 +120,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       await settleInvestigation(runtime, job.session_id);
     });
   const runtime: Runtime = {
-<<<<<<< HEAD
     auth,
-=======
-    auth: new Authenticator(sessions, config.auth ?? {}),
     streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser),
->>>>>>> i12-auth
     queue,
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,
