@@ -44,7 +44,7 @@ async function main() {
 
   const cache = new ProjectFileCache(projects, { root: cacheDir });
   const registry = new ToolRegistry([grepTool, globTool]);
-  const context = { projectId: PROJECT, projects, projectFiles: cache, signal: new AbortController().signal } as unknown as ToolContext;
+  const context = { agent: { id: 'bench', tools: ['grep', 'glob'] }, projectId: PROJECT, projects, projectFiles: cache, signal: new AbortController().signal } as unknown as ToolContext;
   const call = async (label: string, tool: string, input: Record<string, unknown>) => {
     counts.clear();
     t = performance.now();
