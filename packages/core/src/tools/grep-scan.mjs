@@ -2,7 +2,8 @@
 // pattern can be stopped (the thread is terminated at grep's deadline) and
 // never blocks the server's event loop. Plain JavaScript on purpose: the
 // thread loads this very file, from the source tree under tsx and vitest, and
-// from its own chunk of the esbuild bundle on Lambda (see scan-in-worker.ts).
+// from its own chunk of the esbuild bundle on Lambda, which SST builds with
+// code splitting (see grep-worker.ts and tests/grep-bundle.test.ts).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 /** This module's URL: in a bundle, the chunk that holds the scan and its regex engine. */
