@@ -46,7 +46,7 @@ async function main() {
   const registry = new ToolRegistry([grepTool, globTool]);
   // The bench measures the scan, not the access check: its session may use every project.
   const projectAccess = { requireForSession: async () => undefined };
-  const context = { projectId: PROJECT, projects, projectFiles: cache, projectAccess, signal: new AbortController().signal } as unknown as ToolContext;
+  const context = { agent: { id: 'bench', tools: ['grep', 'glob'] }, projectId: PROJECT, projects, projectFiles: cache, projectAccess, signal: new AbortController().signal } as unknown as ToolContext;
   const call = async (label: string, tool: string, input: Record<string, unknown>) => {
     counts.clear();
     t = performance.now();

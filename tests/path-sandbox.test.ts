@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolContext } from '@zero/core';
+import type { AgentDefinition, ToolContext } from '@zero/core';
 import { startHarness, type Harness, DEV } from './support/harness';
 
 /** Every input the issue lists; each must be refused by every file tool before any S3 call. */
@@ -61,7 +61,8 @@ describe('the project path sandbox', () => {
       toolCallId: 'toolu_sandbox',
       idempotencyKey: 'run_sandbox:toolu_sandbox',
       projectId: 'acme/p1',
-      agent: undefined as never,
+      // The registry runs only granted tools: an agent with every file tool.
+      agent: { id: 'sandbox', tools: ['read_file', 'grep', 'glob', 'write_file'] } as AgentDefinition,
       catalog: rt.catalog,
       sessions: rt.sessions,
       artifacts: rt.artifacts,

@@ -109,7 +109,7 @@ describe('web_fetch', () => {
   });
 
   const fetchTool = (input: Record<string, unknown>) =>
-    registry.execute('web_fetch', input, { signal: new AbortController().signal } as ToolContext, { timeoutMs: 40_000, maxOutputChars: 100_000 });
+    registry.execute('web_fetch', input, { agent: { id: 'fetcher', tools: ['web_fetch'] }, signal: new AbortController().signal } as unknown as ToolContext, { timeoutMs: 40_000, maxOutputChars: 100_000 });
   const pub = (path: string) => `http://public.test:${site.port}${path}`;
 
   it('refuses every private, local and non-http target before any byte leaves', async () => {

@@ -81,7 +81,7 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     if (!body) throw new ZeroError('invalid_request', 'the body must be a .tar.gz archive', 400, { field: 'archive' });
     const archive = await extractTarGz(body, limits.archive, query.data.strip);
     const meta = await projects.putFiles(id, archive.files, { upload: true });
-    return c.json({ project: meta, files: archive.files.length, bytes: meta.last_upload?.bytes ?? 0, skipped: archive.skipped }, 201);
+    return c.json({ project: meta, files: archive.files.length, bytes: meta.last_upload?.bytes ?? 0, skipped: archive.skipped, skipped_count: archive.skippedCount }, 201);
   });
 
   api.put('/projects/:owner/:repo/files/*', sized(limits.maxFileBytes), async (c) => {

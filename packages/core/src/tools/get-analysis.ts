@@ -36,7 +36,8 @@ export const getAnalysisTool = defineTool({
       let value: unknown = document;
       const walked: string[] = [];
       for (const part of section ? section.split('.') : []) {
-        if (value === null || typeof value !== 'object' || !(part in value)) {
+        // Own keys only: `constructor`, `toString` or `__proto__` are not sections of a document.
+        if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) {
           const keys = value !== null && typeof value === 'object' ? Object.keys(value).slice(0, 50).join(', ') : '(not an object)';
           return { content: `section: "${[...walked, part].join('.')}" is not in the ${scanner} analysis. Keys at "${walked.join('.') || '(top)'}": ${keys}.`, is_error: true };
         }

@@ -77,12 +77,18 @@ export class ToolRegistry {
   }
 
   /**
-   * Runs one tool call. Must not throw: an unknown tool, invalid input, a
-   * timeout or a failure becomes an error result the model sees.
+   * Runs one tool call for `context.agent`. Must not throw: a tool the agent
+   * was not granted (refused here, before anything runs, so no caller can skip
+   * the check), an unknown tool, invalid input, a timeout or a failure becomes
+   * an error result the model sees.
    */
   async execute(name: string, input: unknown, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {
     const tool = this.tools.get(name);
-    if (!tool) return errorResult(`Unknown tool "${name}". Available tools: ${[...this.tools.keys()].join(', ')}.`);
+    const granted = context.agent.tools;
+    if (!tool) return errorResult(`Unknown tool "${name}". Available tools: ${granted.filter((n) => this.tools.has(n)).join(', ') || 'none'}.`);
+    if (!granted.includes(name)) {
+      return errorResult(`Tool "${name}" is not granted to agent "${context.agent.id}"; it was not run. Its tools: ${granted.join(', ') || 'none'}.`);
+    }
     if (isInvalidJson(input)) return errorResult(`The input for ${name} was not valid JSON. Send a JSON object matching the tool's schema.`);
     const parsed = tool.input.safeParse(input);
     if (!parsed.success) {
