@@ -92,6 +92,14 @@ describe('a chat streamed over SSE', () => {
     expect(json.session_id).toBeTruthy();
   });
 
+  it('answers with JSON whose text keeps the steps apart with a blank line, and always lists delegations', async () => {
+    h.fake.script({ text: 'Let me look that up. ', toolCalls: [{ name: 'echo', input: { text: 'x' } }] }, { text: 'Done.' });
+    const { status, json } = await postJson(`${h.url}/api/v2/chat`, { agent_id: 'tester', message: 'look it up' });
+    expect(status).toBe(200);
+    expect(json.text).toBe('Let me look that up.\n\nDone.');
+    expect(json.delegations).toEqual([]);
+  });
+
   it('keeps the run going when the client disconnects', async () => {
     h.fake.script({ text: 'a b c d e f g h', deltaDelayMs: 30 });
     const controller = new AbortController();
