@@ -1,6 +1,7 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { MAX_BODY_BYTES, MAX_MESSAGE_CHARS, ZeroError, chatRequestSchema, invalidRequest, startChat, type ChatRun, type StreamEvent } from '@zero/core';
+import { deadlineOf } from '../deadline';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
 import { readJson } from '../validate';
@@ -32,13 +33,6 @@ export function chatRoutes(deps: AppDeps) {
     },
   );
   return app;
-}
-
-/** When this invocation must be done: Lambda's remaining time under `streamHandle`; none on Node. */
-export function deadlineOf(c: Context<Env>): number | undefined {
-  const context = (c.env as { context?: { getRemainingTimeInMillis?: () => number } } | undefined)?.context;
-  const remaining = context?.getRemainingTimeInMillis?.();
-  return typeof remaining === 'number' ? Date.now() + remaining : undefined;
 }
 
 /**
