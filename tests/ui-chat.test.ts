@@ -184,6 +184,51 @@ describe('useChat against Zero: the AI SDK UI message stream', () => {
     expect(idle.messages).toEqual([]);
   });
 
+  it('streams a tool call\'s input while the model writes it: the chat client shows the partial input before the input is complete', async () => {
+    const content = 'x'.repeat(300);
+    // The model writes the input in 10 pieces over 1.5 s.
+    h.fake.script({ toolCalls: [{ name: 'echo', input: { text: content } }], inputChunks: 10, inputDelayMs: 150 }, { text: 'Echoed.' });
+    const id = newChatId();
+    const chat = new NodeChat(h.url, id, DEV, { agent_id: 'tester' });
+    const sent = chat.sendMessage({ text: 'echo a long text' });
+    const partial = await until(() => {
+      const part = chat.plain.messages[1]?.parts.find((p) => p.type === 'tool-echo') as { state: string; input?: { text?: string } } | undefined;
+      return part?.state === 'input-streaming' && part.input?.text ? structuredClone(part) : undefined;
+    }, 'a partial tool input');
+    expect(partial.input!.text!.length).toBeGreaterThan(0);
+    expect(partial.input!.text!.length).toBeLessThan(content.length);
+    // The model had not finished writing the input when the client showed part of it.
+    expect(h.fake.requests).toHaveLength(1);
+
+    await sent;
+    expect(chat.messages[1]!.parts).toContainEqual(
+      expect.objectContaining({ type: 'tool-echo', state: 'output-available', input: { text: content }, output: `echo: ${content}` }),
+    );
+  });
+
+  it('streams tool input over the raw UI stream as tool-input-delta chunks that arrive apart, ending in the whole input', async () => {
+    const input = { text: 'y'.repeat(200) };
+    h.fake.script({ toolCalls: [{ name: 'echo', input }], inputChunks: 8, inputDelayMs: 150 }, { text: 'ok' });
+    const response = await fetch(`${h.url}/api/v2/ui/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...DEV },
+      body: JSON.stringify(uiChatBody(newChatId(), 'echo', { agent_id: 'tester' })),
+    });
+    const arrivals: { chunk: { type: string; inputTextDelta?: string; input?: unknown }; at: number }[] = [];
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      if (next.value.data !== '[DONE]') arrivals.push({ chunk: JSON.parse(next.value.data), at: performance.now() });
+    }
+    const deltas = arrivals.filter((a) => a.chunk.type === 'tool-input-delta');
+    const available = arrivals.find((a) => a.chunk.type === 'tool-input-available')!;
+    expect(deltas.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(deltas.map((d) => d.chunk.inputTextDelta).join(''))).toEqual(input);
+    expect(available.chunk.input).toEqual(input);
+    // The first piece arrived long before the input was complete (the model took about 1.2 s to write it).
+    expect(available.at - deltas[0]!.at).toBeGreaterThan(600);
+    expect(arrivals.filter((a) => a.chunk.type === 'tool-input-start')).toHaveLength(1);
+  });
+
   it('refuses bad requests with a 4xx that names the field', async () => {
     const post = (body: unknown, headers: Record<string, string> = DEV) => postJson(`${h.url}/api/v2/ui/chat`, body, headers);
     const cases: [unknown, number, string, string][] = [
