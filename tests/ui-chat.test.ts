@@ -1,6 +1,7 @@
 import { AbstractChat, DefaultChatTransport, uiMessageChunkSchema, type ChatState, type ChatStatus, type UIMessage } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { historyToUIMessages } from '../functions/http/ui-messages';
 import { startHarness, getJson, postJson, DEV, type Harness } from './support/harness';
 
 /** The state `useChat` keeps in React, kept in a plain object: the AI SDK's own chat logic runs unchanged. */
@@ -227,6 +228,36 @@ describe('useChat against Zero: the AI SDK UI message stream', () => {
     // The first piece arrived long before the input was complete (the model took about 1.2 s to write it).
     expect(available.at - deltas[0]!.at).toBeGreaterThan(600);
     expect(arrivals.filter((a) => a.chunk.type === 'tool-input-start')).toHaveLength(1);
+  });
+
+  it('historyToUIMessages rebuilds from the stored history the messages useChat streamed, and a chat seeded with them carries on', async () => {
+    h.fake.script(
+      { text: 'Let me check. ', toolCalls: [{ name: 'echo', input: { text: 'hello' } }, { name: 'boom', input: {} }] },
+      { text: 'One worked, one failed.' },
+      { text: 'Second answer.' },
+    );
+    const id = newChatId();
+    const live = new NodeChat(h.url, id, DEV, { agent_id: 'tester' });
+    await live.sendMessage({ text: 'Try two tools' });
+
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${id}`);
+    const seeded = historyToUIMessages(json.history, json.queued);
+    expect(seeded.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(seeded[0]).toMatchObject({ role: 'user', parts: [{ type: 'text', text: 'Try two tools' }], metadata: { author: { id: 'dev' } } });
+    // The answer is the one the stream built: same id, same parts in the same order, same outcome.
+    const streamed = live.messages[1]!;
+    expect(seeded[1]!.id).toBe(streamed.id);
+    const toolFields = ({ type, toolCallId, state, input, output, errorText }: Record<string, unknown>) => ({ type, toolCallId, state, input, output, errorText });
+    expect(seeded[1]!.parts).toEqual(streamed.parts.map((p) => ('toolCallId' in p ? toolFields(p) : p)));
+    expect(seeded[1]!.metadata).toEqual({ run_id: streamed.id, agent_id: 'tester', status: 'completed', usage: (streamed.metadata as { usage: unknown }).usage });
+
+    // An app opens the chat with these messages and goes on.
+    const reopened = new NodeChat(h.url, id, DEV);
+    reopened.plain.messages.push(...(seeded as UIMessage[]));
+    await reopened.sendMessage({ text: 'And now?' });
+    expect(reopened.error).toBeUndefined();
+    expect(reopened.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(reopened.messages[3]!.parts).toContainEqual({ type: 'text', text: 'Second answer.', state: 'done' });
   });
 
   it('refuses bad requests with a 4xx that names the field', async () => {

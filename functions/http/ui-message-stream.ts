@@ -16,6 +16,9 @@ import { sseFrame } from './sse';
 export type ZeroUIMessageChunk = UIMessageChunk<ZeroMessageMetadata, ZeroDataTypes>;
 
 export interface ZeroMessageMetadata {
+  /** On a user message rebuilt from the history: who wrote it, and whether it still waits its turn. */
+  author?: { id: string; name?: string };
+  queued?: boolean;
   session_id?: string;
   run_id?: string;
   agent_id?: string;
