@@ -34,6 +34,10 @@ describe('stopping a run while the model streams', () => {
     expect(h.fake.requests).toHaveLength(1);
     expect(h.fake.pending).toBe(1);
     expect(await kinds(h, run.sessionId)).toEqual(['user_message', 'run_end']);
+    // The one call that was made is billed, and counted.
+    const done = events.at(-1) as Extract<ReceivedEvent, { type: 'done' }>;
+    expect(done.usage.input_tokens).toBeGreaterThan(0);
+    expect(done.usage.cost_usd).toBeGreaterThan(0);
   });
 
   it('an interrupt mid-stream ends the step without a retry, and the new message is the only other model call', async () => {

@@ -80,8 +80,8 @@ export class AnthropicProvider implements ModelProvider {
     if (signal.aborted) abort();
     const idle = new IdleTimer(options.idleTimeoutMs, abort);
     // The SDK ends an aborted stream quietly, as if it were complete: say why it ended.
-    const interrupted = (): Error | undefined => {
-      if (signal.aborted) return new ModelCallAborted();
+    const interrupted = (usage?: ModelUsage): Error | undefined => {
+      if (signal.aborted) return new ModelCallAborted(usage);
       if (idle.fired) return new ModelError(`the model stream sent nothing for ${idle.ms} ms`, true);
       return undefined;
     };
@@ -98,7 +98,7 @@ export class AnthropicProvider implements ModelProvider {
     request: ModelRequest,
     signal: AbortSignal,
     idle: IdleTimer,
-    interrupted: () => Error | undefined,
+    interrupted: (usage?: ModelUsage) => Error | undefined,
   ): AsyncGenerator<ModelEvent> {
     let stream: AsyncIterable<RawMessageStreamEvent>;
     try {
@@ -171,9 +171,9 @@ export class AnthropicProvider implements ModelProvider {
         }
       }
     } catch (error) {
-      throw interrupted() ?? toModelError(error, true);
+      throw interrupted(usage) ?? toModelError(error, true);
     }
-    if (!completed) throw interrupted() ?? new ModelError('the model stream ended before message_stop', true);
+    if (!completed) throw interrupted(usage) ?? new ModelError('the model stream ended before message_stop', true);
     const content = blocks.filter((b) => b !== undefined).filter((b) => !(b.type === 'text' && b.text === ''));
     yield { type: 'message', content, stopReason, usage };
   }

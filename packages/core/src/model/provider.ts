@@ -63,7 +63,8 @@ export class ModelError extends Error {
  */
 export class ModelCallAborted extends Error {
   override readonly name = 'ModelCallAborted';
-  constructor() {
+  /** @param usage what the call had used when it was aborted (billed all the same), when the response had begun */
+  constructor(readonly usage?: ModelUsage) {
     super('the model call was aborted');
   }
   static isInstance(value: unknown): value is ModelCallAborted {

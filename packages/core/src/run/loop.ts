@@ -181,6 +181,8 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     })();
   } catch (error) {
     const stop = stopped();
+    // What a stopped call had used is billed all the same.
+    if (stop && ModelCallAborted.isInstance(error) && error.usage) addUsage(usage, { ...error.usage, cost_usd: costOf(params.model, error.usage) });
     if (stop) outcome = stop;
     // The step in flight is not recorded: a handover redoes it where the run continues.
     else if (error instanceof StepOutOfTime) outcome = { status: error.handover ? 'handover' : 'limit', steps: error.handover ? steps - 1 : steps, usage, reason: error.message };
@@ -290,7 +292,7 @@ async function callModel(
       throw new ModelError('the model stream ended without a message', true);
     } catch (error) {
       // A stop ends the step as it is: the loop records the run as cancelled.
-      if (params.signal?.aborted) throw new ModelCallAborted();
+      if (params.signal?.aborted) throw ModelCallAborted.isInstance(error) ? error : new ModelCallAborted();
       if (outOfTime) {
         const why = bound.handover
           ? 'the step ran into the time limit of this process; it is redone where the run continues'
