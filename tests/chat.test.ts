@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, postJson, getJson, type Harness, TEST_API_KEY, DEV } from './support/harness';
-import { chatStream, readSse } from './support/sse';
+import { chatStream, chatUntil, readSse, type ReceivedEvent } from './support/sse';
 
 describe('a chat streamed over SSE', () => {
   let h: Harness;
@@ -90,6 +90,39 @@ describe('a chat streamed over SSE', () => {
     expect(status).toBe(200);
     expect(json).toMatchObject({ status: 'completed', text: 'All done.', tool_calls: [{ name: 'echo', result: 'echo: x', is_error: false }] });
     expect(json.session_id).toBeTruthy();
+  });
+
+  it('answers with JSON whose text keeps the steps apart with a blank line, and always lists delegations', async () => {
+    h.fake.script({ text: 'Let me look that up. ', toolCalls: [{ name: 'echo', input: { text: 'x' } }] }, { text: 'Done.' });
+    const { status, json } = await postJson(`${h.url}/api/v2/chat`, { agent_id: 'tester', message: 'look it up' });
+    expect(status).toBe(200);
+    expect(json.text).toBe('Let me look that up.\n\nDone.');
+    expect(json.delegations).toEqual([]);
+  });
+
+  it('streams a long tool input as tool_call_delta events before its tool_call, and keeps them in the event log', async () => {
+    const input = { text: 'z'.repeat(200) };
+    h.fake.script({ toolCalls: [{ name: 'echo', id: 'toolu_long_input', input }], inputChunks: 8, inputDelayMs: 150 }, { text: 'ok' });
+    const run = await chatUntil(h.url, { agent_id: 'tester', message: 'echo a long one' }, (e) => e.type === 'tool_call_delta');
+    // A piece of the input has arrived; the call itself has not.
+    expect(run.events.some((e) => e.type === 'tool_call')).toBe(false);
+    const events = await run.rest();
+    const deltas = events.filter((e) => e.type === 'tool_call_delta') as Extract<ReceivedEvent, { type: 'tool_call_delta' }>[];
+    expect(deltas.length).toBeGreaterThanOrEqual(3);
+    expect(deltas.every((d) => d.id === 'toolu_long_input' && d.name === 'echo' && d.agent_id === 'tester')).toBe(true);
+    expect(JSON.parse(deltas.map((d) => d.delta).join(''))).toEqual(input);
+    const call = events.findIndex((e) => e.type === 'tool_call');
+    expect(events.findLastIndex((e) => e.type === 'tool_call_delta')).toBeLessThan(call);
+    expect(events[call]).toMatchObject({ id: 'toolu_long_input', input });
+
+    // A watcher that reads the log later sees the same events under the same ids.
+    const replay = await fetch(`${h.url}/api/v2/sessions/${run.sessionId}/events`, { headers: DEV });
+    const logged: ReceivedEvent[] = [];
+    for await (const event of readSse(replay)) {
+      logged.push(event);
+      if (event.type === 'done') break;
+    }
+    expect(logged.filter((e) => e.type === 'tool_call_delta')).toEqual(deltas);
   });
 
   it('keeps the run going when the client disconnects', async () => {

@@ -142,6 +142,24 @@ describe('the console in a real browser', () => {
     expect(h.fake.requests).toHaveLength(4);
   }, 90_000);
 
+  it('a run cancelled while the model writes shows Stopped, not a failed model stream, and the model is not asked again', async () => {
+    const carol = await signIn('carol', 'Carol');
+    await carol.getByTestId('sign-in').click();
+    await carol.getByTestId('new-session').waitFor();
+    await carol.getByTestId('agent').selectOption('tester');
+    h.fake.script({ text: Array.from({ length: 80 }, (_, i) => `word${i} `), deltaDelayMs: 50 }, { text: 'a second call that must not happen' });
+    await carol.getByTestId('composer').fill('Write at length');
+    await carol.getByTestId('send').click();
+    await assistant(carol).getByText('word2', { exact: false }).waitFor();
+
+    await carol.getByTestId('cancel').click();
+    await assistant(carol).getByTestId('run-status').getByText('cancelled').waitFor();
+    await assistant(carol).getByTestId('stopped').getByText('Stopped').waitFor();
+    expect(await carol.getByText('The model stream failed').count()).toBe(0);
+    expect(h.fake.requests).toHaveLength(1);
+    await shot(carol, '07-stopped-mid-stream');
+  }, 60_000);
+
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
   });

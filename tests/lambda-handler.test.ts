@@ -2,6 +2,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '@zero/core';
 import { FIRST_FLUSH_PADDING } from '../functions/http/app';
@@ -194,6 +195,76 @@ describe('the API function invoked as Lambda invokes a streaming handler', () =>
 
       const stored = await (await fetch(`${node.url}/api/v2/sessions/${sessionId}`, { headers: DEV })).json();
       expect(stored.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'run_handover', 'assistant', 'run_end']);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('a useChat run (POST /ui/chat) near the time limit in the Lambda context hands over too, and the background queue carries it on', async () => {
+    const short = await serveFunctionUrl(handler, { timeoutMs: 1800 });
+    try {
+      fake.script(
+        { text: Array.from({ length: 10 }, () => 'working '), deltaDelayMs: 100, toolCalls: [{ name: 'get_agent_info', input: { agent_id: 'cereal' } }] },
+        { text: 'Finished in the background.' },
+      );
+      const chatId = `chat-${randomBytes(8).toString('hex')}`;
+      const response = await fetch(`${short.url}/api/v2/ui/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...DEV },
+        body: JSON.stringify({ id: chatId, trigger: 'submit-message', agent_id: 'tester', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'a long investigation' }] }] }),
+      });
+      expect(response.status).toBe(200);
+      const chunks: { type: string; data?: unknown; finishReason?: string }[] = [];
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        if (next.value.data !== '[DONE]') chunks.push(JSON.parse(next.value.data));
+      }
+      expect(chunks.find((c) => c.type === 'data-handover')).toMatchObject({ data: { session_id: chatId, reason: expect.stringContaining('time limit') } });
+      expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'other' });
+      expect(chunks.some((c) => c.type === 'data-usage')).toBe(false);
+
+      // The run goes on in the background and completes.
+      const controller = new AbortController();
+      const events = await fetch(`${lambda.url}/api/v2/sessions/${chatId}/events`, { headers: DEV, signal: controller.signal });
+      let done: ReceivedEvent | undefined;
+      for await (const event of readSse(events)) {
+        if (event.type === 'done') {
+          done = event;
+          break;
+        }
+      }
+      controller.abort();
+      expect(done).toMatchObject({ status: 'completed', steps: 2 });
+      const stored = await (await fetch(`${node.url}/api/v2/sessions/${chatId}`, { headers: DEV })).json();
+      expect(stored.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'run_handover', 'assistant', 'run_end']);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('a model call still going at the invocation deadline is cut short of it: the run hands over and the step is redone in the background', async () => {
+    const short = await serveFunctionUrl(handler, { timeoutMs: 1800 });
+    try {
+      // The first model call would take 5 s of the invocation's 1.8 s.
+      fake.script({ text: Array.from({ length: 50 }, () => 'slow '), deltaDelayMs: 100 }, { text: 'Redone in the background.' });
+      const started = performance.now();
+      const { events } = await chatStream(short.url, { agent_id: 'tester', message: 'a slow answer' });
+      const took = performance.now() - started;
+      expect(events.at(-2)).toMatchObject({ type: 'retry', step: 1, reason: expect.stringContaining('time limit of this process') });
+      expect(events.at(-1)).toMatchObject({ type: 'handover' });
+      expect(took).toBeLessThan(1800);
+      const sessionId = (events[0] as { session_id: string }).session_id;
+
+      const controller = new AbortController();
+      const response = await fetch(`${lambda.url}/api/v2/sessions/${sessionId}/events?after=${events.at(-1)!.event_id}`, { headers: DEV, signal: controller.signal });
+      const rest: ReceivedEvent[] = [];
+      for await (const event of readSse(response)) {
+        rest.push(event);
+        if (event.type === 'done') break;
+      }
+      controller.abort();
+      expect(rest.at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 1 });
+      expect(rest.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe('Redone in the background.');
     } finally {
       await short.close();
     }

@@ -1,6 +1,7 @@
 import { AbstractChat, DefaultChatTransport, uiMessageChunkSchema, type ChatState, type ChatStatus, type UIMessage } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { historyToUIMessages } from '../functions/http/ui-messages';
 import { startHarness, getJson, postJson, DEV, type Harness } from './support/harness';
 
 /** The state `useChat` keeps in React, kept in a plain object: the AI SDK's own chat logic runs unchanged. */
@@ -182,6 +183,81 @@ describe('useChat against Zero: the AI SDK UI message stream', () => {
     await idle.resumeStream();
     expect(idle.status).toBe('ready');
     expect(idle.messages).toEqual([]);
+  });
+
+  it('streams a tool call\'s input while the model writes it: the chat client shows the partial input before the input is complete', async () => {
+    const content = 'x'.repeat(300);
+    // The model writes the input in 10 pieces over 1.5 s.
+    h.fake.script({ toolCalls: [{ name: 'echo', input: { text: content } }], inputChunks: 10, inputDelayMs: 150 }, { text: 'Echoed.' });
+    const id = newChatId();
+    const chat = new NodeChat(h.url, id, DEV, { agent_id: 'tester' });
+    const sent = chat.sendMessage({ text: 'echo a long text' });
+    const partial = await until(() => {
+      const part = chat.plain.messages[1]?.parts.find((p) => p.type === 'tool-echo') as { state: string; input?: { text?: string } } | undefined;
+      return part?.state === 'input-streaming' && part.input?.text ? structuredClone(part) : undefined;
+    }, 'a partial tool input');
+    expect(partial.input!.text!.length).toBeGreaterThan(0);
+    expect(partial.input!.text!.length).toBeLessThan(content.length);
+    // The model had not finished writing the input when the client showed part of it.
+    expect(h.fake.requests).toHaveLength(1);
+
+    await sent;
+    expect(chat.messages[1]!.parts).toContainEqual(
+      expect.objectContaining({ type: 'tool-echo', state: 'output-available', input: { text: content }, output: `echo: ${content}` }),
+    );
+  });
+
+  it('streams tool input over the raw UI stream as tool-input-delta chunks that arrive apart, ending in the whole input', async () => {
+    const input = { text: 'y'.repeat(200) };
+    h.fake.script({ toolCalls: [{ name: 'echo', input }], inputChunks: 8, inputDelayMs: 150 }, { text: 'ok' });
+    const response = await fetch(`${h.url}/api/v2/ui/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...DEV },
+      body: JSON.stringify(uiChatBody(newChatId(), 'echo', { agent_id: 'tester' })),
+    });
+    const arrivals: { chunk: { type: string; inputTextDelta?: string; input?: unknown }; at: number }[] = [];
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      if (next.value.data !== '[DONE]') arrivals.push({ chunk: JSON.parse(next.value.data), at: performance.now() });
+    }
+    const deltas = arrivals.filter((a) => a.chunk.type === 'tool-input-delta');
+    const available = arrivals.find((a) => a.chunk.type === 'tool-input-available')!;
+    expect(deltas.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(deltas.map((d) => d.chunk.inputTextDelta).join(''))).toEqual(input);
+    expect(available.chunk.input).toEqual(input);
+    // The first piece arrived long before the input was complete (the model took about 1.2 s to write it).
+    expect(available.at - deltas[0]!.at).toBeGreaterThan(600);
+    expect(arrivals.filter((a) => a.chunk.type === 'tool-input-start')).toHaveLength(1);
+  });
+
+  it('historyToUIMessages rebuilds from the stored history the messages useChat streamed, and a chat seeded with them carries on', async () => {
+    h.fake.script(
+      { text: 'Let me check. ', toolCalls: [{ name: 'echo', input: { text: 'hello' } }, { name: 'boom', input: {} }] },
+      { text: 'One worked, one failed.' },
+      { text: 'Second answer.' },
+    );
+    const id = newChatId();
+    const live = new NodeChat(h.url, id, DEV, { agent_id: 'tester' });
+    await live.sendMessage({ text: 'Try two tools' });
+
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${id}`);
+    const seeded = historyToUIMessages(json.history, json.queued);
+    expect(seeded.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(seeded[0]).toMatchObject({ role: 'user', parts: [{ type: 'text', text: 'Try two tools' }], metadata: { author: { id: 'dev' } } });
+    // The answer is the one the stream built: same id, same parts in the same order, same outcome.
+    const streamed = live.messages[1]!;
+    expect(seeded[1]!.id).toBe(streamed.id);
+    const toolFields = ({ type, toolCallId, state, input, output, errorText }: Record<string, unknown>) => ({ type, toolCallId, state, input, output, errorText });
+    expect(seeded[1]!.parts).toEqual(streamed.parts.map((p) => ('toolCallId' in p ? toolFields(p) : p)));
+    expect(seeded[1]!.metadata).toEqual({ run_id: streamed.id, agent_id: 'tester', status: 'completed', usage: (streamed.metadata as { usage: unknown }).usage });
+
+    // An app opens the chat with these messages and goes on.
+    const reopened = new NodeChat(h.url, id, DEV);
+    reopened.plain.messages.push(...(seeded as UIMessage[]));
+    await reopened.sendMessage({ text: 'And now?' });
+    expect(reopened.error).toBeUndefined();
+    expect(reopened.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(reopened.messages[3]!.parts).toContainEqual({ type: 'text', text: 'Second answer.', state: 'done' });
   });
 
   it('refuses bad requests with a 4xx that names the field', async () => {

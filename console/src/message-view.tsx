@@ -87,6 +87,11 @@ export function MessageView({ message }: { message: ConsoleMessage }) {
       {message.parts.map((part, i) => (
         <PartView key={i} part={part} />
       ))}
+      {message.metadata?.status === 'cancelled' ? (
+        <div className="note" data-testid="stopped">
+          Stopped
+        </div>
+      ) : null}
       <Footer message={message} />
     </article>
   );

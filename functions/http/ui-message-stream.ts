@@ -16,6 +16,9 @@ import { sseFrame } from './sse';
 export type ZeroUIMessageChunk = UIMessageChunk<ZeroMessageMetadata, ZeroDataTypes>;
 
 export interface ZeroMessageMetadata {
+  /** On a user message rebuilt from the history: who wrote it, and whether it still waits its turn. */
+  author?: { id: string; name?: string };
+  queued?: boolean;
   session_id?: string;
   run_id?: string;
   agent_id?: string;
@@ -58,6 +61,8 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
   let afterTools = false;
   let openText: string | undefined;
   let textParts = 0;
+  /** Tool calls whose input is streaming: their `tool-input-start` is out. */
+  const streamingInputs = new Set<string>();
 
   function* closeText(): Generator<ZeroUIMessageChunk> {
     if (openText) yield { type: 'text-end', id: openText };
@@ -97,11 +102,23 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
         }
         yield { type: 'text-delta', id: openText, delta: event.delta };
         break;
+      case 'tool_call_delta':
+        yield* stepFor();
+        yield* closeText();
+        if (!streamingInputs.has(event.id)) {
+          streamingInputs.add(event.id);
+          yield { type: 'tool-input-start', toolCallId: event.id, toolName: event.name };
+        }
+        yield { type: 'tool-input-delta', toolCallId: event.id, inputTextDelta: event.delta };
+        break;
       case 'tool_call':
         yield* stepFor();
         yield* closeText();
-        yield { type: 'tool-input-start', toolCallId: event.id, toolName: event.name };
-        yield { type: 'tool-input-delta', toolCallId: event.id, inputTextDelta: JSON.stringify(event.input ?? {}) };
+        // An input written quickly was not streamed: it comes whole, as one delta.
+        if (!streamingInputs.delete(event.id)) {
+          yield { type: 'tool-input-start', toolCallId: event.id, toolName: event.name };
+          yield { type: 'tool-input-delta', toolCallId: event.id, inputTextDelta: JSON.stringify(event.input ?? {}) };
+        }
         yield { type: 'tool-input-available', toolCallId: event.id, toolName: event.name, input: event.input ?? {} };
         break;
       case 'tool_result':

@@ -22,6 +22,12 @@ export interface FakeTurn {
   retryAfterSeconds?: number;
   /** Hold the response open without answering until the client gives up. */
   hang?: boolean;
+  /** Send the headers and this many text chunks, then nothing more (a stream stalled after its headers). */
+  stallAfterChunks?: number;
+  /** Stream each tool call's input JSON in this many input_json_delta chunks (default 2)… */
+  inputChunks?: number;
+  /** …with this pause before each chunk. */
+  inputDelayMs?: number;
 }
 
 export type FakeResponder = (request: FakeRequest, index: number) => FakeTurn;
@@ -178,6 +184,7 @@ export class FakeAnthropic {
     if (chunks.length) {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const [n, chunk] of chunks.entries()) {
+        if (n === turn.stallAfterChunks) return; // stalled: the response stays open
         if (turn.failAfterChunks !== undefined && n === turn.failAfterChunks) {
           send('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
           res.end();
@@ -192,6 +199,8 @@ export class FakeAnthropic {
       send('content_block_stop', { type: 'content_block_stop', index });
       index++;
     }
+    // A stall is a stream that stays open and says nothing more, until the client gives up.
+    if (turn.stallAfterChunks !== undefined && turn.stallAfterChunks >= chunks.length) return;
     for (const [n, call] of (turn.toolCalls ?? []).entries()) {
       const json = JSON.stringify(call.input);
       send('content_block_start', {
@@ -199,10 +208,12 @@ export class FakeAnthropic {
         index,
         content_block: { type: 'tool_use', id: call.id ?? `toolu_fake_${this.requests.length}_${n}`, name: call.name, input: {} },
       });
-      // Split the JSON in two to exercise input_json_delta assembly.
-      const half = Math.ceil(json.length / 2);
-      for (const part of [json.slice(0, half), json.slice(half)]) {
-        if (part) send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } });
+      // Split the JSON (in two by default) to exercise input_json_delta assembly.
+      const size = Math.ceil(json.length / (turn.inputChunks ?? 2));
+      for (let at = 0; at < json.length; at += size) {
+        if (turn.inputDelayMs) await new Promise((r) => setTimeout(r, turn.inputDelayMs));
+        if (res.destroyed) return;
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(at, at + size) } });
       }
       send('content_block_stop', { type: 'content_block_stop', index });
       outputChars += json.length;

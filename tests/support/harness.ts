@@ -39,6 +39,9 @@ export interface HarnessOptions {
   /** How outbound requests (web_fetch, webhook callbacks) resolve and dial. */
   outbound?: OutboundOptions;
   webhookCallback?: RuntimeConfig['webhookCallback'];
+  /** A time budget per invocation, as Lambda's remaining time would give one; a run near it hands over. */
+  runBudgetMs?: number;
+  handoverReserveMs?: number;
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -57,6 +60,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     leaseTtlMs: options.leaseTtlMs,
     outbound: options.outbound,
     webhookCallback: options.webhookCallback,
+    runBudgetMs: options.runBudgetMs,
+    handoverReserveMs: options.handoverReserveMs,
     auth: {
       staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }],
       ...(options.jwtSecret ? { jwt: { secret: options.jwtSecret, issuer: 'https://auth.example.test' } } : {}),

@@ -17,6 +17,7 @@ import {
   type Runtime,
   type User,
 } from '@zero/core';
+import { deadlineOf } from '../deadline';
 import type { AppDeps, Env } from '../env';
 import { streamUIMessages } from '../ui-message-stream';
 import { readJson } from '../validate';
@@ -102,7 +103,7 @@ export function uiChatRoutes(deps: AppDeps) {
       const message = newMessageText(messages);
       const user = c.get('user');
       await ensureSession(deps, id, options, user, message);
-      const run = await startChat(deps, { session_id: id, message, ...options }, user);
+      const run = await startChat(deps, { session_id: id, message, ...options }, user, { deadline: deadlineOf(c) });
       return streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
     },
   );

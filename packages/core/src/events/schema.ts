@@ -74,6 +74,12 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     run_id: z.string(),
   }),
   z.object({ type: z.literal('text'), delta: z.string(), ...origin }),
+  /**
+   * A piece of a tool call's input JSON as the model writes it, so a long input (a file being written)
+   * shows while it is written; the `tool_call` with the whole input follows. Several pieces that
+   * arrive close together come as one event.
+   */
+  z.object({ type: z.literal('tool_call_delta'), id: z.string(), name: z.string(), delta: z.string(), ...origin }),
   z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
   z.object({
     type: z.literal('tool_result'),

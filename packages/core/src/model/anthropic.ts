@@ -2,7 +2,17 @@ import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import { APIError, APIUserAbortError } from '@anthropic-ai/sdk/error';
 import { Messages, type RawMessageStreamEvent, type WebSearchToolResultBlock } from '@anthropic-ai/sdk/resources/messages';
 import { ZeroError } from '../errors';
-import { ModelError, type ContentBlockParam, type ModelEvent, type ModelProvider, type ModelRequest, type ModelUsage } from './provider';
+import { IdleTimer } from './idle-timer';
+import {
+  ModelCallAborted,
+  ModelError,
+  type ContentBlockParam,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelStreamOptions,
+  type ModelUsage,
+} from './provider';
 
 /** Model aliases usable in agent frontmatter, as Claude Code subagents use them. */
 export const MODEL_ALIASES: Record<string, string> = {
@@ -61,8 +71,35 @@ export class AnthropicProvider implements ModelProvider {
     return this.client;
   }
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  async *stream(request: ModelRequest, signal: AbortSignal, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
     const client = this.getClient();
+    // The request is aborted by the caller's signal, or by silence longer than the idle timeout.
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    if (signal.aborted) abort();
+    const idle = new IdleTimer(options.idleTimeoutMs, abort);
+    // The SDK ends an aborted stream quietly, as if it were complete: say why it ended.
+    const interrupted = (usage?: ModelUsage): Error | undefined => {
+      if (signal.aborted) return new ModelCallAborted(usage);
+      if (idle.fired) return new ModelError(`the model stream sent nothing for ${idle.ms} ms`, true);
+      return undefined;
+    };
+    try {
+      yield* this.relay(client, request, controller.signal, idle, interrupted);
+    } finally {
+      idle.stop();
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  private async *relay(
+    client: MessagesClient,
+    request: ModelRequest,
+    signal: AbortSignal,
+    idle: IdleTimer,
+    interrupted: (usage?: ModelUsage) => Error | undefined,
+  ): AsyncGenerator<ModelEvent> {
     let stream: AsyncIterable<RawMessageStreamEvent>;
     try {
       stream = await client.messages.create(
@@ -77,7 +114,7 @@ export class AnthropicProvider implements ModelProvider {
         { signal },
       );
     } catch (error) {
-      throw toModelError(error, false);
+      throw interrupted() ?? toModelError(error, false);
     }
 
     const blocks: (ContentBlockParam & { partialJson?: string })[] = [];
@@ -86,6 +123,7 @@ export class AnthropicProvider implements ModelProvider {
     let completed = false;
     try {
       for await (const event of stream) {
+        idle.reset();
         switch (event.type) {
           case 'message_start':
             mergeUsage(usage, event.message.usage);
@@ -108,8 +146,9 @@ export class AnthropicProvider implements ModelProvider {
             if (event.delta.type === 'text_delta' && block.type === 'text') {
               block.text += event.delta.text;
               yield { type: 'text', delta: event.delta.text };
-            } else if (event.delta.type === 'input_json_delta') {
+            } else if (event.delta.type === 'input_json_delta' && (block.type === 'tool_use' || block.type === 'server_tool_use')) {
               block.partialJson = (block.partialJson ?? '') + event.delta.partial_json;
+              if (event.delta.partial_json) yield { type: 'tool_input_delta', id: block.id, name: block.name, delta: event.delta.partial_json };
             }
             break;
           }
@@ -132,9 +171,9 @@ export class AnthropicProvider implements ModelProvider {
         }
       }
     } catch (error) {
-      throw toModelError(error, true);
+      throw interrupted(usage) ?? toModelError(error, true);
     }
-    if (!completed) throw new ModelError('the model stream ended before message_stop', true);
+    if (!completed) throw interrupted(usage) ?? new ModelError('the model stream ended before message_stop', true);
     const content = blocks.filter((b) => b !== undefined).filter((b) => !(b.type === 'text' && b.text === ''));
     yield { type: 'message', content, stopReason, usage };
   }
@@ -166,7 +205,7 @@ function mergeUsage(into: ModelUsage, from: Partial<Record<keyof ModelUsage, num
 }
 
 function toModelError(error: unknown, midStream: boolean): Error {
-  if (error instanceof APIUserAbortError) return error;
+  if (error instanceof APIUserAbortError) return new ModelCallAborted();
   if (error instanceof APIError) {
     const status = typeof error.status === 'number' ? error.status : undefined;
     // An APIError raised while iterating is the stream's `error` event, which the SDK does not retry.

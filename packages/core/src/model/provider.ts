@@ -26,6 +26,8 @@ export interface ModelRequest {
 /** What a provider streams back while a call is in flight. */
 export type ModelEvent =
   | { type: 'text'; delta: string }
+  /** A piece of a tool call's input JSON, as the model writes it (the whole input follows in `tool_use`). */
+  | { type: 'tool_input_delta'; id: string; name: string; delta: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   /** A tool the provider runs itself (web search): relayed to clients, never executed by Zero. */
   | { type: 'server_tool_use'; id: string; name: string; input: unknown }
@@ -55,7 +57,35 @@ export class ModelError extends Error {
   }
 }
 
-/** A model behind Zero's loop. `stream` relays events as they arrive and must end with one `message` event or throw a ModelError. */
+/**
+ * The caller aborted the call (a cancel, an interrupt, the step's time running
+ * out). Not a failure of the model: the caller knows why and decides what follows.
+ */
+export class ModelCallAborted extends Error {
+  override readonly name = 'ModelCallAborted';
+  /** @param usage what the call had used when it was aborted (billed all the same), when the response had begun */
+  constructor(readonly usage?: ModelUsage) {
+    super('the model call was aborted');
+  }
+  static isInstance(value: unknown): value is ModelCallAborted {
+    return value instanceof Error && value.name === 'ModelCallAborted';
+  }
+}
+
+export interface ModelStreamOptions {
+  /**
+   * Longest silence allowed, before the response's headers and between its
+   * events; past it the call fails with a `midStream` ModelError (a stalled
+   * connection, which the HTTP client's own timeouts bound only after minutes).
+   */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * A model behind Zero's loop. `stream` relays events as they arrive and must
+ * end with one `message` event, or throw a ModelError, or ModelCallAborted
+ * once `signal` is aborted.
+ */
 export interface ModelProvider {
-  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  stream(request: ModelRequest, signal: AbortSignal, options?: ModelStreamOptions): AsyncIterable<ModelEvent>;
 }

@@ -11,6 +11,8 @@ export const runLimitsSchema = z.object({
   maxOutputTokensPerCall: z.number().int().positive(),
   maxToolOutputChars: z.number().int().positive(),
   toolTimeoutMs: z.number().int().positive(),
+  /** Silence a model stream may keep (before its headers or between its events) before the step is given up on. */
+  modelIdleTimeoutMs: z.number().int().positive(),
   /** Attempts of one step when the model stream fails mid-way. */
   stepAttempts: z.number().int().positive(),
   retryBaseMs: z.number().int().nonnegative(),
@@ -28,6 +30,7 @@ export const DEFAULT_LIMITS: RunLimits = {
   maxOutputTokensPerCall: 8192,
   maxToolOutputChars: 50_000,
   toolTimeoutMs: 60_000,
+  modelIdleTimeoutMs: 30_000,
   stepAttempts: 3,
   retryBaseMs: 1000,
   maxDelegationDepth: 2,
@@ -42,6 +45,7 @@ const ENV: Record<keyof RunLimits, string> = {
   maxOutputTokensPerCall: 'ZERO_MAX_OUTPUT_TOKENS',
   maxToolOutputChars: 'ZERO_MAX_TOOL_OUTPUT_CHARS',
   toolTimeoutMs: 'ZERO_TOOL_TIMEOUT_MS',
+  modelIdleTimeoutMs: 'ZERO_MODEL_IDLE_TIMEOUT_MS',
   stepAttempts: 'ZERO_STEP_ATTEMPTS',
   retryBaseMs: 'ZERO_RETRY_BASE_MS',
   maxDelegationDepth: 'ZERO_MAX_DELEGATION_DEPTH',

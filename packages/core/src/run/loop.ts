@@ -4,7 +4,7 @@ import { ZeroError } from '../errors';
 import type { RunStatus, StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
-import { ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
 import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectFileCache } from '../projects/file-cache';
 import type { ProjectStore } from '../projects/project-store';
@@ -15,6 +15,7 @@ import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { Delegator } from '../tools/tool';
 import { withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
+import { ToolInputDeltas } from './tool-input-deltas';
 import { buildSystemPrompt } from './prompt';
 import { redact } from './redact';
 
@@ -163,7 +164,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         if (tokens >= limits.maxTokens) return { status: 'limit', steps, usage, reason: `token limit reached (${limits.maxTokens} tokens)` };
         steps += 1;
 
-        const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit);
+        const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit, stepBound(limits, params, started));
         const stepUsage = { ...response.usage, cost_usd: costOf(params.model, response.usage) };
         addUsage(usage, stepUsage);
         const assistant: MessageParam = { role: 'assistant', content: response.content };
@@ -182,7 +183,11 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     })();
   } catch (error) {
     const stop = stopped();
+    // What a stopped call had used is billed all the same.
+    if (stop && ModelCallAborted.isInstance(error) && error.usage) addUsage(usage, { ...error.usage, cost_usd: costOf(params.model, error.usage) });
     if (stop) outcome = stop;
+    // The step in flight is not recorded: a handover redoes it where the run continues.
+    else if (error instanceof StepOutOfTime) outcome = { status: error.handover ? 'handover' : 'limit', steps: error.handover ? steps - 1 : steps, usage, reason: error.message };
     else {
       const described = describeFailure(error, deps.secrets ?? []);
       emit({ type: 'error', ...described, run_id: runId });
@@ -219,9 +224,35 @@ interface ModelResponse {
 }
 
 /**
- * One step's model call. A stream that fails mid-way is retried as a whole,
- * with backoff and a bound; nothing of the failed attempt is kept, and the
- * client is told with a `retry` event to discard that attempt's text.
+ * A step's model call ran into the time the run has: the run's wall time
+ * (`limit`), or this process's deadline, where the run hands over and the
+ * step is redone elsewhere.
+ */
+class StepOutOfTime extends Error {
+  override readonly name = 'StepOutOfTime';
+  constructor(
+    message: string,
+    readonly handover: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** Until when a step's model call may run: the run's wall time, and short of this process's deadline (time to record the handover). */
+function stepBound(limits: RunLimits, params: RunParams, started: number): { at: number; handover: boolean } {
+  const wall = started + limits.wallTimeMs;
+  if (!params.deadline) return { at: wall, handover: false };
+  const handoverAt = params.deadline - (params.handoverReserveMs ?? 60_000) / 4;
+  return handoverAt < wall ? { at: handoverAt, handover: true } : { at: wall, handover: false };
+}
+
+/**
+ * One step's model call. A stream that fails mid-way (or falls silent for
+ * longer than the idle timeout) is retried as a whole, with backoff and a
+ * bound; nothing of the failed attempt is kept, and the client is told with a
+ * `retry` event to discard that attempt's text. A stop is not a failure: it
+ * ends the call at once, without a retry. The whole call is bounded by the
+ * time the run has left.
  */
 async function callModel(
   deps: RunDeps,
@@ -231,31 +262,59 @@ async function callModel(
   messages: MessageParam[],
   step: number,
   emit: Emit,
+  bound: { at: number; handover: boolean },
 ): Promise<ModelResponse> {
   const origin = { agent_id: params.agent.id, run_id: params.runId };
   for (let attempt = 1; ; attempt++) {
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     params.signal?.addEventListener('abort', onAbort, { once: true });
+    if (params.signal?.aborted) controller.abort();
+    let outOfTime = false;
+    const cutoff = setTimeout(
+      () => {
+        outOfTime = true;
+        controller.abort();
+      },
+      Math.min(Math.max(0, bound.at - Date.now()), MAX_TIMER_MS),
+    );
+    const inputs = new ToolInputDeltas((id, name, delta) => emit({ type: 'tool_call_delta', id, name, delta, ...origin }));
     try {
       const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens: deps.limits.maxOutputTokensPerCall };
-      for await (const event of deps.provider.stream(request, controller.signal)) {
+      for await (const event of deps.provider.stream(request, controller.signal, { idleTimeoutMs: deps.limits.modelIdleTimeoutMs })) {
         if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });
-        else if (event.type === 'tool_use' || event.type === 'server_tool_use') emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
-        else if (event.type === 'server_tool_result')
+        else if (event.type === 'tool_input_delta') inputs.add(event.id, event.name, event.delta);
+        else if (event.type === 'tool_use' || event.type === 'server_tool_use') {
+          inputs.complete(event.id);
+          emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
+        } else if (event.type === 'server_tool_result')
           emit({ type: 'tool_result', id: event.id, name: event.name, content: event.content, is_error: event.is_error, ...origin });
         else return { content: event.content, stopReason: event.stopReason, usage: event.usage };
       }
       throw new ModelError('the model stream ended without a message', true);
     } catch (error) {
+      // A stop ends the step as it is: the loop records the run as cancelled.
+      if (params.signal?.aborted) throw ModelCallAborted.isInstance(error) ? error : new ModelCallAborted();
+      if (outOfTime) {
+        const why = bound.handover
+          ? 'the step ran into the time limit of this process; it is redone where the run continues'
+          : `time limit reached (${deps.limits.wallTimeMs} ms) during a model call`;
+        if (bound.handover) emit({ type: 'retry', step, attempt, reason: why, ...origin });
+        throw new StepOutOfTime(why, bound.handover);
+      }
       if (!(ModelError.isInstance(error) && error.midStream) || attempt >= deps.limits.stepAttempts) throw error;
       emit({ type: 'retry', step, attempt, reason: redact(error.message, deps.secrets ?? []), ...origin });
-      await sleep(deps.limits.retryBaseMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
+      await sleep(deps.limits.retryBaseMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5), params.signal);
     } finally {
+      clearTimeout(cutoff);
+      inputs.clear();
       params.signal?.removeEventListener('abort', onAbort);
     }
   }
 }
+
+/** setTimeout fires at once for delays past 2^31 - 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 async function executeCall(
   deps: RunDeps,
@@ -303,4 +362,15 @@ function stopReason(signal: AbortSignal): string {
   return typeof signal.reason === 'string' ? signal.reason : 'cancelled by request';
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` is aborted meanwhile. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,112 @@
+import type { UIMessage } from 'ai';
+import type { LogRecord } from '@zero/core';
+import type { ZeroDataTypes, ZeroMessageMetadata } from './ui-message-stream';
+
+/** A chat message as `useChat` holds it, with Zero's metadata and data parts. */
+export type ZeroUIMessage = UIMessage<ZeroMessageMetadata, ZeroDataTypes>;
+type Part = ZeroUIMessage['parts'][number];
+
+/** A message accepted but not yet answered, as `GET /sessions/:id` lists it under `queued`. */
+export interface QueuedMessage {
+  run_id: string;
+  text: string;
+  author?: { id: string; name?: string };
+}
+
+/** The id of a run's user message; its answer's id is the run id (the UI stream's `start` says so). */
+export const userMessageId = (runId: string) => `${runId}:user`;
+
+/**
+ * Turns a session's history (`GET /api/v2/sessions/:id` → `history`, and
+ * `queued`) into the messages `useChat` would hold had it streamed every run,
+ * so an app can open a chat with them: `useChat({ id, messages })`. Each
+ * answer has the parts the UI message stream sends (`step-start`, `text`,
+ * `tool-<name>`, `data-usage`) and its metadata. Runs still going end
+ * without `data-usage`; delegates' own steps show only as the
+ * `delegate_agent` call's result, as in the stream's top-level message.
+ * Only type imports: it runs in a browser as well as on a server.
+ */
+export function historyToUIMessages(history: readonly LogRecord[], queued: readonly QueuedMessage[] = []): ZeroUIMessage[] {
+  const messages: ZeroUIMessage[] = [];
+  const answers = new Map<string, ZeroUIMessage>();
+  const answerFor = (runId: string) => {
+    let answer = answers.get(runId);
+    if (!answer) {
+      answer = { id: runId, role: 'assistant', parts: [], metadata: { run_id: runId } };
+      answers.set(runId, answer);
+      messages.push(answer);
+    }
+    return answer;
+  };
+  const settle = (answer: ZeroUIMessage, id: string, content: string, isError?: boolean) => {
+    const index = answer.parts.findIndex((p) => 'toolCallId' in p && p.toolCallId === id);
+    const part = answer.parts[index];
+    if (!part || !('toolCallId' in part)) return;
+    const { toolCallId, type } = part;
+    const input = 'input' in part ? part.input : {};
+    answer.parts[index] = (
+      isError ? { type, toolCallId, state: 'output-error', input, errorText: content } : { type, toolCallId, state: 'output-available', input, output: content }
+    ) as Part;
+  };
+
+  for (const record of history) {
+    if (record.parent_run_id) continue;
+    switch (record.kind) {
+      case 'user_message':
+        messages.push({
+          id: userMessageId(record.run_id),
+          role: 'user',
+          parts: [{ type: 'text', text: record.text }],
+          ...(record.author ? { metadata: { author: record.author } } : {}),
+        });
+        break;
+      case 'assistant': {
+        const answer = answerFor(record.run_id);
+        answer.metadata = { ...answer.metadata, agent_id: record.agent_id };
+        answer.parts.push({ type: 'step-start' });
+        for (const block of record.content as { type: string; [key: string]: unknown }[]) {
+          if (block.type === 'text' && typeof block.text === 'string' && block.text) answer.parts.push({ type: 'text', text: block.text, state: 'done' });
+          else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+            answer.parts.push({ type: `tool-${String(block.name)}`, toolCallId: String(block.id), state: 'input-available', input: block.input } as Part);
+          } else if (block.type === 'web_search_tool_result') {
+            const result = describeSearchResult(block.content);
+            settle(answer, String(block.tool_use_id), result.content, result.is_error);
+          }
+        }
+        break;
+      }
+      case 'tool_results':
+        for (const result of record.results) settle(answerFor(record.run_id), result.tool_use_id, result.content, result.is_error);
+        break;
+      case 'tool_result':
+        settle(answerFor(record.run_id), record.tool_use_id, record.content, record.is_error);
+        break;
+      case 'run_end': {
+        const answer = answerFor(record.run_id);
+        answer.parts.push({
+          type: 'data-usage',
+          data: { status: record.status, steps: record.steps, usage: record.usage, ...(record.reason ? { reason: record.reason } : {}) },
+        });
+        answer.metadata = { ...answer.metadata, status: record.status, usage: record.usage };
+        break;
+      }
+    }
+  }
+  for (const waiting of queued) {
+    messages.push({
+      id: userMessageId(waiting.run_id),
+      role: 'user',
+      parts: [{ type: 'text', text: waiting.text }],
+      metadata: { queued: true, ...(waiting.author ? { author: waiting.author } : {}) },
+    });
+  }
+  return messages;
+}
+
+/** A web search result block as the stream's `tool_result` shows it: titles and URLs. */
+function describeSearchResult(content: unknown): { content: string; is_error: boolean } {
+  if (!Array.isArray(content)) return { content: `web search failed: ${(content as { error_code?: string } | undefined)?.error_code ?? 'unknown'}`, is_error: true };
+  if (content.length === 0) return { content: 'no results', is_error: false };
+  const lines = content.map((r: { title?: string; url?: string; page_age?: string | null }) => `- ${r.title} (${r.url})${r.page_age ? `, ${r.page_age}` : ''}`);
+  return { content: lines.join('\n'), is_error: false };
+}
