@@ -25,6 +25,18 @@ export function testTools() {
       },
     }),
     defineTool({
+      name: 'tally',
+      description: 'Count one execution in the ledger (every execution, unlike ledger: a side effect with no idempotency).',
+      input: z.object({ entry: z.string() }),
+      async execute({ entry }, { idempotencyKey }) {
+        count('tally');
+        const file = process.env.ZERO_TEST_LEDGER;
+        if (!file) throw new Error('ZERO_TEST_LEDGER is not set');
+        appendFileSync(file, `${idempotencyKey} tally:${entry}\n`);
+        return `counted ${entry}`;
+      },
+    }),
+    defineTool({
       name: 'echo',
       description: 'Echo the text back.',
       input: z.object({ text: z.string() }),

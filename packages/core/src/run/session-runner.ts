@@ -158,6 +158,9 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
       lost = true;
       return undefined;
     }
+    // An ending the store refused leaves the run unfinished in the log: stop here rather than resume it at once.
+    const last = history.findLast((r) => r.run_id === spec.runId);
+    if (last?.kind !== 'run_end' && last?.kind !== 'run_handover') throw new Error(`the end of run ${spec.runId} could not be recorded`);
     if (result.outcome.status !== 'handover') await deps.onRunFinished?.({ session, runId: spec.runId, history });
     return result.outcome;
   };
@@ -324,10 +327,11 @@ async function runOne(
       emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
       const now = new Date().toISOString();
       next = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
-      // Off the path to the first model call: neither has to be durable before the run starts.
+      // Off the path to the first model call: neither has to be durable before the run starts (a message left in
+      // the inbox is dropped by the next drain, as it is in the log).
       background.push(
-        deps.sessions.removeFromInbox(sessionId, message.message_id),
-        deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }),
+        deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined),
+        deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }).catch(() => undefined),
       );
     } else {
       agentId = spec.record.agent_id;
