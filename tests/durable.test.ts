@@ -253,10 +253,12 @@ describe('durable runs', () => {
 
       first.process.kill('SIGCONT');
       const events = await chat.rest();
+      // The frozen instance did not run the call again once it woke up.
+      expect((await ledger()).filter((l) => l.endsWith(' tally:frozen'))).toHaveLength(1);
+      // Its client is told to follow the session's event log, with no ending of its own invented.
       const last = events.at(-1)!;
       expect(last).toMatchObject({ type: 'handover', session_id: chat.sessionId, reason: expect.stringContaining('lease lost') });
       expect(events.filter((e) => e.type === 'done')).toEqual([]);
-      expect((await ledger()).filter((l) => l.endsWith(' tally:frozen'))).toHaveLength(1);
 
       // The client follows the session's event log from the handover, as it says, and sees the real ending.
       const controller = new AbortController();
