@@ -19,21 +19,11 @@ export function testTools() {
         // The ledger is a file shared by every process of a test (ZERO_TEST_LEDGER), keyed by the call.
         const file = process.env.ZERO_TEST_LEDGER;
         if (!file) throw new Error('ZERO_TEST_LEDGER is not set');
+        // Every execution, kept or not, is counted beside it: how often the side effect was attempted.
+        appendFileSync(`${file}.executions`, `${idempotencyKey} ${entry}\n`);
         const seen = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
         if (!seen.some((line) => line.startsWith(`${idempotencyKey} `))) appendFileSync(file, `${idempotencyKey} ${entry}\n`);
         return `recorded ${entry}`;
-      },
-    }),
-    defineTool({
-      name: 'tally',
-      description: 'Count one execution in the ledger (every execution, unlike ledger: a side effect with no idempotency).',
-      input: z.object({ entry: z.string() }),
-      async execute({ entry }, { idempotencyKey }) {
-        count('tally');
-        const file = process.env.ZERO_TEST_LEDGER;
-        if (!file) throw new Error('ZERO_TEST_LEDGER is not set');
-        appendFileSync(file, `${idempotencyKey} tally:${entry}\n`);
-        return `counted ${entry}`;
       },
     }),
     defineTool({
