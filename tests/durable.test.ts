@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startChildServer } from './support/child';
-import { DEV, DEV_KEY, TEST_API_KEY, getJson, startHarness, type Harness } from './support/harness';
+import { DEV, DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
 import { chatUntil, readSse, type ReceivedEvent } from './support/sse';
 
 /**
@@ -25,13 +26,33 @@ describe('durable runs', () => {
   });
   afterEach(() => h.fake.reset());
 
-  const child = () =>
-    startChildServer({
-      store: h.stack.store,
-      anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 },
-      leaseTtlMs: 1000,
-      auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
+  const child = (failpoint?: { after: string; signal: 'SIGKILL' | 'SIGSTOP' }) =>
+    startChildServer(
+      {
+        store: h.stack.store,
+        anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 },
+        leaseTtlMs: 1000,
+        auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
+      },
+      { failpoint },
+    );
+
+  /** Resolves once the child process has ended (it may kill itself at a failpoint). */
+  const exited = (server: Awaited<ReturnType<typeof child>>) =>
+    new Promise<void>((resolve) => {
+      if (server.process.exitCode !== null || server.process.signalCode !== null) return resolve();
+      server.process.once('exit', () => resolve());
     });
+
+  /** Resolves once the child process is stopped (SIGSTOP at a failpoint): its state in /proc is `T`. */
+  async function frozen(server: Awaited<ReturnType<typeof child>>) {
+    for (let i = 0; i < 500; i++) {
+      const stat = readFileSync(`/proc/${server.process.pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the child process never froze');
+  }
 
   /** Starts a run on `server`, reads its stream until `until` sees an event, and returns the session id. */
   async function startRun(url: string, message: string, until: (e: ReceivedEvent) => boolean) {
@@ -51,10 +72,12 @@ describe('durable runs', () => {
     return events;
   }
 
-  async function ledger() {
-    const text = await readFile(process.env.ZERO_TEST_LEDGER!, 'utf8').catch(() => '');
+  async function ledger(file = process.env.ZERO_TEST_LEDGER!) {
+    const text = await readFile(file, 'utf8').catch(() => '');
     return text.split('\n').filter(Boolean);
   }
+  /** Every execution of the ledger tool, including those whose entry was already there. */
+  const executions = () => ledger(`${process.env.ZERO_TEST_LEDGER}.executions`);
 
   it('killed mid model stream: the step is asked again and the run finishes as it would have', async () => {
     h.fake.script(
@@ -146,6 +169,115 @@ describe('durable runs', () => {
       expect(answered.map((b) => b.content)).toEqual(['recorded fast', 'recorded slow']);
     } finally {
       await second.kill();
+    }
+  });
+  it('killed between storing a record and writing its event: the event log holds an event for every stored record', async () => {
+    h.fake.script(
+      { text: 'Writing it down. ', toolCalls: [{ name: 'ledger', input: { entry: 'event-kill', ms: 0 } }] },
+      { text: 'Recorded.' },
+    );
+    // The process dies the moment the tool result is durable, before that result's event is written.
+    const first = await child({ after: 'tool_result', signal: 'SIGKILL' });
+    const sessionId = await startRun(first.url, 'record event-kill', (e) => e.type === 'start');
+    await exited(first);
+
+    const second = await child();
+    try {
+      const events = await followToDone(second.url, sessionId);
+      expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 2 });
+      const { json } = await getJson(`${second.url}/api/v2/sessions/${sessionId}`);
+      const history = json.history as { kind: string; message_id?: number; content?: { type: string; id?: string }[]; tool_use_id?: string; run_id: string }[];
+      expect(history.map((r) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'assistant', 'run_end']);
+      const has = (match: (e: ReceivedEvent) => boolean) => events.some(match);
+      for (const record of history) {
+        if (record.kind === 'user_message') expect(has((e) => e.type === 'message' && e.message_id === record.message_id)).toBe(true);
+        for (const block of record.kind === 'assistant' ? record.content!.filter((b) => b.type === 'tool_use') : []) {
+          expect(has((e) => e.type === 'tool_call' && e.id === block.id)).toBe(true);
+        }
+        if (record.kind === 'tool_result') {
+          expect(events.filter((e) => e.type === 'tool_result' && e.id === record.tool_use_id)).toEqual([
+            expect.objectContaining({ content: 'recorded event-kill', is_error: false }),
+          ]);
+        }
+        if (record.kind === 'run_end') expect(events.filter((e) => e.type === 'done' && e.run_id === record.run_id)).toHaveLength(1);
+      }
+      expect((await ledger()).filter((l) => l.endsWith(' event-kill'))).toHaveLength(1);
+    } finally {
+      await second.kill();
+    }
+  });
+
+  it('a message acknowledged but never recorded (its process died after the 200): reading the session answers it', async () => {
+    const { json: created } = await postJson(`${h.url}/api/v2/sessions`, { agent_id: 'tester', title: 'orphaned message' });
+    const sessionId = created.session.session_id as string;
+    // What a process killed between the 200 and the run's first record leaves: the message in the inbox,
+    // and the lease it took, never released.
+    const runtime = h.server.runtime;
+    const message = await runtime.sessions.enqueue(sessionId, { run_id: 'run_orphaned', text: 'still there?', author: { id: 'dev' }, at: new Date().toISOString() });
+    await runtime.leases.acquire(sessionId, 'a-dead-instance', message.run_id);
+    h.fake.script({ text: 'Still here.' });
+
+    let json: any;
+    for (let i = 0; i < 100; i++) {
+      ({ json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`));
+      if (json.history.some((r: { kind: string }) => r.kind === 'run_end')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(json.queued).toEqual([]);
+    expect(json.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'run_end']);
+    expect(json.history[0]).toMatchObject({ run_id: 'run_orphaned', text: 'still there?' });
+    expect(json.history[2]).toMatchObject({ status: 'completed' });
+  });
+
+  it('a message acknowledged but never recorded: a watcher of the session gets it answered', async () => {
+    const { json: created } = await postJson(`${h.url}/api/v2/sessions`, { agent_id: 'tester', title: 'orphaned, watched' });
+    const sessionId = created.session.session_id as string;
+    const runtime = h.server.runtime;
+    await runtime.sessions.enqueue(sessionId, { run_id: 'run_watched', text: 'anyone?', author: { id: 'dev' }, at: new Date().toISOString() });
+    await runtime.leases.acquire(sessionId, 'a-dead-instance', 'run_watched');
+    h.fake.script({ text: 'Yes, here.' });
+    const events = await followToDone(h.url, sessionId);
+    expect(events.find((e) => e.type === 'message')).toMatchObject({ text: 'anyone?', run_id: 'run_watched' });
+    expect(events.at(-1)).toMatchObject({ type: 'done', run_id: 'run_watched', status: 'completed' });
+  });
+
+  it('frozen past its lease before a tool runs: the tool runs once, and the frozen chat stream hands over to the event log', async () => {
+    h.fake.script({ toolCalls: [{ name: 'ledger', input: { entry: 'frozen', ms: 0 } }] }, { text: 'Counted.' });
+    // The process freezes the moment the step's tool call is durable, before the call runs.
+    const first = await child({ after: 'assistant', signal: 'SIGSTOP' });
+    try {
+      const chat = await chatUntil(first.url, { agent_id: 'tester', message: 'count once' }, (e) => e.type === 'start');
+      await frozen(first);
+      // Past the lease, a watcher on another instance takes the session over; it runs the call and ends the run.
+      await new Promise((r) => setTimeout(r, 1200));
+      const taken = await followToDone(h.url, chat.sessionId);
+      expect(taken.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+
+      first.process.kill('SIGCONT');
+      const events = await chat.rest();
+      // The frozen instance did not run the call again once it woke up.
+      expect((await executions()).filter((l) => l.endsWith(' frozen'))).toHaveLength(1);
+      // Its client is told to follow the session's event log, with no ending of its own invented.
+      const last = events.at(-1)!;
+      expect(last).toMatchObject({ type: 'handover', session_id: chat.sessionId, reason: expect.stringContaining('lease lost') });
+      expect(events.filter((e) => e.type === 'done')).toEqual([]);
+
+      // The client follows the session's event log from the handover, as it says, and sees the real ending.
+      const controller = new AbortController();
+      const response = await fetch(`${h.url}/api/v2/sessions/${chat.sessionId}/events?after=${last.event_id}`, { headers: DEV, signal: controller.signal });
+      let done: ReceivedEvent | undefined;
+      for await (const event of readSse(response)) {
+        if (event.type === 'done') {
+          done = event;
+          break;
+        }
+      }
+      controller.abort();
+      expect(done).toMatchObject({ type: 'done', run_id: last.run_id, status: 'completed' });
+      const { json } = await getJson(`${h.url}/api/v2/sessions/${chat.sessionId}`);
+      expect(json.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'tool_result', 'assistant', 'run_end']);
+    } finally {
+      await first.kill();
     }
   });
 });

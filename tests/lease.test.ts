@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LeaseLostError, driveSession, type Runtime } from '@zero/core';
 import { startChildServer } from './support/child';
 import { DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
-import { chatUntil } from './support/sse';
+import { chatStream, chatUntil } from './support/sse';
 
 describe('one run at a time, under a fenced lease', () => {
   let h: Harness;
@@ -12,6 +13,7 @@ describe('one run at a time, under a fenced lease', () => {
     rt = h.server.runtime;
   });
   afterAll(() => h.close());
+  afterEach(() => h.fake.reset());
 
   async function newSession(id: string) {
     await rt.sessions.createSession({ session_id: id, title: id, agent_id: 'tester', created_at: 'now', updated_at: 'now' });
@@ -75,5 +77,63 @@ describe('one run at a time, under a fenced lease', () => {
     } finally {
       await child.kill();
     }
+  });
+  /** A session made through the API, answered by the test agent. */
+  async function apiSession(title: string) {
+    const { json } = await postJson(`${h.url}/api/v2/sessions`, { title, agent_id: 'tester' });
+    return json.session.session_id as string;
+  }
+
+  it('cancel during the second of two queued messages stops the second run, not the finished first', async () => {
+    const id = await apiSession('two queued');
+    h.fake.script(
+      { toolCalls: [{ name: 'slow', input: { ms: 300 } }] },
+      { text: 'first answered' },
+      { toolCalls: [{ name: 'slow', input: { ms: 3000 } }] },
+      { text: 'second answered' },
+    );
+    const first = await chatUntil(h.url, { session_id: id, message: 'first' }, (e) => e.type === 'tool_call');
+    // Queued behind the first; the first run's drain goes on to it.
+    const second = await chatUntil(h.url, { session_id: id, message: 'second' }, (e) => e.type === 'tool_call');
+    const secondRun = second.events.find((e) => e.type === 'start')!.run_id;
+
+    const cancel = await postJson(`${h.url}/api/v2/sessions/${id}/cancel`, {});
+    expect(cancel.status).toBe(202);
+    expect(cancel.json.run_id).toBe(secondRun);
+    expect((await second.rest()).at(-1)).toMatchObject({ type: 'done', run_id: secondRun, status: 'cancelled' });
+    expect((await first.rest()).at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${id}`);
+    expect(json.history.at(-1)).toMatchObject({ kind: 'run_end', run_id: secondRun, status: 'cancelled' });
+  });
+
+  it('reject on an idle session: of a burst of 50 messages, exactly one is accepted', async () => {
+    const id = await apiSession('burst');
+    h.fake.script({ text: Array.from({ length: 20 }, (_, i) => `part ${i} `), deltaDelayMs: 150 });
+    const burst = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => postJson(`${h.url}/api/v2/chat`, { session_id: id, message: `message ${i}`, strategy: 'reject' })),
+    );
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(49);
+    const accepted = burst.find((r) => r.status === 200)!;
+    expect(accepted.json).toMatchObject({ status: 'completed' });
+    for (const refused of burst.filter((r) => r.status === 409)) expect(refused.json.error.code).toBe('conflict');
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${id}`);
+    expect(json.history.filter((r: { kind: string }) => r.kind === 'user_message')).toHaveLength(1);
+    expect(json.queued).toEqual([]);
+  });
+
+  it('a storage failure before the run starts: the chat stream still ends, with done', async () => {
+    const id = await apiSession('broken store');
+    // The session's event counter can no longer be updated: the store refuses every event position.
+    await rt.sessions.db.send(
+      new UpdateCommand({ TableName: rt.sessions.table, Key: { pk: `SESSION#${id}`, sk: 'LEASE' }, UpdateExpression: 'SET next_event = :s', ExpressionAttributeValues: { ':s': 'unusable' } }),
+    );
+    h.fake.script({ text: 'never asked' });
+    const { events } = await chatStream(h.url, { session_id: id, message: 'hello?' });
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'error' });
+    expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'error')).toBeTruthy();
+    expect(h.fake.requests).toHaveLength(0);
   });
 });

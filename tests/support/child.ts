@@ -6,9 +6,16 @@ import type { RuntimeConfig } from '@zero/core';
 const script = join(import.meta.dirname, 'child-server.ts');
 
 /** Starts a Zero server in a child process and resolves with its URL. */
-export async function startChildServer(config: Partial<RuntimeConfig>): Promise<{ url: string; process: ChildProcess; kill(): Promise<void> }> {
+export async function startChildServer(
+  config: Partial<RuntimeConfig>,
+  options: { failpoint?: { after: string; signal: 'SIGKILL' | 'SIGSTOP' } } = {},
+): Promise<{ url: string; process: ChildProcess; kill(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, ZERO_CHILD_CONFIG: JSON.stringify(config) },
+    env: {
+      ...process.env,
+      ZERO_CHILD_CONFIG: JSON.stringify(config),
+      ...(options.failpoint ? { ZERO_CHILD_FAILPOINT: JSON.stringify(options.failpoint) } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -26,6 +33,7 @@ export async function startChildServer(config: Partial<RuntimeConfig>): Promise<
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
+        // A frozen (SIGSTOPped) process dies of SIGKILL as well; nothing more to do.
       }),
   };
 }

@@ -19,6 +19,8 @@ export function testTools() {
         // The ledger is a file shared by every process of a test (ZERO_TEST_LEDGER), keyed by the call.
         const file = process.env.ZERO_TEST_LEDGER;
         if (!file) throw new Error('ZERO_TEST_LEDGER is not set');
+        // Every execution, kept or not, is counted beside it: how often the side effect was attempted.
+        appendFileSync(`${file}.executions`, `${idempotencyKey} ${entry}\n`);
         const seen = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
         if (!seen.some((line) => line.startsWith(`${idempotencyKey} `))) appendFileSync(file, `${idempotencyKey} ${entry}\n`);
         return `recorded ${entry}`;

@@ -71,7 +71,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       deps.sessions.peekInbox(id, 100),
       deps.sessions.listArtifacts(id),
     ]);
-    await resumeIfStalled(deps, id, history);
+    await resumeIfStalled(deps, id, { history, waiting });
     return c.json({
       session,
       role: member.role,

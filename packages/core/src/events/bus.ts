@@ -3,6 +3,8 @@ import type { EventRecorder } from './recorder';
 
 /** Sessions whose log is kept in memory between runs of this process. */
 const HISTORY_CACHE_SESSIONS = 200;
+/** Run endings remembered for this process's chat readers (see `endedHere`). */
+const ENDED_RUNS = 500;
 
 /**
  * Runs active in this process, by session, so that readers here see their
@@ -13,6 +15,8 @@ export class LocalRuns {
   private readonly controllers = new Map<string, AbortController>();
   private readonly watchers = new Map<string, Set<() => void>>();
   private readonly histories = new Map<string, LogRecord[]>();
+  /** Runs that ended here, by run id; a run whose events could not all be written keeps its recorder. */
+  private readonly ended = new Map<string, EventRecorder | undefined>();
 
   /**
    * The session's log as this process last held it. The log is append-only
@@ -46,7 +50,19 @@ export class LocalRuns {
   detach(sessionId: string, runId: string, recorder: EventRecorder): void {
     if (this.recorders.get(sessionId) === recorder) this.recorders.delete(sessionId);
     this.controllers.delete(runId);
+    this.ended.set(runId, recorder.failure ? recorder : undefined);
+    while (this.ended.size > ENDED_RUNS) this.ended.delete(this.ended.keys().next().value!);
     for (const watcher of this.watchers.get(sessionId) ?? []) watcher();
+  }
+
+  /**
+   * Whether the run ran (and ended) in this process, and if its events did
+   * not all reach the event log, its recorder: the only place they are.
+   */
+  endedHere(runId: string): { unwritten?: EventRecorder } | undefined {
+    if (!this.ended.has(runId)) return undefined;
+    const recorder = this.ended.get(runId);
+    return recorder ? { unwritten: recorder } : {};
   }
 
   recorder(sessionId: string): EventRecorder | undefined {

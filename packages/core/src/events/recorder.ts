@@ -77,6 +77,10 @@ export class EventRecorder {
 
   private assign() {
     while (this.waiting.length) {
+      if (this.failure) {
+        this.keepUnwritten(this.waiting.shift()!);
+        continue;
+      }
       if (!this.batch) {
         if (this.reserved === undefined) {
           this.reserveNext();
@@ -97,6 +101,18 @@ export class EventRecorder {
     this.wake();
   }
 
+  /**
+   * After a write or a reservation failed (the store is down, or another
+   * instance took the lease), events no longer reach the event log, but
+   * readers in this process still get them, up to the run's last event: they
+   * are numbered on from the last event, in a place the log never fills.
+   */
+  private keepUnwritten(event: StreamEvent) {
+    const last = this.events.at(-1)?.position;
+    const position = last ? { seq: last.seq, index: last.index + 1 } : { seq: 0, index: 0 };
+    this.events.push({ ...event, event_id: formatEventId(position), position });
+  }
+
   private reserveNext() {
     if (this.reserving || this.reserved !== undefined) return;
     this.reserving = this.storage
@@ -106,7 +122,6 @@ export class EventRecorder {
       })
       .catch((error: Error) => {
         this.failure ??= error;
-        this.waiting = [];
       })
       .finally(() => {
         this.reserving = undefined;

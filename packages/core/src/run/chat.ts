@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '../agent/catalog';
 import { followSession } from '../events/feed';
-import type { EventPosition } from '../events/ids';
+import { formatEventId, parseEventId, type EventPosition } from '../events/ids';
 import type { IdentifiedEvent } from '../events/recorder';
 import type { ChatRequest } from '../events/schema';
-import { sessionBusy } from '../store/lease-store';
-import type { LogRecord, SessionMeta } from '../store/records';
+import { zeroUsage } from '../events/usage';
+import { sessionBusy, type RunLease } from '../store/lease-store';
+import type { InboxMessage, LogRecord, SessionMeta } from '../store/records';
 import { requireAccess, type User } from '../sessions/access';
+import { describeFailure } from './end-run';
 import { driveSession, unfinishedRun, type DriveOptions, type SessionRunnerDeps } from './session-runner';
 
 export type ChatDeps = SessionRunnerDeps;
@@ -18,6 +20,8 @@ export interface AcceptedMessage {
   messageId: number;
   /** The event log's end when the message was accepted: the run's events come after it. */
   cursor: EventPosition;
+  /** The session's lease, when this message claimed the idle session (strategy `reject`): drive it with this. */
+  claimed?: { lease: RunLease; takeover: boolean };
 }
 
 /**
@@ -36,23 +40,33 @@ export async function acceptMessage(deps: ChatDeps, request: ChatRequest, user: 
   }
   const sessionId = session.session_id;
   const strategy = request.strategy ?? session.strategy ?? 'enqueue';
-  const lease = await deps.leases.inspect(sessionId);
-  if (strategy === 'reject' && lease?.active) throw sessionBusy(lease.run_id);
-
-  const cursor = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
   const runId = `run_${randomUUID()}`;
-  const message = await deps.sessions.enqueue(sessionId, {
-    run_id: runId,
-    text: request.message,
-    author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
-    agent_id: request.agent_id,
-    project_id: request.project_id,
-    voice_mode: request.voice_mode,
-    model: request.model,
-    at: now,
-  });
-  if (strategy === 'interrupt' && lease?.active && lease.run_id) await stopRun(deps, sessionId, lease.run_id, 'interrupted');
-  return { session, runId, messageId: message.message_id, cursor };
+  // `reject` admits a message only into an idle session, and the first one admitted claims it (a conditional
+  // write on the lease), so a burst at an idle session admits exactly one.
+  const claimed = strategy === 'reject' ? await deps.leases.acquire(sessionId, deps.instanceId, runId) : undefined;
+  if (strategy === 'reject' && !claimed) throw sessionBusy((await deps.leases.inspect(sessionId))?.run_id);
+  const lease = strategy === 'interrupt' ? await deps.leases.inspect(sessionId) : undefined;
+
+  let cursor: EventPosition;
+  let message: InboxMessage;
+  try {
+    cursor = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
+    message = await deps.sessions.enqueue(sessionId, {
+      run_id: runId,
+      text: request.message,
+      author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
+      agent_id: request.agent_id,
+      project_id: request.project_id,
+      voice_mode: request.voice_mode,
+      model: request.model,
+      at: now,
+    });
+  } catch (error) {
+    if (claimed) await deps.leases.release(claimed.lease).catch(() => undefined);
+    throw error;
+  }
+  if (lease?.active && lease.run_id) await stopRun(deps, sessionId, lease.run_id, 'interrupted');
+  return { session, runId, messageId: message.message_id, cursor, ...(claimed ? { claimed } : {}) };
 }
 
 /** Asks a run to stop at its next safe point, wherever it runs. */
@@ -69,8 +83,10 @@ export async function stopRun(deps: ChatDeps, sessionId: string, runId: string, 
  */
 export async function ensureAnswered(deps: ChatDeps, sessionId: string, messageId: number, options: DriveOptions & { signal?: AbortSignal } = {}): Promise<void> {
   const { signal } = options;
+  let claimed = options.claimed;
   for (;;) {
-    await driveSession(deps, sessionId, options);
+    await driveSession(deps, sessionId, { ...options, claimed });
+    claimed = undefined;
     const waiting = await deps.sessions.peekInbox(sessionId, 50);
     if (!waiting.some((m) => m.message_id === messageId) || signal?.aborted) return;
     const lease = await deps.leases.inspect(sessionId);
@@ -90,33 +106,94 @@ export interface ChatRun extends AcceptedMessage {
 export async function startChat(deps: ChatDeps, request: ChatRequest, user: User, options: DriveOptions = {}): Promise<ChatRun> {
   const accepted = await acceptMessage(deps, request, user);
   const sessionId = accepted.session.session_id;
-  const finished = ensureAnswered(deps, sessionId, accepted.messageId, options).catch((error) => {
+  const drive = ensureAnswered(deps, sessionId, accepted.messageId, { ...options, claimed: accepted.claimed });
+  const finished = drive.catch((error) => {
     console.error(JSON.stringify({ level: 'error', msg: 'session run failed', session_id: sessionId, error: String(error) }));
   });
+  // Settles only when driving the session here failed: nothing more will come from this process then.
+  const failed = drive.then(
+    () => new Promise<never>(() => undefined),
+    (error: unknown) => ({ failed: error }),
+  );
   async function* events(signal?: AbortSignal): AsyncGenerator<IdentifiedEvent> {
     // The run's own events and those of the child runs it delegated to (each child's first event names its parent).
     const runs = new Set([accepted.runId]);
-    for await (const event of followSession(deps, sessionId, { after: accepted.cursor, signal })) {
-      if (!('run_id' in event) || !event.run_id) continue;
-      if ('parent_run_id' in event && event.parent_run_id && runs.has(event.parent_run_id)) runs.add(event.run_id);
-      if (!runs.has(event.run_id)) continue;
-      yield event;
-      if ((event.type === 'done' || event.type === 'handover') && event.run_id === accepted.runId) return;
+    const follow = new AbortController();
+    const stop = () => follow.abort();
+    signal?.addEventListener('abort', stop, { once: true });
+    const feed = followSession(deps, sessionId, { after: accepted.cursor, signal: follow.signal });
+    let last = accepted.cursor;
+    let watching = true;
+    let pending = feed.next();
+    try {
+      for (;;) {
+        const next = await (watching ? Promise.race([pending, failed]) : pending);
+        if ('failed' in next) {
+          const ended = deps.runs.endedHere(accepted.runId);
+          // The run ended here and its events are in the event log: read on to its `done`.
+          if (ended && !ended.unwritten) {
+            watching = false;
+            continue;
+          }
+          // Its last events are only in memory (the store failed), or it never started: end the stream here.
+          yield* ended?.unwritten ? unwrittenEvents(ended.unwritten.eventsAfter(last), runs) : driveFailed(accepted.runId, last, next.failed, deps.secrets);
+          return;
+        }
+        if (next.done) return;
+        pending = feed.next();
+        const event = next.value;
+        last = parseEventId(event.event_id) ?? last;
+        if (!('run_id' in event) || !event.run_id) continue;
+        if ('parent_run_id' in event && event.parent_run_id && runs.has(event.parent_run_id)) runs.add(event.run_id);
+        if (!runs.has(event.run_id)) continue;
+        yield event;
+        if ((event.type === 'done' || event.type === 'handover') && event.run_id === accepted.runId) return;
+      }
+    } finally {
+      follow.abort();
+      signal?.removeEventListener('abort', stop);
+      // The feed ends on its own once aborted; a read it has under way may still be settling.
+      void pending.then(() => feed.return(undefined)).catch(() => undefined);
     }
   }
   return { ...accepted, events, finished };
 }
 
+/** A failed run's events that only this process holds, after what the reader has seen. */
+function* unwrittenEvents(events: readonly (IdentifiedEvent & { position: EventPosition })[], runs: Set<string>): Generator<IdentifiedEvent> {
+  for (const { position: _position, ...event } of events) {
+    if (!('run_id' in event) || !event.run_id) continue;
+    if ('parent_run_id' in event && event.parent_run_id && runs.has(event.parent_run_id)) runs.add(event.run_id);
+    if (runs.has(event.run_id)) yield event as IdentifiedEvent;
+  }
+}
+
 /**
- * Sends the session to the queue when its log shows a run that no process is
- * carrying on (its holder died): any request on the session wakes it up.
+ * The ending of a run that could not start because driving its session failed
+ * (the store refused before the run had a place in the event log). The message
+ * stays in the inbox; a later read of the session or the worker answers it.
  */
-export async function resumeIfStalled(deps: ChatDeps, sessionId: string, history?: readonly LogRecord[]): Promise<boolean> {
+function* driveFailed(runId: string, last: EventPosition, error: unknown, secrets: readonly string[] = []): Generator<IdentifiedEvent> {
+  const described = describeFailure(error, secrets);
+  // These events have no place in the event log: they repeat the id of the last event the reader had.
+  const event_id = last.index === Number.MAX_SAFE_INTEGER ? String(last.seq) : formatEventId(last);
+  yield { type: 'error', ...described, run_id: runId, event_id };
+  const reason = `the run could not start: ${described.message}`;
+  yield { type: 'done', run_id: runId, status: 'error', steps: 0, usage: zeroUsage(), reason, event_id };
+}
+
+/**
+ * Sends the session to the queue when no process is carrying it on (no live
+ * lease) although it has work: a run its log shows unfinished (its holder
+ * died), or messages waiting in its inbox (the process that accepted them
+ * died before it recorded them). Any read of the session wakes it up.
+ */
+export async function resumeIfStalled(deps: ChatDeps, sessionId: string, seen: { history?: readonly LogRecord[]; waiting?: readonly InboxMessage[] } = {}): Promise<boolean> {
   const lease = await deps.leases.inspect(sessionId);
   if (lease?.active) return false;
-  const log = history ?? (await deps.sessions.readLogTail(sessionId, 50));
-  if (!unfinishedRun(log)) return false;
-  await deps.queue.send({ session_id: sessionId, reason: 'resume an unfinished run' });
+  const waiting = seen.waiting ?? (await deps.sessions.peekInbox(sessionId, 1));
+  if (waiting.length === 0 && !unfinishedRun(seen.history ?? (await deps.sessions.readLogTail(sessionId, 50)))) return false;
+  await deps.queue.send({ session_id: sessionId, reason: waiting.length ? 'answer waiting messages' : 'resume an unfinished run' });
   return true;
 }
 

@@ -1,7 +1,6 @@
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
-import { ZeroError } from '../errors';
-import type { RunStatus, StreamEvent, Usage, VoiceMode } from '../events/schema';
+import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
@@ -13,6 +12,7 @@ import type { NewLogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { Delegator } from '../tools/tool';
+import { describeFailure, endRun, type RunOutcome } from './end-run';
 import { withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
@@ -58,18 +58,17 @@ export interface RunParams {
   handoverReserveMs?: number;
   /** Lets this run's tools hand tasks to other agents (`delegate_agent`); see `run/delegate.ts`. */
   delegator?: Delegator;
+  /**
+   * Called right before each tool call runs; rejects when this run may no
+   * longer act for the session (its lease was taken over), so a call's side
+   * effects never happen twice: the instance that took over runs it.
+   */
+  confirmLease?: () => Promise<void>;
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
 
-export interface RunOutcome {
-  /** `handover`: not over; it continues elsewhere from its log. */
-  status: RunStatus | 'handover';
-  steps: number;
-  usage: Usage;
-  reason?: string;
-  error?: { code: string; message: string };
-}
+export type { RunOutcome };
 
 /** Events the loop emits; the caller adds ids and fans them out. */
 export type Emit = (event: StreamEvent) => void;
@@ -190,31 +189,10 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     else if (error instanceof StepOutOfTime) outcome = { status: error.handover ? 'handover' : 'limit', steps: error.handover ? steps - 1 : steps, usage, reason: error.message };
     else {
       const described = describeFailure(error, deps.secrets ?? []);
-      emit({ type: 'error', ...described, run_id: runId });
       outcome = { status: 'error', steps, usage, reason: described.message, error: described };
     }
   }
-
-  if (outcome.status === 'handover') {
-    try {
-      await append({ kind: 'run_handover', run_id: runId, steps: outcome.steps, usage: outcome.usage, reason: outcome.reason ?? 'handover' });
-      emit({ type: 'handover', session_id: params.sessionId, run_id: runId, reason: outcome.reason ?? 'handover' });
-      return outcome;
-    } catch (error) {
-      const described = describeFailure(error, deps.secrets ?? []);
-      outcome = { status: 'error', steps, usage, reason: described.message, error: described };
-      emit({ type: 'error', ...described, run_id: runId });
-    }
-  }
-
-  try {
-    await append({ kind: 'run_end', run_id: runId, ...outcome, status: outcome.status as RunStatus });
-  } catch (error) {
-    const described = describeFailure(error, deps.secrets ?? []);
-    emit({ type: 'error', code: described.code, message: `the run's end could not be recorded: ${described.message}`, run_id: runId });
-  }
-  emit({ type: 'done', run_id: runId, status: outcome.status as RunStatus, steps: outcome.steps, usage: outcome.usage, ...(outcome.reason ? { reason: outcome.reason } : {}) });
-  return outcome;
+  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets }, outcome);
 }
 
 interface ModelResponse {
@@ -324,6 +302,8 @@ async function executeCall(
 ): Promise<ToolResult> {
   const refused = reserve();
   if (refused) return { content: `Not run: ${refused}. Answer with what you have.`, is_error: true, truncated: false };
+  // Fencing protects the log, not a tool's side effects: confirm the lease as late as possible.
+  await params.confirmLease?.();
   return deps.tools.execute(
     call.name,
     call.input,
@@ -346,16 +326,6 @@ async function executeCall(
     },
     { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars },
   );
-}
-
-function describeFailure(error: unknown, secrets: readonly string[]): { code: string; message: string } {
-  if (ZeroError.isInstance(error)) return { code: error.code, message: redact(error.message, secrets) };
-  if (ModelError.isInstance(error)) {
-    const status = error.status ? ` (HTTP ${error.status})` : '';
-    return { code: 'model_error', message: redact(`the model API failed${status}: ${error.message}`, secrets) };
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: 'internal', message: redact(message, secrets) };
 }
 
 function stopReason(signal: AbortSignal): string {

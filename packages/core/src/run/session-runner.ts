@@ -1,15 +1,18 @@
 import { requireAgent } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import type { LocalRuns } from '../events/bus';
+import { eventKey, missingEvents, recordKeys } from '../events/missing-events';
 import { EventRecorder } from '../events/recorder';
 import { addUsage, zeroUsage } from '../events/usage';
 import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { resolveModel } from '../model/anthropic';
+import { ZeroError } from '../errors';
 import { LeaseLostError, type LeaseStore, type RunLease, type StopRequest } from '../store/lease-store';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import { RunDelegator } from './delegate';
 import { pendingToolCalls, toMessages } from './history';
-import { runLoop, type RunDeps, type RunOutcome } from './loop';
+import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from './end-run';
+import { runLoop, type RunDeps } from './loop';
 import type { RunQueue } from './queue';
 
 export interface SessionRunnerDeps extends RunDeps {
@@ -44,6 +47,8 @@ export interface FinishedRun {
 export interface DriveOptions {
   /** Epoch ms by which this process must be done (Lambda: now + remaining time). */
   deadline?: number;
+  /** A lease this process already took for the session (a message that claimed an idle session); used first. */
+  claimed?: { lease: RunLease; takeover: boolean };
 }
 
 const STOP_REASONS: Record<StopRequest['reason'], string> = {
@@ -74,12 +79,17 @@ export function unfinishedRun(history: readonly LogRecord[]): { runId: string; m
  */
 export async function driveSession(deps: SessionRunnerDeps, sessionId: string, options: DriveOptions = {}): Promise<void> {
   const deadline = options.deadline ?? (deps.runBudgetMs ? Date.now() + deps.runBudgetMs : undefined);
+  let claimed = options.claimed;
   for (;;) {
-    const [next] = await deps.sessions.peekInbox(sessionId, 1);
-    const open = next ? undefined : await lastRunIfOpen(deps, sessionId);
-    if (!next && !open) return;
-    const acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open!);
-    if (!acquired) return;
+    let acquired = claimed;
+    claimed = undefined;
+    if (!acquired) {
+      const [next] = await deps.sessions.peekInbox(sessionId, 1);
+      const open = next ? undefined : await lastRunIfOpen(deps, sessionId);
+      if (!next && !open) return;
+      acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open!);
+      if (!acquired) return;
+    }
     let handedOver = false;
     try {
       handedOver = await drain(deps, sessionId, acquired.lease, acquired.takeover, deadline);
@@ -113,7 +123,11 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
   const lastLog = lastSeq(history);
   // Every event position is handed out by the lease, so its counter is never behind the event log;
   // the log's tail is read only to seal what a dead holder reserved.
-  if (takeover) await seal(deps, sessionId, lease, lastLog, await deps.sessions.lastEventSeq(sessionId));
+  if (takeover) {
+    const lastEvent = await deps.sessions.lastEventSeq(sessionId);
+    await seal(deps, sessionId, lease, lastLog, lastEvent);
+    await restoreEvents(deps, sessionId, lease, history, lastEvent);
+  }
   await deps.leases.raise(lease, 'log', lastLog);
 
   let current: { runId: string; controller: AbortController } | undefined;
@@ -123,7 +137,7 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
   let lost = false;
   const heartbeat = setInterval(() => {
     deps.leases
-      .heartbeat(lease)
+      .heartbeat(lease, current?.runId)
       .then(applyStop)
       .catch((error) => {
         if (error instanceof LeaseLostError) {
@@ -139,7 +153,15 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
     const result = await runOne(deps, session, lease, spec, history, controller, applyStop, deadline);
     current = undefined;
     session = result.session;
-    if (result.outcome?.status !== 'handover') await deps.onRunFinished?.({ session, runId: spec.runId, history });
+    if (result.outcome.error?.code === LEASE_LOST) {
+      // Another instance holds the session now and carries this run on.
+      lost = true;
+      return undefined;
+    }
+    // An ending the store refused leaves the run unfinished in the log: stop here rather than resume it at once.
+    const last = history.findLast((r) => r.run_id === spec.runId);
+    if (last?.kind !== 'run_end' && last?.kind !== 'run_handover') throw new Error(`the end of run ${spec.runId} could not be recorded`);
+    if (result.outcome.status !== 'handover') await deps.onRunFinished?.({ session, runId: spec.runId, history });
     return result.outcome;
   };
 
@@ -208,13 +230,15 @@ class PositionPool {
     private readonly lease: RunLease,
     private readonly log: 'log' | 'event',
     private readonly block: number,
+    /** The run the positions are for: each block names it on the lease, so cancel finds it. */
+    private readonly runId: string,
     private readonly onStop: (stop: StopRequest | undefined) => void,
   ) {}
 
   async next(): Promise<number> {
     while (this.free.length === 0) {
       this.refill ??= this.deps.leases
-        .allocate(this.lease, this.log, this.block)
+        .allocate(this.lease, this.log, this.block, this.runId)
         .then(({ first, stop }) => {
           for (let i = 0; i < this.block; i++) this.free.push(first + i);
           this.onStop(stop);
@@ -228,6 +252,12 @@ class PositionPool {
   }
 }
 
+/**
+ * Runs one message (or carries an unfinished run on) and ends it: whatever
+ * fails, its readers get one last event, `done` (or `handover`), and the log
+ * its `run_end` when the store takes it. Rethrows a storage failure after
+ * that, so the drive stops; a lost lease is an outcome, not a failure.
+ */
 async function runOne(
   deps: SessionRunnerDeps,
   session: SessionMeta,
@@ -237,15 +267,15 @@ async function runOne(
   controller: AbortController,
   applyStop: (stop: StopRequest | undefined) => void,
   deadline?: number,
-): Promise<{ session: SessionMeta; outcome?: RunOutcome }> {
+): Promise<{ session: SessionMeta; outcome: RunOutcome }> {
   const sessionId = session.session_id;
   const runId = spec.runId;
-  const logPositions = new PositionPool(deps, lease, 'log', 4, applyStop);
-  const eventPositions = new PositionPool(deps, lease, 'event', 4, applyStop);
+  const logPositions = new PositionPool(deps, lease, 'log', 4, runId, applyStop);
+  const eventPositions = new PositionPool(deps, lease, 'event', 4, runId, applyStop);
   const recorder = new EventRecorder(
     {
       allocate: () => eventPositions.next(),
-      write: (seq, events) => deps.sessions.putEvents(sessionId, { seq, run_id: runId, events }),
+      write: (seq, events) => deps.sessions.putEvents(sessionId, { seq, run_id: runId, events }).catch(fencedOut),
     },
     deps.eventFlushMs,
   );
@@ -255,11 +285,15 @@ async function runOne(
 
   const append = async (record: NewLogRecord) => {
     if (recorder.failure) throw recorder.failure;
-    const stored = await deps.sessions.append(sessionId, await logPositions.next(), record);
+    const stored = await deps.sessions.append(sessionId, await logPositions.next(), record).catch(fencedOut);
     history.push(stored);
   };
+  // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
+  let recorded = !!spec.record;
+  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded });
 
   const background: Promise<unknown>[] = [];
+  let next = session;
   try {
     let agent: AgentDefinition | undefined;
     let agentId: string;
@@ -267,7 +301,6 @@ async function runOne(
     let requestedVoice: VoiceMode | undefined;
     let previousAgent: string | undefined;
     let model: string;
-    let next = session;
     if (spec.message) {
       const message = spec.message;
       agentId = message.agent_id ?? session.agent_id ?? deps.defaultAgentId;
@@ -289,14 +322,16 @@ async function runOne(
         model,
         voice_mode: voice,
       });
+      recorded = true;
       if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
       emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
       const now = new Date().toISOString();
       next = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
-      // Off the path to the first model call: neither has to be durable before the run starts.
+      // Off the path to the first model call: neither has to be durable before the run starts (a message left in
+      // the inbox is dropped by the next drain, as it is in the log).
       background.push(
-        deps.sessions.removeFromInbox(sessionId, message.message_id),
-        deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }),
+        deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined),
+        deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }).catch(() => undefined),
       );
     } else {
       agentId = spec.record.agent_id;
@@ -308,11 +343,7 @@ async function runOne(
 
     if (!agent) {
       const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
-      emit({ type: 'error', ...error, run_id: runId });
-      const usage = zeroUsage();
-      await append({ kind: 'run_end', run_id: runId, status: 'error', steps: 0, usage, reason: error.message, error });
-      emit({ type: 'done', run_id: runId, status: 'error', steps: 0, usage, reason: error.message });
-      return { session: next };
+      return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
     }
 
     const outcome = await runLoop(
@@ -335,19 +366,70 @@ async function runOne(
           agent,
           runId,
         ),
+        confirmLease: () => deps.leases.heartbeat(lease, runId).then(applyStop),
       },
       emit,
     );
     return { session: next, outcome };
   } catch (error) {
-    // Only storage failures reach here (the loop itself never throws): report them to readers.
-    emit({ type: 'error', code: error instanceof LeaseLostError ? 'conflict' : 'internal', message: (error as Error).message, run_id: runId });
+    // Only storage failures reach here (the loop itself never throws): end the run for its readers, then stop the drive.
+    const described = describeFailure(error, deps.secrets ?? []);
+    const outcome = await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: described.message, error: described });
+    if (outcome.error?.code === LEASE_LOST) return { session: next, outcome };
     throw error;
   } finally {
     await Promise.allSettled(background);
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
   }
+}
+
+/**
+ * A write refused at a position the lease handed out means another instance
+ * sealed it: that instance took the lease over.
+ */
+function fencedOut(error: unknown): never {
+  if (ZeroError.isInstance(error) && error.code === 'conflict') throw new LeaseLostError(error.message);
+  throw error;
+}
+
+/** How many of the log's last records a takeover checks for events that never reached the event log. */
+const RESTORE_RECORDS = 50;
+/** Event batches read at a time, going back from the end, until they reach the oldest of those records' events. */
+const RESTORE_BATCHES = 50;
+
+/**
+ * After a takeover: writes the events of stored records that the previous
+ * holder never got into the event log (it died between storing a record and
+ * writing its event batch), derived from the records, so a reader of the
+ * event log sees every stored record.
+ */
+async function restoreEvents(deps: SessionRunnerDeps, sessionId: string, lease: RunLease, history: readonly LogRecord[], lastEvent: number) {
+  const candidates = [...history]
+    .filter((r) => r.kind !== 'void')
+    .sort((a, b) => a.seq - b.seq)
+    .slice(-RESTORE_RECORDS);
+  if (candidates.length === 0) return;
+  const earliestSeq = candidates[0]!.seq;
+  const seqOf = new Map(history.flatMap((r) => recordKeys(r).map((key) => [key, r.seq] as const)));
+  const logged: StreamEvent[] = [];
+  // Read back until the batches reach the event of a record at or before the oldest candidate (or the log's
+  // start), and one window more: concurrent tool results may log their events out of record order.
+  let extra = 1;
+  for (let to = lastEvent; to > 0 && extra >= 0; to -= RESTORE_BATCHES) {
+    const from = Math.max(1, to - RESTORE_BATCHES + 1);
+    const events = (await deps.sessions.readEvents(sessionId, from - 1, to - from + 1)).flatMap((b) => b.events);
+    logged.unshift(...events);
+    const reached = events.some((e) => {
+      const key = eventKey(e);
+      return key !== undefined && (seqOf.get(key) ?? Infinity) <= earliestSeq;
+    });
+    if (reached || extra < 1) extra--;
+  }
+  const events = missingEvents(sessionId, candidates, logged);
+  if (events.length === 0) return;
+  const { first } = await deps.leases.allocate(lease, 'event', 1);
+  await deps.sessions.putEvents(sessionId, { seq: first, run_id: candidates.at(-1)!.run_id, events });
 }
 
 /** Where an unfinished run stands: its completed steps, their usage, and the calls of its last step still without results. */

@@ -88,12 +88,17 @@ export class LeaseStore {
   }
 
   /**
-   * Hands out the next `count` positions of a log, extending the lease at the
-   * same time. Throws LeaseLostError when the lease was taken over.
+   * Hands out the next `count` positions of a log for run `runId`, extending
+   * the lease and naming that run as the active one in the same write (a
+   * drain moves from run to run; cancel and interrupt must name the current
+   * one). Throws LeaseLostError when the lease was taken over.
    */
-  async allocate(lease: RunLease, log: 'log' | 'event', count = 1): Promise<{ first: number; stop?: StopRequest }> {
+  async allocate(lease: RunLease, log: 'log' | 'event', count = 1, runId?: string): Promise<{ first: number; stop?: StopRequest }> {
     const field = log === 'log' ? 'next_log' : 'next_event';
-    const result = await this.fenced(lease, `SET lease_until = :until, ${field} = ${field} + :n`, { ':n': count });
+    const result = await this.fenced(lease, `SET lease_until = :until, ${field} = ${field} + :n${runId ? ', run_id = :r' : ''}`, {
+      ':n': count,
+      ...(runId ? { ':r': runId } : {}),
+    });
     const last = Number(result.attributes[field]);
     if (log === 'log') lease.nextLog = last;
     else lease.nextEvent = last;

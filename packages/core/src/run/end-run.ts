@@ -1,0 +1,88 @@
+import { ZeroError } from '../errors';
+import type { RunStatus, StreamEvent, Usage } from '../events/schema';
+import { ModelError } from '../model/provider';
+import type { NewLogRecord } from '../store/records';
+import { redact } from './redact';
+
+export interface RunOutcome {
+  /** `handover`: not over; it continues elsewhere from its log. */
+  status: RunStatus | 'handover';
+  steps: number;
+  usage: Usage;
+  reason?: string;
+  error?: { code: string; message: string };
+}
+
+/** What ending a run needs: where its records and events go. */
+export interface RunEnding {
+  sessionId: string;
+  runId: string;
+  append: (record: NewLogRecord) => Promise<void>;
+  emit: (event: StreamEvent) => void;
+  secrets?: readonly string[];
+  /** False when the run's user message never reached the log (it waits in the inbox): nothing is recorded then. */
+  recorded?: boolean;
+}
+
+/** The code of a failure caused by losing the session's lease to another instance. */
+export const LEASE_LOST = 'lease_lost';
+
+/** Why a run's client is told to follow the session's events when its instance lost the lease. */
+export const LEASE_LOST_REASON = 'lease lost: another instance carries the run on; follow the session\'s events from here';
+
+/**
+ * Ends a run; the one place that does, for every way a run ends. Reports an
+ * error outcome, records `run_end` (or `run_handover`) when the store takes
+ * it, and emits the run's last event: `done`, or `handover` when the run
+ * continues elsewhere (near its time limit, or because another instance took
+ * its lease: that instance carries it on and writes its real ending, so this
+ * one invents none). Must not throw.
+ */
+export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<RunOutcome> {
+  const { runId, emit } = ending;
+  const leaseLost = (): RunOutcome => {
+    emit({ type: 'handover', session_id: ending.sessionId, run_id: runId, reason: LEASE_LOST_REASON });
+    return { ...outcome, status: 'handover', reason: LEASE_LOST_REASON, error: { code: LEASE_LOST, message: LEASE_LOST_REASON } };
+  };
+  if (outcome.error?.code === LEASE_LOST) return leaseLost();
+  if (outcome.error) emit({ type: 'error', ...outcome.error, run_id: runId });
+
+  if (outcome.status === 'handover') {
+    try {
+      await ending.append({ kind: 'run_handover', run_id: runId, steps: outcome.steps, usage: outcome.usage, reason: outcome.reason ?? 'handover' });
+      emit({ type: 'handover', session_id: ending.sessionId, run_id: runId, reason: outcome.reason ?? 'handover' });
+      return outcome;
+    } catch (error) {
+      const described = describeFailure(error, ending.secrets ?? []);
+      if (described.code === LEASE_LOST) return leaseLost();
+      emit({ type: 'error', ...described, run_id: runId });
+      outcome = { status: 'error', steps: outcome.steps, usage: outcome.usage, reason: described.message, error: described };
+    }
+  }
+
+  const status = outcome.status as RunStatus;
+  if (ending.recorded !== false) {
+    try {
+      await ending.append({ kind: 'run_end', run_id: runId, ...outcome, status });
+    } catch (error) {
+      const described = describeFailure(error, ending.secrets ?? []);
+      if (described.code === LEASE_LOST) return leaseLost();
+      emit({ type: 'error', code: described.code, message: `the run's end could not be recorded: ${described.message}`, run_id: runId });
+    }
+  }
+  emit({ type: 'done', run_id: runId, status, steps: outcome.steps, usage: outcome.usage, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+  return outcome;
+}
+
+/** An error as the run's client may see it: a stable code and a message without secrets. */
+export function describeFailure(error: unknown, secrets: readonly string[]): { code: string; message: string } {
+  if (ZeroError.isInstance(error)) return { code: error.code, message: redact(error.message, secrets) };
+  if (ModelError.isInstance(error)) {
+    const status = error.status ? ` (HTTP ${error.status})` : '';
+    return { code: 'model_error', message: redact(`the model API failed${status}: ${error.message}`, secrets) };
+  }
+  // By name, not class: the lease store's error must be recognised without the run importing the store.
+  if ((error as { name?: unknown })?.name === 'LeaseLostError') return { code: LEASE_LOST, message: LEASE_LOST_REASON };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'internal', message: redact(message, secrets) };
+}
