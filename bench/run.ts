@@ -9,7 +9,7 @@ import { coldStart, type ColdStartResult } from './scenarios/cold-start';
 import { concurrency, type ConcurrencyResult } from './scenarios/concurrency';
 import { sessionCost, type CostResult } from './scenarios/cost';
 import { growth, type GrowthResult } from './scenarios/growth';
-import { LOOP_RUNS, loopOverhead, type LoopOverheadResult } from './scenarios/loop-overhead';
+import { LOOP_RUNS, LOOP_STEPS, loopOverhead, type LoopOverheadResult } from './scenarios/loop-overhead';
 import { relayLatency, type RelayResult } from './scenarios/relay';
 import { requestsPerStep, type RequestsResult } from './scenarios/requests';
 import { forkChild } from './support/child';
@@ -30,7 +30,8 @@ import { systemPromptBlocks, writeAgentDir } from './workload';
 const USAGE = `npm run bench [-- --quick] [-- --profile]
 
   --quick    only issue 13's six figures: Zero and the Anthropic tool runner, fewer loop runs (about 2 minutes)
-  --profile  CPU-profile Zero's server during the 200 concurrent sessions; writes bench/results/*.cpuprofile and prints its top consumers`;
+  --profile  CPU-profile Zero's server in the loop-overhead runs (extra runs) and during the 200 concurrent sessions;
+             writes bench/results/profile-*.cpuprofile (open in Chrome DevTools or speedscope) and prints the top consumers`;
 
 async function main() {
   const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
@@ -69,7 +70,8 @@ async function main() {
   const log = (line: string) => process.stderr.write(`bench: ${line} (${Math.round((performance.now() - started) / 1000)} s)\n`);
   try {
     log('loop overhead…');
-    const loop = await loopOverhead(ctx, runners, quick ? LOOP_RUNS.quick : LOOP_RUNS.full);
+    const profileOf = (scenario: string) => (options.profile ? join(dir, `profile-${scenario}-${stamp}.cpuprofile`) : undefined);
+    const { results: loop, profile: loopProfile } = await loopOverhead(ctx, runners, quick ? LOOP_RUNS.quick : LOOP_RUNS.full, profileOf('loop'));
     log('DynamoDB requests per step…');
     const requests = await requestsPerStep(ctx, zero);
     let relay: RelayResult[] | undefined;
@@ -85,11 +87,16 @@ async function main() {
     }
     log(`concurrency (200 sessions per runner, each in a fresh process${options.profile ? '; Zero profiled' : ''})…`);
     const concurrent: ConcurrencyResult[] = [];
-    for (const spec of specs) concurrent.push(await concurrency(ctx, spec, spec.kind === 'zero' && options.profile ? join(dir, `profile-${stamp}.cpuprofile`) : undefined));
+    for (const spec of specs) concurrent.push(await concurrency(ctx, spec, spec.kind === 'zero' ? profileOf('concurrency') : undefined));
     log('cold start (bundles, fresh processes)…');
     const cold = await coldStart(quick ? 7 : 11);
-    const profile = concurrent.find((c) => c.profile)?.profile;
-    const profiled = profile ? await summariseProfile(profile) : undefined;
+    const profiles: { scenario: string; file: string; summary: ProfileSummary }[] = [];
+    for (const [scenario, file] of [
+      [`the loop-overhead runs (${LOOP_STEPS} steps each, run again under the profiler)`, loopProfile],
+      ['the 200 concurrent sessions (profiled while measured: its figures read a little slower)', concurrent.find((c) => c.profile)?.profile],
+    ] as const) {
+      if (file) profiles.push({ scenario, file, summary: await summariseProfile(file) });
+    }
 
     const machine = { load_average_before: loadBefore, load_average: loadavg().map((l) => Math.round(l * 10) / 10), cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
     const seconds = Math.round((performance.now() - started) / 1000);
@@ -106,7 +113,7 @@ async function main() {
       ...(cost.length ? [printCost(cost)] : []),
       ...(grown ? [printGrowth(grown)] : []),
       printColdStart(cold),
-      ...(profiled && profile ? [printProfile(profiled, profile)] : []),
+      ...profiles.map((p) => printProfile(p.scenario, p.summary, p.file)),
       ...(targets ? [table('Targets of issues 2 and 8', ['target', 'figure', 'met'], targets.map((t) => [t.target, t.figure, t.met ? 'yes' : 'NO']))] : []),
       table('Issue 13: speed and cost', ['figure', 'now', 'target', 'met'], figures.map((f) => [f.figure, f.now, f.target, f.met ? 'yes' : 'NO'])),
     ].join('\n');
@@ -115,7 +122,7 @@ async function main() {
     const file = join(dir, `bench-${stamp}${quick ? '-quick' : ''}.json`);
     await writeFile(
       file,
-      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, loop, requests, relay, concurrency: concurrent, cost, growth: grown, cold_start: cold, profile: profiled, targets, issue13: figures }, null, 2),
+      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, loop, requests, relay, concurrency: concurrent, cost, growth: grown, cold_start: cold, profiles, targets, issue13: figures }, null, 2),
     );
     console.log(`\nResults: ${file}`);
   } finally {
@@ -170,10 +177,10 @@ function printColdStart(result: ColdStartResult) {
   );
 }
 
-function printProfile(summary: ProfileSummary, file: string) {
+function printProfile(scenario: string, summary: ProfileSummary, file: string) {
   const row = (e: { name: string; selfMs: number; share: number }) => [e.name, ms(e.selfMs, 0), `${(e.share * 100).toFixed(1)}%`];
   return [
-    `\nCPU profile of Zero's server during the 200 sessions: ${file}`,
+    `\nCPU profile of Zero's server during ${scenario}: ${file}`,
     `${ms(summary.busyMs, 0)} ms busy of ${ms(summary.totalMs, 0)} ms (GC ${ms(summary.gcMs, 0)} ms)`,
     table('Self time by owner', ['owner', 'ms', 'share of busy'], summary.owners.map(row)),
     table('Self time by function', ['function', 'ms', 'share of busy'], summary.functions.map(row)),

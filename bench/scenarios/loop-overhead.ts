@@ -29,9 +29,15 @@ export interface LoopOverheadResult {
 /**
  * Scenario 1: a 20-step run, one cheap tool per step, the model answering
  * instantly. The runners take turns run by run, so a burst of load from
- * elsewhere on the machine falls on all of them alike.
+ * elsewhere on the machine falls on all of them alike. With `profileFile`,
+ * Zero (the first runner) runs as many runs again under the CPU profiler.
  */
-export async function loopOverhead(ctx: BenchContext, runners: Runner[], { runs, warmup } = LOOP_RUNS.full): Promise<LoopOverheadResult[]> {
+export async function loopOverhead(
+  ctx: BenchContext,
+  runners: Runner[],
+  { runs, warmup } = LOOP_RUNS.full,
+  profileFile?: string,
+): Promise<{ results: LoopOverheadResult[]; profile?: string }> {
   await ctx.fake.plan({ toolSteps: LOOP_STEPS - 1, callsPerStep: 1, answer: SHORT_ANSWER });
   const samples = runners.map(() => ({ gaps: [] as number[], wall: [] as number[], cpu: [] as number[], clientCpu: [] as number[], persistence: [] as number[], firstEvent: [] as number[] }));
   for (let run = 0; run < warmup + runs; run++) {
@@ -47,7 +53,15 @@ export async function loopOverhead(ctx: BenchContext, runners: Runner[], { runs,
       if (sample.firstEvent !== undefined) into.firstEvent.push(sample.firstEvent);
     }
   }
-  return runners.map((runner, i) => {
+  // Profiled runs come after the measured ones, so the profiler's own cost is in no figure.
+  let profile: string | undefined;
+  const server = runners[0]?.server;
+  if (profileFile && server) {
+    await server.startProfile();
+    for (let run = 0; run < runs; run++) await oneRun(ctx, runners[0]!, run);
+    profile = await server.stopProfile(profileFile);
+  }
+  const results = runners.map((runner, i) => {
     const { gaps, wall, cpu, clientCpu, persistence, firstEvent } = samples[i]!;
     const wallPerStep = median(wall);
     return {
@@ -62,6 +76,7 @@ export async function loopOverhead(ctx: BenchContext, runners: Runner[], { runs,
       first_event_ms: { p50: median(firstEvent), p99: percentile(firstEvent, 99) },
     };
   });
+  return { results, ...(profile ? { profile } : {}) };
 }
 
 /** One 20-step run in a new session; times per step. */
