@@ -29,7 +29,7 @@ import { systemPromptBlocks, writeAgentDir } from './workload';
  */
 const USAGE = `npm run bench [-- --quick] [-- --profile]
 
-  --quick    only issue 13's six figures: Zero and the Anthropic tool runner, fewer loop runs (about 2 minutes)
+  --quick    only issue 13's six figures: Zero and the Anthropic tool runner, fewer loop runs (1–1.5 minutes)
   --profile  CPU-profile Zero's server in the loop-overhead runs (extra runs) and during the 200 concurrent sessions;
              writes bench/results/profile-*.cpuprofile (open in Chrome DevTools or speedscope) and prints the top consumers`;
 
