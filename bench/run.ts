@@ -1,77 +1,129 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { StoreConfig } from '@zero/core';
 import { DEFAULT_SPECS, EXPERT_SPECS, createRunner } from './runners/catalog';
 import type { Runner, RunnerEnv } from './runners/runner';
+import { coldStart, type ColdStartResult } from './scenarios/cold-start';
 import { concurrency, type ConcurrencyResult } from './scenarios/concurrency';
 import { sessionCost, type CostResult } from './scenarios/cost';
 import { growth, type GrowthResult } from './scenarios/growth';
-import { loopOverhead, type LoopOverheadResult } from './scenarios/loop-overhead';
+import { LOOP_RUNS, LOOP_STEPS, loopOverhead, type LoopOverheadResult } from './scenarios/loop-overhead';
 import { relayLatency, type RelayResult } from './scenarios/relay';
+import { requestsPerStep, type RequestsResult } from './scenarios/requests';
 import { forkChild } from './support/child';
 import { FakeModel, type BenchContext } from './support/context';
+import type { RequestCount } from './support/dynamo-requests';
+import { summariseProfile, type ProfileSummary } from './support/profile';
 import { ms, table } from './support/stats';
+import { evaluateTargets, issue13Figures } from './support/targets';
 import { systemPromptBlocks, writeAgentDir } from './workload';
 
 /**
- * `npm run bench`: every scenario of issues 2 and 8, for Zero and each peer,
- * against one fake Anthropic server on loopback (its own process), with Zero's
- * DynamoDB (dynalite, on disk) and S3 (s3rver) in another. Prints the tables
- * and the targets, and writes the figures to bench/results/.
+ * `npm run bench`: every scenario of issues 2, 8 and 13, for Zero and each
+ * peer, against one fake Anthropic server on loopback (its own process), with
+ * Zero's DynamoDB (dynalite, on disk, every request counted) and S3 (s3rver)
+ * in another. Prints the tables and the targets, and writes the figures to
+ * bench/results/. `--quick` runs only what issue 13's six figures need.
  */
+const USAGE = `npm run bench [-- --quick] [-- --profile]
+
+  --quick    only issue 13's six figures: Zero and the Anthropic tool runner, fewer loop runs (1–1.5 minutes)
+  --profile  CPU-profile Zero's server in the loop-overhead runs (extra runs) and during the 200 concurrent sessions;
+             writes bench/results/profile-*.cpuprofile (open in Chrome DevTools or speedscope) and prints the top consumers`;
+
 async function main() {
+  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
+  if (options.help) return console.log(USAGE);
+  const quick = options.quick ?? false;
   // The children need no Node deprecation chatter (the AWS SDK warns about Node 20).
   process.env.NODE_NO_WARNINGS = '1';
   // Other work on the machine moves every timing; the load average is printed with the figures.
   const loadBefore = loadavg().map((l) => Math.round(l * 10) / 10);
+  const started = performance.now();
   const root = join(import.meta.dirname);
+  const dir = join(root, 'results');
+  await mkdir(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const fakeChild = await forkChild<{ url: string }>(join(root, 'processes', 'fake-model.ts'));
   const storesChild = await forkChild<{ store: StoreConfig }>(join(root, 'processes', 'stores.ts'));
   const agentsDir = await writeAgentDir();
   const env: RunnerEnv = { fakeUrl: fakeChild.ready.url, store: storesChild.ready.store, agentsDir, system: systemPromptBlocks() };
   const fake = new FakeModel(fakeChild);
+  // Quick: Zero and the tool runner, the two the targets compare.
+  const specs = quick ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
   const runners: Runner[] = [];
-  for (const spec of DEFAULT_SPECS) runners.push(await createRunner(spec, env));
+  for (const spec of specs) runners.push(await createRunner(spec, env));
   const experts: Runner[] = [];
-  for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
-  const ctx: BenchContext = { fake, env, runners, storesCpuMs: async () => (await storesChild.call<{ cpuMs: number }>('stats')).cpuMs };
+  if (!quick) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
+  const ctx: BenchContext = {
+    fake,
+    env,
+    runners,
+    storesCpuMs: async () => (await storesChild.call<{ cpuMs: number }>('stats')).cpuMs,
+    storeRequests: () => storesChild.call<RequestCount[]>('requests'),
+    resetStoreRequests: () => storesChild.call<void>('resetRequests'),
+  };
   const zero = runners[0]!;
 
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const log = (line: string) => process.stderr.write(`bench: ${line} (${Math.round((performance.now() - started) / 1000)} s)\n`);
   try {
-    log('bench: loop overhead…');
-    const loop = await loopOverhead(ctx, runners);
-    log('bench: relay latency…');
-    const relay = await relayLatency(ctx, runners);
-    log('bench: cost of a session…');
+    log('loop overhead…');
+    const profileOf = (scenario: string) => (options.profile ? join(dir, `profile-${scenario}-${stamp}.cpuprofile`) : undefined);
+    const { results: loop, profile: loopProfile } = await loopOverhead(ctx, runners, quick ? LOOP_RUNS.quick : LOOP_RUNS.full, profileOf('loop'));
+    log('DynamoDB requests per step…');
+    const requests = await requestsPerStep(ctx, zero);
+    let relay: RelayResult[] | undefined;
     const cost: CostResult[] = [];
-    for (const runner of [...runners, ...experts]) cost.push(await sessionCost(ctx, runner));
-    log('bench: growth (200 turns)…');
-    const grown = await growth(ctx, zero);
-    log('bench: concurrency (200 sessions per runner, each in a fresh process)…');
+    let grown: GrowthResult | undefined;
+    if (!quick) {
+      log('relay latency…');
+      relay = await relayLatency(ctx, runners);
+      log('cost of a session…');
+      for (const runner of [...runners, ...experts]) cost.push(await sessionCost(ctx, runner));
+      log('growth (200 turns)…');
+      grown = await growth(ctx, zero);
+    }
+    log(`concurrency (200 sessions per runner, each in a fresh process${options.profile ? '; Zero profiled' : ''})…`);
     const concurrent: ConcurrencyResult[] = [];
-    for (const spec of DEFAULT_SPECS) concurrent.push(await concurrency(ctx, spec));
+    for (const spec of specs) concurrent.push(await concurrency(ctx, spec, spec.kind === 'zero' ? profileOf('concurrency') : undefined));
+    log('cold start (bundles, fresh processes)…');
+    const cold = await coldStart(quick ? 7 : 11);
+    const profiles: { scenario: string; file: string; summary: ProfileSummary }[] = [];
+    for (const [scenario, file] of [
+      [`the loop-overhead runs (${LOOP_STEPS} steps each, run again under the profiler)`, loopProfile],
+      ['the 200 concurrent sessions (profiled while measured: its figures read a little slower)', concurrent.find((c) => c.profile)?.profile],
+    ] as const) {
+      if (file) profiles.push({ scenario, file, summary: await summariseProfile(file) });
+    }
 
     const machine = { load_average_before: loadBefore, load_average: loadavg().map((l) => Math.round(l * 10) / 10), cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
-    const targets = evaluateTargets(loop, relay, cost, grown);
+    const seconds = Math.round((performance.now() - started) / 1000);
+    const figures = issue13Figures(loop, requests, concurrent, cold);
+    const targets = relay && grown ? evaluateTargets(loop, relay, cost, grown) : undefined;
     const report = [
-      `Zero benchmarks — ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}, ${machine.platform}; load average (1/5/15 min) ${loadBefore.join(' / ')} before, ${machine.load_average.join(' / ')} after`,
+      `Zero benchmarks${quick ? ' (quick)' : ''} — ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}, ${machine.platform}; load average (1/5/15 min) ${loadBefore.join(' / ')} before, ${machine.load_average.join(' / ')} after; ${seconds} s`,
       'Processes: the fake Anthropic server (answering instantly), dynalite (LevelDB on disk) + s3rver, and Zero\'s server each run apart from the',
       'bench process, which holds the peers and Zero\'s SSE client. Zero\'s CPU and memory are its server\'s; "client cpu" is reading its SSE.',
       printLoop(loop),
-      printRelay(relay),
+      printRequests(requests),
+      ...(relay ? [printRelay(relay)] : []),
       printConcurrency(concurrent),
-      printCost(cost),
-      printGrowth(grown),
-      table('Targets', ['target', 'figure', 'met'], targets.map((t) => [t.target, t.figure, t.met ? 'yes' : 'NO'])),
+      ...(cost.length ? [printCost(cost)] : []),
+      ...(grown ? [printGrowth(grown)] : []),
+      printColdStart(cold),
+      ...profiles.map((p) => printProfile(p.scenario, p.summary, p.file)),
+      ...(targets ? [table('Targets of issues 2 and 8', ['target', 'figure', 'met'], targets.map((t) => [t.target, t.figure, t.met ? 'yes' : 'NO']))] : []),
+      table('Issue 13: speed and cost', ['figure', 'now', 'target', 'met'], figures.map((f) => [f.figure, f.now, f.target, f.met ? 'yes' : 'NO'])),
     ].join('\n');
     console.log(report);
 
-    const dir = join(root, 'results');
-    await mkdir(dir, { recursive: true });
-    const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await writeFile(file, JSON.stringify({ machine, at: new Date().toISOString(), loop, relay, concurrency: concurrent, cost, growth: grown, targets }, null, 2));
+    const file = join(dir, `bench-${stamp}${quick ? '-quick' : ''}.json`);
+    await writeFile(
+      file,
+      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, loop, requests, relay, concurrency: concurrent, cost, growth: grown, cold_start: cold, profiles, targets, issue13: figures }, null, 2),
+    );
     console.log(`\nResults: ${file}`);
   } finally {
     for (const runner of [...runners, ...experts]) await runner.close();
@@ -99,6 +151,43 @@ function printLoop(rows: LoopOverheadResult[]) {
   );
 }
 
+function printRequests(result: RequestsResult) {
+  const fixed = (n: number) => n.toFixed(1);
+  const byItem = table(
+    `DynamoDB requests of a one-tool turn (user message → tool step → answer) in a warm session, as dynalite served them — ${result.turns} turns; ` +
+      `${fixed(result.writes_per_step)} writes and ${fixed(result.reads_per_step)} reads per step; one more tool step in a run: +${fixed(result.marginal_tool_step.writes)} writes, +${fixed(result.marginal_tool_step.reads)} reads; ` +
+      `a streaming answer adds ${fixed(result.event_writes_per_streamed_second)} event-log writes per second`,
+    ['operation', 'kind', 'item', 'condition failed', 'per turn', 'per step'],
+    result.rows.map((r) => [r.operation, r.write ? 'write' : 'read', r.item, r.condition_failed ? 'yes' : '', fixed(r.per_turn), fixed(r.per_turn / result.steps_per_turn)]),
+  );
+  const byPath = table(
+    'The same requests by the code path that sent them (Zero\'s frames, innermost first)',
+    ['command', 'item', 'per turn', 'code path'],
+    result.paths.map((p) => [p.command, p.item, fixed(p.per_turn), p.path.join(' ← ')]),
+  );
+  return `${byItem}\n${byPath}`;
+}
+
+function printColdStart(result: ColdStartResult) {
+  const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
+  return table(
+    `6. Cold start — importing each Lambda bundle in a fresh Node process (median of ${result.runs}, alternating)`,
+    ['bundle', 'total', 'loaded at init', 'init ms'],
+    result.rows.map((r) => [r.bundle, mb(r.total), mb(r.atInit), ms(r.initMs, 1)]),
+  );
+}
+
+function printProfile(scenario: string, summary: ProfileSummary, file: string) {
+  const row = (e: { name: string; selfMs: number; share: number }) => [e.name, ms(e.selfMs, 0), `${(e.share * 100).toFixed(1)}%`];
+  return [
+    `\nCPU profile of Zero's server during ${scenario}: ${file}`,
+    `${ms(summary.busyMs, 0)} ms busy of ${ms(summary.totalMs, 0)} ms (GC ${ms(summary.gcMs, 0)} ms)`,
+    table('Self time by owner', ['owner', 'ms', 'share of busy'], summary.owners.map(row)),
+    table('Self time by function', ['function', 'ms', 'share of busy'], summary.functions.map(row)),
+    table("Time inside Zero's functions (self and below)", ['function', 'ms', 'share of busy'], summary.inclusive.map(row)),
+  ].join('\n');
+}
+
 function printRelay(rows: RelayResult[]) {
   return table(
     '2. Relay latency — 500 text deltas 2 ms apart, fake server write → consumer read (ms; median of 3 runs by p99)',
@@ -108,7 +197,7 @@ function printRelay(rows: RelayResult[]) {
 }
 
 function printConcurrency(rows: ConcurrencyResult[]) {
-  return table(
+  const main = table(
     '3. Concurrency — 200 sessions at once, each a tool step and a 20-delta streamed answer (Zero: memory of its server process)',
     ['runner', 'steps/s', 'first event p50', 'first event p99', 'runtime cpu s', 'store cpu s', 'rss base MB', 'rss peak MB', 'rss/session KB', 'heap/session KB', 'errors'],
     rows.map((r) => [
@@ -125,6 +214,14 @@ function printConcurrency(rows: ConcurrencyResult[]) {
       r.errors,
     ]),
   );
+  const zero = rows.find((r) => r.store_requests_per_session);
+  if (!zero?.store_requests_per_session) return main;
+  const requests = table(
+    `DynamoDB requests per session during the 200 sessions (Zero; ${zero.store_requests_per_session.reduce((sum, r) => sum + r.per_session, 0).toFixed(1)} in all)`,
+    ['operation', 'item', 'per session'],
+    zero.store_requests_per_session.map((r) => [r.operation, r.item, r.per_session.toFixed(1)]),
+  );
+  return `${main}\n${requests}`;
 }
 
 function printCost(rows: CostResult[]) {
@@ -151,67 +248,6 @@ function printGrowth(result: GrowthResult) {
     ['turn', 'session step', 'turn ms', 'start ms', 'step gap ms', 'DDB writes', 'DDB bytes', 'bytes/step', 'request tokens'],
     result.turns.map((t) => [t.turn, t.step, ms(t.turn_ms), ms(t.start_ms), ms(t.step_gap_ms), t.dynamodb_writes, t.dynamodb_bytes, t.bytes_per_step, t.request_tokens]),
   );
-}
-
-interface Target {
-  target: string;
-  figure: string;
-  met: boolean;
-}
-
-function evaluateTargets(loop: LoopOverheadResult[], relay: RelayResult[], cost: CostResult[], grown: GrowthResult): Target[] {
-  const zeroLoop = loop.find((r) => r.runner === 'zero')!;
-  const runnerLoop = loop.find((r) => r.runner.startsWith('anthropic-sdk'))!;
-  const zeroRelay = relay.find((r) => r.runner === 'zero')!;
-  const zeroCost = cost.find((r) => r.runner === 'zero')!;
-  const defaults = cost.filter((r) => r.runner !== 'zero' && !r.runner.includes('(expert)'));
-  const experts = cost.filter((r) => r.runner.includes('(expert)'));
-  const first = grown.turns[0]!;
-  const last = grown.turns.at(-1)!;
-  const byStep = (step: number) => grown.turns.find((t) => t.step >= step)!;
-  const cheapestDefault = Math.min(...defaults.map((r) => r.usd));
-  const cheapestExpert = Math.min(...experts.map((r) => r.usd));
-  return [
-    { target: 'issue 2 (a) overhead per step p50 ≤ 10 ms (store writes incl.)', figure: `${ms(zeroLoop.step_gap_ms.p50)} ms (p99 ${ms(zeroLoop.step_gap_ms.p99)} ms)`, met: zeroLoop.step_gap_ms.p50 <= 10 },
-    { target: 'issue 2 (b) request → start p50 ≤ 30 ms', figure: `${ms(zeroLoop.first_event_ms.p50)} ms new session, ${ms(last.start_ms)} ms at turn 200`, met: zeroLoop.first_event_ms.p50 <= 30 && last.start_ms <= 30 },
-    { target: 'issue 2 (c) / issue 8 relay p99 ≤ 5 ms', figure: `${ms(zeroRelay.p99_ms)} ms`, met: zeroRelay.p99_ms <= 5 },
-    {
-      target: 'issue 2 DynamoDB bytes per step, step 200 ≤ step 2',
-      figure: `${byStep(200).bytes_per_step} B at step ${byStep(200).step} vs ${byStep(2).bytes_per_step} B at step 2`,
-      met: byStep(200).bytes_per_step <= byStep(2).bytes_per_step,
-    },
-    {
-      target: 'loop overhead ≤ 1.5× Anthropic toolRunner (wall per step)',
-      figure: `${ms(zeroLoop.wall_per_step_ms)} vs ${ms(runnerLoop.wall_per_step_ms)} ms = ${(zeroLoop.wall_per_step_ms / runnerLoop.wall_per_step_ms).toFixed(2)}×`,
-      met: zeroLoop.wall_per_step_ms <= 1.5 * runnerLoop.wall_per_step_ms,
-    },
-    {
-      target: 'loop overhead ≤ 1.5× Anthropic toolRunner (CPU per step)',
-      figure: `${ms(zeroLoop.cpu_per_step_ms)} vs ${ms(runnerLoop.cpu_per_step_ms)} ms = ${(zeroLoop.cpu_per_step_ms / runnerLoop.cpu_per_step_ms).toFixed(2)}×`,
-      met: zeroLoop.cpu_per_step_ms <= 1.5 * runnerLoop.cpu_per_step_ms,
-    },
-    {
-      target: 'cost ≥ 40% below every peer default',
-      figure: `$${zeroCost.usd.toFixed(4)} vs cheapest default $${cheapestDefault.toFixed(4)} (−${((1 - zeroCost.usd / cheapestDefault) * 100).toFixed(0)}%)`,
-      met: zeroCost.usd <= 0.6 * cheapestDefault,
-    },
-    {
-      target: 'cost no worse than expert configuration',
-      figure: `$${zeroCost.usd.toFixed(4)} vs cheapest expert $${cheapestExpert.toFixed(4)}`,
-      met: zeroCost.usd <= cheapestExpert * 1.0001,
-    },
-    { target: 'cache-read share ≥ 80% from turn 2', figure: `${(zeroCost.cache_read_share_from_turn_2 * 100).toFixed(1)}%`, met: zeroCost.cache_read_share_from_turn_2 >= 0.8 },
-    {
-      target: 'growth flat: DynamoDB bytes/turn at 200 ≤ turn 1',
-      figure: `${last.dynamodb_bytes} B vs ${first.dynamodb_bytes} B (${last.dynamodb_writes} vs ${first.dynamodb_writes} writes)`,
-      met: last.dynamodb_bytes <= first.dynamodb_bytes,
-    },
-    {
-      target: 'growth flat: turn latency at 200 within 25% of turn 1',
-      figure: `${ms(last.turn_ms)} vs ${ms(first.turn_ms)} ms (${(last.turn_ms / first.turn_ms).toFixed(2)}×)`,
-      met: last.turn_ms <= 1.25 * first.turn_ms,
-    },
-  ];
 }
 
 main().catch((error) => {

@@ -7,9 +7,10 @@ import { userMessage } from '../workload';
 /**
  * Runs N sessions of one runner at once in this (fresh) process and reports
  * throughput, time to first event and memory. The fake's plan is set by the
- * parent before the worker is asked to run.
+ * parent before the worker is asked to run. With `profileFile`, Zero's server
+ * is CPU-profiled while the sessions run.
  */
-async function run({ spec, env, sessions }: { spec: RunnerSpec; env: RunnerEnv; sessions: number }) {
+async function run({ spec, env, sessions, profileFile }: { spec: RunnerSpec; env: RunnerEnv; sessions: number; profileFile?: string }) {
   const runner = await createRunner(spec, env);
   const gc = (globalThis as { gc?: () => void }).gc;
   // Warm up code paths and connections with a few sessions, then measure from a collected heap.
@@ -27,6 +28,7 @@ async function run({ spec, env, sessions }: { spec: RunnerSpec; env: RunnerEnv; 
   const firstEvent: number[] = [];
   let errors = 0;
   const cpu0 = runner.server ? (await runner.server.stats()).cpuMs : cpuMs();
+  if (profileFile) await runner.server?.startProfile();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: sessions }, async (_, i) => {
@@ -40,6 +42,7 @@ async function run({ spec, env, sessions }: { spec: RunnerSpec; env: RunnerEnv; 
   );
   const wall = performance.now() - t0;
   clearInterval(sampler);
+  const profile = profileFile ? await runner.server?.stopProfile(profileFile) : undefined;
   let runtimeCpu = cpuMs() - cpu0;
   if (runner.server) {
     const stats = await runner.server.stats();
@@ -58,6 +61,7 @@ async function run({ spec, env, sessions }: { spec: RunnerSpec; env: RunnerEnv; 
     heap_per_session_kb: (peakHeap - base.heapUsed) / 1024 / sessions,
     rss_per_session_kb: (peakRss - base.rss) / 1024 / sessions,
     errors,
+    ...(profile ? { profile } : {}),
   };
 }
 

@@ -6,14 +6,19 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import type { StoreConfig } from '@zero/core';
 import { LOCAL_CREDENTIALS, ensureBucket, ensureTable } from '../../local/stack';
+import { DynamoRequestCounter } from '../support/dynamo-requests';
 
 /**
  * dynalite (LevelDB on disk, as `npm start` runs it) and s3rver in their own
  * process, so Zero's figures do not include the storage servers' CPU time,
- * as they would not in production.
+ * as they would not in production. Every DynamoDB request is counted by
+ * operation and item type (`requests`, `resetRequests`).
  */
 const dir = await mkdtemp(join(tmpdir(), 'zero-bench-stores-'));
 const dynamo = dynalite({ path: join(dir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+const requests = new DynamoRequestCounter();
+// Before dynalite's own handler, so the counter reads each body alongside it.
+dynamo.prependListener('request', requests.observe);
 await new Promise<void>((resolve, reject) => dynamo.listen(0, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve())));
 const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), allowMismatchedSignatures: true });
 const s3Address = (await s3.run()) as AddressInfo;
@@ -29,8 +34,13 @@ await ensureTable(store);
 await ensureBucket(store);
 
 process.on('message', (message: { id: number; cmd: string }) => {
-  const cpu = process.cpuUsage();
-  process.send!({ id: message.id, result: message.cmd === 'stats' ? { cpuMs: (cpu.user + cpu.system) / 1000 } : undefined });
+  let result: unknown;
+  if (message.cmd === 'stats') {
+    const cpu = process.cpuUsage();
+    result = { cpuMs: (cpu.user + cpu.system) / 1000 };
+  } else if (message.cmd === 'requests') result = requests.snapshot();
+  else if (message.cmd === 'resetRequests') requests.reset();
+  process.send!({ id: message.id, result });
 });
 process.on('disconnect', () => {
   dynamo.close();

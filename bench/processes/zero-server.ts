@@ -1,13 +1,17 @@
 import { DEFAULT_LIMITS } from '@zero/core';
 import { startServer } from '../../local/server';
 import { syncAgents } from '../../local/stack';
+import { DbTrace } from '../support/db-trace';
+import { Profiler } from '../support/profile';
 import type { RunnerEnv } from '../runners/runner';
 import { AGENT_ID, API_KEY, BENCH_ZERO_KEY, zeroTools } from '../workload';
 
 /**
  * Zero's local server (the same Hono app as Lambda) in its own process, so
  * its CPU time and memory are measured apart from the clients reading its
- * SSE streams, as they would be apart in production. Reports over IPC.
+ * SSE streams, as they would be apart in production. Reports over IPC:
+ * `stats`, `resetMemory`, `traceStart`/`traceStop` (DynamoDB requests by
+ * code path) and `profileStart`/`profileStop` (a CPU profile to a file).
  */
 const env = JSON.parse(process.env.ZERO_BENCH_ENV ?? '{}') as RunnerEnv;
 // Agents come from the bucket, as under `npm start` and on Lambda (the S3 catalog, revalidated by ETag).
@@ -21,18 +25,9 @@ const server = await startServer({
   auth: { staticKeys: [{ key: BENCH_ZERO_KEY, user: { id: 'bench', name: 'Bench' } }] },
 });
 
-// Time spent waiting on DynamoDB, for the persistence share (bench-only instrumentation of the store's client).
-const db = (server.runtime.sessions as unknown as { db: { send: (...args: any[]) => Promise<unknown> } }).db;
-const send = db.send.bind(db);
-let dbMs = 0;
-db.send = async (...args: any[]) => {
-  const t0 = performance.now();
-  try {
-    return await send(...args);
-  } finally {
-    dbMs += performance.now() - t0;
-  }
-};
+// Time spent waiting on DynamoDB (the persistence share) and, on request, which code path sent each request.
+const db = new DbTrace().install();
+const profiler = new Profiler();
 
 let peakRss = 0;
 let peakHeap = 0;
@@ -43,7 +38,7 @@ const sample = () => {
 };
 setInterval(sample, 10).unref();
 
-process.on('message', (message: { id: number; cmd: string }) => {
+process.on('message', async (message: { id: number; cmd: string; arg?: unknown }) => {
   let result: unknown;
   if (message.cmd === 'resetMemory') {
     (globalThis as { gc?: () => void }).gc?.();
@@ -54,8 +49,11 @@ process.on('message', (message: { id: number; cmd: string }) => {
   } else if (message.cmd === 'stats') {
     sample();
     const cpu = process.cpuUsage();
-    result = { cpuMs: (cpu.user + cpu.system) / 1000, persistence: { ...server.runtime.sessions.stats, ms: dbMs }, peakRss, peakHeap };
-  }
+    result = { cpuMs: (cpu.user + cpu.system) / 1000, persistence: { ...server.runtime.sessions.stats, ms: db.waitingMs }, peakRss, peakHeap };
+  } else if (message.cmd === 'traceStart') db.start();
+  else if (message.cmd === 'traceStop') result = db.stop();
+  else if (message.cmd === 'profileStart') await profiler.start();
+  else if (message.cmd === 'profileStop') result = await profiler.stop(message.arg as string);
   process.send!({ id: message.id, result });
 });
 process.on('disconnect', () => void server.close().finally(() => process.exit(0)));

@@ -1,4 +1,5 @@
 import type { StoreConfig } from '@zero/core';
+import type { TracedPath } from '../support/db-trace';
 
 /** What a runner may call back while it answers a turn. */
 export interface TurnHooks {
@@ -26,6 +27,12 @@ export interface Runner {
     stats(): Promise<ServerStats>;
     /** Collects garbage and starts the memory peak afresh; returns the current usage. */
     resetMemory(): Promise<{ rss: number; heapUsed: number }>;
+    /** Records which code path sends each DynamoDB request, until `stopTrace`. */
+    startTrace(): Promise<void>;
+    stopTrace(): Promise<TracedPath[]>;
+    /** Profiles the server's CPU until `stopProfile`, which writes the profile to `file`. */
+    startProfile(): Promise<void>;
+    stopProfile(file: string): Promise<string>;
   };
 }
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { readSse } from '../../tests/support/sse';
 import { forkChild } from '../support/child';
+import type { TracedPath } from '../support/db-trace';
 import { BENCH_ZERO_KEY } from '../workload';
 import type { BenchSession, Runner, RunnerEnv, ServerStats } from './runner';
 
@@ -42,6 +43,10 @@ export async function zeroRunner(env: RunnerEnv): Promise<Runner> {
     server: {
       stats: () => server.call<ServerStats>('stats'),
       resetMemory: () => server.call<{ rss: number; heapUsed: number }>('resetMemory'),
+      startTrace: () => server.call<void>('traceStart'),
+      stopTrace: () => server.call<TracedPath[]>('traceStop'),
+      startProfile: () => server.call<void>('profileStart'),
+      stopProfile: (file) => server.call<string>('profileStop', file),
     },
     close: () => server.stop(),
   };

@@ -16,6 +16,7 @@ export interface GrowthTurn {
   start_ms: number;
   /** The tool step's gap on the fake's clock: response end → next request (tool, persistence, next request). */
   step_gap_ms: number;
+  /** Write requests dynalite served during the turn (the last turn's lease release may fall into the next). */
   dynamodb_writes: number;
   dynamodb_bytes: number;
   bytes_per_step: number;
@@ -37,11 +38,13 @@ export async function growth(ctx: BenchContext, runner: Runner): Promise<GrowthR
   const all: GrowthTurn[] = [];
   for (let turn = 1; turn <= GROWTH_TURNS; turn++) {
     await ctx.fake.reset();
+    await ctx.resetStoreRequests();
     const before = (await server.stats()).persistence;
     const t0 = performance.now();
     const result = await session.send(userMessage(turn));
     const turnMs = performance.now() - t0;
     const after = (await server.stats()).persistence;
+    const writes = (await ctx.storeRequests()).filter((c) => c.write).reduce((sum, c) => sum + c.count, 0);
     const stats = await ctx.fake.stats();
     const [tool, answer] = [...stats.responses].sort((a, b) => a.arrived - b.arrived);
     const bill = stats.bills.at(-1)!;
@@ -51,7 +54,7 @@ export async function growth(ctx: BenchContext, runner: Runner): Promise<GrowthR
       turn_ms: turnMs,
       start_ms: result.firstEventMs ?? Number.NaN,
       step_gap_ms: answer!.arrived - tool!.ended,
-      dynamodb_writes: after.writes - before.writes,
+      dynamodb_writes: writes,
       dynamodb_bytes: after.bytes - before.bytes,
       bytes_per_step: (after.bytes - before.bytes) / 2,
       request_tokens: bill.input_tokens + bill.cache_read_input_tokens + bill.cache_creation_input_tokens,

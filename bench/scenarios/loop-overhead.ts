@@ -4,8 +4,8 @@ import { median, percentile, sum } from '../support/stats';
 import { SHORT_ANSWER, userMessage } from '../workload';
 
 export const LOOP_STEPS = 20;
-const RUNS = 12;
-const WARMUP = 3;
+/** Runs measured per runner, after warm-up runs; `--quick` measures fewer. */
+export const LOOP_RUNS = { full: { runs: 12, warmup: 3 }, quick: { runs: 6, warmup: 2 } };
 
 export interface LoopOverheadResult {
   runner: string;
@@ -29,15 +29,21 @@ export interface LoopOverheadResult {
 /**
  * Scenario 1: a 20-step run, one cheap tool per step, the model answering
  * instantly. The runners take turns run by run, so a burst of load from
- * elsewhere on the machine falls on all of them alike.
+ * elsewhere on the machine falls on all of them alike. With `profileFile`,
+ * Zero (the first runner) runs as many runs again under the CPU profiler.
  */
-export async function loopOverhead(ctx: BenchContext, runners: Runner[]): Promise<LoopOverheadResult[]> {
+export async function loopOverhead(
+  ctx: BenchContext,
+  runners: Runner[],
+  { runs, warmup } = LOOP_RUNS.full,
+  profileFile?: string,
+): Promise<{ results: LoopOverheadResult[]; profile?: string }> {
   await ctx.fake.plan({ toolSteps: LOOP_STEPS - 1, callsPerStep: 1, answer: SHORT_ANSWER });
   const samples = runners.map(() => ({ gaps: [] as number[], wall: [] as number[], cpu: [] as number[], clientCpu: [] as number[], persistence: [] as number[], firstEvent: [] as number[] }));
-  for (let run = 0; run < WARMUP + RUNS; run++) {
+  for (let run = 0; run < warmup + runs; run++) {
     for (const [i, runner] of runners.entries()) {
       const sample = await oneRun(ctx, runner, run);
-      if (run < WARMUP) continue;
+      if (run < warmup) continue;
       const into = samples[i]!;
       into.gaps.push(...sample.gaps);
       into.wall.push(sample.wall);
@@ -47,12 +53,20 @@ export async function loopOverhead(ctx: BenchContext, runners: Runner[]): Promis
       if (sample.firstEvent !== undefined) into.firstEvent.push(sample.firstEvent);
     }
   }
-  return runners.map((runner, i) => {
+  // Profiled runs come after the measured ones, so the profiler's own cost is in no figure.
+  let profile: string | undefined;
+  const server = runners[0]?.server;
+  if (profileFile && server) {
+    await server.startProfile();
+    for (let run = 0; run < runs; run++) await oneRun(ctx, runners[0]!, run);
+    profile = await server.stopProfile(profileFile);
+  }
+  const results = runners.map((runner, i) => {
     const { gaps, wall, cpu, clientCpu, persistence, firstEvent } = samples[i]!;
     const wallPerStep = median(wall);
     return {
       runner: runner.name,
-      runs: RUNS,
+      runs,
       steps_per_run: LOOP_STEPS,
       step_gap_ms: { p50: median(gaps), p99: percentile(gaps, 99) },
       wall_per_step_ms: wallPerStep,
@@ -62,6 +76,7 @@ export async function loopOverhead(ctx: BenchContext, runners: Runner[]): Promis
       first_event_ms: { p50: median(firstEvent), p99: percentile(firstEvent, 99) },
     };
   });
+  return { results, ...(profile ? { profile } : {}) };
 }
 
 /** One 20-step run in a new session; times per step. */

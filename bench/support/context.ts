@@ -1,4 +1,5 @@
 import type { Bill } from '../../tests/support/prompt-cache';
+import type { RequestCount } from './dynamo-requests';
 import type { Runner, RunnerEnv } from '../runners/runner';
 import type { Plan } from '../workload';
 import type { Child } from './child';
@@ -32,6 +33,9 @@ export interface BenchContext {
   fake: FakeModel;
   /** CPU time so far of the process serving DynamoDB and S3 (dynalite, s3rver). */
   storesCpuMs(): Promise<number>;
+  /** The DynamoDB requests the emulator has served since the last reset, by operation and item type. */
+  storeRequests(): Promise<RequestCount[]>;
+  resetStoreRequests(): Promise<void>;
   env: RunnerEnv;
   /** Every runner, in its default configuration (Zero first). */
   runners: Runner[];
