@@ -1,9 +1,9 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { defineErrorClass } from '@zero/core';
 
 /** The data folder belongs to another running Zero: dynalite cannot open its database twice. */
-export class DataDirInUseError extends Error {
-  override readonly name = 'DataDirInUseError';
+export class DataDirInUseError extends defineErrorClass('DataDirInUseError') {
   constructor(
     readonly dir: string,
     readonly pid: number,

@@ -17,7 +17,7 @@ async function main() {
   const dataDir = resolve(process.env.ZERO_DATA_DIR ?? '.zero');
   const agentsDir = resolve('agents');
   const stack = await startLocalStack({ dataDir }).catch((error) => {
-    if (error instanceof DataDirInUseError) throw new Error(`${error.message}. Stop that one, or set ZERO_DATA_DIR to another folder.`);
+    if (DataDirInUseError.isInstance(error)) throw new Error(`${error.message}. Stop that one, or set ZERO_DATA_DIR to another folder.`);
     throw error;
   });
   let server: RunningServer;

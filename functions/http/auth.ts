@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { ZeroError, type Authenticator } from '@zero/core';
+import { unauthorized, type Authenticator } from '@zero/core';
 import type { Env } from './env';
 
 /**
@@ -19,17 +19,12 @@ export function requireUser(auth: Authenticator): MiddlewareHandler<Env> {
     const bearer = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
     const inQuery = c.req.query('access_token');
     if (!bearer && inQuery !== undefined && !acceptsQueryToken(c.req.method, c.req.path)) {
-      throw new ZeroError(
-        'unauthorized',
-        '?access_token= is accepted only by GET /sessions/:id/events and GET /ui/chat/:id/stream; send "Authorization: Bearer <API key or JWT>"',
-        401,
-        { field: 'access_token' },
-      );
+      throw unauthorized('?access_token= is accepted only by GET /sessions/:id/events and GET /ui/chat/:id/stream; send "Authorization: Bearer <API key or JWT>"', 'access_token');
     }
     const token = bearer ?? inQuery;
-    if (!token) throw new ZeroError('unauthorized', 'a bearer credential is required: send "Authorization: Bearer <API key or JWT>"', 401);
+    if (!token) throw unauthorized('a bearer credential is required: send "Authorization: Bearer <API key or JWT>"');
     const checked = await auth.check(token);
-    if (!('user' in checked)) throw new ZeroError('unauthorized', checked.reason, 401);
+    if (!('user' in checked)) throw unauthorized(checked.reason);
     c.set('user', checked.user);
     await next();
   };

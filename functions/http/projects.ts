@@ -7,12 +7,15 @@ import {
   ZeroError,
   contentTypeOf,
   extractTarGz,
+  invalidField,
   invalidRequest,
   normalizeProjectFolder,
+  notFound,
   projectIdSchema,
   projectKey,
   roleSchema,
   scannerSchema,
+  tooLarge,
   userIdSchema,
   type ArchiveLimits,
   type ChatDeps,
@@ -56,7 +59,7 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     bodyLimit({
       maxSize,
       onError: () => {
-        throw new ZeroError('payload_too_large', `request body over ${maxSize} bytes`, 413);
+        throw tooLarge(`request body over ${maxSize} bytes`);
       },
     });
 
@@ -78,7 +81,7 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     const query = archiveQuerySchema.safeParse(c.req.query());
     if (!query.success) throw invalidRequest(query.error);
     const body = c.req.raw.body;
-    if (!body) throw new ZeroError('invalid_request', 'the body must be a .tar.gz archive', 400, { field: 'archive' });
+    if (!body) throw new ZeroError('invalid_request', 'the body must be a .tar.gz archive', { field: 'archive' });
     const archive = await extractTarGz(body, limits.archive, query.data.strip);
     const meta = await projects.putFiles(id, archive.files, { upload: true });
     return c.json({ project: meta, files: archive.files.length, bytes: meta.last_upload?.bytes ?? 0, skipped: archive.skipped, skipped_count: archive.skippedCount }, 201);
@@ -122,8 +125,8 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
       // A report of a session the caller is not a member of answers like a missing one.
       const hidden = area === 'reports' && !(await access.canReadReport(user, id, path));
       const file = hidden ? undefined : await projects.read(id, area, path, limits.maxFileBytes * 4);
-      if (!file) throw new ZeroError('not_found', `no ${area === 'files' ? 'file' : 'report'} "${path}" in project "${id}"`, 404, { field: 'path' });
-      if (file.truncated) throw new ZeroError('payload_too_large', `"${path}" is ${file.size} bytes, too big to read through the API`, 413, { field: 'path' });
+      if (!file) throw notFound(`no ${area === 'files' ? 'file' : 'report'} "${path}" in project "${id}"`, 'path');
+      if (file.truncated) throw tooLarge(`"${path}" is ${file.size} bytes, too big to read through the API`, 'path');
       return c.body(file.body as Uint8Array<ArrayBuffer>, 200, { 'content-type': file.contentType ?? contentTypeOf(path), etag: file.etag });
     });
   }
@@ -136,9 +139,9 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     try {
       document = JSON.parse(await c.req.text());
     } catch {
-      throw new ZeroError('invalid_json', 'an analysis document must be JSON', 400, { field: 'body' });
+      throw new ZeroError('invalid_json', 'an analysis document must be JSON', { field: 'body' });
     }
-    if (document === null || typeof document !== 'object') throw new ZeroError('invalid_request', 'an analysis document must be a JSON object or array', 400, { field: 'body' });
+    if (document === null || typeof document !== 'object') throw new ZeroError('invalid_request', 'an analysis document must be a JSON object or array', { field: 'body' });
     await projects.putAnalysis(id, scanner, document);
     return c.json({ project_id: id, scanner }, 201);
   });
@@ -148,7 +151,7 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     const scanner = scannerOf(c);
     await access.require(c.get('user'), id, 'viewer');
     const document = await projects.getAnalysis(id, scanner);
-    if (document === undefined) throw new ZeroError('not_found', `no "${scanner}" analysis for project "${id}"`, 404, { field: 'scanner' });
+    if (document === undefined) throw notFound(`no "${scanner}" analysis for project "${id}"`, 'scanner');
     return c.json(document as object);
   });
 
@@ -194,19 +197,19 @@ function memberView({ v: _v, project_id: _p, ...member }: ProjectMember) {
 
 function userIdOf(c: Context): string {
   const parsed = userIdSchema.safeParse(c.req.param('user_id'));
-  if (!parsed.success) throw new ZeroError('invalid_request', `user_id: ${parsed.error.issues[0]?.message}`, 400, { field: 'user_id' });
+  if (!parsed.success) throw invalidField('user_id', parsed.error.issues[0]?.message ?? 'invalid');
   return parsed.data;
 }
 
 function projectIdOf(c: Context): string {
   const parsed = projectIdSchema.safeParse(`${c.req.param('owner')}/${c.req.param('repo')}`);
-  if (!parsed.success) throw new ZeroError('invalid_request', `project_id: ${parsed.error.issues[0]?.message}`, 400, { field: 'project_id' });
+  if (!parsed.success) throw invalidField('project_id', parsed.error.issues[0]?.message ?? 'invalid');
   return parsed.data;
 }
 
 function scannerOf(c: Context): string {
   const parsed = scannerSchema.safeParse(c.req.param('scanner'));
-  if (!parsed.success) throw new ZeroError('invalid_request', `scanner: ${parsed.error.issues[0]?.message}`, 400, { field: 'scanner' });
+  if (!parsed.success) throw invalidField('scanner', parsed.error.issues[0]?.message ?? 'invalid');
   return parsed.data;
 }
 
@@ -223,7 +226,7 @@ function pathOf(c: Context, projectId: string, area: ProjectArea): string {
   try {
     path = decodeURIComponent(encoded);
   } catch {
-    throw new ZeroError('invalid_request', 'path: is not valid percent-encoding', 400, { field: 'path' });
+    throw invalidField('path', 'is not valid percent-encoding');
   }
   checked(() => projectKey(projectId, area, path), 'path');
   return path;
@@ -233,7 +236,7 @@ function checked<T>(fn: () => T, field: string): T {
   try {
     return fn();
   } catch (error) {
-    if (PathError.isInstance(error)) throw new ZeroError('invalid_request', `${field}: ${error.message}`, 400, { field });
+    if (PathError.isInstance(error)) throw invalidField(field, error.message);
     throw error;
   }
 }

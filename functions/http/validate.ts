@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { ZeroError, invalidRequest } from '@zero/core';
+import { ZeroError, invalidField, invalidRequest } from '@zero/core';
 
 /** Reads a JSON body and parses it with a zod schema: 400 naming the field otherwise. */
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
@@ -15,7 +15,7 @@ export async function readJson(c: Context): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ZeroError('invalid_json', 'request body is not valid JSON', 400, { field: 'body' });
+    throw new ZeroError('invalid_json', 'request body is not valid JSON', { field: 'body' });
   }
 }
 
@@ -29,6 +29,6 @@ export function query<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
 /** Parses one path parameter with a zod schema: 400 naming it otherwise (ids end up in DynamoDB keys, which are bounded). */
 export function param<S extends z.ZodType>(c: Context, name: string, schema: S): z.output<S> {
   const parsed = schema.safeParse(c.req.param(name));
-  if (!parsed.success) throw new ZeroError('invalid_request', `${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 400, { field: name });
+  if (!parsed.success) throw invalidField(name, parsed.error.issues[0]?.message ?? 'invalid');
   return parsed.data;
 }

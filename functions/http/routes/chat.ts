@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_BODY_BYTES, MAX_MESSAGE_CHARS, ZeroError, chatRequestSchema, invalidRequest, startChat, type ChatRun, type StreamEvent } from '@zero/core';
+import { MAX_BODY_BYTES, MAX_MESSAGE_CHARS, chatRequestSchema, invalidRequest, startChat, tooLarge, type ChatRun, type StreamEvent } from '@zero/core';
 import { deadlineOf } from '../deadline';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
@@ -14,14 +14,14 @@ export function chatRoutes(deps: AppDeps) {
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw new ZeroError('payload_too_large', `request body over ${MAX_BODY_BYTES} bytes`, 413);
+        throw tooLarge(`request body over ${MAX_BODY_BYTES} bytes`);
       },
     }),
     async (c) => {
       const body = await readJson(c);
       const message = (body as { message?: unknown } | null)?.message;
       if (typeof message === 'string' && message.length > MAX_MESSAGE_CHARS) {
-        throw new ZeroError('payload_too_large', `message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 413, { field: 'message' });
+        throw tooLarge(`message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 'message');
       }
       const parsed = chatRequestSchema.safeParse(body);
       if (!parsed.success) throw invalidRequest(parsed.error);

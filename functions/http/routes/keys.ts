@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { ZeroError, userIdSchema, type AuthUser } from '@zero/core';
+import { forbidden, userIdSchema, type AuthUser } from '@zero/core';
 import type { AppDeps, Env } from '../env';
 import { jsonBody, param, query } from '../validate';
 
@@ -16,7 +16,7 @@ const keyIdSchema = z.string().regex(/^[0-9a-f]{12}$/, 'must be a key id as POST
 /** The user whose keys a request is about: the caller's own, or (for an administrator) anyone's. */
 function whoseKeys(me: AuthUser, userId: string | undefined, action: string): string {
   const whose = userId ?? me.id;
-  if (whose !== me.id && !me.admin) throw new ZeroError('forbidden', `only an administrator ${action} other users' keys`, 403, { field: 'user_id' });
+  if (whose !== me.id && !me.admin) throw forbidden(`only an administrator ${action} other users' keys`, 'user_id');
   return whose;
 }
 

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import {
   ZeroError,
   followSession,
+  invalidField,
   openSession,
   parseEventId,
   requireAccess,
@@ -122,7 +123,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
   app.put('/sessions/:id/members/:user_id', async (c) => {
     const id = c.req.param('id');
     const userId = userIdSchema.safeParse(c.req.param('user_id'));
-    if (!userId.success) throw new ZeroError('invalid_request', `user_id: ${userId.error.issues[0]?.message}`, 400, { field: 'user_id' });
+    if (!userId.success) throw invalidField('user_id', userId.error.issues[0]?.message ?? 'invalid');
     const body = await jsonBody(c, memberSchema);
     const { session } = await requireAccess(deps.sessions, id, c.get('user'), 'owner');
     const existing = await deps.sessions.getMember(id, userId.data);
@@ -160,7 +161,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const { after } = query(c, eventsQuerySchema);
     const cursor = c.req.header('last-event-id') ?? after;
     const position = parseEventId(cursor);
-    if (cursor && !position) throw new ZeroError('invalid_request', 'the cursor must be an event id such as "12.3"', 400, { field: 'after' });
+    if (cursor && !position) throw new ZeroError('invalid_request', 'the cursor must be an event id such as "12.3"', { field: 'after' });
     await resumeIfStalled(deps, id);
     const maxDurationMs = options.eventsMaxDurationMs ?? 10 * 60_000;
     // Each open stream holds a place until it ends (or, if its process dies, until it would have ended).
@@ -170,7 +171,6 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       throw new ZeroError(
         'too_many_requests',
         `you already have ${limit} live-view streams open, the most one user may (ZERO_MAX_STREAMS_PER_USER=${limit}); close one and retry`,
-        429,
         { limit },
       );
     }

@@ -6,11 +6,13 @@ import {
   ZeroError,
   chatRequestSchema,
   followSession,
+  invalidField,
   invalidRequest,
   requireAccess,
   openSession,
   startChat,
   titleFrom,
+  tooLarge,
   type ChatRequest,
   type EventPosition,
   type IdentifiedEvent,
@@ -59,16 +61,16 @@ function newMessageText(messages: unknown[]): string {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = ['messages', index, ...(issue?.path ?? [])].join('.');
-    throw new ZeroError('invalid_request', `${field}: ${issue?.message ?? 'invalid'}`, 400, { field });
+    throw invalidField(field, issue?.message ?? 'invalid');
   }
   const text = parsed.data.parts
     .filter((p) => p.type === 'text' && typeof p.text === 'string')
     .map((p) => p.text as string)
     .join('\n')
     .trim();
-  if (!text) throw new ZeroError('invalid_request', `messages.${index}.parts: the new message has no text (Zero takes text only)`, 400, { field: `messages.${index}.parts` });
+  if (!text) throw invalidField(`messages.${index}.parts`, 'the new message has no text (Zero takes text only)');
   if (text.length > MAX_MESSAGE_CHARS) {
-    throw new ZeroError('payload_too_large', `message is ${text.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 413, { field: `messages.${index}.parts` });
+    throw tooLarge(`message is ${text.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, `messages.${index}.parts`);
   }
   return text;
 }
@@ -87,7 +89,7 @@ export function uiChatRoutes(deps: AppDeps) {
     bodyLimit({
       maxSize: MAX_UI_CHAT_BODY_BYTES,
       onError: () => {
-        throw new ZeroError('payload_too_large', `request body over ${MAX_UI_CHAT_BODY_BYTES} bytes; send only the last message (prepareSendMessagesRequest)`, 413);
+        throw tooLarge(`request body over ${MAX_UI_CHAT_BODY_BYTES} bytes; send only the last message (prepareSendMessagesRequest)`);
       },
     }),
     async (c) => {
@@ -96,7 +98,7 @@ export function uiChatRoutes(deps: AppDeps) {
       // `messageId` names the message to answer; Zero always answers the new one.
       const { id, messages, trigger, messageId: _messageId, ...options } = parsed.data;
       if (trigger === 'regenerate-message') {
-        throw new ZeroError('invalid_request', "Zero's session history is append-only, so a message cannot be regenerated; send a new message instead", 400, {
+        throw new ZeroError('invalid_request', "Zero's session history is append-only, so a message cannot be regenerated; send a new message instead", {
           field: 'trigger',
         });
       }
@@ -110,7 +112,7 @@ export function uiChatRoutes(deps: AppDeps) {
 
   app.get('/ui/chat/:id/stream', async (c) => {
     const id = chatIdSchema.safeParse(c.req.param('id'));
-    if (!id.success) throw new ZeroError('invalid_request', `id: ${id.error.issues[0]?.message}`, 400, { field: 'id' });
+    if (!id.success) throw invalidField('id', id.error.issues[0]?.message ?? 'invalid');
     await requireAccess(deps.sessions, id.data, c.get('user'), 'viewer');
     const active = await activeRunStart(deps, id.data);
     if (!active) return c.body(null, 204);

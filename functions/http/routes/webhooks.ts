@@ -2,14 +2,17 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import {
   MAX_WEBHOOK_BYTES,
-  ZeroError,
   acceptDelivery,
+  forbidden,
   hookIdSchema,
   hookInputSchema,
+  invalidField,
+  notFound,
   refusedCallbackUrl,
   requireAccess,
   requireAgent,
   settleInvestigation,
+  tooLarge,
   type HookConfig,
 } from '@zero/core';
 import type { AppDeps, Env } from '../env';
@@ -33,7 +36,7 @@ export function webhookEndpoint(deps: AppDeps) {
     bodyLimit({
       maxSize: MAX_WEBHOOK_BYTES,
       onError: () => {
-        throw new ZeroError('payload_too_large', `webhook body over ${MAX_WEBHOOK_BYTES} bytes`, 413);
+        throw tooLarge(`webhook body over ${MAX_WEBHOOK_BYTES} bytes`);
       },
     }),
     async (c) => {
@@ -53,11 +56,11 @@ const describe = (hook: HookConfig) => ({ ...hook, url: `/api/v2/webhooks/${hook
 export function hookRoutes(deps: AppDeps) {
   const app = new Hono<Env>();
   const admin = (c: { get(key: 'user'): { admin: boolean } }) => {
-    if (!c.get('user').admin) throw new ZeroError('forbidden', 'managing webhooks needs an administrator', 403);
+    if (!c.get('user').admin) throw forbidden('managing webhooks needs an administrator');
   };
   const hookId = (id: string) => {
     const parsed = hookIdSchema.safeParse(id);
-    if (!parsed.success) throw new ZeroError('invalid_request', `hook_id: ${parsed.error.issues[0]?.message}`, 400, { field: 'hook_id' });
+    if (!parsed.success) throw invalidField('hook_id', parsed.error.issues[0]?.message ?? 'invalid');
     return parsed.data;
   };
 
@@ -67,10 +70,10 @@ export function hookRoutes(deps: AppDeps) {
     const input = await jsonBody(c, hookInputSchema);
     await requireAgent(deps.catalog, input.agent_id);
     if (!deps.webhooks.secret(input.secret_ref)) {
-      throw new ZeroError('invalid_request', `secret_ref: ${input.secret_ref} is not set in the server's environment`, 400, { field: 'secret_ref' });
+      throw invalidField('secret_ref', `${input.secret_ref} is not set in the server's environment`);
     }
     const refused = input.callback_url ? await refusedCallbackUrl(input.callback_url) : undefined;
-    if (refused) throw new ZeroError('invalid_request', `callback_url: ${refused}`, 400, { field: 'callback_url' });
+    if (refused) throw invalidField('callback_url', refused);
     const { hook, created } = await deps.webhooks.hooks.put(id, input);
     return c.json({ hook: describe(hook) }, created ? 201 : 200);
   });
@@ -88,7 +91,7 @@ export function hookRoutes(deps: AppDeps) {
   app.delete('/hooks/:hook_id', async (c) => {
     admin(c);
     if (!(await deps.webhooks.hooks.delete(c.req.param('hook_id')))) {
-      throw new ZeroError('not_found', `no webhook "${c.req.param('hook_id')}"`, 404, { field: 'hook_id' });
+      throw notFound(`no webhook "${c.req.param('hook_id')}"`, 'hook_id');
     }
     return c.body(null, 204);
   });
@@ -102,7 +105,7 @@ export function hookRoutes(deps: AppDeps) {
       await settleInvestigation(deps, id);
       summary = await deps.webhooks.store.getSummary(id);
     }
-    if (!summary) throw new ZeroError('not_found', 'this session has no summary: only sessions a webhook started have one', 404);
+    if (!summary) throw notFound('this session has no summary: only sessions a webhook started have one');
     return c.json({ summary });
   });
 

@@ -24,7 +24,7 @@ export async function requireAgent(catalog: AgentCatalog, id: string): Promise<A
   const agent = agents.get(id);
   if (agent) return agent;
   const known = [...agents.keys()].sort();
-  throw new ZeroError('agent_not_found', `unknown agent "${id}"; available agents: ${known.join(', ') || '(none)'}`, 404, {
+  throw new ZeroError('agent_not_found', `unknown agent "${id}"; available agents: ${known.join(', ') || '(none)'}`, {
     field: 'agent_id',
     agents: known,
   });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ZeroError } from '../errors';
+import { notFound } from '../errors';
 import { keys } from '../store/keys';
 
 export interface ApiKeyOwner {
@@ -51,7 +51,7 @@ export class ApiKeyStore {
 
   async revoke(userId: string, keyId: string): Promise<void> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: keys.userKey(userId, keyId) }));
-    if (!Item) throw new ZeroError('not_found', `no key "${keyId}" for user "${userId}"`, 404, { field: 'key_id' });
+    if (!Item) throw notFound(`no key "${keyId}" for user "${userId}"`, 'key_id');
     await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk: keys.apiKey(String(Item.hash)), sk: 'KEY' } }));
     await this.db.send(new DeleteCommand({ TableName: this.table, Key: keys.userKey(userId, keyId) }));
   }

@@ -1,4 +1,5 @@
 import { decode, verify, verifyWithJwks } from 'hono/jwt';
+import { defineErrorClass } from '../errors';
 import { userIdSchema } from '../events/schema';
 import type { SessionStore } from '../store/session-store';
 import { ApiKeyStore, sameSecret } from './api-keys';
@@ -38,7 +39,7 @@ const JWKS_TTL_MS = 600_000;
 const JWKS_FAILURE_TTL_MS = 30_000;
 
 /** Why a well-signed JWT is refused, in words the caller may see. */
-class JwtRefused extends Error {}
+class JwtRefused extends defineErrorClass('JwtRefused') {}
 
 /**
  * Verifies bearer credentials: API keys (`zk_…`, looked up by hash), static
@@ -88,7 +89,7 @@ export class Authenticator {
       const user = await this.verifyJwt(token);
       return user ? { user } : invalid;
     } catch (error) {
-      return error instanceof JwtRefused ? { reason: `the JWT is refused: ${error.message}` } : invalid;
+      return JwtRefused.isInstance(error) ? { reason: `the JWT is refused: ${error.message}` } : invalid;
     }
   }
 

@@ -55,11 +55,7 @@ export class AnthropicProvider implements ModelProvider {
     if (this.client) return this.client;
     const { apiKey, baseURL } = this.options;
     if (!apiKey && !baseURL) {
-      throw new ZeroError(
-        'model_not_configured',
-        'No model is configured: set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for a compatible server) and restart Zero.',
-        503,
-      );
+      throw new ZeroError('model_not_configured', 'No model is configured: set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for a compatible server) and restart Zero.');
     }
     this.client = new MessagesClient({
       // A compatible server reached through ANTHROPIC_BASE_URL may need no key.

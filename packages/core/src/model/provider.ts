@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { defineErrorClass } from '../errors';
 
 export type MessageParam = Anthropic.MessageParam;
 export type ContentBlockParam = Anthropic.ContentBlockParam;
@@ -43,8 +44,7 @@ export type ModelEvent =
  * A model failure. `midStream` failures (an `error` event after the response
  * started, which the SDK does not retry) are retried by the loop as a whole step.
  */
-export class ModelError extends Error {
-  override readonly name = 'ModelError';
+export class ModelError extends defineErrorClass('ModelError') {
   constructor(
     message: string,
     readonly midStream: boolean,
@@ -52,23 +52,16 @@ export class ModelError extends Error {
   ) {
     super(message);
   }
-  static isInstance(value: unknown): value is ModelError {
-    return value instanceof Error && value.name === 'ModelError';
-  }
 }
 
 /**
  * The caller aborted the call (a cancel, an interrupt, the step's time running
  * out). Not a failure of the model: the caller knows why and decides what follows.
  */
-export class ModelCallAborted extends Error {
-  override readonly name = 'ModelCallAborted';
+export class ModelCallAborted extends defineErrorClass('ModelCallAborted') {
   /** @param usage what the call had used when it was aborted (billed all the same), when the response had begun */
   constructor(readonly usage?: ModelUsage) {
     super('the model call was aborted');
-  }
-  static isInstance(value: unknown): value is ModelCallAborted {
-    return value instanceof Error && value.name === 'ModelCallAborted';
   }
 }
 

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { defineErrorClass } from '../errors';
 
 /** A resolved address of a host name. */
 export interface ResolvedAddress {
@@ -34,12 +35,7 @@ export interface FetchedResponse {
 }
 
 /** Why an outbound request was refused; never reaches a socket. */
-export class OutboundBlockedError extends Error {
-  override readonly name = 'OutboundBlockedError';
-  static isInstance(value: unknown): value is OutboundBlockedError {
-    return value instanceof Error && value.name === 'OutboundBlockedError';
-  }
-}
+export class OutboundBlockedError extends defineErrorClass('OutboundBlockedError') {}
 
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 

@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { ZeroError } from '../errors';
+import { ZeroError, tooLarge } from '../errors';
 import { PathError, normalizeProjectPath } from './paths';
 import type { ProjectFileInput } from './project-store';
 
@@ -47,7 +47,7 @@ export async function extractTarGz(body: Readable | ReadableStream<Uint8Array>, 
   tar.on('entry', (header, stream, next) => {
     const consume = async () => {
       // Every entry costs memory and time, whatever its kind: folders and links count too.
-      if (++entries > limits.maxEntries) throw new ZeroError('payload_too_large', `the archive has more than ${limits.maxEntries} entries`, 413, { field: 'archive' });
+      if (++entries > limits.maxEntries) throw tooLarge(`the archive has more than ${limits.maxEntries} entries`, 'archive');
       const raw = header.name.replace(/^\.\/+/, '');
       const parts = raw.split('/');
       const name = parts.slice(strip).join('/').replace(/\/+$/, '');
@@ -59,18 +59,18 @@ export async function extractTarGz(body: Readable | ReadableStream<Uint8Array>, 
       try {
         path = normalizeProjectPath(name);
       } catch (error) {
-        if (PathError.isInstance(error)) throw new ZeroError('invalid_request', `archive entry "${header.name}" refused: ${error.message}`, 400, { field: 'archive', entry: header.name });
+        if (PathError.isInstance(error)) throw new ZeroError('invalid_request', `archive entry "${header.name}" refused: ${error.message}`, { field: 'archive', entry: header.name });
         throw error;
       }
       if (Buffer.byteLength(path) > limits.maxPathBytes) {
-        throw new ZeroError('invalid_request', `archive entry "${header.name}" has a path over ${limits.maxPathBytes} bytes`, 400, { field: 'archive', entry: header.name });
+        throw new ZeroError('invalid_request', `archive entry "${header.name}" has a path over ${limits.maxPathBytes} bytes`, { field: 'archive', entry: header.name });
       }
       if (header.type !== 'file' && header.type !== 'contiguous-file') {
         if (++skippedCount <= MAX_SKIPPED_LISTED) skipped.push({ path, reason: `${header.type ?? 'unknown'} entries are not extracted` });
         stream.resume();
         return;
       }
-      if (files.length >= limits.maxFiles) throw new ZeroError('payload_too_large', `the archive has more than ${limits.maxFiles} files`, 413, { field: 'archive' });
+      if (files.length >= limits.maxFiles) throw tooLarge(`the archive has more than ${limits.maxFiles} files`, 'archive');
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);
       files.push({ path, body: Buffer.concat(chunks) });
@@ -82,7 +82,7 @@ export async function extractTarGz(body: Readable | ReadableStream<Uint8Array>, 
     await pipeline(source, createGunzip(), decompressedAtMost(limits.maxBytes), tar);
   } catch (error) {
     if (ZeroError.isInstance(error)) throw error;
-    throw new ZeroError('invalid_request', `the body is not a readable .tar.gz archive: ${(error as Error).message}`, 400, { field: 'archive' });
+    throw new ZeroError('invalid_request', `the body is not a readable .tar.gz archive: ${(error as Error).message}`, { field: 'archive' });
   }
   // A path that appears twice is overwritten by the later entry, as tar does.
   return { files: [...new Map(files.map((f) => [f.path, f])).values()], skipped, skippedCount };
@@ -97,7 +97,7 @@ function decompressedAtMost(maxBytes: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.byteLength;
-      if (bytes > maxBytes) done(new ZeroError('payload_too_large', `the archive holds more than ${maxBytes} bytes uncompressed`, 413, { field: 'archive' }));
+      if (bytes > maxBytes) done(tooLarge(`the archive holds more than ${maxBytes} bytes uncompressed`, 'archive'));
       else done(null, chunk);
     },
   });

@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { ZeroError } from '../errors';
+import { ZeroError, notFound } from '../errors';
 import { projectKey } from './paths';
 import { mapLimit, type ProjectObject, type ProjectStore } from './project-store';
 
@@ -73,7 +73,7 @@ export class ProjectFileCache {
       files: entry.files,
       read: async (path) => {
         const file = entry.files.find((f) => f.path === path);
-        if (!file) throw new ZeroError('not_found', `no file "${path}" in project "${projectId}"`, 404);
+        if (!file) throw notFound(`no file "${path}" in project "${projectId}"`);
         if (entry.onDisk.get(path) !== file.etag) await this.fetch(projectId, entry, file);
         return readFile(this.localPath(projectId, path, entry.onDisk.get(path)!));
       },
@@ -95,7 +95,7 @@ export class ProjectFileCache {
     const files = (await this.projects.list(projectId, 'files')).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const bytes = files.reduce((n, f) => n + f.size, 0);
     const cap = this.options.maxProjectBytes ?? 400 * 1024 * 1024;
-    if (bytes > cap) throw new ZeroError('limit_reached', `project "${projectId}" holds ${bytes} bytes, over the ${cap}-byte limit for searching`, 413);
+    if (bytes > cap) throw new ZeroError('limit_reached', `project "${projectId}" holds ${bytes} bytes, over the ${cap}-byte limit for searching`);
     const onDisk = cached?.onDisk ?? new Map<string, string>();
     const listed = new Set(files.map((f) => f.path));
     for (const [path, etag] of [...onDisk]) {

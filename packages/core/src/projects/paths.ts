@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { defineErrorClass } from '../errors';
 
 /** S3's limit on a key's length, in UTF-8 bytes. */
 export const MAX_KEY_BYTES = 1024;
@@ -18,12 +19,7 @@ export const scannerSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'mus
 export type ProjectArea = 'files' | 'analysis' | 'reports';
 
 /** Why a path was refused, phrased for the model and the API client. */
-export class PathError extends Error {
-  override readonly name = 'PathError';
-  static isInstance(value: unknown): value is PathError {
-    return value instanceof Error && value.name === 'PathError';
-  }
-}
+export class PathError extends defineErrorClass('PathError') {}
 
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 // C0 and C1 controls, NUL included.

@@ -1,4 +1,4 @@
-import { ZeroError } from '../errors';
+import { conflict, forbidden, notFound } from '../errors';
 import { roleAtLeast, weakestRole, withArticle } from '../sessions/access';
 import type { ProjectMemberStore } from '../store/project-member-store';
 import type { Role } from '../store/records';
@@ -17,7 +17,7 @@ export interface ProjectUser {
 /** Projects someone may see: all of them (an administrator), or these, by id. */
 export type VisibleProjects = 'all' | Map<string, Role>;
 
-const notFound = (projectId: string) => new ZeroError('not_found', `project "${projectId}" does not exist`, 404, { field: 'project_id' });
+const projectNotFound = (projectId: string) => notFound(`project "${projectId}" does not exist`, 'project_id');
 
 /**
  * Who may do what with a project, checked where the data is read and written:
@@ -53,8 +53,8 @@ export class ProjectAccess {
    */
   async require(user: ProjectUser, projectId: string, role: Role): Promise<Role> {
     const has = await this.roleOf(user, projectId);
-    if (!has) throw notFound(projectId);
-    if (!roleAtLeast(has, role)) throw new ZeroError('forbidden', `this needs the ${role} role; you are ${withArticle(has)} of project "${projectId}"`, 403);
+    if (!has) throw projectNotFound(projectId);
+    if (!roleAtLeast(has, role)) throw forbidden(`this needs the ${role} role; you are ${withArticle(has)} of project "${projectId}"`);
     return has;
   }
 
@@ -86,10 +86,10 @@ export class ProjectAccess {
   async requireForSession(sessionId: string, projectId: string, role: Role): Promise<void> {
     const has = await this.sessionRole(sessionId, projectId);
     if (!has) {
-      throw new ZeroError('not_found', `project "${projectId}" does not exist or is not shared with everyone in this conversation. list_projects shows the projects you can use.`, 404, { field: 'project_id' });
+      throw notFound(`project "${projectId}" does not exist or is not shared with everyone in this conversation. list_projects shows the projects you can use.`, 'project_id');
     }
     if (!roleAtLeast(has, role)) {
-      throw new ZeroError('forbidden', `project "${projectId}" is open to this conversation for reading only: writing needs every member of the conversation to be an editor of the project.`, 403);
+      throw forbidden(`project "${projectId}" is open to this conversation for reading only: writing needs every member of the conversation to be an editor of the project.`);
     }
   }
 
@@ -113,7 +113,7 @@ export class ProjectAccess {
   /** Claims a report path for the session before it is written; an error result for the model when another session owns it. */
   async claimReport(sessionId: string, projectId: string, path: string, options: { takeOver?: boolean } = {}): Promise<void> {
     if (!(await this.reports.claim(projectId, path, sessionId, options))) {
-      throw new ZeroError('conflict', `reports/${path} in project ${projectId} belongs to another conversation; write under another name.`, 409, { field: 'path' });
+      throw conflict(`reports/${path} in project ${projectId} belongs to another conversation; write under another name.`, { field: 'path' });
     }
   }
 

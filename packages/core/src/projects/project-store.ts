@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
 import * as z from 'zod';
-import { ZeroError } from '../errors';
+import { ZeroError, notFound } from '../errors';
 import type { ArtifactStore } from '../store/artifact-store';
 import { areaPrefix, pathFromKey, projectIdSchema, projectKey, scannerSchema, type ProjectArea } from './paths';
 
@@ -76,7 +76,7 @@ export class ProjectStore {
   /** Loads a project or fails with a 404. */
   async requireProject(id: string): Promise<ProjectMeta> {
     const meta = await this.getProject(id);
-    if (!meta) throw new ZeroError('not_found', `project "${id}" does not exist`, 404, { field: 'project_id' });
+    if (!meta) throw notFound(`project "${id}" does not exist`, 'project_id');
     return meta;
   }
 
@@ -148,7 +148,7 @@ export class ProjectStore {
   /** Stores a scanner's document; one nested deeper than MAX_ANALYSIS_DEPTH is refused with a 400. */
   async putAnalysis(id: string, scanner: string, document: unknown): Promise<void> {
     if (nestedDeeperThan(document, MAX_ANALYSIS_DEPTH)) {
-      throw new ZeroError('invalid_request', `an analysis document may nest at most ${MAX_ANALYSIS_DEPTH} levels deep`, 400, { field: 'body', limit: MAX_ANALYSIS_DEPTH });
+      throw new ZeroError('invalid_request', `an analysis document may nest at most ${MAX_ANALYSIS_DEPTH} levels deep`, { field: 'body', limit: MAX_ANALYSIS_DEPTH });
     }
     await this.artifacts.putJson(projectKey(id, 'analysis', `${scannerSchema.parse(scanner)}.json`), document);
     if (!(await this.getProject(id))) await this.touch(id);

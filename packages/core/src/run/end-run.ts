@@ -1,6 +1,7 @@
 import { ZeroError } from '../errors';
 import type { RunStatus, StreamEvent, Usage } from '../events/schema';
 import { ModelError } from '../model/provider';
+import { LeaseLostError } from '../store/lease-store';
 import type { NewLogRecord } from '../store/records';
 import { redact } from './redact';
 
@@ -82,7 +83,7 @@ export function describeFailure(error: unknown, secrets: readonly string[]): { c
     return { code: 'model_error', message: redact(`the model API failed${status}: ${error.message}`, secrets) };
   }
   // By name, not class: the lease store's error must be recognised without the run importing the store.
-  if ((error as { name?: unknown })?.name === 'LeaseLostError') return { code: LEASE_LOST, message: LEASE_LOST_REASON };
+  if (LeaseLostError.isInstance(error)) return { code: LEASE_LOST, message: LEASE_LOST_REASON };
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'internal', message: redact(message, secrets) };
 }

@@ -1,5 +1,6 @@
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
+import { defineErrorClass } from '../errors';
 import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
@@ -186,7 +187,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     if (stop && ModelCallAborted.isInstance(error) && error.usage) addUsage(usage, { ...error.usage, cost_usd: costOf(params.model, error.usage) });
     if (stop) outcome = stop;
     // The step in flight is not recorded: a handover redoes it where the run continues.
-    else if (error instanceof StepOutOfTime) outcome = { status: error.handover ? 'handover' : 'limit', steps: error.handover ? steps - 1 : steps, usage, reason: error.message };
+    else if (StepOutOfTime.isInstance(error)) outcome = { status: error.handover ? 'handover' : 'limit', steps: error.handover ? steps - 1 : steps, usage, reason: error.message };
     else {
       const described = describeFailure(error, deps.secrets ?? []);
       outcome = { status: 'error', steps, usage, reason: described.message, error: described };
@@ -206,8 +207,7 @@ interface ModelResponse {
  * (`limit`), or this process's deadline, where the run hands over and the
  * step is redone elsewhere.
  */
-class StepOutOfTime extends Error {
-  override readonly name = 'StepOutOfTime';
+class StepOutOfTime extends defineErrorClass('StepOutOfTime') {
   constructor(
     message: string,
     readonly handover: boolean,

@@ -140,7 +140,7 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
       .heartbeat(lease, current?.runId)
       .then(applyStop)
       .catch((error) => {
-        if (error instanceof LeaseLostError) {
+        if (LeaseLostError.isInstance(error)) {
           lost = true;
           current?.controller.abort('the run lost its lease to another instance');
         }

@@ -1,4 +1,4 @@
-import { ZeroError } from '../errors';
+import { ZeroError, forbidden, invalidField } from '../errors';
 import { sessionIdSchema } from '../events/schema';
 import type { Member, Role, SessionMeta } from '../store/records';
 import type { SessionStore } from '../store/session-store';
@@ -40,11 +40,11 @@ export async function requireAccess(
 ): Promise<{ session: SessionMeta; member: Member }> {
   // Checked before any lookup: an id DynamoDB cannot hold in a key would fail there as a 500.
   const id = sessionIdSchema.safeParse(sessionId);
-  if (!id.success) throw new ZeroError('invalid_request', `session_id: ${id.error.issues[0]?.message}`, 400, { field: 'session_id' });
+  if (!id.success) throw invalidField('session_id', id.error.issues[0]?.message ?? 'invalid');
   const [session, member] = await Promise.all([sessions.getSession(sessionId), sessions.getMember(sessionId, user.id)]);
-  if (!session || !member) throw new ZeroError('session_not_found', `session "${sessionId}" does not exist`, 404, { field: 'session_id' });
+  if (!session || !member) throw new ZeroError('session_not_found', `session "${sessionId}" does not exist`, { field: 'session_id' });
   if (!roleAtLeast(member.role, role)) {
-    throw new ZeroError('forbidden', `this needs the ${role} role; you are ${withArticle(member.role)} of this session`, 403);
+    throw forbidden(`this needs the ${role} role; you are ${withArticle(member.role)} of this session`);
   }
   return { session, member };
 }

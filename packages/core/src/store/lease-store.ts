@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ZeroError } from '../errors';
+import { conflict, defineErrorClass, type ZeroError } from '../errors';
 import { keys } from './keys';
 import { isConditionFailure, type SessionStore } from './session-store';
 
@@ -20,9 +20,8 @@ export interface StopRequest {
   reason: 'cancelled' | 'interrupted';
 }
 
-export class LeaseLostError extends Error {
-  override readonly name = 'LeaseLostError';
-}
+/** The lease was taken over by another instance: this one must stop writing for the session. */
+export class LeaseLostError extends defineErrorClass('LeaseLostError') {}
 
 /**
  * One active run per session, held by a lease item (`LEASE`) in DynamoDB:
@@ -119,7 +118,7 @@ export class LeaseStore {
     try {
       await this.fenced(lease, 'SET lease_until = :zero REMOVE run_id, stop_request', { ':zero': 0 }, false);
     } catch (error) {
-      if (!(error instanceof LeaseLostError)) throw error;
+      if (!LeaseLostError.isInstance(error)) throw error;
     }
   }
 
@@ -168,7 +167,5 @@ export class LeaseStore {
 
 /** The 409 for a `reject` strategy, naming the active run. */
 export function sessionBusy(runId: string | undefined): ZeroError {
-  return new ZeroError('conflict', `the session is busy with run ${runId ?? '(unknown)'}; retry when it is done or use strategy "enqueue"`, 409, {
-    active_run_id: runId,
-  });
+  return conflict(`the session is busy with run ${runId ?? '(unknown)'}; retry when it is done or use strategy "enqueue"`, { active_run_id: runId });
 }

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { ZeroError } from '../errors';
+import { conflict, notFound } from '../errors';
 import { keys } from './keys';
 import { roleSchema, type Role } from './records';
 import { isConditionFailure } from './session-store';
@@ -135,8 +135,8 @@ export class ProjectMemberStore {
   async changeMember(projectId: string, userId: string, role: Role | undefined): Promise<void> {
     const members = await this.listMembers(projectId);
     const current = members.find((m) => m.user_id === userId);
-    if (!current) throw new ZeroError('not_found', `user "${userId}" is not a member of project "${projectId}"`, 404, { field: 'user_id' });
-    const lastOwner = () => new ZeroError('conflict', 'the last owner of a project cannot leave or be demoted; make someone else an owner first', 409);
+    if (!current) throw notFound(`user "${userId}" is not a member of project "${projectId}"`, 'user_id');
+    const lastOwner = () => conflict('the last owner of a project cannot leave or be demoted; make someone else an owner first');
     if (current.role === 'owner' && role !== 'owner' && members.filter((m) => m.role === 'owner').length <= 1) throw lastOwner();
     const key = { pk: keys.project(projectId), sk: keys.member(userId) };
     const condition = { ConditionExpression: '#r = :r', ExpressionAttributeNames: { '#r': 'role' } };
@@ -149,7 +149,7 @@ export class ProjectMemberStore {
         );
       }
     } catch (error) {
-      if (isConditionFailure(error)) throw new ZeroError('conflict', 'the membership changed meanwhile; try again', 409);
+      if (isConditionFailure(error)) throw conflict('the membership changed meanwhile; try again');
       throw error;
     }
     if (current.role === 'owner' && role !== 'owner' && !(await this.listMembers(projectId)).some((m) => m.role === 'owner')) {

@@ -9,7 +9,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { ZeroError } from '../errors';
+import { ZeroError, conflict, invalidField, notFound } from '../errors';
 import { streamEventSchema, type StreamEvent } from '../events/schema';
 import type { ArtifactStore } from './artifact-store';
 import { setExpression } from './expressions';
@@ -37,7 +37,7 @@ import {
  * key with an error, and another user's would list their sessions.
  */
 function decodeSessionsCursor(cursor: string, userId: string): Record<string, unknown> {
-  const refused = () => new ZeroError('invalid_request', 'cursor: not a cursor this API returned for you', 400, { field: 'cursor' });
+  const refused = () => invalidField('cursor', 'not a cursor this API returned for you');
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -109,7 +109,7 @@ export class SessionStore {
   /** Loads a session or fails with a 404. */
   async requireSession(id: string): Promise<SessionMeta> {
     const session = await this.getSession(id);
-    if (!session) throw new ZeroError('session_not_found', `session "${id}" does not exist`, 404, { field: 'session_id' });
+    if (!session) throw new ZeroError('session_not_found', `session "${id}" does not exist`, { field: 'session_id' });
     return session;
   }
 
@@ -132,7 +132,7 @@ export class SessionStore {
         }),
       );
     } catch (error) {
-      if (isConditionFailure(error)) throw new ZeroError('session_not_found', `session "${id}" does not exist`, 404);
+      if (isConditionFailure(error)) throw new ZeroError('session_not_found', `session "${id}" does not exist`);
       throw error;
     }
   }
@@ -204,10 +204,10 @@ export class SessionStore {
   async changeMember(sessionId: string, userId: string, role: Role | undefined): Promise<void> {
     const members = await this.listMembers(sessionId);
     const current = members.find((m) => m.user_id === userId);
-    if (!current) throw new ZeroError('not_found', `user "${userId}" is not a member of this session`, 404, { field: 'user_id' });
+    if (!current) throw notFound(`user "${userId}" is not a member of this session`, 'user_id');
     const owners = members.filter((m) => m.role === 'owner');
     if (current.role === 'owner' && role !== 'owner' && owners.length <= 1) {
-      throw new ZeroError('conflict', 'the last owner cannot leave or be demoted; make someone else an owner first', 409);
+      throw conflict('the last owner cannot leave or be demoted; make someone else an owner first');
     }
     const key = { pk: keys.session(sessionId), sk: keys.member(userId) };
     try {
@@ -229,7 +229,7 @@ export class SessionStore {
         );
       }
     } catch (error) {
-      if (isConditionFailure(error)) throw new ZeroError('conflict', 'the membership changed meanwhile; try again', 409);
+      if (isConditionFailure(error)) throw conflict('the membership changed meanwhile; try again');
       throw error;
     }
     if (current.role === 'owner' && role !== 'owner') {
@@ -238,7 +238,7 @@ export class SessionStore {
       if (!after.some((m) => m.role === 'owner')) {
         const session = await this.requireSession(sessionId);
         await this.putMember(session, current);
-        throw new ZeroError('conflict', 'the last owner cannot leave or be demoted; make someone else an owner first', 409);
+        throw conflict('the last owner cannot leave or be demoted; make someone else an owner first');
       }
     }
   }
@@ -364,7 +364,7 @@ export class SessionStore {
       );
       n = Number(Attributes?.inbox_seq);
     } catch (error) {
-      if (isConditionFailure(error)) throw new ZeroError('session_not_found', `session "${sessionId}" does not exist`, 404);
+      if (isConditionFailure(error)) throw new ZeroError('session_not_found', `session "${sessionId}" does not exist`);
       throw error;
     }
     const item = { message_id: n, ...message };
@@ -462,7 +462,7 @@ export class SessionStore {
     try {
       await this.db.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (error) {
-      if (isConditionFailure(error)) throw new ZeroError('conflict', conflictMessage, 409);
+      if (isConditionFailure(error)) throw conflict(conflictMessage);
       throw error;
     }
   }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { ZeroError, invalidRequest } from '../errors';
+import { ZeroError, invalidRequest, unauthorized } from '../errors';
 import { MAX_MESSAGE_CHARS } from '../events/schema';
 import { projectIdSchema } from '../projects/paths';
 import { webhookAuthorId } from '../run/speaker';
@@ -38,8 +38,6 @@ const genericHeaders = z.object({
   'x-zero-delivery': z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be letters, digits, ".", "_" or "-"').optional(),
 });
 const payloadSchema = z.record(z.string(), z.unknown(), { error: 'the payload must be a JSON object' });
-
-const unauthorized = (message: string) => new ZeroError('unauthorized', message, 401);
 
 /**
  * Takes one webhook delivery: verifies its signature over the raw body
@@ -147,10 +145,10 @@ function parsePayload(delivery: IncomingDelivery): Record<string, unknown> {
   try {
     value = JSON.parse(form ? (new URLSearchParams(text).get('payload') ?? '') : text);
   } catch {
-    throw new ZeroError('invalid_json', 'the webhook body is not valid JSON', 400, { field: 'body' });
+    throw new ZeroError('invalid_json', 'the webhook body is not valid JSON', { field: 'body' });
   }
   const parsed = payloadSchema.safeParse(value);
-  if (!parsed.success) throw new ZeroError('invalid_request', 'the payload must be a JSON object', 400, { field: 'body' });
+  if (!parsed.success) throw new ZeroError('invalid_request', 'the payload must be a JSON object', { field: 'body' });
   return parsed.data;
 }
 

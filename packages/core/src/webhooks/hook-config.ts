@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { userIdSchema } from '../events/schema';
-import { ZeroError } from '../errors';
+import { notFound } from '../errors';
 import { roleSchema } from '../store/records';
 import type { ArtifactStore } from '../store/artifact-store';
 
@@ -78,7 +78,7 @@ export class HookStore {
   /** Loads a hook or fails with a 404 (the same for an id that is malformed and one that does not exist). */
   async require(id: string): Promise<HookConfig> {
     const hook = await this.get(id);
-    if (!hook) throw new ZeroError('not_found', `no webhook "${id}"`, 404, { field: 'hook_id' });
+    if (!hook) throw notFound(`no webhook "${id}"`, 'hook_id');
     return hook;
   }
 
