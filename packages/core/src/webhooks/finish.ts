@@ -1,5 +1,5 @@
 import { finalText } from '../run/history';
-import { unfinishedRun, type FinishedRun } from '../run/session-runner';
+import { unfinishedRun, type FinishedRun } from '../sessions/drive';
 import type { LogRecord } from '../store/records';
 import { callbackTarget, postSignedCallback } from './callback';
 import type { SessionSummary } from './webhook-store';

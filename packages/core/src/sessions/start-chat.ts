@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '../agent/catalog';
-import { followSession } from '../events/feed';
+import { followSession } from './feed';
 import { formatEventId, parseEventId, type EventPosition } from '../events/ids';
 import type { IdentifiedEvent } from '../events/recorder';
 import type { ChatRequest } from '../events/schema';
 import { zeroUsage } from '../events/usage';
 import { sessionBusy, type RunLease } from '../store/lease-store';
 import type { InboxMessage, LogRecord, SessionMeta } from '../store/records';
-import { requireAccess, type User } from '../sessions/access';
-import { describeFailure } from './end-run';
-import { driveSession, unfinishedRun, type DriveOptions, type SessionRunnerDeps } from './session-runner';
+import { requireAccess, type User } from './access';
+import { describeFailure } from '../run/end-run';
+import { driveSession, unfinishedRun, type DriveOptions, type SessionRunnerDeps } from './drive';
 
 export type ChatDeps = SessionRunnerDeps;
 export type { IdentifiedEvent };

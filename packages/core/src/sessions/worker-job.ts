@@ -1,5 +1,5 @@
 import { runJobSchema, type RunJob } from './queue';
-import { driveSession, type SessionRunnerDeps } from './session-runner';
+import { driveSession, type SessionRunnerDeps } from './drive';
 
 /** One message of a queue batch, as SQS delivers it. */
 export interface QueueRecord {

@@ -1,7 +1,7 @@
 import { requireAgent } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
-import type { LocalRuns } from '../events/bus';
-import { eventKey, missingEvents, recordKeys } from '../events/missing-events';
+import type { LocalRuns } from './run-registry';
+import { eventKey, missingEvents, recordKeys } from './missing-events';
 import { EventRecorder } from '../events/recorder';
 import { addUsage, zeroUsage } from '../events/usage';
 import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
@@ -9,10 +9,10 @@ import { resolveModel } from '../model/anthropic';
 import { ZeroError } from '../errors';
 import { LeaseLostError, type LeaseStore, type RunLease, type StopRequest } from '../store/lease-store';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
-import { RunDelegator } from './delegate';
-import { pendingToolCalls, toMessages } from './history';
-import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from './end-run';
-import { runLoop, type RunDeps } from './loop';
+import { RunDelegator } from '../run/delegate';
+import { pendingToolCalls, toMessages } from '../run/history';
+import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
+import { runLoop, type RunDeps } from '../run/loop';
 import type { RunQueue } from './queue';
 
 export interface SessionRunnerDeps extends RunDeps {
