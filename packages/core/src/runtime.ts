@@ -11,7 +11,7 @@ import { StreamSlots } from './store/stream-slots';
 import { LocalRuns } from './sessions/run-registry';
 import { randomUUID } from 'node:crypto';
 import { InProcessQueue, type RunQueue } from './sessions/queue';
-import { driveSession } from './sessions/drive';
+import { runJob } from './sessions/worker-job';
 import { Authenticator, type AuthConfig } from './auth/authenticator';
 import { ProjectFileCache, type FileCacheOptions } from './projects/file-cache';
 import { ProjectAccess } from './projects/project-access';
@@ -115,10 +115,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   // then finishes a webhook investigation whose ending a dead process left unhandled.
   const queue =
     config.queue ??
-    new InProcessQueue(async (job) => {
-      await driveSession(runtime, job.session_id);
-      await settleInvestigation(runtime, job.session_id);
-    });
+    new InProcessQueue((job) => runJob(runtime, job, { afterDrive: (sessionId) => settleInvestigation(runtime, sessionId) }));
   const runtime: Runtime = {
     auth,
     streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser),
