@@ -1,4 +1,5 @@
-import { handleRunJobs, settleInvestigation } from '@zero/core';
+import { handleRunJobs } from '@zero/core/sessions';
+import { settleInvestigation } from '@zero/core/webhooks';
 import { lambdaRuntime } from './runtime';
 
 const runtime = lambdaRuntime();

@@ -2,7 +2,6 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import {
   ZeroError,
-  followSession,
   invalidField,
   openSession,
   parseEventId,
@@ -15,6 +14,7 @@ import {
   strategySchema,
   userIdSchema,
   voiceModeSchema,
+  watchSession,
 } from '@zero/core';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
@@ -174,20 +174,11 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
         { limit },
       );
     }
-    // While someone watches, a run whose holder died is carried on once its lease expires.
-    const watchdog = setInterval(() => void resumeIfStalled(deps, id).catch(() => undefined), deps.leases.ttlMs);
     return streamEvents(
       c,
       (signal) => {
-        signal.addEventListener(
-          'abort',
-          () => {
-            clearInterval(watchdog);
-            void release();
-          },
-          { once: true },
-        );
-        return followSession(deps, id, { after: position, signal });
+        signal.addEventListener('abort', () => void release(), { once: true });
+        return watchSession(deps, id, { after: position, signal });
       },
       { maxDurationMs, heartbeatMs: options.heartbeatMs },
     );

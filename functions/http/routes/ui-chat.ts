@@ -4,8 +4,9 @@ import * as z from 'zod';
 import {
   MAX_MESSAGE_CHARS,
   ZeroError,
+  activeRunStart,
   chatRequestSchema,
-  followSession,
+  followRun,
   invalidField,
   invalidRequest,
   requireAccess,
@@ -14,8 +15,6 @@ import {
   titleFrom,
   tooLarge,
   type ChatRequest,
-  type EventPosition,
-  type IdentifiedEvent,
   type Runtime,
   type User,
 } from '@zero/core';
@@ -116,7 +115,7 @@ export function uiChatRoutes(deps: AppDeps) {
     await requireAccess(deps.sessions, id.data, c.get('user'), 'viewer');
     const active = await activeRunStart(deps, id.data);
     if (!active) return c.body(null, 204);
-    return streamUIMessages(c, (signal) => runEvents(deps, id.data, active.runId, active.after, signal));
+    return streamUIMessages(c, (signal) => followRun(deps, id.data, active.runId, active.after, signal));
   });
 
   return app;
@@ -130,39 +129,5 @@ async function ensureSession(deps: Runtime, sessionId: string, options: Omit<Cha
   } catch (error) {
     // Two first messages raced to create it; the access check that follows decides.
     if (!(ZeroError.isInstance(error) && error.code === 'conflict')) throw error;
-  }
-}
-
-/**
- * Where the session's active run begins in the event log. Runs are written
- * as batches tagged with their run id, so the log is read backwards in
- * widening windows until the run's first batch: the cost follows the run's
- * length, not the session's. Undefined when no run is active (or it has
- * already ended).
- */
-async function activeRunStart(deps: Runtime, sessionId: string): Promise<{ runId: string; after: EventPosition } | undefined> {
-  const lease = await deps.leases.inspect(sessionId);
-  if (!lease?.active || !lease.run_id) return undefined;
-  const runId = lease.run_id;
-  const last = await deps.sessions.lastEventSeq(sessionId);
-  let first = last + 1;
-  for (let window = 8; ; window *= 4) {
-    const from = Math.max(0, last - window);
-    const batches = await deps.sessions.readEvents(sessionId, from);
-    const mine = batches.filter((b) => b.run_id === runId);
-    if (mine.some((b) => b.events.some((e) => e.type === 'done'))) return undefined;
-    if (mine[0]) first = mine[0].seq;
-    // Runs of a session follow one another: a batch of another run in the window lies before this run's start.
-    if (from === 0 || batches.some((b) => b.run_id !== runId)) break;
-  }
-  return { runId, after: { seq: first - 1, index: Number.MAX_SAFE_INTEGER } };
-}
-
-/** One run's events from a position, ending with its `done`. */
-async function* runEvents(deps: Runtime, sessionId: string, runId: string, after: EventPosition, signal: AbortSignal): AsyncGenerator<IdentifiedEvent> {
-  for await (const event of followSession(deps, sessionId, { after, signal })) {
-    if (!('run_id' in event) || event.run_id !== runId) continue;
-    yield event;
-    if (event.type === 'done') return;
   }
 }

@@ -2,16 +2,16 @@ import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/cata
 import { AnthropicProvider, DEFAULT_MODEL } from './model/anthropic';
 import type { ModelProvider } from './model/provider';
 import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from './run/limits';
-import type { ChatDeps } from './run/chat';
+import type { ChatDeps } from './sessions/start-chat';
 import { ArtifactStore } from './store/artifact-store';
 import { createDynamoClient, createS3Client, type StoreConfig } from './store/clients';
 import { SessionStore } from './store/session-store';
 import { LeaseStore } from './store/lease-store';
 import { StreamSlots } from './store/stream-slots';
-import { LocalRuns } from './events/bus';
+import { LocalRuns } from './sessions/run-registry';
 import { randomUUID } from 'node:crypto';
-import { InProcessQueue, type RunQueue } from './run/queue';
-import { driveSession } from './run/session-runner';
+import { InProcessQueue, type RunQueue } from './sessions/queue';
+import { runJob } from './sessions/worker-job';
 import { Authenticator, type AuthConfig } from './auth/authenticator';
 import { ProjectFileCache, type FileCacheOptions } from './projects/file-cache';
 import { ProjectAccess } from './projects/project-access';
@@ -115,10 +115,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   // then finishes a webhook investigation whose ending a dead process left unhandled.
   const queue =
     config.queue ??
-    new InProcessQueue(async (job) => {
-      await driveSession(runtime, job.session_id);
-      await settleInvestigation(runtime, job.session_id);
-    });
+    new InProcessQueue((job) => runJob(runtime, job, { afterDrive: (sessionId) => settleInvestigation(runtime, sessionId) }));
   const runtime: Runtime = {
     auth,
     streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser),

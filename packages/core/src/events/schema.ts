@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { projectIdSchema } from '../projects/paths';
+import { projectIdSchema } from '../project-id';
 
 /** Limits on what a client may send, documented in the README. */
 export const MAX_MESSAGE_CHARS = 100_000;

@@ -1,5 +1,5 @@
 import { conflict, forbidden, notFound } from '../errors';
-import { roleAtLeast, weakestRole, withArticle } from '../sessions/access';
+import { roleAtLeast, weakestRole, withArticle } from '../auth/roles';
 import type { ProjectMemberStore } from '../store/project-member-store';
 import type { Role } from '../store/records';
 import type { ReportOwnerStore } from '../store/report-owner-store';

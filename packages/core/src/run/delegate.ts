@@ -1,19 +1,19 @@
-import { requireAgent } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import { ZeroError } from '../errors';
 import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { zeroUsage } from '../events/usage';
-import { resolveModel } from '../model/anthropic';
 import type { MessageParam } from '../model/provider';
 import type { LogRecord, NewLogRecord } from '../store/records';
-import type { DelegationRequest, Delegator, ToolOutput } from '../tools/tool';
+import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
 import { finalText, textOf, toMessages } from './history';
 import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';
 import { redact } from './redact';
+import { resolveRunSetup, type RunSetup } from './run-setup';
 
 /** What every delegation under one top-level run shares: the session, its log and its stream. */
 export interface DelegationScope {
-  deps: RunDeps;
+  /** The run's deps and its tools' services: a child's tools get the same services. */
+  deps: RunDeps & ToolServices;
   /** The model for an agent whose definition names none. */
   defaultModel: string;
   sessionId: string;
@@ -68,16 +68,14 @@ export class RunDelegator implements Delegator {
   async delegate(request: DelegationRequest, call: { toolCallId: string; signal: AbortSignal }): Promise<ToolOutput> {
     const refusal = this.refusal(request.agentId);
     if (refusal) return { content: `Not delegated: ${refusal}`, is_error: true };
-    let target: AgentDefinition;
-    try {
-      target = await requireAgent(this.scope.deps.catalog, request.agentId);
-    } catch (error) {
-      if (ZeroError.isInstance(error)) return { content: `Not delegated: ${error.message}`, is_error: true };
-      throw error;
+    const setup = await resolveRunSetup(this.scope.deps.catalog, { agentId: request.agentId, voice: this.scope.voice }, this.scope.defaultModel);
+    if (!setup.agent) {
+      if (ZeroError.isInstance(setup.missing)) return { content: `Not delegated: ${setup.missing.message}`, is_error: true };
+      throw setup.missing;
     }
     const remainingMs = this.scope.deadline - Date.now();
     if (remainingMs <= 0) return { content: 'Not delegated: the run has no time left. Answer with what you have.', is_error: true };
-    return this.runChild(target, request, call, remainingMs);
+    return this.runChild({ ...setup, agent: setup.agent }, request, call, remainingMs);
   }
 
   /** Why the caller may not hand work to `targetId`, or undefined when it may. */
@@ -105,7 +103,7 @@ export class RunDelegator implements Delegator {
   }
 
   private async runChild(
-    target: AgentDefinition,
+    { agent: target, model, voice }: RunSetup & { agent: AgentDefinition },
     request: DelegationRequest,
     call: { toolCallId: string; signal: AbortSignal },
     remainingMs: number,
@@ -133,8 +131,6 @@ export class RunDelegator implements Delegator {
     if (finished?.kind === 'run_end') return answerOf(target, finished, finalText(earlier));
 
     scope.emit({ type: 'agent_switch', from: caller.agent.id, to: target.id, reason: 'delegate', tool_call_id: call.toolCallId, ...tags });
-    const model = resolveModel(target.model, scope.defaultModel);
-    const voice = scope.voice ?? target.default_voice;
     let answer = finalText(earlier);
     const append = async (record: NewLogRecord) => {
       await scope.append({ ...record, parent_run_id: caller.runId });
@@ -174,6 +170,7 @@ export class RunDelegator implements Delegator {
         projectId: scope.projectId,
         messages,
         append,
+        services: toolServices(scope.deps),
         signal: AbortSignal.any(signals),
         delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
       },

@@ -5,31 +5,23 @@ import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
-import type { ProjectAccess } from '../projects/project-access';
-import type { ProjectFileCache } from '../projects/file-cache';
-import type { ProjectStore } from '../projects/project-store';
-import type { ArtifactStore } from '../store/artifact-store';
 import type { NewLogRecord } from '../store/records';
-import type { SessionStore } from '../store/session-store';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
-import type { Delegator } from '../tools/tool';
+import type { Delegator, ToolServices } from '../tools/tool';
 import { describeFailure, endRun, type RunOutcome } from './end-run';
 import { withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
 import { buildSystemPrompt } from './prompt';
 import { redact } from './redact';
+import { stopReason } from './stop-reasons';
 
 /** What a run needs from the outside world. */
 export interface RunDeps {
   provider: ModelProvider;
   tools: ToolRegistry;
+  /** The agents a run may delegate to. */
   catalog: AgentCatalog;
-  sessions: SessionStore;
-  artifacts: ArtifactStore;
-  projects: ProjectStore;
-  projectFiles: ProjectFileCache;
-  projectAccess: ProjectAccess;
   limits: RunLimits;
   /** Values that must never appear in events or records (API keys). */
   secrets?: readonly string[];
@@ -46,6 +38,8 @@ export interface RunParams {
   messages: MessageParam[];
   /** Makes a record durable in the session log (fenced by the run's lease); rejects if it cannot. */
   append: (record: NewLogRecord) => Promise<void>;
+  /** Handed to every tool call as it is: the loop never looks inside. */
+  services: ToolServices;
   /** Aborted to stop the run at its next safe point; its reason says why. */
   signal?: AbortSignal;
   /** Carrying on an unfinished run: the steps and usage it had, and its last step's calls without results. */
@@ -314,22 +308,13 @@ async function executeCall(
       idempotencyKey: `${params.runId}:${call.id}`,
       projectId: params.projectId,
       agent: params.agent,
-      catalog: deps.catalog,
-      sessions: deps.sessions,
-      artifacts: deps.artifacts,
-      projects: deps.projects,
-      projectFiles: deps.projectFiles,
-      projectAccess: deps.projectAccess,
+      ...params.services,
       delegator: params.delegator,
       // A stop request waits for the step's tools: the safe point is the end of the step.
       signal: new AbortController().signal,
     },
     { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars },
   );
-}
-
-function stopReason(signal: AbortSignal): string {
-  return typeof signal.reason === 'string' ? signal.reason : 'cancelled by request';
 }
 
 /** Waits `ms`, or less when `signal` is aborted meanwhile. */

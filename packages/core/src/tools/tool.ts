@@ -8,8 +8,29 @@ import type { Usage } from '../events/schema';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 
-/** What a tool's execute function may use. */
-export interface ToolContext {
+/**
+ * The services a deployment gives its tools. A run passes them through
+ * unopened: only the tools look inside.
+ */
+export interface ToolServices {
+  catalog: AgentCatalog;
+  sessions: SessionStore;
+  artifacts: ArtifactStore;
+  /** Projects in the bucket, and their trees cached on local disk. */
+  projects: ProjectStore;
+  projectFiles: ProjectFileCache;
+  /** Which projects this session's tools may read and write (see `projects/project-access.ts`). */
+  projectAccess: ProjectAccess;
+}
+
+/** Picks the tool services out of a deployment's wider set of dependencies. */
+export function toolServices(from: ToolServices): ToolServices {
+  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess } = from;
+  return { catalog, sessions, artifacts, projects, projectFiles, projectAccess };
+}
+
+/** What a tool's execute function may use: the call, its run, and the tool services. */
+export interface ToolContext extends ToolServices {
   sessionId: string;
   runId: string;
   toolCallId: string;
@@ -21,14 +42,6 @@ export interface ToolContext {
   idempotencyKey: string;
   projectId?: string;
   agent: AgentDefinition;
-  catalog: AgentCatalog;
-  sessions: SessionStore;
-  artifacts: ArtifactStore;
-  /** Projects in the bucket, and their trees cached on local disk. */
-  projects: ProjectStore;
-  projectFiles: ProjectFileCache;
-  /** Which projects this session's tools may read and write (see `projects/project-access.ts`). */
-  projectAccess: ProjectAccess;
   /** Aborted on tool timeout, run cancel or shutdown. */
   signal: AbortSignal;
   /** Hands a task to another agent as a child run; absent where the run cannot delegate. */

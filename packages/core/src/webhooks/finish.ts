@@ -1,5 +1,6 @@
 import { finalText } from '../run/history';
-import { unfinishedRun, type FinishedRun } from '../run/session-runner';
+import type { FinishedRun } from '../sessions/drive';
+import { unfinishedRun } from '../sessions/resume';
 import type { LogRecord } from '../store/records';
 import { callbackTarget, postSignedCallback } from './callback';
 import type { SessionSummary } from './webhook-store';

@@ -1,6 +1,6 @@
 import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectStore } from '../projects/project-store';
-import type { RunQueue } from '../run/queue';
+import type { RunQueue } from '../sessions/queue';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 import type { CallbackOptions } from './callback';

@@ -1,10 +1,28 @@
 import { runJobSchema, type RunJob } from './queue';
-import { driveSession, type SessionRunnerDeps } from './session-runner';
+import { driveSession, type SessionRunnerDeps } from './drive';
 
 /** One message of a queue batch, as SQS delivers it. */
 export interface QueueRecord {
   messageId: string;
   body: string;
+}
+
+/** What follows a drive, and the time it may take. */
+export interface RunJobOptions {
+  /** Epoch ms by which this process must be done; a run that nears it hands over again. */
+  deadline?: number;
+  /** Called after each drive: a redelivered job also finishes what a crashed one left (a webhook investigation's report and callback). */
+  afterDrive?: (sessionId: string) => Promise<void>;
+}
+
+/**
+ * The one handler of a run job, for the in-process queue and SQS alike:
+ * carries the session on, then whatever follows a drive. Idempotent: driving
+ * a session whose runs are finished does nothing.
+ */
+export async function runJob(deps: SessionRunnerDeps, job: RunJob, options: RunJobOptions = {}): Promise<void> {
+  await driveSession(deps, job.session_id, { deadline: options.deadline });
+  await options.afterDrive?.(job.session_id);
 }
 
 /**
@@ -15,7 +33,7 @@ export interface QueueRecord {
 export async function handleRunJobs(
   deps: SessionRunnerDeps,
   records: readonly QueueRecord[],
-  options: { deadline?: number; afterDrive?: (sessionId: string) => Promise<void> } = {},
+  options: RunJobOptions = {},
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const failures: { itemIdentifier: string }[] = [];
   await Promise.all(
@@ -29,9 +47,7 @@ export async function handleRunJobs(
         return;
       }
       try {
-        await driveSession(deps, job.session_id, { deadline: options.deadline });
-        // A redelivered job also finishes what a crashed one left (a webhook investigation's report and callback).
-        await options.afterDrive?.(job.session_id);
+        await runJob(deps, job, options);
       } catch (error) {
         console.error(JSON.stringify({ level: 'error', msg: 'run job failed', session_id: job.session_id, error: String(error) }));
         failures.push({ itemIdentifier: record.messageId });

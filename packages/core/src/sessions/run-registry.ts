@@ -1,5 +1,5 @@
 import type { LogRecord } from '../store/records';
-import type { EventRecorder } from './recorder';
+import type { EventRecorder } from '../events/recorder';
 
 /** Sessions whose log is kept in memory between runs of this process. */
 const HISTORY_CACHE_SESSIONS = 200;

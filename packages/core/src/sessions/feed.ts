@@ -1,7 +1,7 @@
 import type { SessionStore } from '../store/session-store';
-import type { LocalRuns } from './bus';
-import { compareEventPositions, formatEventId, type EventPosition } from './ids';
-import type { IdentifiedEvent } from './recorder';
+import type { LocalRuns } from './run-registry';
+import { compareEventPositions, formatEventId, type EventPosition } from '../events/ids';
+import type { IdentifiedEvent } from '../events/recorder';
 
 export interface FeedOptions {
   /** Start after this position; from the beginning when undefined. */

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../../../tests/support/harness';
 import type { Runtime } from '../runtime';
-import { openSession, startChat, type IdentifiedEvent } from './chat';
+import { openSession } from './open-session';
+import { startChat, type IdentifiedEvent } from './start-chat';
 
 /**
  * A run's readers wait for its last event. Whatever part of the store fails,

@@ -1,0 +1,4 @@
+/** Agent definitions: parsing, the catalog. */
+export * from './definition';
+export * from './parse';
+export * from './catalog';

@@ -1,0 +1,4 @@
+/** Who is asking: API keys, JWTs, roles. */
+export * from './roles';
+export * from './api-keys';
+export * from './authenticator';

@@ -1,0 +1,4 @@
+/** The model provider interface and the Anthropic provider. */
+export * from './provider';
+export * from './anthropic';
+export * from './pricing';

@@ -1,0 +1,43 @@
+import { requireAgent, type AgentCatalog } from '../agent/catalog';
+import type { AgentDefinition } from '../agent/definition';
+import type { VoiceMode } from '../events/schema';
+import { resolveModel } from '../model/anthropic';
+
+/** Who a run asks for and how; what it leaves out comes from the agent's definition. */
+export interface RunRequest {
+  agentId: string;
+  /** Answers instead when `agentId` is no longer in the catalog (a session's own agent); none for a delegation. */
+  fallbackAgentId?: string;
+  /** A model id or alias; the agent's model, then `defaultModel`, when absent. */
+  model?: string;
+  /** The voice asked for; the agent's default voice when absent. */
+  voice?: VoiceMode;
+}
+
+/** What a run is set up with. `agent` is undefined when neither it nor the fallback could be found: `missing` says why. */
+export interface RunSetup {
+  agent?: AgentDefinition;
+  model: string;
+  voice: VoiceMode;
+  missing?: unknown;
+}
+
+/**
+ * The one place a run's agent, model and voice are resolved, for a message
+ * to a session and for a delegated task alike. A request's own choice wins
+ * over the agent's; the deployment's default model comes last. Never throws:
+ * a failed look-up is `missing` (the catalog's 404 lists the agents).
+ */
+export async function resolveRunSetup(catalog: AgentCatalog, request: RunRequest, defaultModel: string): Promise<RunSetup> {
+  let missing: unknown;
+  let agent = await requireAgent(catalog, request.agentId).catch((error: unknown) => {
+    missing = error;
+    return undefined;
+  });
+  if (!agent && request.fallbackAgentId !== undefined) agent = await requireAgent(catalog, request.fallbackAgentId).catch(() => undefined);
+  return {
+    ...(agent ? { agent } : { missing }),
+    model: resolveModel(request.model ?? agent?.model, defaultModel),
+    voice: request.voice ?? agent?.default_voice ?? 'full',
+  };
+}

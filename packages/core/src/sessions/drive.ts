@@ -1,0 +1,124 @@
+import { STOP_REASONS } from '../run/stop-reasons';
+import { LeaseLostError, type RunLease, type StopRequest } from '../store/lease-store';
+import type { LogRecord } from '../store/records';
+import { LEASE_LOST } from '../run/end-run';
+import { lastRunIfOpen, unfinishedRun } from './resume';
+import { runMessage, type RunSpec } from './run-message';
+import type { DriveOptions, SessionRunnerDeps } from './runner-deps';
+import { takeOver } from './take-over';
+
+export type { DriveOptions, FinishedRun, SessionRunnerDeps } from './runner-deps';
+
+/**
+ * Carries a session on for as long as this process holds its lease: first
+ * the run the log shows unfinished (resumed from its last complete step),
+ * then the waiting messages, one run at a time, in arrival order. Returns
+ * when there is nothing left, another process holds the lease (it will do
+ * what waits), or a run handed over near the deadline (the queue carries it
+ * on). Never throws for a run's failure; those are recorded in the log.
+ */
+export async function driveSession(deps: SessionRunnerDeps, sessionId: string, options: DriveOptions = {}): Promise<void> {
+  const deadline = options.deadline ?? (deps.runBudgetMs ? Date.now() + deps.runBudgetMs : undefined);
+  let claimed = options.claimed;
+  for (;;) {
+    let acquired = claimed;
+    claimed = undefined;
+    if (!acquired) {
+      const [next] = await deps.sessions.peekInbox(sessionId, 1);
+      const open = next ? undefined : await lastRunIfOpen(deps, sessionId);
+      if (!next && !open) return;
+      acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open!);
+      if (!acquired) return;
+    }
+    let handedOver = false;
+    try {
+      handedOver = await drain(deps, sessionId, acquired.lease, acquired.takeover, deadline);
+    } finally {
+      await deps.leases.release(acquired.lease).catch(() => undefined);
+    }
+    if (handedOver) {
+      await deps.queue.send({ session_id: sessionId, reason: 'handover near the time limit' });
+      return;
+    }
+    // A message may have arrived between the last look at the inbox and the release: look again.
+  }
+}
+
+/** Returns true when a run handed over (the caller sends the session to the queue). */
+async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease, takeover: boolean, deadline?: number): Promise<boolean> {
+  let session = await deps.sessions.requireSession(sessionId);
+  const cached = deps.runs.cachedHistory(sessionId);
+  const seen = cached ? lastSeq(cached) : 0;
+  const history = cached ? [...cached, ...(await deps.sessions.readLog(sessionId, seen))] : await deps.sessions.readLog(sessionId);
+  const lastLog = lastSeq(history);
+  // Every event position is handed out by the lease, so its counter is never behind the event log;
+  // the log's tail is read only to seal what a dead holder reserved.
+  if (takeover) await takeOver(deps, sessionId, lease, history, lastLog);
+  await deps.leases.raise(lease, 'log', lastLog);
+
+  let current: { runId: string; controller: AbortController } | undefined;
+  const applyStop = (stop: StopRequest | undefined) => {
+    if (stop && current && stop.run_id === current.runId) current.controller.abort(STOP_REASONS[stop.reason]);
+  };
+  let lost = false;
+  const heartbeat = setInterval(() => {
+    deps.leases
+      .heartbeat(lease, current?.runId)
+      .then(applyStop)
+      .catch((error) => {
+        if (LeaseLostError.isInstance(error)) {
+          lost = true;
+          current?.controller.abort('the run lost its lease to another instance');
+        }
+      });
+  }, Math.max(1000, deps.leases.ttlMs / 3));
+
+  const run = async (spec: RunSpec) => {
+    const controller = new AbortController();
+    current = { runId: spec.runId, controller };
+    const result = await runMessage(deps, session, lease, spec, history, controller, applyStop, deadline);
+    current = undefined;
+    session = result.session;
+    if (result.outcome.error?.code === LEASE_LOST) {
+      // Another instance holds the session now and carries this run on.
+      lost = true;
+      return undefined;
+    }
+    // An ending the store refused leaves the run unfinished in the log: stop here rather than resume it at once.
+    const last = history.findLast((r) => r.run_id === spec.runId);
+    if (last?.kind !== 'run_end' && last?.kind !== 'run_handover') throw new Error(`the end of run ${spec.runId} could not be recorded`);
+    if (result.outcome.status !== 'handover') await deps.onRunFinished?.({ session, runId: spec.runId, history });
+    return result.outcome;
+  };
+
+  try {
+    const open = unfinishedRun(history);
+    if (open && !lost) {
+      const outcome = await run({ runId: open.runId, record: open.message });
+      if (outcome?.status === 'handover') return true;
+    }
+    while (!lost) {
+      const [message] = await deps.sessions.peekInbox(sessionId, 1);
+      if (!message) break;
+      // Moved into the log before a crash, but not yet removed from the inbox.
+      if (history.some((r) => r.kind === 'user_message' && r.message_id === message.message_id)) {
+        await deps.sessions.removeFromInbox(sessionId, message.message_id);
+        continue;
+      }
+      const outcome = await run({ runId: message.run_id, message });
+      if (outcome?.status === 'handover') return true;
+    }
+    return false;
+  } finally {
+    clearInterval(heartbeat);
+    if (lost) deps.runs.forgetHistory(sessionId);
+    else deps.runs.cacheHistory(sessionId, history);
+  }
+}
+
+/** The highest position in a log (records may be out of order: concurrent tool results). */
+function lastSeq(records: readonly LogRecord[]): number {
+  let last = 0;
+  for (const record of records) if (record.seq > last) last = record.seq;
+  return last;
+}

@@ -1,0 +1,54 @@
+import { addUsage, zeroUsage } from '../events/usage';
+import type { InboxMessage, LogRecord } from '../store/records';
+import type { SessionStore } from '../store/session-store';
+import { pendingToolCalls } from '../run/history';
+import type { SessionRunnerDeps } from './runner-deps';
+
+/** The run the log shows as begun but not ended (its process died or it handed over), if any. */
+export function unfinishedRun(history: readonly LogRecord[]): { runId: string; message: Extract<LogRecord, { kind: 'user_message' }> } | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const record = history[i]!;
+    // Child runs (delegated tasks) are carried on by their parent.
+    if (record.kind === 'void' || record.parent_run_id) continue;
+    if (record.kind === 'run_end') return undefined;
+    if (record.kind === 'user_message') return { runId: record.run_id, message: record };
+  }
+  return undefined;
+}
+
+/** The id of the session's last run when the log shows it unfinished (a cheap look at the log's tail). */
+export async function lastRunIfOpen(deps: { sessions: SessionStore }, sessionId: string): Promise<string | undefined> {
+  const tail = await deps.sessions.readLogTail(sessionId, 50);
+  const open = unfinishedRun(tail);
+  if (open) return open.runId;
+  // A long step may push its user message out of the tail: look further only when the tail shows no ending.
+  if (tail.length === 50 && !tail.some((r) => r.kind === 'run_end')) return unfinishedRun(await deps.sessions.readLog(sessionId))?.runId;
+  return undefined;
+}
+
+/**
+ * Sends the session to the queue when no process is carrying it on (no live
+ * lease) although it has work: a run its log shows unfinished (its holder
+ * died), or messages waiting in its inbox (the process that accepted them
+ * died before it recorded them). Any read of the session wakes it up.
+ */
+export async function resumeIfStalled(deps: Pick<SessionRunnerDeps, 'leases' | 'sessions' | 'queue'>, sessionId: string, seen: { history?: readonly LogRecord[]; waiting?: readonly InboxMessage[] } = {}): Promise<boolean> {
+  const lease = await deps.leases.inspect(sessionId);
+  if (lease?.active) return false;
+  const waiting = seen.waiting ?? (await deps.sessions.peekInbox(sessionId, 1));
+  if (waiting.length === 0 && !unfinishedRun(seen.history ?? (await deps.sessions.readLogTail(sessionId, 50)))) return false;
+  await deps.queue.send({ session_id: sessionId, reason: waiting.length ? 'answer waiting messages' : 'resume an unfinished run' });
+  return true;
+}
+
+/** Where an unfinished run stands: its completed steps, their usage, and the calls of its last step still without results. */
+export function resumeState(history: readonly LogRecord[], runId: string) {
+  const usage = zeroUsage();
+  let steps = 0;
+  for (const record of history) {
+    if (record.run_id !== runId || record.kind !== 'assistant') continue;
+    steps = Math.max(steps, record.step);
+    addUsage(usage, record.usage);
+  }
+  return { steps, usage, pending: pendingToolCalls(history, runId) };
+}

@@ -1,0 +1,146 @@
+import { EventRecorder } from '../events/recorder';
+import type { StreamEvent } from '../events/schema';
+import { zeroUsage } from '../events/usage';
+import { RunDelegator } from '../run/delegate';
+import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
+import { toMessages } from '../run/history';
+import { runLoop } from '../run/loop';
+import { resolveRunSetup } from '../run/run-setup';
+import type { RunLease, StopRequest } from '../store/lease-store';
+import { PositionPool, fencedOut } from '../store/positions';
+import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
+import { toolServices } from '../tools/tool';
+import { resumeState } from './resume';
+import type { SessionRunnerDeps } from './runner-deps';
+
+/** A new message to answer, or an unfinished run (its user message already in the log) to carry on. */
+export type RunSpec = { runId: string; message: InboxMessage; record?: undefined } | { runId: string; record: Extract<LogRecord, { kind: 'user_message' }>; message?: undefined };
+
+/**
+ * Runs one message (or carries an unfinished run on) and ends it: whatever
+ * fails, its readers get one last event, `done` (or `handover`), and the log
+ * its `run_end` when the store takes it. Rethrows a storage failure after
+ * that, so the drive stops; a lost lease is an outcome, not a failure.
+ */
+export async function runMessage(
+  deps: SessionRunnerDeps,
+  session: SessionMeta,
+  lease: RunLease,
+  spec: RunSpec,
+  history: LogRecord[],
+  controller: AbortController,
+  applyStop: (stop: StopRequest | undefined) => void,
+  deadline?: number,
+): Promise<{ session: SessionMeta; outcome: RunOutcome }> {
+  const sessionId = session.session_id;
+  const runId = spec.runId;
+  const logPositions = new PositionPool(deps.leases, lease, 'log', 4, runId, applyStop);
+  const eventPositions = new PositionPool(deps.leases, lease, 'event', 4, runId, applyStop);
+  const recorder = new EventRecorder(
+    {
+      allocate: () => eventPositions.next(),
+      write: (seq, events) => deps.sessions.putEvents(sessionId, { seq, run_id: runId, events }).catch(fencedOut),
+    },
+    deps.eventFlushMs,
+  );
+  await recorder.open();
+  deps.runs.attach(sessionId, runId, recorder, controller);
+  const emit = (event: StreamEvent) => recorder.emit(event);
+
+  const append = async (record: NewLogRecord) => {
+    if (recorder.failure) throw recorder.failure;
+    const stored = await deps.sessions.append(sessionId, await logPositions.next(), record).catch(fencedOut);
+    history.push(stored);
+  };
+  // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
+  let recorded = !!spec.record;
+  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded });
+
+  const services = toolServices(deps);
+  const background: Promise<unknown>[] = [];
+  let next = session;
+  try {
+    const message = spec.message;
+    // The voice the message or the session asked for: delegates without one speak in their own default voice.
+    const requestedVoice = message ? (message.voice_mode ?? session.voice_mode) : undefined;
+    const agentId = message ? (message.agent_id ?? session.agent_id ?? deps.defaultAgentId) : spec.record.agent_id;
+    const { agent, model, voice } = await resolveRunSetup(
+      deps.catalog,
+      message
+        ? { agentId, fallbackAgentId: session.agent_id, model: message.model, voice: requestedVoice }
+        : { agentId, fallbackAgentId: session.agent_id, model: spec.record.model, voice: spec.record.voice_mode },
+      deps.defaultModel,
+    );
+    if (message) {
+      // The agent that answered the session's last message, before this one is recorded.
+      const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
+      const previousAgent = lastMessage?.agent_id ?? session.agent_id;
+      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
+      await append({
+        kind: 'user_message',
+        run_id: runId,
+        message_id: message.message_id,
+        text: message.text,
+        ...(message.author ? { author: message.author } : {}),
+        agent_id: agent?.id ?? agentId,
+        model,
+        voice_mode: voice,
+      });
+      recorded = true;
+      if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
+      emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
+      const now = new Date().toISOString();
+      next = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
+      // Off the path to the first model call: neither has to be durable before the run starts (a message left in
+      // the inbox is dropped by the next drain, as it is in the log).
+      background.push(
+        deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined),
+        deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }).catch(() => undefined),
+      );
+    } else {
+      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, resumed: true });
+    }
+
+    if (!agent) {
+      const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
+      return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
+    }
+
+    const outcome = await runLoop(
+      deps,
+      {
+        sessionId,
+        runId,
+        agent,
+        model,
+        voice,
+        projectId: next.project_id,
+        messages: toMessages(history, { openRunId: runId }),
+        append,
+        services,
+        signal: controller.signal,
+        resume: spec.record ? resumeState(history, runId) : undefined,
+        deadline,
+        handoverReserveMs: deps.handoverReserveMs,
+        delegator: RunDelegator.forRun(
+          { deps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs },
+          agent,
+          runId,
+        ),
+        confirmLease: () => deps.leases.heartbeat(lease, runId).then(applyStop),
+      },
+      emit,
+    );
+    return { session: next, outcome };
+  } catch (error) {
+    // Only storage failures reach here (the loop itself never throws): end the run for its readers, then stop the drive.
+    const described = describeFailure(error, deps.secrets ?? []);
+    const outcome = await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: described.message, error: described });
+    if (outcome.error?.code === LEASE_LOST) return { session: next, outcome };
+    throw error;
+  } finally {
+    await Promise.allSettled(background);
+    await recorder.close();
+    deps.runs.detach(sessionId, runId, recorder);
+  }
+}

@@ -1,0 +1,43 @@
+import type { LeaseStore, RunLease } from '../store/lease-store';
+import type { LogRecord, SessionMeta } from '../store/records';
+import type { RunDeps } from '../run/loop';
+import type { ToolServices } from '../tools/tool';
+import type { LocalRuns } from './run-registry';
+import type { RunQueue } from './queue';
+
+/** What carrying a session on needs: the run's own deps, its tools' services, the lease and the queue. */
+export interface SessionRunnerDeps extends RunDeps, ToolServices {
+  leases: LeaseStore;
+  runs: LocalRuns;
+  /** Where a run that hands over near its time limit is sent to be carried on. */
+  queue: RunQueue;
+  /** Names this process in lease items. */
+  instanceId: string;
+  defaultAgentId: string;
+  defaultModel: string;
+  /** How often text events are written to the event log at the latest. */
+  eventFlushMs?: number;
+  /** Time a step may need: a run does not start one with less than this left before its deadline. */
+  handoverReserveMs?: number;
+  /** A time budget per invocation when the platform gives none (the local server); Lambda's context gives the real one. */
+  runBudgetMs?: number;
+  /**
+   * Called once a run has ended (not when it hands over), after its `run_end`
+   * is durable and while the session's lease is still held. Must not throw.
+   */
+  onRunFinished?: (finished: FinishedRun) => Promise<void>;
+}
+
+/** A run that has ended: its session and the session's log, which ends with the run's `run_end`. */
+export interface FinishedRun {
+  session: SessionMeta;
+  runId: string;
+  history: readonly LogRecord[];
+}
+
+export interface DriveOptions {
+  /** Epoch ms by which this process must be done (Lambda: now + remaining time). */
+  deadline?: number;
+  /** A lease this process already took for the session (a message that claimed an idle session); used first. */
+  claimed?: { lease: RunLease; takeover: boolean };
+}
