@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectClaimSchema, projectMemberSchema } from './project-member-store';
-import { reportOwnerSchema } from './report-owner-store';
+import { projectClaimSchema } from './items/project-claim';
+import { projectMemberSchema } from './items/project-member';
+import { reportOwnerSchema } from './items/report-owner';
 
 // Project access items outlive deploys: every version ever written must keep loading.
 describe('stored project access fixtures', () => {
