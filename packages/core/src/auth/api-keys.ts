@@ -1,59 +1,55 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { notFound } from '../errors';
-import { keys } from '../store/keys';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ZeroError } from '../errors';
+import { apiKeyItem, apiKeyKey, userKeyItem, userKeyKey, userKeysOf, type ApiKeyInfo } from '../store/items/api-key';
+import { Table } from '../store/table';
+
+export type { ApiKeyInfo } from '../store/items/api-key';
 
 export interface ApiKeyOwner {
   id: string;
   name?: string;
 }
 
-export interface ApiKeyInfo {
-  key_id: string;
-  user_id: string;
-  name?: string;
-  label?: string;
-  created_at: string;
-}
-
 const hash = (key: string) => createHash('sha256').update(key).digest('hex');
 
 /** API keys: shown once at creation, stored only as a SHA-256 hash. */
 export class ApiKeyStore {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly table: string,
-  ) {}
+  private readonly items: Table;
+
+  constructor(db: DynamoDBDocumentClient, table: string) {
+    this.items = new Table(db, table);
+  }
 
   async create(owner: ApiKeyOwner, label?: string): Promise<{ key: string; info: ApiKeyInfo }> {
     const keyId = randomBytes(6).toString('hex');
     const key = `zk_${keyId}_${randomBytes(24).toString('base64url')}`;
     const info: ApiKeyInfo = { key_id: keyId, user_id: owner.id, ...(owner.name ? { name: owner.name } : {}), ...(label ? { label } : {}), created_at: new Date().toISOString() };
-    await this.db.send(new PutCommand({ TableName: this.table, Item: { pk: keys.apiKey(hash(key)), sk: 'KEY', ...info } }));
-    await this.db.send(new PutCommand({ TableName: this.table, Item: { ...keys.userKey(owner.id, keyId), ...info, hash: hash(key) } }));
+    await this.items.put({ ...apiKeyKey(hash(key)), v: apiKeyItem.version, ...info });
+    await this.items.put({ ...userKeyKey(owner.id, keyId), v: userKeyItem.version, ...info, hash: hash(key) });
     return { key, info };
   }
 
   /** The key's owner, or undefined for an unknown or revoked key. */
   async verify(key: string): Promise<ApiKeyInfo | undefined> {
     if (!/^zk_[0-9a-f]{12}_[A-Za-z0-9_-]{32}$/.test(key)) return undefined;
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: keys.apiKey(hash(key)), sk: 'KEY' } }));
-    return Item ? pickInfo(Item) : undefined;
+    const item = await this.items.get(apiKeyKey(hash(key)));
+    return item && apiKeyItem.decode(item);
   }
 
   async list(userId: string): Promise<ApiKeyInfo[]> {
-    const { pk } = keys.userKey(userId, '');
-    const { Items } = await this.db.send(
-      new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)', ExpressionAttributeValues: { ':pk': pk, ':k': 'KEY#' } }),
-    );
-    return (Items ?? []).map((item) => pickInfo(item));
+    const items = await this.items.query(userKeysOf(userId));
+    return items.map((item) => {
+      const { hash: _hash, ...info } = userKeyItem.decode(item);
+      return info;
+    });
   }
 
   async revoke(userId: string, keyId: string): Promise<void> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: keys.userKey(userId, keyId) }));
-    if (!Item) throw notFound(`no key "${keyId}" for user "${userId}"`, 'key_id');
-    await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk: keys.apiKey(String(Item.hash)), sk: 'KEY' } }));
-    await this.db.send(new DeleteCommand({ TableName: this.table, Key: keys.userKey(userId, keyId) }));
+    const item = await this.items.get(userKeyKey(userId, keyId));
+    if (!item) throw new ZeroError('not_found', `no key "${keyId}" for user "${userId}"`, { field: 'key_id' });
+    await this.items.delete(apiKeyKey(userKeyItem.decode(item).hash));
+    await this.items.delete(userKeyKey(userId, keyId));
   }
 }
 
@@ -64,7 +60,3 @@ export function sameSecret(presented: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-function pickInfo(item: Record<string, unknown>): ApiKeyInfo {
-  const { pk: _pk, sk: _sk, hash: _hash, ...info } = item;
-  return info as unknown as ApiKeyInfo;
-}

@@ -1,26 +1,56 @@
-/** The single table's key layout, in one place. */
+/**
+ * The single table's key layout, in one place: no key string is written
+ * anywhere else. A session's items share the partition `SESSION#<id>`, a
+ * project's `PROJECT#<id>`, a user's `USER#<id>`; the sort key names the item
+ * type. Prefixes (`…Prefix`) and range ends (`…End`) serve queries.
+ */
 export const keys = {
   session: (id: string) => `SESSION#${id}`,
+  /** The session id of a `SESSION#<id>` partition key. */
+  sessionIdOf: (pk: string) => pk.slice('SESSION#'.length),
+  sessionPrefix: 'SESSION#',
   meta: 'META',
   log: (seq: number) => `LOG#${pad(seq)}`,
+  logPrefix: 'LOG#',
   logEnd: 'LOG#~',
   event: (seq: number) => `EVT#${pad(seq)}`,
+  eventPrefix: 'EVT#',
   eventEnd: 'EVT#~',
   inbox: (n: number) => `INBOX#${pad(n)}`,
   inboxEnd: 'INBOX#~',
   member: (userId: string) => `MEMBER#${userId}`,
+  memberPrefix: 'MEMBER#',
   lease: 'LEASE',
+  summary: 'SUMMARY',
+  artifact: (key: string) => `ARTIFACT#${key}`,
+  artifactPrefix: 'ARTIFACT#',
   /** GSI `gsi1`: a user's memberships, newest session first. */
   userSessions: (userId: string) => `USER#${userId}`,
+  /** The sort key of a membership in `gsi1`: the session's creation time, then its id. */
+  userSessionsSort: (createdAt: string, sessionId: string) => `${createdAt}#${sessionId}`,
   apiKey: (hash: string) => `APIKEY#${hash}`,
+  apiKeySort: 'KEY',
   userKey: (userId: string, keyId: string) => ({ pk: `USER#${userId}`, sk: `KEY#${keyId}` }),
+  userKeyPrefix: 'KEY#',
   /** A project's access items: `META` (who claimed it first), `MEMBER#<user>`, `REPORT#<path>`. */
   project: (id: string) => `PROJECT#${id}`,
   report: (path: string) => `REPORT#${path}`,
+  reportPrefix: 'REPORT#',
   /** GSI `gsi1`: a user's projects, by id (project membership items carry gsi1pk = PROJECTS#<id>). */
   userProjects: (userId: string) => `PROJECTS#${userId}`,
   /** The live-view streams a user has open (see `StreamSlots`). */
   userStreams: (userId: string) => ({ pk: `USER#${userId}`, sk: 'STREAMS' }),
+  /** A webhook's delivery claims: by the delivery id its sender gave, or by the SHA-256 of the body. */
+  webhook: (hookId: string) => `WEBHOOK#${hookId}`,
+  delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,
+  deliveryBody: (sha256: string) => `BODY#${sha256}`,
 };
 
 export const pad = (n: number) => String(n).padStart(12, '0');
+
+/** Where a session's objects live in S3: offloaded log records and event batches, reports and artifacts. */
+export const objectKeys = {
+  session: (id: string) => `sessions/${id}/`,
+  log: (sessionId: string, seq: number) => `sessions/${sessionId}/log/${pad(seq)}.json`,
+  events: (sessionId: string, seq: number) => `sessions/${sessionId}/events/${pad(seq)}.json`,
+};

@@ -1,7 +1,11 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conflict, defineErrorClass, type ZeroError } from '../errors';
+import { runLeaseItem, runLeaseKey, type StopRequest } from './items/run-lease';
 import { keys } from './keys';
-import { isConditionFailure, type SessionStore } from './session-store';
+import type { SessionStore } from './session-store';
+import { isConditionFailure } from './table';
+
+export type { StopRequest } from './items/run-lease';
 
 /** The right to run a session, held until `until` (epoch ms) and fenced by `token`. */
 export interface RunLease {
@@ -12,12 +16,6 @@ export interface RunLease {
   /** Counters of the positions handed out in the record log and the event log. */
   nextLog: number;
   nextEvent: number;
-}
-
-/** Set on the lease item to stop the active run at its next safe point. */
-export interface StopRequest {
-  run_id: string;
-  reason: 'cancelled' | 'interrupted';
 }
 
 /** The lease was taken over by another instance: this one must stop writing for the session. */
@@ -48,24 +46,24 @@ export class LeaseStore {
           TableName: this.table,
           Key: { pk: keys.session(sessionId), sk: keys.lease },
           UpdateExpression:
-            'SET holder = :h, run_id = :r, lease_until = :until, #token = if_not_exists(#token, :zero) + :one, next_log = if_not_exists(next_log, :zero), next_event = if_not_exists(next_event, :zero) REMOVE stop_request',
+            'SET v = :v, holder = :h, run_id = :r, lease_until = :until, #token = if_not_exists(#token, :zero) + :one, next_log = if_not_exists(next_log, :zero), next_event = if_not_exists(next_event, :zero) REMOVE stop_request',
           ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now',
           ExpressionAttributeNames: { '#token': 'token' },
-          ExpressionAttributeValues: { ':h': holder, ':r': runId, ':until': now + this.ttlMs, ':zero': 0, ':one': 1, ':now': now },
+          ExpressionAttributeValues: { ':v': runLeaseItem.version, ':h': holder, ':r': runId, ':until': now + this.ttlMs, ':zero': 0, ':one': 1, ':now': now },
           ReturnValues: 'ALL_OLD',
         }),
       );
-      const old = Attributes ?? {};
+      const old = Attributes ? runLeaseItem.decode(Attributes, runLeaseKey(sessionId)) : {};
       const lease: RunLease = {
         sessionId,
         holder,
-        token: Number(old.token ?? 0) + 1,
+        token: (old.token ?? 0) + 1,
         until: now + this.ttlMs,
-        nextLog: Number(old.next_log ?? 0),
-        nextEvent: Number(old.next_event ?? 0),
+        nextLog: old.next_log ?? 0,
+        nextEvent: old.next_event ?? 0,
       };
       // A lease that was not released ended with its holder: it may have reserved positions it never wrote.
-      return { lease, takeover: Number(old.lease_until ?? 0) > 0 };
+      return { lease, takeover: (old.lease_until ?? 0) > 0 };
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
@@ -74,10 +72,11 @@ export class LeaseStore {
 
   /** The lease item as it is now (for 409s naming the active run). */
   async inspect(sessionId: string): Promise<{ run_id?: string; until: number; active: boolean } | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: keys.session(sessionId), sk: keys.lease } }));
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: runLeaseKey(sessionId) }));
     if (!Item) return undefined;
-    const until = Number(Item.lease_until ?? 0);
-    return { run_id: Item.run_id as string | undefined, until, active: until > Date.now() };
+    const item = runLeaseItem.decode(Item);
+    const until = item.lease_until ?? 0;
+    return { run_id: item.run_id, until, active: until > Date.now() };
   }
 
   /** Extends the lease and records which run it serves. Throws LeaseLostError when it was taken over. */

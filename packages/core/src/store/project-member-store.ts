@@ -1,34 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
-import { conflict, notFound } from '../errors';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ZeroError } from '../errors';
+import type { Role } from './items/fields';
+import { projectClaimItem, projectClaimKey, type ProjectClaim } from './items/project-claim';
+import { projectMemberIndex, projectMemberItem, projectMemberKey, projectMemberPrefix, type ProjectMember } from './items/project-member';
 import { keys } from './keys';
-import { roleSchema, type Role } from './records';
-import { isConditionFailure } from './session-store';
-
-/** `PROJECT#<id>` / `META`: who claimed the project first. Written once (conditionally), so of two first uploads exactly one wins. */
-export const projectClaimSchema = z.object({
-  v: z.literal(1),
-  project_id: z.string(),
-  created_by: z.string(),
-  created_at: z.string(),
-});
-export type ProjectClaim = z.infer<typeof projectClaimSchema>;
-
-/** `PROJECT#<id>` / `MEMBER#<user>`: one member of a project and their role. */
-export const projectMemberSchema = z.object({
-  v: z.literal(1),
-  project_id: z.string(),
-  user_id: z.string(),
-  name: z.string().optional(),
-  role: roleSchema,
-  added_at: z.string(),
-  /** Who added them: a user id, or `hook:<id>` for a webhook's owner and members. */
-  added_by: z.string().optional(),
-});
-export type ProjectMember = z.infer<typeof projectMemberSchema>;
-
-// The schemas are not strict: the key attributes (pk, sk, gsi1pk, gsi1sk) are dropped when an item is decoded.
-const decode = <S extends z.ZodType>(schema: S, item: Record<string, unknown>): z.output<S> => schema.parse(item);
+import { changeRoleKeepingAnOwner } from './membership';
+import { Table } from './table';
 
 /**
  * Project membership in DynamoDB, one item per member beside the project's
@@ -36,14 +13,18 @@ const decode = <S extends z.ZodType>(schema: S, item: Record<string, unknown>): 
  * projects are listed without a scan. Single-item conditional writes only.
  */
 export class ProjectMemberStore {
+  private readonly items: Table;
+
   constructor(
     readonly db: DynamoDBDocumentClient,
     readonly table: string,
-  ) {}
+  ) {
+    this.items = new Table(db, table);
+  }
 
   async getClaim(projectId: string): Promise<ProjectClaim | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: keys.project(projectId), sk: keys.meta } }));
-    return Item ? decode(projectClaimSchema, Item) : undefined;
+    const item = await this.items.get(projectClaimKey(projectId));
+    return item && projectClaimItem.decode(item);
   }
 
   /**
@@ -61,49 +42,19 @@ export class ProjectMemberStore {
   }
 
   async getMember(projectId: string, userId: string): Promise<ProjectMember | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: keys.project(projectId), sk: keys.member(userId) } }));
-    return Item ? decode(projectMemberSchema, Item) : undefined;
+    const item = await this.items.get(projectMemberKey(projectId, userId));
+    return item && projectMemberItem.decode(item);
   }
 
   async listMembers(projectId: string): Promise<ProjectMember[]> {
-    const out: ProjectMember[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :m)',
-          ExpressionAttributeValues: { ':pk': keys.project(projectId), ':m': 'MEMBER#' },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) out.push(decode(projectMemberSchema, item));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await this.items.query({ pk: keys.project(projectId), prefix: projectMemberPrefix });
+    return items.map((item) => projectMemberItem.decode(item));
   }
 
   /** The projects a user is a member of, by project id (`gsi1`, never a scan). */
   async listProjectsOf(userId: string): Promise<ProjectMember[]> {
-    const out: ProjectMember[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :u',
-          ExpressionAttributeValues: { ':u': keys.userProjects(userId) },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const parsed = projectMemberSchema.safeParse(item);
-        if (parsed.success) out.push(parsed.data);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await this.items.query({ pk: keys.userProjects(userId), index: 'gsi1' });
+    return items.map((item) => projectMemberItem.decode(item));
   }
 
   /**
@@ -113,63 +64,28 @@ export class ProjectMemberStore {
    */
   async putMember(member: ProjectMember): Promise<void> {
     await this.putClaim(member.project_id, member.added_by ?? member.user_id, member.added_at);
-    await this.db.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          pk: keys.project(member.project_id),
-          sk: keys.member(member.user_id),
-          ...member,
-          gsi1pk: keys.userProjects(member.user_id),
-          gsi1sk: member.project_id,
-        },
-      }),
+    await this.items.put({ ...projectMemberKey(member.project_id, member.user_id), ...member, v: projectMemberItem.version, ...projectMemberIndex(member) });
+  }
+
+  /** Changes a member's role or removes them (`undefined`), refusing to leave the project without an owner. */
+  async changeMember(projectId: string, userId: string, role: Role | undefined): Promise<void> {
+    await changeRoleKeepingAnOwner(
+      {
+        table: this.items,
+        members: () => this.listMembers(projectId),
+        key: (user) => projectMemberKey(projectId, user),
+        restore: (member) => this.putMember(member),
+        notMember: (user) => new ZeroError('not_found', `user "${user}" is not a member of project "${projectId}"`, { field: 'user_id' }),
+        lastOwner: () => new ZeroError('conflict', 'the last owner of a project cannot leave or be demoted; make someone else an owner first'),
+      },
+      userId,
+      role,
     );
   }
 
-  /**
-   * Changes a member's role or removes them (`undefined`), refusing to leave
-   * the project without an owner; written conditionally on the role read, so
-   * two owners demoting each other at once cannot both succeed.
-   */
-  async changeMember(projectId: string, userId: string, role: Role | undefined): Promise<void> {
-    const members = await this.listMembers(projectId);
-    const current = members.find((m) => m.user_id === userId);
-    if (!current) throw notFound(`user "${userId}" is not a member of project "${projectId}"`, 'user_id');
-    const lastOwner = () => conflict('the last owner of a project cannot leave or be demoted; make someone else an owner first');
-    if (current.role === 'owner' && role !== 'owner' && members.filter((m) => m.role === 'owner').length <= 1) throw lastOwner();
-    const key = { pk: keys.project(projectId), sk: keys.member(userId) };
-    const condition = { ConditionExpression: '#r = :r', ExpressionAttributeNames: { '#r': 'role' } };
-    try {
-      if (role === undefined) {
-        await this.db.send(new DeleteCommand({ TableName: this.table, Key: key, ...condition, ExpressionAttributeValues: { ':r': current.role } }));
-      } else {
-        await this.db.send(
-          new UpdateCommand({ TableName: this.table, Key: key, UpdateExpression: 'SET #r = :new', ...condition, ExpressionAttributeValues: { ':r': current.role, ':new': role } }),
-        );
-      }
-    } catch (error) {
-      if (isConditionFailure(error)) throw conflict('the membership changed meanwhile; try again');
-      throw error;
-    }
-    if (current.role === 'owner' && role !== 'owner' && !(await this.listMembers(projectId)).some((m) => m.role === 'owner')) {
-      // A concurrent change left no owner: restore this one.
-      await this.putMember(current);
-      throw lastOwner();
-    }
-  }
-
   /** Writes the claim item unless one exists; true when this call wrote it. */
-  private async putClaim(projectId: string, by: string, at: string): Promise<boolean> {
-    const item: ProjectClaim = { v: 1, project_id: projectId, created_by: by, created_at: at };
-    try {
-      await this.db.send(
-        new PutCommand({ TableName: this.table, Item: { pk: keys.project(projectId), sk: keys.meta, ...item }, ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  private putClaim(projectId: string, by: string, at: string): Promise<boolean> {
+    const claim: ProjectClaim = { v: 1, project_id: projectId, created_by: by, created_at: at };
+    return this.items.putNew({ ...projectClaimKey(projectId), ...claim });
   }
 }

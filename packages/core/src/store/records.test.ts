@@ -7,7 +7,7 @@ import { logRecordSchema } from './records';
 // Stored records outlive deploys: every version ever written must keep loading.
 describe('stored record fixtures', () => {
   it('version 1 session logs still load and rebuild the conversation', () => {
-    const raw = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'v1-session.json'), 'utf8')) as unknown[];
+    const raw = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'log-record', 'v1.json'), 'utf8')) as unknown[];
     const records = raw.map((r) => logRecordSchema.parse(r));
     expect(records.map((r) => r.kind)).toEqual(['user_message', 'assistant', 'tool_results', 'assistant', 'run_end']);
     expect(toMessages(records).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);

@@ -1,109 +1,58 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
-import { ZeroError, conflict, invalidField, notFound } from '../errors';
-import { streamEventSchema, type StreamEvent } from '../events/schema';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ZeroError } from '../errors';
 import type { ArtifactStore } from './artifact-store';
 import { setExpression } from './expressions';
-import { keys, pad } from './keys';
-import {
-  RECORD_VERSION,
-  inboxMessageSchema,
-  logRecordSchema,
-  memberSchema,
-  sessionArtifactSchema,
-  sessionMetaSchema,
-  type InboxMessage,
-  type LogRecord,
-  type Member,
-  type NewLogRecord,
-  type Role,
-  type SessionArtifact,
-  type SessionMeta,
-} from './records';
+import { eventBatchItem, eventBatchKey, eventBatchObjectKey, eventPrefix, eventRange, type EventBatch } from './items/event-batch';
+import type { Role } from './items/fields';
+import { inboxMessageItem, inboxMessageKey, inboxRange, type InboxMessage } from './items/inbox-message';
+import { RECORD_VERSION, logPrefix, logRange, logRecordItem, logRecordKey, logRecordObjectKey, type LogRecord, type NewLogRecord } from './items/log-record';
+import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type SessionArtifact } from './items/session-artifact';
+import { sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
+import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
+import { keys, objectKeys } from './keys';
+import { changeRoleKeepingAnOwner } from './membership';
+import { decodeSessionsCursor, encodeSessionsCursor } from './sessions-cursor';
+import { StoredItemError, type ItemKey } from './stored-item';
+import { Table, loadOffloaded, offloadIfLarge, type Item, type WriteStats } from './table';
 
-/**
- * A page cursor of `listSessionsFor` is the query's LastEvaluatedKey: the
- * user's membership item's table and index keys. A cursor is refused unless
- * it is exactly that shape, for this user: DynamoDB answers any other start
- * key with an error, and another user's would list their sessions.
- */
-function decodeSessionsCursor(cursor: string, userId: string): Record<string, unknown> {
-  const refused = () => invalidField('cursor', 'not a cursor this API returned for you');
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw refused();
-  }
-  const key = z
-    .strictObject({
-      pk: z.string().startsWith('SESSION#').max(300),
-      sk: z.literal(keys.member(userId)),
-      gsi1pk: z.literal(keys.userSessions(userId)),
-      gsi1sk: z.string().min(1).max(300),
-    })
-    .safeParse(decoded);
-  if (!key.success) throw refused();
-  return key.data;
-}
+export { OFFLOAD_BYTES, isConditionFailure, type WriteStats } from './table';
+export type { EventBatch } from './items/event-batch';
 
-/** Items over this size go to S3 and the log keeps a pointer (DynamoDB's limit is 400 KB). */
-export const OFFLOAD_BYTES = 300_000;
-
-/** What the store has written, for benchmarks and the growth check. */
-export interface WriteStats {
-  writes: number;
-  bytes: number;
-}
-
-/** A batch of streamed events stored under one sequence number; event ids are `<seq>.<index>`. */
-export interface EventBatch {
-  seq: number;
-  run_id: string;
-  events: StreamEvent[];
-}
-
-export const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+const notFound = (id: string) => new ZeroError('session_not_found', `session "${id}" does not exist`);
 
 /**
  * Sessions in DynamoDB: metadata, members, an append-only record log, an
- * event log for live views and an inbox of waiting messages. The logs are one
- * item per entry, sort key = zero-padded sequence number, written with
- * `attribute_not_exists` so two writers racing for a position are detected.
+ * event log for live views, an inbox of waiting messages and the artifacts
+ * tools wrote. The logs are one item per entry, sort key = zero-padded
+ * sequence number, written with `attribute_not_exists` so two writers racing
+ * for a position are detected.
  */
 export class SessionStore {
-  readonly stats: WriteStats = { writes: 0, bytes: 0 };
+  /** Every put and update this store (and the lease store, through `count`) sent. */
+  readonly stats: WriteStats;
+  private readonly items: Table;
 
   constructor(
     readonly db: DynamoDBDocumentClient,
     readonly table: string,
     private readonly artifacts: ArtifactStore,
-  ) {}
+  ) {
+    this.items = new Table(db, table);
+    this.stats = this.items.stats;
+  }
 
   // --- sessions ---------------------------------------------------------------------------
 
   async createSession(meta: Omit<SessionMeta, 'v'>, owner?: { user_id: string; name?: string }): Promise<SessionMeta> {
-    const item = { v: 1 as const, ...meta };
-    await this.putNew({ pk: keys.session(meta.session_id), sk: keys.meta, ...item }, `session ${meta.session_id} already exists`);
+    const item: SessionMeta = { v: 1, ...meta };
+    await this.putNew({ ...sessionMetaKey(meta.session_id), ...item }, `session ${meta.session_id} already exists`);
     if (owner) await this.putMember(item, { user_id: owner.user_id, name: owner.name, role: 'owner', added_at: meta.created_at });
     return item;
   }
 
   async getSession(id: string): Promise<SessionMeta | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: keys.session(id), sk: keys.meta } }));
-    if (!Item) return undefined;
-    const { pk: _pk, sk: _sk, inbox_seq: _inbox, ...rest } = Item;
-    return sessionMetaSchema.parse(rest);
+    const item = await this.items.get(sessionMetaKey(id));
+    return item && sessionMetaItem.decode(item);
   }
 
   /** Loads a session or fails with a 404. */
@@ -119,162 +68,78 @@ export class SessionStore {
   ): Promise<void> {
     const update = setExpression(fields);
     if (!update) return;
-    this.count({ pk: keys.session(id), ...update.values });
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: keys.session(id), sk: keys.meta },
-          UpdateExpression: update.set,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: update.names,
-          ExpressionAttributeValues: update.values,
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ZeroError('session_not_found', `session "${id}" does not exist`);
-      throw error;
-    }
+    const written = await this.items.update(sessionMetaKey(id), { set: update.set, condition: 'attribute_exists(pk)', names: update.names, values: update.values });
+    if (!written) throw notFound(id);
   }
 
   /** Removes every item of the session and its objects in S3 (offloaded records, artifacts). */
   async deleteSession(id: string): Promise<void> {
-    let start: Record<string, unknown> | undefined;
+    let start: Item | undefined;
     do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.session(id) },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey: start,
-        }),
-      );
-      const items = page.Items ?? [];
-      for (let i = 0; i < items.length; i += 25) {
-        let requests = items.slice(i, i + 25).map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
-        for (let attempt = 0; requests.length > 0 && attempt < 8; attempt++) {
-          const result = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } }));
-          requests = (result.UnprocessedItems?.[this.table] ?? []) as typeof requests;
-          if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-        }
-      }
-      start = page.LastEvaluatedKey;
+      const page = await this.items.queryPage({ pk: keys.session(id), projection: 'pk, sk' }, start);
+      await this.items.deleteAll(page.items as unknown as ItemKey[]);
+      start = page.next;
     } while (start);
-    await this.artifacts.deletePrefix(`sessions/${id}/`);
+    await this.artifacts.deletePrefix(objectKeys.session(id));
   }
 
   // --- members ----------------------------------------------------------------------------
 
   async putMember(session: SessionMeta, member: Member): Promise<void> {
-    const item = {
-      pk: keys.session(session.session_id),
-      sk: keys.member(member.user_id),
+    await this.items.put({
+      ...sessionMemberKey(session.session_id, member.user_id),
+      v: sessionMemberItem.version,
       ...member,
-      // The GSI lists a user's sessions, newest first.
-      gsi1pk: keys.userSessions(member.user_id),
-      gsi1sk: `${session.created_at}#${session.session_id}`,
-    };
-    this.count(item);
-    await this.db.send(new PutCommand({ TableName: this.table, Item: item }));
+      ...sessionMemberIndex(member.user_id, session),
+    });
   }
 
   async getMember(sessionId: string, userId: string): Promise<Member | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: keys.session(sessionId), sk: keys.member(userId) } }));
-    return Item ? memberSchema.parse(pickMember(Item)) : undefined;
+    const item = await this.items.get(sessionMemberKey(sessionId, userId));
+    return item && sessionMemberItem.decode(item);
   }
 
   async listMembers(sessionId: string): Promise<Member[]> {
-    const { Items } = await this.db.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :m)',
-        ExpressionAttributeValues: { ':pk': keys.session(sessionId), ':m': 'MEMBER#' },
-      }),
-    );
-    return (Items ?? []).map((item) => memberSchema.parse(pickMember(item)));
+    const items = await this.items.query({ pk: keys.session(sessionId), prefix: keys.memberPrefix });
+    return items.map((item) => sessionMemberItem.decode(item));
   }
 
-  /**
-   * Changes a member's role or removes them, refusing to leave a session
-   * without an owner. The owner count is checked, then the change is written
-   * conditionally on the member's current role, so two owners demoting each
-   * other at once cannot both succeed.
-   */
+  /** Changes a member's role or removes them, refusing to leave a session without an owner. */
   async changeMember(sessionId: string, userId: string, role: Role | undefined): Promise<void> {
-    const members = await this.listMembers(sessionId);
-    const current = members.find((m) => m.user_id === userId);
-    if (!current) throw notFound(`user "${userId}" is not a member of this session`, 'user_id');
-    const owners = members.filter((m) => m.role === 'owner');
-    if (current.role === 'owner' && role !== 'owner' && owners.length <= 1) {
-      throw conflict('the last owner cannot leave or be demoted; make someone else an owner first');
-    }
-    const key = { pk: keys.session(sessionId), sk: keys.member(userId) };
-    try {
-      if (role === undefined) {
-        await this.db.send(
-          new DeleteCommand({ TableName: this.table, Key: key, ConditionExpression: '#r = :r', ExpressionAttributeNames: { '#r': 'role' }, ExpressionAttributeValues: { ':r': current.role } }),
-        );
-      } else {
-        this.count(key);
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: key,
-            UpdateExpression: 'SET #r = :new',
-            ConditionExpression: '#r = :r',
-            ExpressionAttributeNames: { '#r': 'role' },
-            ExpressionAttributeValues: { ':r': current.role, ':new': role },
-          }),
-        );
-      }
-    } catch (error) {
-      if (isConditionFailure(error)) throw conflict('the membership changed meanwhile; try again');
-      throw error;
-    }
-    if (current.role === 'owner' && role !== 'owner') {
-      // Re-check after the write: if a concurrent change left no owner, restore this one.
-      const after = await this.listMembers(sessionId);
-      if (!after.some((m) => m.role === 'owner')) {
-        const session = await this.requireSession(sessionId);
-        await this.putMember(session, current);
-        throw conflict('the last owner cannot leave or be demoted; make someone else an owner first');
-      }
-    }
+    await changeRoleKeepingAnOwner(
+      {
+        table: this.items,
+        members: () => this.listMembers(sessionId),
+        key: (user) => sessionMemberKey(sessionId, user),
+        restore: async (member) => this.putMember(await this.requireSession(sessionId), member),
+        notMember: (user) => new ZeroError('not_found', `user "${user}" is not a member of this session`, { field: 'user_id' }),
+        lastOwner: () => new ZeroError('conflict', 'the last owner cannot leave or be demoted; make someone else an owner first'),
+      },
+      userId,
+      role,
+    );
   }
 
   /** A user's sessions, newest first, a page at a time (GSI `gsi1`, never a scan). */
   async listSessionsFor(userId: string, limit: number, cursor?: string): Promise<{ sessions: (SessionMeta & { role: Role })[]; next_cursor?: string }> {
     const start = cursor ? decodeSessionsCursor(cursor, userId) : undefined;
-    const page = await this.db.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :u',
-        ExpressionAttributeValues: { ':u': keys.userSessions(userId) },
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: start,
-      }),
-    );
+    const page = await this.items.queryPage({ pk: keys.userSessions(userId), index: 'gsi1', newestFirst: true, limit }, start);
     const sessions: (SessionMeta & { role: Role })[] = [];
-    for (const item of page.Items ?? []) {
-      const sessionId = String(item.pk).slice('SESSION#'.length);
-      const meta = await this.getSession(sessionId);
-      if (meta) sessions.push({ ...meta, role: item.role as Role });
+    for (const item of page.items) {
+      const { role } = sessionMemberItem.decode(item);
+      // A membership can outlive its session by a moment: deleteSession removes the meta item first.
+      const meta = await this.getSession(keys.sessionIdOf(String(item.pk)));
+      if (meta) sessions.push({ ...meta, role });
     }
-    const next = page.LastEvaluatedKey ? Buffer.from(JSON.stringify(page.LastEvaluatedKey)).toString('base64url') : undefined;
-    return { sessions, ...(next ? { next_cursor: next } : {}) };
+    return { sessions, ...(page.next ? { next_cursor: encodeSessionsCursor(page.next) } : {}) };
   }
 
   // --- the record log ---------------------------------------------------------------------
 
   /** The session's log in order, from `afterSeq` (exclusive) on. */
   async readLog(id: string, afterSeq = 0): Promise<LogRecord[]> {
-    const items = await this.queryRange(id, keys.log(afterSeq + 1), keys.logEnd);
-    const records: LogRecord[] = [];
-    for (const item of items) records.push(await this.decode(item));
-    return records;
+    const items = await this.items.query({ pk: keys.session(id), between: logRange(afterSeq) });
+    return Promise.all(items.map((item) => this.decodeRecord(item)));
   }
 
   /**
@@ -283,197 +148,109 @@ export class SessionStore {
    */
   async append(sessionId: string, seq: number, record: NewLogRecord, at = new Date().toISOString()): Promise<LogRecord> {
     const full = { v: RECORD_VERSION, seq, at, ...record } as LogRecord;
-    const body = JSON.stringify(full);
-    let item: Record<string, unknown> = { pk: keys.session(sessionId), sk: keys.log(seq), ...full };
-    if (Buffer.byteLength(body) > OFFLOAD_BYTES) {
-      const key = `sessions/${sessionId}/log/${pad(seq)}.json`;
-      await this.artifacts.put(key, body, 'application/json');
-      item = { pk: keys.session(sessionId), sk: keys.log(seq), v: full.v, seq, at, run_id: full.run_id, kind: full.kind, offload: key };
-    }
+    const pointer = { v: full.v, seq, at, run_id: full.run_id, kind: full.kind };
+    const item = await offloadIfLarge(this.artifacts, logRecordKey(sessionId, seq), full, pointer, logRecordObjectKey(sessionId, seq));
     await this.putNew(item, `log position ${seq} of session ${sessionId} was taken by another writer`);
     return full;
   }
 
   /** The last `count` records of the log, in order. */
   async readLogTail(id: string, count: number): Promise<LogRecord[]> {
-    const { Items } = await this.db.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': keys.session(id), ':p': 'LOG#' },
-        ScanIndexForward: false,
-        Limit: count,
-      }),
-    );
-    const records: LogRecord[] = [];
-    for (const item of (Items ?? []).reverse()) records.push(await this.decode(item));
-    return records;
+    const items = await this.items.query({ pk: keys.session(id), prefix: logPrefix, newestFirst: true, limit: count });
+    return Promise.all(items.reverse().map((item) => this.decodeRecord(item)));
   }
 
   /** The highest sequence number written in the record log (0 when empty). */
   async lastLogSeq(id: string): Promise<number> {
-    return this.lastSeq(id, 'LOG#');
+    return this.lastSeq(id, logPrefix, logRecordItem.type);
   }
 
   // --- the event log ----------------------------------------------------------------------
 
   async putEvents(sessionId: string, batch: EventBatch): Promise<void> {
-    let item: Record<string, unknown> = { pk: keys.session(sessionId), sk: keys.event(batch.seq), ...batch };
-    const body = JSON.stringify(batch);
-    if (Buffer.byteLength(body) > OFFLOAD_BYTES) {
-      const key = `sessions/${sessionId}/events/${pad(batch.seq)}.json`;
-      await this.artifacts.put(key, body, 'application/json');
-      item = { pk: keys.session(sessionId), sk: keys.event(batch.seq), seq: batch.seq, run_id: batch.run_id, offload: key };
-    }
+    const body = { v: eventBatchItem.version, ...batch };
+    const pointer = { v: body.v, seq: batch.seq, run_id: batch.run_id };
+    const item = await offloadIfLarge(this.artifacts, eventBatchKey(sessionId, batch.seq), body, pointer, eventBatchObjectKey(sessionId, batch.seq));
     await this.putNew(item, `event position ${batch.seq} of session ${sessionId} was taken by another writer`);
   }
 
   /** Event batches after `afterSeq` (exclusive), in order. */
   async readEvents(sessionId: string, afterSeq = 0, limit?: number): Promise<EventBatch[]> {
-    const items = await this.queryRange(sessionId, keys.event(afterSeq + 1), keys.eventEnd, limit);
-    const batches: EventBatch[] = [];
-    for (const item of items) {
-      const raw = typeof item.offload === 'string' ? await this.artifacts.getJson<EventBatch>(item.offload) : (item as unknown as EventBatch);
-      if (!raw) continue;
-      const events = (raw.events ?? []).map((e) => streamEventSchema.parse(e));
-      batches.push({ seq: Number(raw.seq), run_id: String(raw.run_id), events });
-    }
-    return batches;
+    const items = await this.items.query({ pk: keys.session(sessionId), between: eventRange(afterSeq), limit });
+    return Promise.all(items.map(async (item) => eventBatchItem.decode(await this.loadBody(eventBatchItem.type, item), item as unknown as ItemKey)));
   }
 
   async lastEventSeq(id: string): Promise<number> {
-    return this.lastSeq(id, 'EVT#');
+    return this.lastSeq(id, eventPrefix, eventBatchItem.type);
   }
 
   // --- the inbox --------------------------------------------------------------------------
 
   /** Accepts a message: numbers it in arrival order (an atomic counter on the session) and stores it. */
   async enqueue(sessionId: string, message: Omit<InboxMessage, 'message_id'>): Promise<InboxMessage> {
-    this.count({ pk: keys.session(sessionId) });
-    let n: number;
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: keys.session(sessionId), sk: keys.meta },
-          UpdateExpression: 'SET inbox_seq = if_not_exists(inbox_seq, :zero) + :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      n = Number(Attributes?.inbox_seq);
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ZeroError('session_not_found', `session "${sessionId}" does not exist`);
-      throw error;
-    }
+    const counter = await this.items.update(sessionMetaKey(sessionId), {
+      set: 'SET inbox_seq = if_not_exists(inbox_seq, :zero) + :one',
+      condition: 'attribute_exists(pk)',
+      values: { ':zero': 0, ':one': 1 },
+      returns: 'UPDATED_NEW',
+    });
+    if (!counter) throw notFound(sessionId);
+    // The result of DynamoDB's own arithmetic: always a number.
+    const n = counter.inbox_seq as number;
     const item = { message_id: n, ...message };
-    await this.putNew({ pk: keys.session(sessionId), sk: keys.inbox(n), ...item }, `inbox position ${n} was taken`);
+    await this.putNew({ ...inboxMessageKey(sessionId, n), v: inboxMessageItem.version, ...item }, `inbox position ${n} was taken`);
     return item;
   }
 
   /** The oldest waiting messages. */
   async peekInbox(sessionId: string, limit = 1): Promise<InboxMessage[]> {
-    const items = await this.queryRange(sessionId, keys.inbox(0), keys.inboxEnd, limit);
-    return items.map((item) => {
-      const { pk: _pk, sk: _sk, ...rest } = item;
-      return inboxMessageSchema.parse(rest);
-    });
+    const items = await this.items.query({ pk: keys.session(sessionId), between: inboxRange(), limit });
+    return items.map((item) => inboxMessageItem.decode(item));
   }
 
   async removeFromInbox(sessionId: string, messageId: number): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk: keys.session(sessionId), sk: keys.inbox(messageId) } }));
+    await this.items.delete(inboxMessageKey(sessionId, messageId));
   }
 
-  // --- helpers ----------------------------------------------------------------------------
-
-  private async queryRange(sessionId: string, from: string, to: string, limit?: number): Promise<Record<string, unknown>[]> {
-    const out: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': keys.session(sessionId), ':from': from, ':to': to },
-          ExclusiveStartKey: start,
-          ...(limit ? { Limit: limit - out.length } : {}),
-        }),
-      );
-      out.push(...((page.Items ?? []) as Record<string, unknown>[]));
-      start = page.LastEvaluatedKey;
-    } while (start && (!limit || out.length < limit));
-    return out;
-  }
-
-  private async lastSeq(id: string, prefix: string): Promise<number> {
-    const { Items } = await this.db.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': keys.session(id), ':p': prefix },
-        ScanIndexForward: false,
-        Limit: 1,
-        ProjectionExpression: 'seq',
-      }),
-    );
-    return Number(Items?.[0]?.seq ?? 0);
-  }
+  // --- artifacts --------------------------------------------------------------------------
 
   /** Records a file a tool wrote for this session; one item per artifact, beside the log. */
   async recordArtifact(sessionId: string, artifact: Omit<SessionArtifact, 'v'>): Promise<void> {
-    const item = { pk: keys.session(sessionId), sk: `ARTIFACT#${artifact.key}`, v: 1, ...artifact };
-    this.count(item);
-    await this.db.send(new PutCommand({ TableName: this.table, Item: item }));
+    await this.items.put({ ...sessionArtifactKey(sessionId, artifact.key), v: sessionArtifactItem.version, ...artifact });
   }
 
   /** The files tools wrote for this session, oldest first. */
   async listArtifacts(sessionId: string): Promise<SessionArtifact[]> {
-    const out: SessionArtifact[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.session(sessionId), ':prefix': 'ARTIFACT#' },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const { pk: _pk, sk: _sk, ...rest } of page.Items ?? []) {
-        const parsed = sessionArtifactSchema.safeParse(rest);
-        if (parsed.success) out.push(parsed.data);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out.sort((a, b) => a.at.localeCompare(b.at));
+    const items = await this.items.query({ pk: keys.session(sessionId), prefix: sessionArtifactPrefix });
+    return items.map((item) => sessionArtifactItem.decode(item)).sort((a, b) => a.at.localeCompare(b.at));
   }
 
-  private async decode(item: Record<string, unknown>): Promise<LogRecord> {
-    const { pk: _pk, sk: _sk, offload, ...rest } = item;
-    const value = typeof offload === 'string' ? await this.artifacts.getJson(offload) : rest;
-    const parsed = logRecordSchema.safeParse(value);
-    if (!parsed.success) throw new Error(`stored record ${String(item.sk)} of ${String(item.pk)} is unreadable: ${parsed.error.message}`);
-    return parsed.data;
-  }
-
-  private async putNew(item: Record<string, unknown>, conflictMessage: string): Promise<void> {
-    this.count(item);
-    try {
-      await this.db.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-    } catch (error) {
-      if (isConditionFailure(error)) throw conflict(conflictMessage);
-      throw error;
-    }
-  }
+  // --- helpers ----------------------------------------------------------------------------
 
   /** Counts a write (approximate item size: its JSON). */
   count(item: Record<string, unknown>) {
-    this.stats.writes += 1;
-    this.stats.bytes += Buffer.byteLength(JSON.stringify(item));
+    this.items.count(item);
   }
-}
 
-function pickMember(item: Record<string, unknown>) {
-  return { user_id: item.user_id, name: item.name, role: item.role, added_at: item.added_at };
+  private async decodeRecord(item: Item): Promise<LogRecord> {
+    return logRecordItem.decode(await this.loadBody(logRecordItem.type, item), item as unknown as ItemKey);
+  }
+
+  /** An item's body, from S3 when it was offloaded; an offloaded body that is gone is a StoredItemError. */
+  private async loadBody(type: string, item: Item): Promise<Item> {
+    const body = await loadOffloaded(this.artifacts, item);
+    if (!body) throw new StoredItemError(type, `${String(item.pk)} ${String(item.sk)}`, `its offloaded body ${String(item.offload)} is missing`);
+    return body;
+  }
+
+  private async lastSeq(id: string, prefix: string, type: string): Promise<number> {
+    const [last] = await this.items.query({ pk: keys.session(id), prefix, newestFirst: true, limit: 1, projection: 'pk, sk, seq' });
+    if (!last) return 0;
+    if (typeof last.seq !== 'number') throw new StoredItemError(type, `${String(last.pk)} ${String(last.sk)}`, 'seq is not a number');
+    return last.seq;
+  }
+
+  private async putNew(item: Item & ItemKey, conflictMessage: string): Promise<void> {
+    if (!(await this.items.putNew(item))) throw new ZeroError('conflict', conflictMessage);
+  }
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from './keys';
-import { isConditionFailure } from './session-store';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { streamSlotsItem, streamSlotsKey } from './items/stream-slots';
+import type { ItemKey } from './stored-item';
+import { Table } from './table';
 
 export const DEFAULT_MAX_STREAMS_PER_USER = 20;
 
@@ -16,16 +17,20 @@ export type ReleaseSlot = () => Promise<void>;
  * back holds it only until that time.
  */
 export class StreamSlots {
+  private readonly items: Table;
+
   constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly table: string,
+    db: DynamoDBDocumentClient,
+    table: string,
     /** How many streams one user may have open at once. */
     readonly perUser: number = DEFAULT_MAX_STREAMS_PER_USER,
-  ) {}
+  ) {
+    this.items = new Table(db, table);
+  }
 
   /** Takes a place for a stream that lasts at most `ttlMs`; undefined when the user already has `perUser` open. */
   async acquire(userId: string, ttlMs: number): Promise<ReleaseSlot | undefined> {
-    const key = keys.userStreams(userId);
+    const key = streamSlotsKey(userId);
     const slot = randomBytes(8).toString('hex');
     let released = false;
     const release: ReleaseSlot = async () => {
@@ -35,54 +40,36 @@ export class StreamSlots {
     };
     for (let attempt = 0; ; attempt++) {
       // The common case, one atomic write: a place is free without dropping any stream that ended.
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: key,
-            UpdateExpression: 'SET slots.#slot = :until ADD version :one',
-            ConditionExpression: 'size(slots) < :limit',
-            ExpressionAttributeNames: { '#slot': slot },
-            ExpressionAttributeValues: { ':until': Date.now() + ttlMs, ':one': 1, ':limit': this.perUser },
-          }),
-        );
-        return release;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      const taken = await this.items.update(key, {
+        set: 'SET slots.#slot = :until ADD version :one',
+        condition: 'size(slots) < :limit',
+        names: { '#slot': slot },
+        values: { ':until': Date.now() + ttlMs, ':one': 1, ':limit': this.perUser },
+      });
+      if (taken) return release;
       // Full, or no item yet: drop the places of streams that should have ended (their process died), if any.
-      const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+      const item = await this.items.get(key, { consistent: true });
+      const current = item ? streamSlotsItem.decode(item) : { slots: {}, version: 0 };
       const now = Date.now();
-      const open = Object.entries((Item?.slots ?? {}) as Record<string, number>).filter(([, until]) => until > now);
+      const open = Object.entries(current.slots).filter(([, until]) => until > now);
       if (open.length >= this.perUser) return undefined;
-      const version = Number(Item?.version ?? 0);
-      try {
-        await this.db.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: { ...key, slots: Object.fromEntries([...open, [slot, now + ttlMs]]), version: version + 1 },
-            // Conditional on the version read: a place taken or given back meanwhile is not overwritten.
-            ...(Item ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : { ConditionExpression: 'attribute_not_exists(pk)' }),
-          }),
-        );
-        return release;
-      } catch (error) {
-        if (!isConditionFailure(error) || attempt >= 10) throw error;
-      }
+      const written = await this.items.put(
+        { ...key, v: streamSlotsItem.version, slots: Object.fromEntries([...open, [slot, now + ttlMs]]), version: current.version + 1 },
+        // Conditional on the version read: a place taken or given back meanwhile is not overwritten.
+        item ? { expression: 'version = :v', values: { ':v': current.version } } : { expression: 'attribute_not_exists(pk)' },
+      );
+      if (written) return release;
+      if (attempt >= 10) throw new Error(`the stream places of user ${userId} kept changing; gave up after ${attempt + 1} attempts`);
     }
   }
 
-  private async release(key: { pk: string; sk: string }, slot: string): Promise<void> {
+  private async release(key: ItemKey, slot: string): Promise<void> {
     // Bumping the version makes a writer that read this place as taken read again.
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: key,
-        UpdateExpression: 'REMOVE slots.#slot ADD version :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#slot': slot },
-        ExpressionAttributeValues: { ':one': 1 },
-      }),
-    );
+    await this.items.update(key, {
+      set: 'REMOVE slots.#slot ADD version :one',
+      condition: 'attribute_exists(pk)',
+      names: { '#slot': slot },
+      values: { ':one': 1 },
+    });
   }
 }

@@ -1,0 +1,28 @@
+import * as z from 'zod';
+import { voiceModeSchema } from '../../events/schema';
+import { keys } from '../keys';
+import { storedItem } from '../stored-item';
+import { authorSchema } from './fields';
+
+/** `SESSION#<id>` / `INBOX#<n>`, n in arrival order (the counter `inbox_seq` of the session's meta item). */
+export const inboxMessageKey = (sessionId: string, messageId: number) => ({ pk: keys.session(sessionId), sk: keys.inbox(messageId) });
+
+/** The whole inbox, oldest first: a sort-key range. */
+export const inboxRange = (): [string, string] => [keys.inbox(0), keys.inboxEnd];
+
+/** A message accepted for a session but not yet answered. */
+export const inboxMessageSchema = z.object({
+  message_id: z.number().int().positive(),
+  run_id: z.string(),
+  text: z.string(),
+  author: authorSchema.optional(),
+  agent_id: z.string().optional(),
+  project_id: z.string().optional(),
+  voice_mode: voiceModeSchema.optional(),
+  model: z.string().optional(),
+  at: z.string(),
+});
+export type InboxMessage = z.infer<typeof inboxMessageSchema>;
+
+/** Versions: 0, written without `v` (before issue 13); 1, the same fields with `v: 1`. */
+export const inboxMessageItem = storedItem<InboxMessage>('inbox message', { 0: inboxMessageSchema, 1: inboxMessageSchema });

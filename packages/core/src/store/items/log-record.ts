@@ -1,0 +1,88 @@
+import * as z from 'zod';
+import { runStatusSchema, usageSchema, voiceModeSchema } from '../../events/schema';
+import { keys, objectKeys } from '../keys';
+import { storedItem } from '../stored-item';
+import { authorSchema } from './fields';
+
+/**
+ * `SESSION#<id>` / `LOG#<seq>`, seq zero-padded. A record over
+ * `OFFLOAD_BYTES` is stored whole in S3 (`objectKey`) and the item keeps
+ * `v`, `seq`, `at`, `run_id`, `kind` and `offload`, the object's key.
+ */
+export const logRecordKey = (sessionId: string, seq: number) => ({ pk: keys.session(sessionId), sk: keys.log(seq) });
+export const logRecordObjectKey = objectKeys.log;
+
+/** The whole log after `afterSeq`: a sort-key range. */
+export const logRange = (afterSeq = 0): [string, string] => [keys.log(afterSeq + 1), keys.logEnd];
+export const logPrefix = keys.logPrefix;
+
+/** The version of the record shape written now. */
+export const RECORD_VERSION = 1;
+
+const contentBlocks = z.array(z.looseObject({ type: z.string() }));
+
+const base = {
+  v: z.literal(RECORD_VERSION),
+  seq: z.number().int().positive(),
+  at: z.string(),
+  run_id: z.string(),
+  /** Set on every record of a child run (a delegated task): the run that delegated it. Such records are not part of the parent's conversation. */
+  parent_run_id: z.string().optional(),
+};
+
+/** One entry of a session's append-only log. */
+export const logRecordSchema = z.discriminatedUnion('kind', [
+  z.object({
+    ...base,
+    kind: z.literal('user_message'),
+    /** The inbox position the message came from; makes moving it into the log idempotent. */
+    message_id: z.number().int().optional(),
+    text: z.string(),
+    author: authorSchema.optional(),
+    agent_id: z.string(),
+    model: z.string(),
+    voice_mode: voiceModeSchema,
+  }),
+  z.object({ ...base, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: contentBlocks, usage: usageSchema }),
+  z.object({
+    ...base,
+    kind: z.literal('tool_results'),
+    step: z.number().int(),
+    results: z.array(
+      z.object({ type: z.literal('tool_result'), tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() }),
+    ),
+  }),
+  z.object({
+    ...base,
+    kind: z.literal('run_end'),
+    status: runStatusSchema,
+    steps: z.number().int(),
+    usage: usageSchema,
+    reason: z.string().optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  }),
+  /** One tool call's result, written as soon as the call completes (keyed by run id and tool call id). */
+  z.object({
+    ...base,
+    kind: z.literal('tool_result'),
+    step: z.number().int(),
+    tool_use_id: z.string(),
+    name: z.string(),
+    content: z.string(),
+    is_error: z.boolean().optional(),
+  }),
+  /** The run stopped near its time budget and continues elsewhere (the worker); it is not over. */
+  z.object({ ...base, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
+  /** A log position a run reserved but never wrote, sealed by the run that took its lease over. */
+  z.object({ ...base, kind: z.literal('void') }),
+]);
+export type LogRecord = z.infer<typeof logRecordSchema>;
+export type LogRecordKind = LogRecord['kind'];
+/** A record before the store gives it its place in the log. */
+export type NewLogRecord = LogRecord extends infer R ? (R extends LogRecord ? Omit<R, 'v' | 'seq' | 'at'> : never) : never;
+
+/**
+ * Versions: 1 (every record so far; kinds were added over time, none
+ * changed). A version 2 joins here with a transform that upgrades 1.
+ */
+export const logRecordItem = storedItem<LogRecord>('log record', { 1: logRecordSchema });
