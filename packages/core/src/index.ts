@@ -1,5 +1,5 @@
 export * from './errors';
-export * from './events/schema';
+export * from './wire';
 export * from './agent/definition';
 export * from './agent/parse';
 export * from './agent/catalog';

@@ -1,5 +1,5 @@
 import { decode, verify, verifyWithJwks } from 'hono/jwt';
-import { userIdSchema } from '../events/schema';
+import { userIdSchema } from '../wire';
 import type { SessionStore } from '../store/session-store';
 import { ApiKeyStore, sameSecret } from './api-keys';
 

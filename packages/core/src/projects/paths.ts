@@ -1,18 +1,7 @@
-import * as z from 'zod';
+import { projectIdSchema } from '../wire';
 
 /** S3's limit on a key's length, in UTF-8 bytes. */
 export const MAX_KEY_BYTES = 1024;
-
-/** A project id: `owner/repo`, each part letters, digits, `.`, `_` or `-`, never a dot segment. */
-export const projectIdSchema = z
-  .string()
-  .min(3)
-  .max(200)
-  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must look like "owner/repo"')
-  .refine((s) => !s.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." segments');
-
-/** A scanner name, e.g. `code-security`. */
-export const scannerSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a scanner name such as "code-security"');
 
 /** The areas of a project in the bucket. */
 export type ProjectArea = 'files' | 'analysis' | 'reports';

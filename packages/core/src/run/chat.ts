@@ -3,7 +3,7 @@ import { requireAgent } from '../agent/catalog';
 import { followSession } from '../events/feed';
 import { formatEventId, parseEventId, type EventPosition } from '../events/ids';
 import type { IdentifiedEvent } from '../events/recorder';
-import type { ChatRequest } from '../events/schema';
+import type { ChatRequest } from '../wire';
 import { zeroUsage } from '../events/usage';
 import { sessionBusy, type RunLease } from '../store/lease-store';
 import type { InboxMessage, LogRecord, SessionMeta } from '../store/records';

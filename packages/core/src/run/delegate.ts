@@ -1,7 +1,7 @@
 import { requireAgent } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import { ZeroError } from '../errors';
-import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
+import type { StreamEvent, Usage, VoiceMode } from '../wire';
 import { zeroUsage } from '../events/usage';
 import { resolveModel } from '../model/anthropic';
 import type { MessageParam } from '../model/provider';

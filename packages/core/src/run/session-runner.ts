@@ -4,7 +4,7 @@ import type { LocalRuns } from '../events/bus';
 import { eventKey, missingEvents, recordKeys } from '../events/missing-events';
 import { EventRecorder } from '../events/recorder';
 import { addUsage, zeroUsage } from '../events/usage';
-import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
+import type { StreamEvent, Usage, VoiceMode } from '../wire';
 import { resolveModel } from '../model/anthropic';
 import { ZeroError } from '../errors';
 import { LeaseLostError, type LeaseStore, type RunLease, type StopRequest } from '../store/lease-store';

@@ -1,5 +1,5 @@
 import { ZeroError } from '../errors';
-import { sessionIdSchema } from '../events/schema';
+import { sessionIdSchema } from '../wire';
 import type { Member, Role, SessionMeta } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 

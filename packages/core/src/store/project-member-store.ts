@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, typ
 import * as z from 'zod';
 import { ZeroError } from '../errors';
 import { keys } from './keys';
-import { roleSchema, type Role } from './records';
+import { roleSchema, type Role } from '../wire';
 import { isConditionFailure } from './session-store';
 
 /** `PROJECT#<id>` / `META`: who claimed the project first. Written once (conditionally), so of two first uploads exactly one wins. */

@@ -1,5 +1,8 @@
 import * as z from 'zod';
-import { runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from '../events/schema';
+import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from '../wire';
+
+// Shapes the stored records share with the API.
+export { authorSchema, roleSchema, type Author, type Role } from '../wire';
 
 /** Version of the stored record shapes; readers accept every version listed in `records.test.ts` fixtures. */
 export const RECORD_VERSION = 1;
@@ -14,9 +17,6 @@ const base = {
   /** Set on every record of a child run (a delegated task): the run that delegated it. Such records are not part of the parent's conversation. */
   parent_run_id: z.string().optional(),
 };
-
-export const authorSchema = z.object({ id: z.string(), name: z.string().optional() });
-export type Author = z.infer<typeof authorSchema>;
 
 /** One entry of a session's append-only log. */
 export const logRecordSchema = z.discriminatedUnion('kind', [
@@ -68,9 +68,6 @@ export type LogRecord = z.infer<typeof logRecordSchema>;
 export type LogRecordKind = LogRecord['kind'];
 /** A record before the store gives it its place in the log. */
 export type NewLogRecord = LogRecord extends infer R ? (R extends LogRecord ? Omit<R, 'v' | 'seq' | 'at'> : never) : never;
-
-export const roleSchema = z.enum(['owner', 'editor', 'viewer']);
-export type Role = z.infer<typeof roleSchema>;
 
 /** A session's metadata item. */
 export const sessionMetaSchema = z.object({

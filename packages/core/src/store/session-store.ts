@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ZeroError } from '../errors';
-import { streamEventSchema, type StreamEvent } from '../events/schema';
+import { streamEventSchema, type StreamEvent } from '../wire';
 import type { ArtifactStore } from './artifact-store';
 import { setExpression } from './expressions';
 import { keys, pad } from './keys';

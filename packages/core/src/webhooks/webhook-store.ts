@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { runStatusSchema, usageSchema } from '../events/schema';
+import { runStatusSchema, usageSchema } from '../wire';
 import { keys } from '../store/keys';
 import { setExpression } from '../store/expressions';
 import { isConditionFailure } from '../store/session-store';

@@ -1,0 +1,89 @@
+import * as z from 'zod';
+import { runStatusSchema, usageSchema } from './fields';
+
+/**
+ * Fields that tag an event with the agent and run that produced it. A child run
+ * (an agent working on a delegated task) also names the run that delegated to it.
+ */
+const origin = { agent_id: z.string().optional(), run_id: z.string().optional(), parent_run_id: z.string().optional() };
+
+/** Why the active agent changed: a session switched agents, a run delegated a task, or a delegate handed back. */
+export const agentSwitchReasonSchema = z.enum(['switch', 'delegate', 'return']);
+export type AgentSwitchReason = z.infer<typeof agentSwitchReasonSchema>;
+
+/** Every event Zero streams, one JSON object per SSE `data:` line (the SSE `id:` is the event's position). */
+export const streamEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('start'),
+    session_id: z.string(),
+    run_id: z.string(),
+    agent_id: z.string(),
+    /** Set when an unfinished run is carried on (after a crash or a handover). */
+    resumed: z.boolean().optional(),
+  }),
+  /** The run stopped near its time limit and continues in the background: follow the session's events from this event's id. */
+  z.object({ type: z.literal('handover'), session_id: z.string(), run_id: z.string(), reason: z.string() }),
+  z.object({
+    type: z.literal('message'),
+    message_id: z.number().int(),
+    text: z.string(),
+    author: z.object({ id: z.string(), name: z.string().optional() }).optional(),
+    run_id: z.string(),
+  }),
+  z.object({ type: z.literal('text'), delta: z.string(), ...origin }),
+  /**
+   * A piece of a tool call's input JSON as the model writes it, so a long input (a file being written)
+   * shows while it is written; the `tool_call` with the whole input follows. Several pieces that
+   * arrive close together come as one event.
+   */
+  z.object({ type: z.literal('tool_call_delta'), id: z.string(), name: z.string(), delta: z.string(), ...origin }),
+  z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
+  z.object({
+    type: z.literal('tool_result'),
+    id: z.string(),
+    name: z.string(),
+    content: z.string(),
+    is_error: z.boolean(),
+    truncated: z.boolean().optional(),
+    ...origin,
+  }),
+  z.object({
+    type: z.literal('retry'),
+    step: z.number().int(),
+    attempt: z.number().int(),
+    reason: z.string(),
+    ...origin,
+  }),
+  z.object({
+    type: z.literal('agent_switch'),
+    from: z.string().nullable(),
+    to: z.string(),
+    reason: agentSwitchReasonSchema.optional(),
+    /** For a delegation: the caller's `delegate_agent` call this child run answers. */
+    tool_call_id: z.string().optional(),
+    /** On `return`: how the child run ended and what it spent (already included in the parent's `done`). */
+    status: runStatusSchema.optional(),
+    steps: z.number().int().optional(),
+    usage: usageSchema.optional(),
+    ...origin,
+  }),
+  z.object({ type: z.literal('confirmation_required'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
+  z.object({
+    type: z.literal('done'),
+    run_id: z.string(),
+    status: runStatusSchema,
+    steps: z.number().int(),
+    usage: usageSchema,
+    reason: z.string().optional(),
+  }),
+  z.object({ type: z.literal('error'), code: z.string(), message: z.string(), ...origin }),
+]);
+export type StreamEvent = z.infer<typeof streamEventSchema>;
+export type StreamEventType = StreamEvent['type'];
+
+/**
+ * The data of the SSE event named `reconnect` that ends a live-view stream
+ * whose time is up: reconnect with `Last-Event-ID` (or `?after=`) set to `after`.
+ */
+export const reconnectEventSchema = z.object({ after: z.string().nullable() });
+export type ReconnectEvent = z.infer<typeof reconnectEventSchema>;
