@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { ApiError, api, loadAgents, type Agent, type Credentials, type SessionDetail, type SessionSummary } from './api';
+import { sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type SessionDetail, type SessionList } from '@zero/core/wire';
+import { ApiError, api, loadAgents, type Credentials } from './api';
 import { ChatView } from './chat-view';
 
 const STORAGE_KEY = 'zero.console.credentials';
@@ -85,19 +86,19 @@ function SignIn({ onSignedIn, failure }: { onSignedIn(creds: Credentials): void;
 }
 
 function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: Agent[]; onSignOut(): void }) {
-  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [sessions, setSessions] = useState<SessionList['sessions']>([]);
   const [selected, setSelected] = useState<string>(() => sessionFromHash() ?? newChatId());
   const [detail, setDetail] = useState<SessionDetail | 'missing'>();
   const [menuOpen, setMenuOpen] = useState(false);
 
   const refreshList = useCallback(async () => {
-    setSessions((await api<{ sessions: SessionSummary[] }>(creds, 'GET', '/sessions?limit=50')).sessions);
+    setSessions((await api(creds, 'GET', '/sessions?limit=50', undefined, sessionListSchema)).sessions);
   }, [creds]);
 
   const loadDetail = useCallback(
     async (id: string) => {
       try {
-        setDetail(await api<SessionDetail>(creds, 'GET', `/sessions/${id}`));
+        setDetail(await api(creds, 'GET', `/sessions/${id}`, undefined, sessionDetailSchema));
       } catch (error) {
         // A new chat's id: the first message creates the session.
         if (error instanceof ApiError && error.status === 404) setDetail('missing');

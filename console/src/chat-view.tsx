@@ -1,7 +1,8 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { api, type Agent, type Credentials, type SessionDetail, type Voice } from './api';
+import { sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
+import { api, type Credentials } from './api';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
 import { MessageView } from './message-view';
 
@@ -52,6 +53,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
     id: sessionId,
     messages: detail ? historyToMessages(detail) : [],
     transport,
+    dataPartSchemas: uiDataPartSchemas,
     onFinish: () => {
       if (!options.current.created) {
         options.current.created = true;
@@ -67,7 +69,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
   /** Replaces what is shown with the server's history, then attaches to a run in progress. */
   async function sync() {
     pendingSync.current = false;
-    const fresh = await api<SessionDetail>(creds, 'GET', `/sessions/${sessionId}`);
+    const fresh = await api(creds, 'GET', `/sessions/${sessionId}`, undefined, sessionDetailSchema);
     setMessages(historyToMessages(fresh));
     if (fresh.active_run_id) void resumeStream();
   }
@@ -85,8 +87,9 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
     url.searchParams.set('after', detail.last_event_id);
     const source = new EventSource(url);
     source.onmessage = (e) => {
-      const event = JSON.parse(e.data) as { type: string; run_id?: string; text?: string; author?: { id: string; name?: string } };
-      if (!event.run_id) return;
+      const parsed = streamEventSchema.safeParse(JSON.parse(e.data));
+      if (!parsed.success || !('run_id' in parsed.data) || !parsed.data.run_id) return;
+      const event = parsed.data;
       const { messages: shown, status: now } = state.current;
       if (event.type === 'done') {
         // A run we never saw streaming (its start raced our resume): take it from the history.
@@ -94,15 +97,15 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
         return;
       }
       if (event.type !== 'message') return;
-      if (shown.some((m) => m.id === event.run_id || m.id === userMessageId(event.run_id!))) return;
+      if (shown.some((m) => m.id === event.run_id || m.id === userMessageId(event.run_id))) return;
       if (now === 'submitted' || now === 'streaming') {
         // Our own message coming back, or someone else's queued behind our run.
         const lastOwn = shown.findLast((m) => m.role === 'user');
         const ownText = lastOwn?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-        if (ownText?.trim() !== event.text?.trim()) pendingSync.current = true;
+        if (ownText?.trim() !== event.text.trim()) pendingSync.current = true;
         return;
       }
-      setMessages([...shown, { id: userMessageId(event.run_id), role: 'user', parts: [{ type: 'text', text: event.text ?? '' }], metadata: { author: event.author } }]);
+      setMessages([...shown, { id: userMessageId(event.run_id), role: 'user', parts: [{ type: 'text', text: event.text }], metadata: { author: event.author } }]);
       void resumeStream();
     };
     return () => source.close();

@@ -1,19 +1,10 @@
 import type { UIMessage } from 'ai';
-import type { Author, HistoryRecord, SessionDetail, Usage } from './api';
+import type { HistoryRecord, SessionDetail, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
 
-/** What the console keeps on each message beside its parts. */
-export interface ConsoleMetadata {
-  author?: Author;
-  queued?: boolean;
-  session_id?: string;
-  run_id?: string;
-  agent_id?: string;
-  status?: string;
-  usage?: Usage;
-  error?: { code: string; message: string };
-}
+/** What the console keeps on each message beside its parts: the stream's metadata, and a failed run's error. */
+export type ConsoleMetadata = UIMessageMetadata & { error?: { code: string; message: string } };
 
-export type ConsoleMessage = UIMessage<ConsoleMetadata>;
+export type ConsoleMessage = UIMessage<ConsoleMetadata, UIDataTypes>;
 
 /** The id of a run's user message; its answer's id is the run id (as the UI message stream's `start` says). */
 export const userMessageId = (runId: string) => `${runId}:user`;

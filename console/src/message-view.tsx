@@ -41,15 +41,9 @@ function ToolCall({ part }: { part: ToolPart }) {
 function PartView({ part }: { part: Part }) {
   if (part.type === 'text') return <div className="text">{part.text}</div>;
   if (part.type.startsWith('tool-')) return <ToolCall part={part as unknown as ToolPart} />;
-  if (part.type === 'data-agent-switch') {
-    const data = (part as { data: { from: string | null; to: string } }).data;
-    return <div className="note">Handed over to {data.to}</div>;
-  }
+  if (part.type === 'data-agent-switch') return <div className="note">Handed over to {part.data.to}</div>;
   if (part.type === 'data-retry') return <div className="note">The model stream failed; the step is redone (the text above it was discarded).</div>;
-  if (part.type === 'data-confirmation-required') {
-    const data = (part as { data: { name: string } }).data;
-    return <div className="note">Waiting for approval of {data.name}</div>;
-  }
+  if (part.type === 'data-confirmation-required') return <div className="note">Waiting for approval of {part.data.name}</div>;
   return null;
 }
 

@@ -1,5 +1,9 @@
 import { Hono } from 'hono';
+import * as z from 'zod';
+import { healthResponseSchema } from '@zero/core/wire';
 import { requireUser } from './auth';
+import { deadline } from './deadline';
+import { describe } from './declare';
 import type { AppDeps, Env } from './env';
 import { errorResponse } from './errors';
 import { agentRoutes } from './routes/agents';
@@ -9,6 +13,7 @@ import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { projectRoutes } from './projects';
+import { openApiDocument } from './openapi';
 
 export type { AppDeps };
 export { FIRST_FLUSH_PADDING } from './sse';
@@ -21,7 +26,15 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.onError((error, c) => errorResponse(error, c, deps.secrets));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
 
-  app.get('/health', (c) => c.json({ ok: true }));
+  app.use('*', deadline());
+
+  app.get('/health', describe({ summary: 'Liveness', responses: { 200: healthResponseSchema }, public: true }), (c) => c.json({ ok: true as const }));
+
+  // Read off the routes once, when first asked for: nothing at cold start.
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get('/api/v2/openapi.json', describe({ summary: 'This document: the HTTP API as OpenAPI 3.1', responses: { 200: z.looseObject({ openapi: z.string() }) }, public: true }), (c) =>
+    c.json((document ??= openApiDocument(app, { title: 'Zero', version: '2' }))),
+  );
 
   // Registered before the API's bearer auth: a delivery is authenticated by its hook's HMAC signature.
   app.route('/api/v2', webhookEndpoint(deps));

@@ -1,5 +1,4 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import * as z from 'zod';
 import {
   DEFAULT_ARCHIVE_LIMITS,
@@ -8,22 +7,35 @@ import {
   contentTypeOf,
   extractTarGz,
   invalidField,
-  invalidRequest,
   normalizeProjectFolder,
   notFound,
-  projectIdSchema,
   projectKey,
-  roleSchema,
-  scannerSchema,
   tooLarge,
-  userIdSchema,
   type ArchiveLimits,
   type ChatDeps,
   type ProjectArea,
   type ProjectMember,
 } from '@zero/core';
+import {
+  analysisDocumentSchema,
+  analysisStoredSchema,
+  archiveQuerySchema,
+  archiveUploadSchema,
+  fileUploadSchema,
+  listProjectFilesQuerySchema,
+  memberRequestSchema,
+  projectDetailSchema,
+  projectFilesSchema,
+  projectIdSchema,
+  projectListSchema,
+  projectMemberResponseSchema,
+  projectMembersResponseSchema,
+  projectReportsSchema,
+  scannerSchema,
+  userIdSchema,
+} from '@zero/core/wire';
+import { body, describe, json, param, query } from './declare';
 import type { Env } from './env';
-import { jsonBody } from './validate';
 
 /** Request limits of the project API, documented in the README. */
 export interface ProjectApiLimits {
@@ -40,9 +52,14 @@ export const DEFAULT_PROJECT_API_LIMITS: ProjectApiLimits = {
   archive: DEFAULT_ARCHIVE_LIMITS,
 };
 
-const archiveQuerySchema = z.object({ strip: z.coerce.number().int().min(0).max(10).default(0) });
-const listQuerySchema = z.object({ under: z.string().max(1024).optional().transform((v) => v || undefined) });
-const memberSchema = z.strictObject({ role: roleSchema, name: z.string().trim().min(1).max(200).optional() });
+/** The path parameters of a project route: `:owner/:repo` as one `project_id`, then the route's own. */
+function projectParams<S extends z.ZodRawShape>(extra: S) {
+  return z.preprocess((raw) => {
+    const { owner, repo, ...rest } = raw as Record<string, string>;
+    return { project_id: `${owner}/${repo}`, ...rest };
+  }, z.object({ project_id: projectIdSchema, ...extra }));
+}
+const inProject = projectParams({});
 
 /**
  * `/projects` routes: list projects, upload one file or a `.tar.gz` tree,
@@ -55,57 +72,47 @@ const memberSchema = z.strictObject({ role: roleSchema, name: z.string().trim().
 export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>, limits: ProjectApiLimits = DEFAULT_PROJECT_API_LIMITS) {
   const { projects, projectAccess: access } = deps;
   const api = new Hono<Env>();
-  const sized = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw tooLarge(`request body over ${maxSize} bytes`);
-      },
-    });
-
-  api.get('/projects', async (c) => {
+  api.get('/projects', describe({ summary: 'The projects the caller can see, with their role', responses: { 200: projectListSchema } }), async (c) => {
     const visible = await access.visibleTo(c.get('user'));
     const listed = await projects.listProjects(visible === 'all' ? undefined : [...visible.keys()]);
     return c.json({ projects: listed.map((p) => ({ ...p, role: visible === 'all' ? 'owner' : visible.get(p.id) })) });
   });
 
-  api.get('/projects/:owner/:repo', async (c) => {
-    const id = projectIdOf(c);
+  api.get('/projects/:owner/:repo', describe({ summary: 'A project and its analyses', responses: { 200: projectDetailSchema } }), param(inProject), async (c) => {
+    const id = c.req.valid('param').project_id;
     const role = await access.require(c.get('user'), id, 'viewer');
     return c.json({ project: await projects.requireProject(id), analyses: await projects.listAnalyses(id), role });
   });
 
-  api.post('/projects/:owner/:repo/archive', sized(limits.maxArchiveBytes), async (c) => {
-    const id = projectIdOf(c);
+  api.post('/projects/:owner/:repo/archive', describe({ summary: "Upload a .tar.gz of the project's files (editors)", responses: { 201: archiveUploadSchema } }), body('application/gzip', limits.maxArchiveBytes), param(inProject), query(archiveQuerySchema), async (c) => {
+    const id = c.req.valid('param').project_id;
     await access.requireWriter(c.get('user'), id);
-    const query = archiveQuerySchema.safeParse(c.req.query());
-    if (!query.success) throw invalidRequest(query.error);
-    const body = c.req.raw.body;
-    if (!body) throw new ZeroError('invalid_request', 'the body must be a .tar.gz archive', { field: 'archive' });
-    const archive = await extractTarGz(body, limits.archive, query.data.strip);
+    const stream = c.req.raw.body;
+    if (!stream) throw new ZeroError('invalid_request', 'the body must be a .tar.gz archive', { field: 'archive' });
+    const archive = await extractTarGz(stream, limits.archive, c.req.valid('query').strip);
     const meta = await projects.putFiles(id, archive.files, { upload: true });
     return c.json({ project: meta, files: archive.files.length, bytes: meta.last_upload?.bytes ?? 0, skipped: archive.skipped, skipped_count: archive.skippedCount }, 201);
   });
 
-  api.put('/projects/:owner/:repo/files/*', sized(limits.maxFileBytes), async (c) => {
-    const id = projectIdOf(c);
+  api.put('/projects/:owner/:repo/files/*', describe({ summary: 'Upload one file (editors)', responses: { 201: fileUploadSchema } }), body('application/octet-stream', limits.maxFileBytes), param(inProject), async (c) => {
+    const id = c.req.valid('param').project_id;
     const path = pathOf(c, id, 'files');
     await access.requireWriter(c.get('user'), id);
-    const body = new Uint8Array(await c.req.arrayBuffer());
-    const meta = await projects.putFiles(id, [{ path, body, contentType: c.req.header('content-type') || contentTypeOf(path) }]);
-    return c.json({ project: meta, path, bytes: body.byteLength }, 201);
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const meta = await projects.putFiles(id, [{ path, body: bytes, contentType: c.req.header('content-type') || contentTypeOf(path) }]);
+    return c.json({ project: meta, path, bytes: bytes.byteLength }, 201);
   });
 
   for (const area of ['files', 'reports'] as const) {
-    api.get(`/projects/:owner/:repo/${area}`, async (c) => {
-      const id = projectIdOf(c);
+    const listing = area === 'files' ? projectFilesSchema : projectReportsSchema;
+    api.get(`/projects/:owner/:repo/${area}`, describe({ summary: `List a project's ${area}`, responses: { 200: listing } }), param(inProject), query(listProjectFilesQuerySchema), async (c) => {
+      const id = c.req.valid('param').project_id;
       const user = c.get('user');
       await access.require(user, id, 'viewer');
       await projects.requireProject(id);
-      const query = listQuerySchema.safeParse(c.req.query());
-      if (!query.success) throw invalidRequest(query.error);
+      const { under } = c.req.valid('query');
       const folder = checked(() => {
-        const folder = normalizeProjectFolder(query.data.under);
+        const folder = normalizeProjectFolder(under);
         if (folder) projectKey(id, area, folder);
         return folder;
       }, 'under');
@@ -117,8 +124,8 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
       }
       return c.json({ project_id: id, [area]: listed });
     });
-    api.get(`/projects/:owner/:repo/${area}/*`, async (c) => {
-      const id = projectIdOf(c);
+    api.get(`/projects/:owner/:repo/${area}/*`, describe({ summary: `Read one of a project's ${area}`, responses: {}, raw: 'application/octet-stream' }), param(inProject), async (c) => {
+      const id = c.req.valid('param').project_id;
       const path = pathOf(c, id, area);
       const user = c.get('user');
       await access.require(user, id, 'viewer');
@@ -131,9 +138,8 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     });
   }
 
-  api.put('/projects/:owner/:repo/analysis/:scanner', sized(limits.maxFileBytes), async (c) => {
-    const id = projectIdOf(c);
-    const scanner = scannerOf(c);
+  api.put('/projects/:owner/:repo/analysis/:scanner', describe({ summary: "Put a scanner's analysis document, any JSON object or array (editors)", responses: { 201: analysisStoredSchema } }), body('application/json', limits.maxFileBytes), param(projectParams({ scanner: scannerSchema })), async (c) => {
+    const { project_id: id, scanner } = c.req.valid('param');
     await access.requireWriter(c.get('user'), id);
     let document: unknown;
     try {
@@ -146,26 +152,24 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     return c.json({ project_id: id, scanner }, 201);
   });
 
-  api.get('/projects/:owner/:repo/analysis/:scanner', async (c) => {
-    const id = projectIdOf(c);
-    const scanner = scannerOf(c);
+  api.get('/projects/:owner/:repo/analysis/:scanner', describe({ summary: "A scanner's analysis document", responses: { 200: analysisDocumentSchema } }), param(projectParams({ scanner: scannerSchema })), async (c) => {
+    const { project_id: id, scanner } = c.req.valid('param');
     await access.require(c.get('user'), id, 'viewer');
     const document = await projects.getAnalysis(id, scanner);
     if (document === undefined) throw notFound(`no "${scanner}" analysis for project "${id}"`, 'scanner');
     return c.json(document as object);
   });
 
-  api.get('/projects/:owner/:repo/members', async (c) => {
-    const id = projectIdOf(c);
+  api.get('/projects/:owner/:repo/members', describe({ summary: "A project's members (owners)", responses: { 200: projectMembersResponseSchema } }), param(inProject), async (c) => {
+    const id = c.req.valid('param').project_id;
     await access.require(c.get('user'), id, 'owner');
     return c.json({ project_id: id, members: (await access.members.listMembers(id)).map(memberView) });
   });
 
   // Adds a member or changes their role: owners of the project and administrators.
-  api.put('/projects/:owner/:repo/members/:user_id', async (c) => {
-    const id = projectIdOf(c);
-    const userId = userIdOf(c);
-    const body = await jsonBody(c, memberSchema);
+  api.put('/projects/:owner/:repo/members/:user_id', describe({ summary: "Add a member or change a member's role (owners)", responses: { 200: projectMemberResponseSchema, 201: projectMemberResponseSchema } }), param(projectParams({ user_id: userIdSchema })), json(memberRequestSchema), async (c) => {
+    const { project_id: id, user_id: userId } = c.req.valid('param');
+    const body = c.req.valid('json');
     const me = c.get('user');
     await access.require(me, id, 'owner');
     const existing = await access.members.getMember(id, userId);
@@ -179,9 +183,8 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
   });
 
   // Removes a member: owners and administrators; anyone may leave. The last owner cannot (409).
-  api.delete('/projects/:owner/:repo/members/:user_id', async (c) => {
-    const id = projectIdOf(c);
-    const userId = userIdOf(c);
+  api.delete('/projects/:owner/:repo/members/:user_id', describe({ summary: 'Remove a member (owners), or leave; the last owner cannot', responses: { 204: null } }), param(projectParams({ user_id: userIdSchema })), async (c) => {
+    const { project_id: id, user_id: userId } = c.req.valid('param');
     const me = c.get('user');
     await access.require(me, id, userId === me.id ? 'viewer' : 'owner');
     await access.members.changeMember(id, userId, undefined);
@@ -193,24 +196,6 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
 
 function memberView({ v: _v, project_id: _p, ...member }: ProjectMember) {
   return member;
-}
-
-function userIdOf(c: Context): string {
-  const parsed = userIdSchema.safeParse(c.req.param('user_id'));
-  if (!parsed.success) throw invalidField('user_id', parsed.error.issues[0]?.message ?? 'invalid');
-  return parsed.data;
-}
-
-function projectIdOf(c: Context): string {
-  const parsed = projectIdSchema.safeParse(`${c.req.param('owner')}/${c.req.param('repo')}`);
-  if (!parsed.success) throw invalidField('project_id', parsed.error.issues[0]?.message ?? 'invalid');
-  return parsed.data;
-}
-
-function scannerOf(c: Context): string {
-  const parsed = scannerSchema.safeParse(c.req.param('scanner'));
-  if (!parsed.success) throw invalidField('scanner', parsed.error.issues[0]?.message ?? 'invalid');
-  return parsed.data;
 }
 
 /**

@@ -1,39 +1,14 @@
 import type { Context } from 'hono';
 import type { UIMessageChunk } from 'ai';
-import type { RunStatus, StreamEvent } from '@zero/core';
+import type { RunStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
 import { sseFrame } from './sse';
 
 /**
  * The AI SDK's UI message stream (what `useChat` reads), encoded from Zero's
  * run events. Only the HTTP edge knows this protocol; core events stay Zero's.
- *
- * Zero's data parts, for a client that wants them (`onData`, or `message.parts`):
- * `data-agent-switch` {from, to}, `data-confirmation-required` {id, name, input},
- * `data-retry` {step, attempt, reason}: the step's text so far was discarded and is being redone,
- * `data-usage` {status, steps, usage, reason?}, `data-handover` {session_id, run_id, reason}. The message's metadata is
- * `{session_id, run_id, agent_id}` and, at the end, `{status, usage}`.
+ * Zero's data parts and message metadata are declared in the wire (`ui-parts.ts`).
  */
-export type ZeroUIMessageChunk = UIMessageChunk<ZeroMessageMetadata, ZeroDataTypes>;
-
-export interface ZeroMessageMetadata {
-  /** On a user message rebuilt from the history: who wrote it, and whether it still waits its turn. */
-  author?: { id: string; name?: string };
-  queued?: boolean;
-  session_id?: string;
-  run_id?: string;
-  agent_id?: string;
-  status?: RunStatus;
-  usage?: Extract<StreamEvent, { type: 'done' }>['usage'];
-}
-
-export type ZeroDataTypes = {
-  'agent-switch': { from: string | null; to: string };
-  'confirmation-required': { id: string; name: string; input: unknown };
-  retry: { step: number; attempt: number; reason: string };
-  /** The run neared the invocation's time limit and goes on in the background (resume to follow it). */
-  handover: { session_id: string; run_id: string; reason: string };
-  usage: { status: RunStatus; steps: number; usage: Extract<StreamEvent, { type: 'done' }>['usage']; reason?: string };
-};
+export type ZeroUIMessageChunk = UIMessageChunk<UIMessageMetadata, UIDataTypes>;
 
 /** The headers the AI SDK's UI message stream protocol requires. */
 export const UI_MESSAGE_STREAM_HEADERS = {

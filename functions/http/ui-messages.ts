@@ -1,17 +1,9 @@
 import type { UIMessage } from 'ai';
-import type { LogRecord } from '@zero/core';
-import type { ZeroDataTypes, ZeroMessageMetadata } from './ui-message-stream';
+import type { HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
 
 /** A chat message as `useChat` holds it, with Zero's metadata and data parts. */
-export type ZeroUIMessage = UIMessage<ZeroMessageMetadata, ZeroDataTypes>;
+export type ZeroUIMessage = UIMessage<UIMessageMetadata, UIDataTypes>;
 type Part = ZeroUIMessage['parts'][number];
-
-/** A message accepted but not yet answered, as `GET /sessions/:id` lists it under `queued`. */
-export interface QueuedMessage {
-  run_id: string;
-  text: string;
-  author?: { id: string; name?: string };
-}
 
 /** The id of a run's user message; its answer's id is the run id (the UI stream's `start` says so). */
 export const userMessageId = (runId: string) => `${runId}:user`;
@@ -26,7 +18,7 @@ export const userMessageId = (runId: string) => `${runId}:user`;
  * `delegate_agent` call's result, as in the stream's top-level message.
  * Only type imports: it runs in a browser as well as on a server.
  */
-export function historyToUIMessages(history: readonly LogRecord[], queued: readonly QueuedMessage[] = []): ZeroUIMessage[] {
+export function historyToUIMessages(history: readonly HistoryRecord[], queued: readonly Pick<QueuedMessage, 'run_id' | 'text' | 'author'>[] = []): ZeroUIMessage[] {
   const messages: ZeroUIMessage[] = [];
   const answers = new Map<string, ZeroUIMessage>();
   const answerFor = (runId: string) => {

@@ -1,11 +1,15 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { StreamEvent } from '@zero/core';
+import { streamEventSchema, type StreamEvent } from '@zero/core/wire';
 import { DEV } from './harness';
 
 /** An event as received, with its SSE `id:` as `event_id`. */
 export type ReceivedEvent = StreamEvent & { event_id?: string };
 
-/** Reads an SSE response into events, as a browser's EventSource would parse it. */
+/**
+ * Reads an SSE response into events, as a browser's EventSource would parse
+ * it. Each event is parsed with the wire's schema: a server that sends a
+ * malformed event fails the test that reads it.
+ */
 export async function* readSse(response: Response, signal?: AbortSignal): AsyncGenerator<ReceivedEvent> {
   if (!response.body) throw new Error('response has no body');
   const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
@@ -14,7 +18,9 @@ export async function* readSse(response: Response, signal?: AbortSignal): AsyncG
       const { value, done } = await reader.read();
       if (done) return;
       if (value.event && value.event !== 'message') continue;
-      yield { ...(JSON.parse(value.data) as StreamEvent), ...(value.id ? { event_id: value.id } : {}) };
+      const parsed = streamEventSchema.safeParse(JSON.parse(value.data));
+      if (!parsed.success) throw new Error(`malformed event ${value.data}: ${parsed.error.message}`);
+      yield { ...parsed.data, ...(value.id ? { event_id: value.id } : {}) };
     }
   } finally {
     await reader.cancel().catch(() => undefined);

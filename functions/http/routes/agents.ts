@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import { resolveModel } from '@zero/core';
+import { agentListSchema } from '@zero/core/wire';
+import { describe } from '../declare';
 import type { AppDeps, Env } from '../env';
 
 /**
@@ -10,7 +12,7 @@ import type { AppDeps, Env } from '../env';
 export function agentRoutes(deps: AppDeps) {
   const app = new Hono<Env>();
 
-  app.get('/agents', async (c) => {
+  app.get('/agents', describe({ summary: 'The agent catalog', responses: { 200: agentListSchema } }), async (c) => {
     const { agents, errors } = await deps.catalog.load();
     const list = [...agents.values()]
       .sort((a, b) => a.id.localeCompare(b.id))

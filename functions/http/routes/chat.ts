@@ -1,32 +1,29 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { MAX_BODY_BYTES, MAX_MESSAGE_CHARS, chatRequestSchema, collectRun, invalidRequest, startChat, tooLarge } from '@zero/core';
-import { deadlineOf } from '../deadline';
+import { collectRun, startChat, tooLarge } from '@zero/core';
+import { MAX_MESSAGE_CHARS, chatRequestSchema, chatResultSchema, streamEventSchema } from '@zero/core/wire';
+import { describe, json } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
-import { readJson } from '../validate';
+
+/** A message over the limit is refused with 413 whatever else is wrong with the body. */
+function messageSize(body: unknown) {
+  const message = (body as { message?: unknown } | null)?.message;
+  if (typeof message === 'string' && message.length > MAX_MESSAGE_CHARS) {
+    throw tooLarge(`message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 'message');
+  }
+}
 
 /** `POST /chat`: Zero's chat request, answered as SSE or, without `stream`, as one JSON body. */
 export function chatRoutes(deps: AppDeps) {
   const app = new Hono<Env>();
   app.post(
     '/chat',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw tooLarge(`request body over ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
+    describe({ summary: 'Send a message: the run streams as SSE (`stream: true`) or answers as one JSON body', responses: { 200: chatResultSchema }, events: streamEventSchema }),
+    json(chatRequestSchema, { guard: messageSize }),
     async (c) => {
-      const body = await readJson(c);
-      const message = (body as { message?: unknown } | null)?.message;
-      if (typeof message === 'string' && message.length > MAX_MESSAGE_CHARS) {
-        throw tooLarge(`message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 'message');
-      }
-      const parsed = chatRequestSchema.safeParse(body);
-      if (!parsed.success) throw invalidRequest(parsed.error);
-      const run = await startChat(deps, parsed.data, c.get('user'), { deadline: deadlineOf(c) });
-      if (parsed.data.stream) return streamEvents(c, (signal) => run.events(signal), { finished: run.finished });
+      const body = c.req.valid('json');
+      const run = await startChat(deps, body, c.get('user'), { deadline: c.get('deadline') });
+      if (body.stream) return streamEvents(c, (signal) => run.events(signal), { finished: run.finished });
       const result = await collectRun(run);
       await run.finished;
       return c.json(result);

@@ -8,36 +8,32 @@ import {
   requireAccess,
   resumeIfStalled,
   requireAgent,
-  projectIdSchema,
-  roleSchema,
   stopRun,
-  strategySchema,
-  userIdSchema,
-  voiceModeSchema,
   watchSession,
 } from '@zero/core';
+import {
+  cancelResponseSchema,
+  createSessionRequestSchema,
+  listSessionsQuerySchema,
+  memberRequestSchema,
+  sessionDetailSchema,
+  sessionEventsQuerySchema,
+  sessionListSchema,
+  sessionMemberResponseSchema,
+  sessionMembersResponseSchema,
+  sessionResponseSchema,
+  streamEventSchema,
+  switchAgentRequestSchema,
+  switchAgentResponseSchema,
+  updateSessionRequestSchema,
+  userIdSchema,
+} from '@zero/core/wire';
+import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
-import { jsonBody, query } from '../validate';
 
-
-const createSchema = z.strictObject({
-  title: z.string().trim().min(1).max(200).optional(),
-  agent_id: z.string().min(1).max(64).optional(),
-  project_id: projectIdSchema.optional(),
-  voice_mode: voiceModeSchema.optional(),
-  strategy: strategySchema.optional(),
-});
-const patchSchema = z.strictObject({
-  title: z.string().trim().min(1).max(200).optional(),
-  agent_id: z.string().min(1).max(64).optional(),
-  voice_mode: voiceModeSchema.optional(),
-  strategy: strategySchema.optional(),
-});
-const switchSchema = z.strictObject({ agent_id: z.string().min(1).max(64) });
-const memberSchema = z.strictObject({ role: roleSchema, name: z.string().trim().min(1).max(200).optional() });
-const listSchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(2000).optional() });
-const eventsQuerySchema = z.object({ after: z.string().max(40).optional(), access_token: z.string().optional() });
+// Session ids are checked by `requireAccess`, which names the field `session_id`.
+const memberParams = z.object({ id: z.string(), user_id: userIdSchema });
 
 export interface SessionRouteOptions {
   /** Lifetime of one events stream before it ends with a hint to reconnect. */
@@ -49,18 +45,18 @@ export interface SessionRouteOptions {
 export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) {
   const app = new Hono<Env>();
 
-  app.post('/sessions', async (c) => {
-    const body = await jsonBody(c, createSchema);
+  app.post('/sessions', describe({ summary: 'Open a session', responses: { 201: sessionResponseSchema } }), json(createSessionRequestSchema), async (c) => {
+    const body = c.req.valid('json');
     const session = await openSession(deps, c.get('user'), { ...body, title: body.title ?? 'New session' });
     return c.json({ session }, 201);
   });
 
-  app.get('/sessions', async (c) => {
-    const { limit, cursor } = query(c, listSchema);
+  app.get('/sessions', describe({ summary: "The caller's sessions, newest first, a page at a time", responses: { 200: sessionListSchema } }), query(listSessionsQuerySchema), async (c) => {
+    const { limit, cursor } = c.req.valid('query');
     return c.json(await deps.sessions.listSessionsFor(c.get('user').id, limit, cursor));
   });
 
-  app.get('/sessions/:id', async (c) => {
+  app.get('/sessions/:id', describe({ summary: 'A session: settings, members, history, queued messages, artifacts', responses: { 200: sessionDetailSchema } }), async (c) => {
     const id = c.req.param('id');
     const { session, member } = await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
     // Read before the history: following the events from here misses nothing the history lacks.
@@ -85,9 +81,9 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     });
   });
 
-  app.patch('/sessions/:id', async (c) => {
+  app.patch('/sessions/:id', describe({ summary: "Change a session's settings", responses: { 200: sessionResponseSchema } }), json(updateSessionRequestSchema), async (c) => {
     const id = c.req.param('id');
-    const body = await jsonBody(c, patchSchema);
+    const body = c.req.valid('json');
     await requireAccess(deps.sessions, id, c.get('user'), body.strategy ? 'owner' : 'editor');
     if (body.agent_id) await requireAgent(deps.catalog, body.agent_id);
     await deps.sessions.updateSession(id, { ...body, updated_at: new Date().toISOString() });
@@ -96,16 +92,16 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
 
   // Switches the session's active agent. The history is kept and the new agent sees it; the next
   // run's stream starts with an `agent_switch` from the agent that answered last.
-  app.post('/sessions/:id/agent', async (c) => {
+  app.post('/sessions/:id/agent', describe({ summary: "Switch the session's agent", responses: { 200: switchAgentResponseSchema } }), json(switchAgentRequestSchema), async (c) => {
     const id = c.req.param('id');
-    const body = await jsonBody(c, switchSchema);
+    const body = c.req.valid('json');
     const { session } = await requireAccess(deps.sessions, id, c.get('user'), 'editor');
     const agent = await requireAgent(deps.catalog, body.agent_id);
     await deps.sessions.updateSession(id, { agent_id: agent.id, updated_at: new Date().toISOString() });
     return c.json({ session: await deps.sessions.requireSession(id), from: session.agent_id, to: agent.id });
   });
 
-  app.delete('/sessions/:id', async (c) => {
+  app.delete('/sessions/:id', describe({ summary: 'Delete a session (owners), stopping its run', responses: { 204: null } }), async (c) => {
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'owner');
     const lease = await deps.leases.inspect(id);
@@ -114,28 +110,26 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     return c.body(null, 204);
   });
 
-  app.get('/sessions/:id/members', async (c) => {
+  app.get('/sessions/:id/members', describe({ summary: "A session's members", responses: { 200: sessionMembersResponseSchema } }), async (c) => {
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
     return c.json({ members: await deps.sessions.listMembers(id) });
   });
 
-  app.put('/sessions/:id/members/:user_id', async (c) => {
-    const id = c.req.param('id');
-    const userId = userIdSchema.safeParse(c.req.param('user_id'));
-    if (!userId.success) throw invalidField('user_id', userId.error.issues[0]?.message ?? 'invalid');
-    const body = await jsonBody(c, memberSchema);
+  app.put('/sessions/:id/members/:user_id', describe({ summary: "Add a member or change a member's role (owners)", responses: { 200: sessionMemberResponseSchema, 201: sessionMemberResponseSchema } }), param(memberParams), json(memberRequestSchema), async (c) => {
+    const { id, user_id: userId } = c.req.valid('param');
+    const body = c.req.valid('json');
     const { session } = await requireAccess(deps.sessions, id, c.get('user'), 'owner');
-    const existing = await deps.sessions.getMember(id, userId.data);
+    const existing = await deps.sessions.getMember(id, userId);
     if (existing) {
-      if (existing.role !== body.role) await deps.sessions.changeMember(id, userId.data, body.role);
+      if (existing.role !== body.role) await deps.sessions.changeMember(id, userId, body.role);
     } else {
-      await deps.sessions.putMember(session, { user_id: userId.data, name: body.name, role: body.role, added_at: new Date().toISOString() });
+      await deps.sessions.putMember(session, { user_id: userId, name: body.name, role: body.role, added_at: new Date().toISOString() });
     }
-    return c.json({ member: await deps.sessions.getMember(id, userId.data) }, existing ? 200 : 201);
+    return c.json({ member: await deps.sessions.getMember(id, userId) }, existing ? 200 : 201);
   });
 
-  app.delete('/sessions/:id/members/:user_id', async (c) => {
+  app.delete('/sessions/:id/members/:user_id', describe({ summary: 'Remove a member (owners), or leave', responses: { 204: null } }), async (c) => {
     const id = c.req.param('id');
     const userId = c.req.param('user_id');
     const me = c.get('user');
@@ -145,7 +139,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     return c.body(null, 204);
   });
 
-  app.post('/sessions/:id/cancel', async (c) => {
+  app.post('/sessions/:id/cancel', describe({ summary: "Stop the session's active run", responses: { 202: cancelResponseSchema, 409: cancelResponseSchema } }), async (c) => {
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'editor');
     const lease = await deps.leases.inspect(id);
@@ -154,11 +148,11 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     return c.json({ cancelled, run_id: lease.run_id }, cancelled ? 202 : 409);
   });
 
-  app.get('/sessions/:id/events', async (c) => {
+  app.get('/sessions/:id/events', describe({ summary: "Follow the session's events live, from `Last-Event-ID` or `after`; ends with a `reconnect` event when its time is up", responses: {}, events: streamEventSchema }), query(sessionEventsQuerySchema), async (c) => {
     const id = c.req.param('id');
     const user = c.get('user');
     await requireAccess(deps.sessions, id, user, 'viewer');
-    const { after } = query(c, eventsQuerySchema);
+    const { after } = c.req.valid('query');
     const cursor = c.req.header('last-event-id') ?? after;
     const position = parseEventId(cursor);
     if (cursor && !position) throw new ZeroError('invalid_request', 'the cursor must be an event id such as "12.3"', { field: 'after' });

@@ -1,62 +1,35 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import * as z from 'zod';
 import {
-  MAX_MESSAGE_CHARS,
   ZeroError,
   activeRunStart,
-  chatRequestSchema,
   followRun,
   invalidField,
-  invalidRequest,
   requireAccess,
   openSession,
   startChat,
   titleFrom,
   tooLarge,
-  type ChatRequest,
   type Runtime,
   type User,
 } from '@zero/core';
-import { deadlineOf } from '../deadline';
+import {
+  MAX_MESSAGE_CHARS,
+  MAX_UI_CHAT_BODY_BYTES,
+  chatIdSchema,
+  streamQuerySchema,
+  uiChatRequestSchema,
+  uiUserMessageSchema,
+  uiMessageChunkSchema,
+  type ChatRequest,
+} from '@zero/core/wire';
+import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamUIMessages } from '../ui-message-stream';
-import { readJson } from '../validate';
-
-/**
- * `useChat` sends the whole conversation on every request, so its body grows
- * with the chat; Zero reads only the last message but must accept the rest.
- * (Lambda function URLs cap a request at 6 MB.)
- */
-export const MAX_UI_CHAT_BODY_BYTES = 5 * 1_048_576;
-
-/** A chat id doubles as the Zero session id: URL-safe and long enough not to be guessed by accident. */
-export const chatIdSchema = z
-  .string()
-  .min(8, 'must be at least 8 characters')
-  .max(128)
-  .regex(/^[A-Za-z0-9_-]+$/, 'must contain only letters, digits, "_" or "-"');
-
-const chatOptions = chatRequestSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true });
-
-/** The body of the AI SDK's default chat transport, plus Zero's options as extra body fields. */
-export const uiChatRequestSchema = z.strictObject({
-  id: chatIdSchema,
-  messages: z.array(z.looseObject({ role: z.string() })).min(1, 'must hold at least the new user message'),
-  trigger: z.enum(['submit-message', 'regenerate-message']),
-  messageId: z.string().max(200).optional(),
-  ...chatOptions.shape,
-});
-
-/** The one message Zero takes from the client: the last, a user message with text. */
-const lastUserMessageSchema = z.looseObject({
-  role: z.literal('user', 'the last message must be the user\'s new message'),
-  parts: z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() })),
-});
 
 function newMessageText(messages: unknown[]): string {
   const index = messages.length - 1;
-  const parsed = lastUserMessageSchema.safeParse(messages[index]);
+  const parsed = uiUserMessageSchema.safeParse(messages[index]);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = ['messages', index, ...(issue?.path ?? [])].join('.');
@@ -85,17 +58,11 @@ export function uiChatRoutes(deps: AppDeps) {
 
   app.post(
     '/ui/chat',
-    bodyLimit({
-      maxSize: MAX_UI_CHAT_BODY_BYTES,
-      onError: () => {
-        throw tooLarge(`request body over ${MAX_UI_CHAT_BODY_BYTES} bytes; send only the last message (prepareSendMessagesRequest)`);
-      },
-    }),
+    describe({ summary: "Send a message from the AI SDK's useChat: the run streams as the UI message stream", responses: {}, events: uiMessageChunkSchema }),
+    json(uiChatRequestSchema, { maxBytes: MAX_UI_CHAT_BODY_BYTES, hint: '; send only the last message (prepareSendMessagesRequest)' }),
     async (c) => {
-      const parsed = uiChatRequestSchema.safeParse(await readJson(c));
-      if (!parsed.success) throw invalidRequest(parsed.error);
       // `messageId` names the message to answer; Zero always answers the new one.
-      const { id, messages, trigger, messageId: _messageId, ...options } = parsed.data;
+      const { id, messages, trigger, messageId: _messageId, ...options } = c.req.valid('json');
       if (trigger === 'regenerate-message') {
         throw new ZeroError('invalid_request', "Zero's session history is append-only, so a message cannot be regenerated; send a new message instead", {
           field: 'trigger',
@@ -104,19 +71,24 @@ export function uiChatRoutes(deps: AppDeps) {
       const message = newMessageText(messages);
       const user = c.get('user');
       await ensureSession(deps, id, options, user, message);
-      const run = await startChat(deps, { session_id: id, message, ...options }, user, { deadline: deadlineOf(c) });
+      const run = await startChat(deps, { session_id: id, message, ...options }, user, { deadline: c.get('deadline') });
       return streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
     },
   );
 
-  app.get('/ui/chat/:id/stream', async (c) => {
-    const id = chatIdSchema.safeParse(c.req.param('id'));
-    if (!id.success) throw invalidField('id', id.error.issues[0]?.message ?? 'invalid');
-    await requireAccess(deps.sessions, id.data, c.get('user'), 'viewer');
-    const active = await activeRunStart(deps, id.data);
-    if (!active) return c.body(null, 204);
-    return streamUIMessages(c, (signal) => followRun(deps, id.data, active.runId, active.after, signal));
-  });
+  app.get(
+    '/ui/chat/:id/stream',
+    describe({ summary: "Re-attach `useChat({ resume: true })` to the session's active run (204 when none is active)", responses: { 204: null }, events: uiMessageChunkSchema }),
+    param(z.object({ id: chatIdSchema })),
+    query(streamQuerySchema),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
+      const active = await activeRunStart(deps, id);
+      if (!active) return c.body(null, 204);
+      return streamUIMessages(c, (signal) => followRun(deps, id, active.runId, active.after, signal));
+    },
+  );
 
   return app;
 }

@@ -1,22 +1,9 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import {
-  MAX_WEBHOOK_BYTES,
-  acceptDelivery,
-  forbidden,
-  hookIdSchema,
-  hookInputSchema,
-  invalidField,
-  notFound,
-  refusedCallbackUrl,
-  requireAccess,
-  requireAgent,
-  settleInvestigation,
-  tooLarge,
-  type HookConfig,
-} from '@zero/core';
+import * as z from 'zod';
+import { MAX_WEBHOOK_BYTES, ZeroError, acceptDelivery, forbidden, invalidField, notFound, refusedCallbackUrl, requireAccess, requireAgent, settleInvestigation, type HookConfig } from '@zero/core';
+import { deliveryResponseSchema, hookIdSchema, hookInputSchema, hookListSchema, hookResponseSchema, sessionSummaryResponseSchema } from '@zero/core/wire';
+import { body, describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
-import { jsonBody } from '../validate';
 
 /**
  * `POST /webhooks/:hook_id`: a delivery from GitHub or a generic sender. It
@@ -28,20 +15,16 @@ export function webhookEndpoint(deps: AppDeps) {
   const app = new Hono<Env & { Variables: { hook: HookConfig } }>();
   app.post(
     '/webhooks/:hook_id',
+    describe({ summary: "A webhook delivery, authenticated by its hook's HMAC signature", responses: { 200: deliveryResponseSchema, 202: deliveryResponseSchema }, public: true }),
     // An unknown hook is a 404 before its body is read.
     async (c, next) => {
       c.set('hook', await deps.webhooks.hooks.require(c.req.param('hook_id')));
       await next();
     },
-    bodyLimit({
-      maxSize: MAX_WEBHOOK_BYTES,
-      onError: () => {
-        throw tooLarge(`webhook body over ${MAX_WEBHOOK_BYTES} bytes`);
-      },
-    }),
+    body('application/json', MAX_WEBHOOK_BYTES),
     async (c) => {
-      const body = new Uint8Array(await c.req.arrayBuffer());
-      const outcome = await acceptDelivery(deps, c.get('hook'), { body, header: (name) => c.req.header(name) });
+      const raw = new Uint8Array(await c.req.arrayBuffer());
+      const outcome = await acceptDelivery(deps, c.get('hook'), { body: raw, header: (name) => c.req.header(name) });
       if (outcome.status === 'ignored') return c.json({ ignored: true, event: outcome.event }, 202);
       if (outcome.status === 'duplicate') return c.json({ duplicate: true, session_id: outcome.session_id, run_id: outcome.run_id }, 200);
       return c.json({ session_id: outcome.session_id, run_id: outcome.run_id }, 202);
@@ -50,7 +33,7 @@ export function webhookEndpoint(deps: AppDeps) {
   return app;
 }
 
-const describe = (hook: HookConfig) => ({ ...hook, url: `/api/v2/webhooks/${hook.id}` });
+const hookView = (hook: HookConfig) => ({ ...hook, url: `/api/v2/webhooks/${hook.id}` });
 
 /** Hook management (administrators only) and a session's summary; behind the API's bearer auth. */
 export function hookRoutes(deps: AppDeps) {
@@ -58,16 +41,11 @@ export function hookRoutes(deps: AppDeps) {
   const admin = (c: { get(key: 'user'): { admin: boolean } }) => {
     if (!c.get('user').admin) throw forbidden('managing webhooks needs an administrator');
   };
-  const hookId = (id: string) => {
-    const parsed = hookIdSchema.safeParse(id);
-    if (!parsed.success) throw invalidField('hook_id', parsed.error.issues[0]?.message ?? 'invalid');
-    return parsed.data;
-  };
 
-  app.put('/hooks/:hook_id', async (c) => {
+  app.put('/hooks/:hook_id', describe({ summary: 'Create or replace a webhook (administrators)', responses: { 200: hookResponseSchema, 201: hookResponseSchema } }), param(z.object({ hook_id: hookIdSchema })), json(hookInputSchema), async (c) => {
     admin(c);
-    const id = hookId(c.req.param('hook_id'));
-    const input = await jsonBody(c, hookInputSchema);
+    const id = c.req.valid('param').hook_id;
+    const input = c.req.valid('json');
     await requireAgent(deps.catalog, input.agent_id);
     if (!deps.webhooks.secret(input.secret_ref)) {
       throw invalidField('secret_ref', `${input.secret_ref} is not set in the server's environment`);
@@ -75,20 +53,20 @@ export function hookRoutes(deps: AppDeps) {
     const refused = input.callback_url ? await refusedCallbackUrl(input.callback_url) : undefined;
     if (refused) throw invalidField('callback_url', refused);
     const { hook, created } = await deps.webhooks.hooks.put(id, input);
-    return c.json({ hook: describe(hook) }, created ? 201 : 200);
+    return c.json({ hook: hookView(hook) }, created ? 201 : 200);
   });
 
-  app.get('/hooks', async (c) => {
+  app.get('/hooks', describe({ summary: 'The webhooks (administrators)', responses: { 200: hookListSchema } }), async (c) => {
     admin(c);
-    return c.json({ hooks: (await deps.webhooks.hooks.list()).map(describe) });
+    return c.json({ hooks: (await deps.webhooks.hooks.list()).map(hookView) });
   });
 
-  app.get('/hooks/:hook_id', async (c) => {
+  app.get('/hooks/:hook_id', describe({ summary: 'A webhook (administrators)', responses: { 200: hookResponseSchema } }), async (c) => {
     admin(c);
-    return c.json({ hook: describe(await deps.webhooks.hooks.require(c.req.param('hook_id'))) });
+    return c.json({ hook: hookView(await deps.webhooks.hooks.require(c.req.param('hook_id'))) });
   });
 
-  app.delete('/hooks/:hook_id', async (c) => {
+  app.delete('/hooks/:hook_id', describe({ summary: 'Delete a webhook (administrators)', responses: { 204: null } }), async (c) => {
     admin(c);
     if (!(await deps.webhooks.hooks.delete(c.req.param('hook_id')))) {
       throw notFound(`no webhook "${c.req.param('hook_id')}"`, 'hook_id');
@@ -96,7 +74,7 @@ export function hookRoutes(deps: AppDeps) {
     return c.body(null, 204);
   });
 
-  app.get('/sessions/:id/summary', async (c) => {
+  app.get('/sessions/:id/summary', describe({ summary: 'What became of a webhook-started investigation', responses: { 200: sessionSummaryResponseSchema } }), async (c) => {
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
     let summary = await deps.webhooks.store.getSummary(id);

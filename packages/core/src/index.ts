@@ -3,6 +3,7 @@
  * concern it needs (`@zero/core/run`, `@zero/core/sessions`, ...; see package.json).
  */
 export * from './errors';
+export * from './wire';
 export * from './events';
 export * from './agent';
 export * from './model';

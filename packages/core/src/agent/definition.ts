@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { voiceModeSchema } from '../events/schema';
+import { voiceModeSchema } from '../wire';
 
 /**
  * Claude Code subagent tool names mapped to Zero's tools, so that a Claude Code

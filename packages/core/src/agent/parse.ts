@@ -2,7 +2,7 @@ import { describeZodError } from '../errors';
 import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
 import { readFrontmatter } from './frontmatter';
 import { resolveToolGrants } from './tool-grants';
-import type { VoiceMode } from '../events/schema';
+import type { VoiceMode } from '../wire';
 
 export type ParseResult = { ok: true; agent: AgentDefinition } | { ok: false; error: AgentLoadError };
 

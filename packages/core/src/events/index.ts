@@ -1,5 +1,4 @@
-/** The run's stream events, their ids and usage: what every layer above speaks. */
-export * from './schema';
+/** The run's event ids, recorder and usage (the event shapes are in `wire/`). */
 export * from './ids';
 export * from './recorder';
 export * from './usage';

@@ -1,4 +1,4 @@
-import type { StreamEvent } from './schema';
+import type { StreamEvent } from '../wire';
 import { compareEventPositions, formatEventId, type EventPosition } from './ids';
 
 /** A streamed event with its position in the session's event log. */

@@ -1,4 +1,4 @@
-import type { Usage } from './schema';
+import type { Usage } from '../wire';
 
 /** Usage of nothing yet. */
 export const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 });

@@ -1,14 +1,8 @@
-import * as z from 'zod';
 import { defineErrorClass } from '../errors';
-import { projectIdSchema } from '../project-id';
-
-export { projectIdSchema };
+import { projectIdSchema } from '../wire';
 
 /** S3's limit on a key's length, in UTF-8 bytes. */
 export const MAX_KEY_BYTES = 1024;
-
-/** A scanner name, e.g. `code-security`. */
-export const scannerSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a scanner name such as "code-security"');
 
 /** The areas of a project in the bucket. */
 export type ProjectArea = 'files' | 'analysis' | 'reports';

@@ -3,7 +3,8 @@ import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
 import * as z from 'zod';
 import { ZeroError, notFound } from '../errors';
 import type { ArtifactStore } from '../store/artifact-store';
-import { areaPrefix, pathFromKey, projectIdSchema, projectKey, scannerSchema, type ProjectArea } from './paths';
+import { projectIdSchema, scannerSchema } from '../wire';
+import { areaPrefix, pathFromKey, projectKey, type ProjectArea } from './paths';
 
 /** `projects/<id>/project.json`: the project's summary and its files' revision, rewritten on every change to `files/`. */
 export const projectMetaSchema = z.object({

@@ -1,6 +1,6 @@
 import type { AgentDefinition } from '../agent/definition';
 import { ZeroError } from '../errors';
-import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
+import type { StreamEvent, Usage, VoiceMode } from '../wire';
 import { zeroUsage } from '../events/usage';
 import type { MessageParam } from '../model/provider';
 import type { LogRecord, NewLogRecord } from '../store/records';

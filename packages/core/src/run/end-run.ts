@@ -1,5 +1,5 @@
 import { ZeroError } from '../errors';
-import type { RunStatus, StreamEvent, Usage } from '../events/schema';
+import type { RunStatus, StreamEvent, Usage } from '../wire';
 import { ModelError } from '../model/provider';
 import { LeaseLostError } from '../store/lease-store';
 import type { NewLogRecord } from '../store/records';

@@ -1,7 +1,7 @@
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import { defineErrorClass } from '../errors';
-import type { StreamEvent, Usage, VoiceMode } from '../events/schema';
+import type { StreamEvent, Usage, VoiceMode } from '../wire';
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';

@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '../agent/definition';
-import type { VoiceMode } from '../events/schema';
+import type { VoiceMode } from '../wire';
 import type { TextBlockParam } from '../model/provider';
 
 export interface PromptInput {

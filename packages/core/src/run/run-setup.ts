@@ -1,6 +1,6 @@
 import { requireAgent, type AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
-import type { VoiceMode } from '../events/schema';
+import type { VoiceMode } from '../wire';
 import { resolveModel } from '../model/anthropic';
 
 /** Who a run asks for and how; what it leaves out comes from the agent's definition. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '../agent/catalog';
 import type { EventPosition } from '../events/ids';
-import type { ChatRequest } from '../events/schema';
+import type { ChatRequest } from '../wire';
 import { sessionBusy, type RunLease } from '../store/lease-store';
 import type { InboxMessage, SessionMeta } from '../store/records';
 import type { User } from '../auth/roles';

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../events/schema';
+import type { StreamEvent } from '../wire';
 import type { ChatRun } from './start-chat';
 
 /**

@@ -1,5 +1,5 @@
 import type { LogRecord } from '../store/records';
-import type { StreamEvent } from '../events/schema';
+import type { StreamEvent } from '../wire';
 
 /**
  * Events derived from stored records, for the ones whose events never reached

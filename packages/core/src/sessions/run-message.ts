@@ -1,5 +1,5 @@
 import { EventRecorder } from '../events/recorder';
-import type { StreamEvent } from '../events/schema';
+import type { StreamEvent } from '../wire';
 import { zeroUsage } from '../events/usage';
 import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';

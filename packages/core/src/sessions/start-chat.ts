@@ -1,7 +1,7 @@
 import { followSession } from './feed';
 import { formatEventId, parseEventId, type EventPosition } from '../events/ids';
 import type { IdentifiedEvent } from '../events/recorder';
-import type { ChatRequest } from '../events/schema';
+import type { ChatRequest } from '../wire';
 import { zeroUsage } from '../events/usage';
 import { describeFailure } from '../run/end-run';
 import type { User } from '../auth/roles';

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../events/schema';
+import type { StreamEvent } from '../wire';
 import type { RunLease } from '../store/lease-store';
 import { seal } from '../store/positions';
 import type { LogRecord } from '../store/records';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { scannerSchema } from '../projects/paths';
+import { scannerSchema } from '../wire';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 

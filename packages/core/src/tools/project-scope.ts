@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ZeroError } from '../errors';
-import { PathError, projectIdSchema } from '../projects/paths';
+import { projectIdSchema } from '../wire';
+import { PathError } from '../projects/paths';
 import type { Role } from '../store/records';
 import type { ToolContext, ToolOutput } from './tool';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Usage } from '../events/schema';
+import type { Usage } from '../wire';
 import type { ToolUnion } from '../model/provider';
 import type { ToolContext, ToolOutput, ToolSpec } from './tool';
 

@@ -4,7 +4,7 @@ import type { AgentDefinition } from '../agent/definition';
 import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectFileCache } from '../projects/file-cache';
 import type { ProjectStore } from '../projects/project-store';
-import type { Usage } from '../events/schema';
+import type { Usage } from '../wire';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 

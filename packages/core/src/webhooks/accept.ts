@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ZeroError, invalidRequest, unauthorized } from '../errors';
-import { MAX_MESSAGE_CHARS } from '../events/schema';
-import { projectIdSchema } from '../projects/paths';
+import { MAX_MESSAGE_CHARS, projectIdSchema } from '../wire';
 import { webhookAuthorId } from '../run/speaker';
 import type { HookConfig } from './hook-config';
 import { genericSigningPayload, verifySha256 } from './signature';

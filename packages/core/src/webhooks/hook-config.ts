@@ -1,51 +1,7 @@
 import * as z from 'zod';
-import { userIdSchema } from '../events/schema';
-import { notFound } from '../errors';
-import { roleSchema } from '../store/records';
+import { hookIdSchema, hookInputSchema } from '../wire';
+import { ZeroError, notFound } from '../errors';
 import type { ArtifactStore } from '../store/artifact-store';
-
-/** A hook id: lower-case letters, digits and dashes, used in the URL `/api/v2/webhooks/<id>`. */
-export const hookIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes (at most 63)');
-
-/**
- * Where a hook's secret lives: the name of an environment variable of the
- * API function (in AWS, set from an SST secret). The secret itself is never
- * stored in S3. Only names under `ZERO_WEBHOOK_SECRET_` are accepted, so a
- * hook cannot be pointed at the process's other credentials.
- */
-export const secretRefSchema = z
-  .string()
-  .regex(/^ZERO_WEBHOOK_SECRET_[A-Z0-9_]{1,100}$/, 'must name an environment variable starting with ZERO_WEBHOOK_SECRET_');
-
-/** An accepted event: `pull_request` (every action), `pull_request.opened` (one action), or `*`. */
-const eventSchema = z.string().regex(/^(\*|[a-z0-9_-]{1,64}(\.[a-z0-9_-]{1,64})?)$/, 'must look like "pull_request" or "pull_request.opened" or be "*"');
-
-/** A hook as an administrator sends it (`PUT /api/v2/hooks/:hook_id`). */
-export const hookInputSchema = z.strictObject({
-  source: z.enum(['github', 'generic']),
-  secret_ref: secretRefSchema,
-  /** Events that start an investigation; anything else is answered 202 `{ignored: true}`. */
-  events: z.array(eventSchema).min(1).max(50),
-  agent_id: z.string().min(1).max(64),
-  /** The project, as a template filled from the payload (`{{repository.full_name}}`) or a fixed `owner/repo`. */
-  project: z.string().min(1).max(300).optional(),
-  /** The message the agent answers, filled from the payload: `Review {{pull_request.title}}`. */
-  prompt: z.string().min(1).max(20_000),
-  /** The session's title, filled the same way; by default the hook and the event. */
-  title: z.string().min(1).max(300).optional(),
-  /** The session's owner: whose session the investigation is. */
-  owner: z.strictObject({ user_id: userIdSchema, name: z.string().min(1).max(200).optional() }),
-  /** Others who may follow the investigation. */
-  members: z
-    .array(z.strictObject({ user_id: userIdSchema, name: z.string().min(1).max(200).optional(), role: roleSchema.default('viewer') }))
-    .max(50)
-    .default([]),
-  /** Receives a signed POST when the investigation ends. */
-  callback_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional(),
-  /** Generic hooks: how far a request's timestamp may be from now, in seconds. */
-  tolerance_seconds: z.number().int().min(30).max(3600).default(300),
-});
-export type HookInput = z.input<typeof hookInputSchema>;
 
 /** A hook as stored in S3, `hooks/<id>.json`. */
 export const hookConfigSchema = hookInputSchema.extend({

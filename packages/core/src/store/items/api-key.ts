@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { apiKeyInfoSchema } from '../../wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 
@@ -9,14 +10,7 @@ export const apiKeyKey = (hash: string) => ({ pk: keys.apiKey(hash), sk: keys.ap
 export const userKeyKey = (userId: string, keyId: string) => keys.userKey(userId, keyId);
 export const userKeysOf = (userId: string) => ({ pk: keys.userKey(userId, '').pk, prefix: keys.userKeyPrefix });
 
-/** What is known of an API key; the key itself is shown once and never stored. */
-export const apiKeyInfoSchema = z.object({
-  key_id: z.string(),
-  user_id: z.string(),
-  name: z.string().optional(),
-  label: z.string().optional(),
-  created_at: z.string(),
-});
+/** What is known of an API key (the shape the API answers with); the key itself is shown once and never stored. */
 export type ApiKeyInfo = z.infer<typeof apiKeyInfoSchema>;
 
 export const userKeySchema = apiKeyInfoSchema.extend({ hash: z.string() });

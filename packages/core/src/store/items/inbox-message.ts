@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { voiceModeSchema } from '../../events/schema';
+import { voiceModeSchema } from '../../wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';

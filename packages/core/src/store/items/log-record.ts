@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { runStatusSchema, usageSchema, voiceModeSchema } from '../../events/schema';
+import { runStatusSchema, usageSchema, voiceModeSchema } from '../../wire';
 import { keys, objectKeys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';

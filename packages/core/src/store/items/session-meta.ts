@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { strategySchema, voiceModeSchema } from '../../events/schema';
+import { strategySchema, voiceModeSchema } from '../../wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { runStatusSchema, usageSchema } from '../../events/schema';
+import { runStatusSchema, usageSchema } from '../../wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 

@@ -1,48 +1,5 @@
 import * as z from 'zod';
-import { projectIdSchema } from '../project-id';
-
-/** Limits on what a client may send, documented in the README. */
-export const MAX_MESSAGE_CHARS = 100_000;
-export const MAX_BODY_BYTES = 1_048_576;
-
-export const voiceModeSchema = z.enum(['full', 'minimal', 'neutral']);
-
-/** What a message that arrives during a run does: wait its turn, be refused, or stop the run. */
-export const strategySchema = z.enum(['enqueue', 'reject', 'interrupt']);
-export type Strategy = z.infer<typeof strategySchema>;
-export type VoiceMode = z.infer<typeof voiceModeSchema>;
-
-const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'must contain only letters, digits, ".", "_", ":" or "-"');
-/** A session id: a client's chat id, a UUID; part of DynamoDB keys, so bounded. */
-export const sessionIdSchema = idSchema;
-/** A user id: from an API key, a JWT's `sub`, or a membership; part of DynamoDB keys, so no spaces or "#". */
-export const userIdSchema = z.string().min(1).max(200).regex(/^[^\s#]+$/, 'must not contain spaces or "#"');
-
-/** The body of `POST /api/v2/chat`. */
-export const chatRequestSchema = z.strictObject({
-  session_id: idSchema.optional(),
-  agent_id: idSchema.optional(),
-  project_id: projectIdSchema.optional(),
-  // The size limit is checked separately so that it can answer 413 rather than 400.
-  message: z.string().trim().min(1, 'must not be empty'),
-  voice_mode: voiceModeSchema.optional(),
-  model: z.string().min(1).max(100).optional(),
-  stream: z.boolean().optional(),
-  strategy: strategySchema.optional(),
-});
-export type ChatRequest = z.infer<typeof chatRequestSchema>;
-
-export const usageSchema = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cache_read_input_tokens: z.number().int().nonnegative(),
-  cache_creation_input_tokens: z.number().int().nonnegative(),
-  cost_usd: z.number().nonnegative(),
-});
-export type Usage = z.infer<typeof usageSchema>;
-
-export const runStatusSchema = z.enum(['completed', 'limit', 'error', 'cancelled']);
-export type RunStatus = z.infer<typeof runStatusSchema>;
+import { runStatusSchema, usageSchema } from './fields';
 
 /**
  * Fields that tag an event with the agent and run that produced it. A child run
@@ -54,7 +11,7 @@ const origin = { agent_id: z.string().optional(), run_id: z.string().optional(),
 export const agentSwitchReasonSchema = z.enum(['switch', 'delegate', 'return']);
 export type AgentSwitchReason = z.infer<typeof agentSwitchReasonSchema>;
 
-/** Every event Zero streams, one JSON object per SSE `data:` line. */
+/** Every event Zero streams, one JSON object per SSE `data:` line (the SSE `id:` is the event's position). */
 export const streamEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('start'),
@@ -123,3 +80,10 @@ export const streamEventSchema = z.discriminatedUnion('type', [
 ]);
 export type StreamEvent = z.infer<typeof streamEventSchema>;
 export type StreamEventType = StreamEvent['type'];
+
+/**
+ * The data of the SSE event named `reconnect` that ends a live-view stream
+ * whose time is up: reconnect with `Last-Event-ID` (or `?after=`) set to `after`.
+ */
+export const reconnectEventSchema = z.object({ after: z.string().nullable() });
+export type ReconnectEvent = z.infer<typeof reconnectEventSchema>;

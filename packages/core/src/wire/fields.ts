@@ -1,0 +1,70 @@
+import * as z from 'zod';
+
+/** Limits on what a client may send, documented in the README. */
+export const MAX_MESSAGE_CHARS = 100_000;
+export const MAX_BODY_BYTES = 1_048_576;
+/**
+ * `useChat` sends the whole conversation on every request, so its body grows
+ * with the chat; Zero reads only the last message but must accept the rest.
+ * (Lambda function URLs cap a request at 6 MB.)
+ */
+export const MAX_UI_CHAT_BODY_BYTES = 5 * 1_048_576;
+
+export const voiceModeSchema = z.enum(['full', 'minimal', 'neutral']);
+export type VoiceMode = z.infer<typeof voiceModeSchema>;
+
+/** What a message that arrives during a run does: wait its turn, be refused, or stop the run. */
+export const strategySchema = z.enum(['enqueue', 'reject', 'interrupt']);
+export type Strategy = z.infer<typeof strategySchema>;
+
+/** A member's role in a session or a project. */
+export const roleSchema = z.enum(['owner', 'editor', 'viewer']);
+export type Role = z.infer<typeof roleSchema>;
+
+const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'must contain only letters, digits, ".", "_", ":" or "-"');
+/** A session id: a client's chat id, a UUID; part of DynamoDB keys, so bounded. */
+export const sessionIdSchema = idSchema;
+/** A user id: from an API key, a JWT's `sub`, or a membership; part of DynamoDB keys, so no spaces or "#". */
+export const userIdSchema = z.string().min(1).max(200).regex(/^[^\s#]+$/, 'must not contain spaces or "#"');
+
+/** A project id: `owner/repo`, each part letters, digits, `.`, `_` or `-`, never a dot segment. */
+export const projectIdSchema = z
+  .string()
+  .min(3)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must look like "owner/repo"')
+  .refine((s) => !s.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." segments');
+
+/** The name of an analysis document's scanner, e.g. "code-security". */
+export const scannerSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a scanner name such as "code-security"');
+
+/** A hook id: lower-case letters, digits and dashes, used in the URL `/api/v2/webhooks/<id>`. */
+export const hookIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes (at most 63)');
+
+/** An API key's id, as `POST /keys` returns it: 12 hex digits. */
+export const keyIdSchema = z.string().regex(/^[0-9a-f]{12}$/, 'must be a key id as POST /keys returned it (12 hex digits)');
+
+/** A `useChat` chat id doubles as the Zero session id: URL-safe and long enough not to be guessed by accident. */
+export const chatIdSchema = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(128)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must contain only letters, digits, "_" or "-"');
+
+/** Who wrote a message. */
+export const authorSchema = z.object({ id: z.string(), name: z.string().optional() });
+export type Author = z.infer<typeof authorSchema>;
+
+/** Tokens a run used, and what they cost. */
+export const usageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_read_input_tokens: z.number().int().nonnegative(),
+  cache_creation_input_tokens: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+
+/** How a run ended. */
+export const runStatusSchema = z.enum(['completed', 'limit', 'error', 'cancelled']);
+export type RunStatus = z.infer<typeof runStatusSchema>;

@@ -1,0 +1,10 @@
+/**
+ * Zero's wire: every request, response, SSE event and UI data part of the
+ * HTTP API as a zod schema with its type inferred from it. Imports only zod,
+ * so a browser can load it (`@zero/core/wire`).
+ */
+export * from './fields';
+export * from './requests';
+export * from './responses';
+export * from './events';
+export * from './ui-parts';

@@ -1,0 +1,138 @@
+import * as z from 'zod';
+import {
+  chatIdSchema,
+  projectIdSchema,
+  roleSchema,
+  sessionIdSchema,
+  strategySchema,
+  userIdSchema,
+  voiceModeSchema,
+} from './fields';
+
+const id = sessionIdSchema;
+const agentId = z.string().min(1).max(64);
+const title = z.string().trim().min(1).max(200);
+const name = z.string().trim().min(1).max(200);
+
+/** The body of `POST /api/v2/chat`. */
+export const chatRequestSchema = z.strictObject({
+  session_id: id.optional(),
+  agent_id: id.optional(),
+  project_id: projectIdSchema.optional(),
+  // The size limit is checked separately so that it can answer 413 rather than 400.
+  message: z.string().trim().min(1, 'must not be empty'),
+  voice_mode: voiceModeSchema.optional(),
+  model: z.string().min(1).max(100).optional(),
+  stream: z.boolean().optional(),
+  strategy: strategySchema.optional(),
+});
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+
+const chatOptions = chatRequestSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true });
+
+/** The body of `POST /api/v2/ui/chat`: the AI SDK's default chat transport, plus Zero's options as extra body fields. */
+export const uiChatRequestSchema = z.strictObject({
+  id: chatIdSchema,
+  messages: z.array(z.looseObject({ role: z.string() })).min(1, 'must hold at least the new user message'),
+  trigger: z.enum(['submit-message', 'regenerate-message']),
+  messageId: z.string().max(200).optional(),
+  ...chatOptions.shape,
+});
+export type UIChatRequest = z.infer<typeof uiChatRequestSchema>;
+
+/** The one message Zero takes from a `useChat` request: the last, a user message with text. */
+export const uiUserMessageSchema = z.looseObject({
+  role: z.literal('user', "the last message must be the user's new message"),
+  parts: z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() })),
+});
+
+/** The body of `POST /api/v2/sessions`. */
+export const createSessionRequestSchema = z.strictObject({
+  title: title.optional(),
+  agent_id: agentId.optional(),
+  project_id: projectIdSchema.optional(),
+  voice_mode: voiceModeSchema.optional(),
+  strategy: strategySchema.optional(),
+});
+export type CreateSessionRequest = z.infer<typeof createSessionRequestSchema>;
+
+/** The body of `PATCH /api/v2/sessions/:id`; changing `strategy` takes an owner. */
+export const updateSessionRequestSchema = z.strictObject({
+  title: title.optional(),
+  agent_id: agentId.optional(),
+  voice_mode: voiceModeSchema.optional(),
+  strategy: strategySchema.optional(),
+});
+export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;
+
+/** The body of `POST /api/v2/sessions/:id/agent`. */
+export const switchAgentRequestSchema = z.strictObject({ agent_id: agentId });
+
+/** The body of `PUT …/members/:user_id` of a session or a project. */
+export const memberRequestSchema = z.strictObject({ role: roleSchema, name: name.optional() });
+export type MemberRequest = z.infer<typeof memberRequestSchema>;
+
+/** The query of `GET /api/v2/sessions`. */
+export const listSessionsQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(2000).optional() });
+
+/** The query of the streams a browser opens with `EventSource`, which cannot send headers. */
+export const streamQuerySchema = z.object({ access_token: z.string().optional() });
+
+/** The query of `GET /api/v2/sessions/:id/events`; the `Last-Event-ID` header takes precedence over `after`. */
+export const sessionEventsQuerySchema = streamQuerySchema.extend({ after: z.string().max(40).optional() });
+
+/** The body of `POST /api/v2/keys`: a key for oneself, or (administrators) for anyone. */
+export const createKeyRequestSchema = z.strictObject({
+  user_id: userIdSchema.optional(),
+  name: name.optional(),
+  label: name.optional(),
+});
+
+/** The query of `GET`/`DELETE /api/v2/keys`: whose keys (administrators only for another user's). */
+export const keysQuerySchema = z.object({ user_id: userIdSchema.optional() });
+
+/**
+ * Where a hook's secret lives: the name of an environment variable of the
+ * API function (in AWS, set from an SST secret). The secret itself is never
+ * stored in S3. Only names under `ZERO_WEBHOOK_SECRET_` are accepted, so a
+ * hook cannot be pointed at the process's other credentials.
+ */
+export const secretRefSchema = z
+  .string()
+  .regex(/^ZERO_WEBHOOK_SECRET_[A-Z0-9_]{1,100}$/, 'must name an environment variable starting with ZERO_WEBHOOK_SECRET_');
+
+/** An accepted event: `pull_request` (every action), `pull_request.opened` (one action), or `*`. */
+const hookEventSchema = z.string().regex(/^(\*|[a-z0-9_-]{1,64}(\.[a-z0-9_-]{1,64})?)$/, 'must look like "pull_request" or "pull_request.opened" or be "*"');
+
+/** A hook as an administrator sends it (`PUT /api/v2/hooks/:hook_id`). */
+export const hookInputSchema = z.strictObject({
+  source: z.enum(['github', 'generic']),
+  secret_ref: secretRefSchema,
+  /** Events that start an investigation; anything else is answered 202 `{ignored: true}`. */
+  events: z.array(hookEventSchema).min(1).max(50),
+  agent_id: agentId,
+  /** The project, as a template filled from the payload (`{{repository.full_name}}`) or a fixed `owner/repo`. */
+  project: z.string().min(1).max(300).optional(),
+  /** The message the agent answers, filled from the payload: `Review {{pull_request.title}}`. */
+  prompt: z.string().min(1).max(20_000),
+  /** The session's title, filled the same way; by default the hook and the event. */
+  title: z.string().min(1).max(300).optional(),
+  /** The session's owner: whose session the investigation is. */
+  owner: z.strictObject({ user_id: userIdSchema, name: z.string().min(1).max(200).optional() }),
+  /** Others who may follow the investigation. */
+  members: z
+    .array(z.strictObject({ user_id: userIdSchema, name: z.string().min(1).max(200).optional(), role: roleSchema.default('viewer') }))
+    .max(50)
+    .default([]),
+  /** Receives a signed POST when the investigation ends. */
+  callback_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional(),
+  /** Generic hooks: how far a request's timestamp may be from now, in seconds. */
+  tolerance_seconds: z.number().int().min(30).max(3600).default(300),
+});
+export type HookInput = z.input<typeof hookInputSchema>;
+
+/** The query of `POST /api/v2/projects/:owner/:repo/archive`: leading path segments to drop, as `tar --strip-components`. */
+export const archiveQuerySchema = z.object({ strip: z.coerce.number().int().min(0).max(10).default(0) });
+
+/** The query of a project area's listing: only what lies under this folder. */
+export const listProjectFilesQuerySchema = z.object({ under: z.string().max(1024).optional().transform((v) => v || undefined) });

@@ -1,0 +1,227 @@
+import * as z from 'zod';
+import { hookInputSchema } from './requests';
+import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
+
+// Objects that are stored items as well are loose: the API may send a field a client does not know yet.
+
+/** Every refusal: a stable `code`, a message for a person, and the offending `field` where there is one. */
+export const errorResponseSchema = z.object({
+  error: z.looseObject({ code: z.string(), message: z.string(), field: z.string().optional() }),
+});
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+
+export const healthResponseSchema = z.object({ ok: z.literal(true) });
+
+/** The answer of `POST /chat` without `stream`: the run's text, tool calls and outcome in one body. */
+export const chatResultSchema = z.object({
+  session_id: z.string(),
+  run_id: z.string(),
+  status: runStatusSchema,
+  /** The steps' texts, kept apart by a blank line; a retried step's text is dropped. */
+  text: z.string(),
+  tool_calls: z.array(z.object({ id: z.string(), name: z.string(), input: z.unknown(), result: z.string().optional(), is_error: z.boolean().optional() })),
+  /** One entry per child run (a delegated task); its answer is the `delegate_agent` call's result. */
+  delegations: z.array(
+    z.object({
+      run_id: z.string(),
+      agent_id: z.string(),
+      parent_run_id: z.string().optional(),
+      tool_call_id: z.string().optional(),
+      status: runStatusSchema.optional(),
+      usage: usageSchema.optional(),
+    }),
+  ),
+  usage: usageSchema.optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export type ChatResult = z.infer<typeof chatResultSchema>;
+
+/** A session's settings. */
+export const sessionSchema = z.looseObject({
+  session_id: z.string(),
+  title: z.string(),
+  agent_id: z.string(),
+  project_id: z.string().optional(),
+  voice_mode: voiceModeSchema.optional(),
+  strategy: strategySchema.optional(),
+  created_by: z.string().optional(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Session = z.infer<typeof sessionSchema>;
+
+export const sessionResponseSchema = z.object({ session: sessionSchema });
+
+/** A page of the caller's sessions, newest first; pass `next_cursor` back as `cursor` for the next. */
+export const sessionListSchema = z.object({
+  sessions: z.array(sessionSchema.extend({ role: roleSchema })),
+  next_cursor: z.string().optional(),
+});
+export type SessionList = z.infer<typeof sessionListSchema>;
+
+export const sessionMemberSchema = z.looseObject({ user_id: z.string(), name: z.string().optional(), role: roleSchema, added_at: z.string() });
+export type SessionMember = z.infer<typeof sessionMemberSchema>;
+export const sessionMemberResponseSchema = z.object({ member: sessionMemberSchema });
+export const sessionMembersResponseSchema = z.object({ members: z.array(sessionMemberSchema) });
+
+/** A content block of an assistant message, as the Messages API returned it (`text`, `tool_use`, `server_tool_use`, …). */
+export const contentBlockSchema = z.looseObject({ type: z.string() });
+export type ContentBlock = z.infer<typeof contentBlockSchema>;
+
+const recordBase = {
+  seq: z.number().int(),
+  at: z.string(),
+  run_id: z.string(),
+  /** Set on every record of a child run (a delegated task): the run that delegated it. */
+  parent_run_id: z.string().optional(),
+};
+
+/** One entry of a session's history: what was said, called, answered, and how each run ended. */
+export const historyRecordSchema = z.discriminatedUnion('kind', [
+  z.looseObject({ ...recordBase, kind: z.literal('user_message'), text: z.string(), author: authorSchema.optional(), agent_id: z.string() }),
+  z.looseObject({ ...recordBase, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: z.array(contentBlockSchema), usage: usageSchema }),
+  z.looseObject({
+    ...recordBase,
+    kind: z.literal('tool_results'),
+    step: z.number().int(),
+    results: z.array(z.looseObject({ tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() })),
+  }),
+  z.looseObject({ ...recordBase, kind: z.literal('tool_result'), step: z.number().int(), tool_use_id: z.string(), name: z.string(), content: z.string(), is_error: z.boolean().optional() }),
+  z.looseObject({
+    ...recordBase,
+    kind: z.literal('run_end'),
+    status: runStatusSchema,
+    steps: z.number().int(),
+    usage: usageSchema,
+    reason: z.string().optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  }),
+  /** The run stopped near its time budget and continues elsewhere; it is not over. */
+  z.looseObject({ ...recordBase, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
+]);
+export type HistoryRecord = z.infer<typeof historyRecordSchema>;
+
+/** A message accepted but not yet answered: it waits for the run before it. */
+export const queuedMessageSchema = z.object({ message_id: z.number().int(), run_id: z.string(), author: authorSchema.optional(), text: z.string(), at: z.string() });
+export type QueuedMessage = z.infer<typeof queuedMessageSchema>;
+
+/** A file a tool wrote for the session (a report or an artifact). */
+export const artifactInfoSchema = z.looseObject({
+  path: z.string(),
+  project_id: z.string().optional(),
+  bytes: z.number().int(),
+  run_id: z.string(),
+  tool_call_id: z.string(),
+  at: z.string(),
+});
+
+/** `GET /sessions/:id`: everything a client needs to show a session and follow it from `last_event_id`. */
+export const sessionDetailSchema = z.object({
+  session: sessionSchema,
+  role: roleSchema,
+  members: z.array(sessionMemberSchema),
+  active_run_id: z.string().nullable(),
+  /** Follow `GET /sessions/:id/events` from here: nothing the history lacks is missed. */
+  last_event_id: z.string(),
+  queued: z.array(queuedMessageSchema),
+  history: z.array(historyRecordSchema),
+  artifacts: z.array(artifactInfoSchema),
+});
+export type SessionDetail = z.infer<typeof sessionDetailSchema>;
+
+export const switchAgentResponseSchema = z.object({ session: sessionSchema, from: z.string(), to: z.string() });
+
+export const cancelResponseSchema = z.object({ cancelled: z.boolean(), run_id: z.string().optional(), reason: z.string().optional() });
+
+/** What became of a webhook-started investigation. */
+export const investigationSummarySchema = z.looseObject({
+  session_id: z.string(),
+  run_id: z.string(),
+  origin: z.looseObject({ hook_id: z.string(), source: z.enum(['github', 'generic']), event: z.string(), delivery_id: z.string(), received_at: z.string() }),
+  /** `accepted` until the run ends, then the run's status. */
+  status: z.union([z.literal('accepted'), runStatusSchema]),
+  project_id: z.string().optional(),
+  warnings: z.array(z.string()),
+  report: z.looseObject({ path: z.string(), project_id: z.string().optional(), bytes: z.number().int() }).optional(),
+  steps: z.number().int().optional(),
+  usage: usageSchema.optional(),
+  reason: z.string().optional(),
+  finished_at: z.string().optional(),
+  callback: z.looseObject({ target: z.string(), status: z.enum(['pending', 'delivered', 'failed']), attempts: z.number().int() }).optional(),
+});
+export const sessionSummaryResponseSchema = z.object({ summary: investigationSummarySchema });
+
+/** An agent of the catalog with its model and tools as they will be used. */
+export const agentInfoSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  model: z.string(),
+  tools: z.array(z.string()),
+  /** Tools the file names that Zero does not have, each with the reason. */
+  unavailable_tools: z.array(z.object({ name: z.string(), reason: z.string() })),
+  delegates_to: z.array(z.string()),
+  default_voice: voiceModeSchema,
+  warnings: z.array(z.string()),
+});
+export type AgentInfo = z.infer<typeof agentInfoSchema>;
+
+/** The catalog, and the files that could not be loaded (with the field at fault). */
+export const agentListSchema = z.object({
+  agents: z.array(agentInfoSchema),
+  errors: z.array(z.object({ file: z.string(), field: z.string(), message: z.string() })),
+});
+export type AgentList = z.infer<typeof agentListSchema>;
+
+export const apiKeyInfoSchema = z.object({
+  key_id: z.string(),
+  user_id: z.string(),
+  name: z.string().optional(),
+  label: z.string().optional(),
+  created_at: z.string(),
+});
+/** A new key: the only time the key itself is shown. */
+export const createdKeySchema = apiKeyInfoSchema.extend({ key: z.string(), note: z.string() });
+export const keyListSchema = z.object({ keys: z.array(apiKeyInfoSchema) });
+
+/** A hook as stored, with the URL deliveries go to. */
+export const hookSchema = hookInputSchema.extend({ id: z.string(), created_at: z.string(), updated_at: z.string(), url: z.string() }).loose();
+export const hookResponseSchema = z.object({ hook: hookSchema });
+export const hookListSchema = z.object({ hooks: z.array(hookSchema) });
+
+/** `POST /webhooks/:hook_id`: the run that answers the delivery, or why none was started. */
+export const deliveryResponseSchema = z.union([
+  z.object({ session_id: z.string(), run_id: z.string() }),
+  z.object({ duplicate: z.literal(true), session_id: z.string(), run_id: z.string() }),
+  z.object({ ignored: z.literal(true), event: z.string() }),
+]);
+
+export const projectSchema = z.looseObject({
+  id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** Changes whenever `files/` changes. */
+  rev: z.string(),
+  description: z.string().optional(),
+  last_upload: z.object({ files: z.number().int(), bytes: z.number().int(), at: z.string() }).optional(),
+});
+export const projectListSchema = z.object({ projects: z.array(projectSchema.extend({ analyses: z.array(z.string()), role: roleSchema.optional() })) });
+export const projectDetailSchema = z.object({ project: projectSchema, analyses: z.array(z.string()), role: roleSchema });
+export const archiveUploadSchema = z.object({
+  project: projectSchema,
+  files: z.number().int(),
+  bytes: z.number().int(),
+  /** Entries not extracted (links, special files), at most the first few, with the reason; `skipped_count` counts them all. */
+  skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
+  skipped_count: z.number().int(),
+});
+export const fileUploadSchema = z.object({ project: projectSchema, path: z.string(), bytes: z.number().int() });
+export const projectObjectSchema = z.object({ path: z.string(), size: z.number().int(), etag: z.string() });
+export const projectFilesSchema = z.object({ project_id: z.string(), files: z.array(projectObjectSchema) });
+export const projectReportsSchema = z.object({ project_id: z.string(), reports: z.array(projectObjectSchema) });
+export const analysisStoredSchema = z.object({ project_id: z.string(), scanner: z.string() });
+/** An analysis document as it was put: any JSON object or array. */
+export const analysisDocumentSchema = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]);
+export const projectMemberInfoSchema = z.looseObject({ user_id: z.string(), name: z.string().optional(), role: roleSchema, added_at: z.string(), added_by: z.string().optional() });
+export const projectMemberResponseSchema = z.object({ project_id: z.string(), member: projectMemberInfoSchema });
+export const projectMembersResponseSchema = z.object({ project_id: z.string(), members: z.array(projectMemberInfoSchema) });
