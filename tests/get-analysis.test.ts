@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentDefinition, ToolContext } from '@zero/core';
 import { startHarness, type Harness } from './support/harness';
+import { toolContext } from './support/tool-context';
 
 const PROJECT = 'acme/analysed';
 
@@ -18,21 +18,7 @@ describe('get_analysis sections', () => {
 
   const getAnalysis = (input: Record<string, unknown>) => {
     const rt = h.server.runtime;
-    const context = {
-      sessionId: 'analysis-session',
-      runId: 'run_analysis',
-      toolCallId: 'toolu_analysis',
-      idempotencyKey: 'run_analysis:toolu_analysis',
-      projectId: PROJECT,
-      agent: { id: 'reader', tools: ['get_analysis'] } as AgentDefinition,
-      catalog: rt.catalog,
-      sessions: rt.sessions,
-      artifacts: rt.artifacts,
-      projects: rt.projects,
-      projectFiles: rt.projectFiles,
-      projectAccess: rt.projectAccess,
-      signal: new AbortController().signal,
-    } satisfies ToolContext;
+    const context = toolContext(rt, { sessionId: 'analysis-session', projectId: PROJECT, tools: ['get_analysis'] });
     return rt.tools.execute('get_analysis', { scanner: 'code-security', ...input }, context, { timeoutMs: 10_000, maxOutputChars: 50_000 });
   };
 

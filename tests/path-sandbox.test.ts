@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentDefinition, ToolContext } from '@zero/core';
 import { startHarness, type Harness, DEV } from './support/harness';
+import { toolContext } from './support/tool-context';
 
 /** Every input the issue lists; each must be refused by every file tool before any S3 call. */
 const HOSTILE_PATHS = [
@@ -53,25 +53,7 @@ describe('the project path sandbox', () => {
   });
   afterAll(() => h.close());
 
-  const context = (): ToolContext => {
-    const rt = h.server.runtime;
-    return {
-      sessionId: 'sandbox-session',
-      runId: 'run_sandbox',
-      toolCallId: 'toolu_sandbox',
-      idempotencyKey: 'run_sandbox:toolu_sandbox',
-      projectId: 'acme/p1',
-      // The registry runs only granted tools: an agent with every file tool.
-      agent: { id: 'sandbox', tools: ['read_file', 'grep', 'glob', 'write_file'] } as AgentDefinition,
-      catalog: rt.catalog,
-      sessions: rt.sessions,
-      artifacts: rt.artifacts,
-      projects: rt.projects,
-      projectFiles: rt.projectFiles,
-      projectAccess: rt.projectAccess,
-      signal: new AbortController().signal,
-    };
-  };
+  const context = () => toolContext(h.server.runtime, { sessionId: 'sandbox-session', projectId: 'acme/p1', tools: ['read_file', 'grep', 'glob', 'write_file'] });
   const run = (name: string, input: unknown) => h.server.runtime.tools.execute(name, input, context(), { timeoutMs: 10_000, maxOutputChars: 50_000 });
 
   const calls: [string, (path: string) => Record<string, unknown>][] = [

@@ -3,20 +3,11 @@ import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
 import * as z from 'zod';
 import { ZeroError, notFound } from '../errors';
 import type { ArtifactStore } from '../store/artifact-store';
-import { projectIdSchema, scannerSchema } from '../wire';
+import { projectIdSchema, projectSchema, scannerSchema } from '../wire';
 import { areaPrefix, pathFromKey, projectKey, type ProjectArea } from './paths';
 
 /** `projects/<id>/project.json`: the project's summary and its files' revision, rewritten on every change to `files/`. */
-export const projectMetaSchema = z.object({
-  v: z.literal(1),
-  id: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  /** Changes whenever `files/` changes; caches compare it instead of listing the tree. */
-  rev: z.string(),
-  description: z.string().optional(),
-  last_upload: z.object({ files: z.number().int(), bytes: z.number().int(), at: z.string() }).optional(),
-});
+export const projectMetaSchema = z.object({ v: z.literal(1), ...projectSchema.shape });
 export type ProjectMeta = z.infer<typeof projectMetaSchema>;
 
 /** One object of a project area. */

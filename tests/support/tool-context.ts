@@ -1,0 +1,23 @@
+import type { AgentDefinition, Runtime, ToolContext } from '@zero/core';
+
+/** What a tool call needs to run outside a run: one session, one call, an agent granted `tools`. */
+export function toolContext(rt: Runtime, call: { sessionId: string; projectId: string; tools: string[] }): ToolContext {
+  const runId = `run_${call.sessionId}`;
+  const toolCallId = `toolu_${call.sessionId}`;
+  return {
+    sessionId: call.sessionId,
+    runId,
+    toolCallId,
+    idempotencyKey: `${runId}:${toolCallId}`,
+    projectId: call.projectId,
+    // The registry runs only granted tools.
+    agent: { id: 'tester', tools: call.tools } as AgentDefinition,
+    catalog: rt.catalog,
+    sessions: rt.sessions,
+    artifacts: rt.artifacts,
+    projects: rt.projects,
+    projectFiles: rt.projectFiles,
+    projectAccess: rt.projectAccess,
+    signal: new AbortController().signal,
+  };
+}
