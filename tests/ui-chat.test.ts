@@ -1,7 +1,7 @@
 import { AbstractChat, DefaultChatTransport, uiMessageChunkSchema, type ChatState, type ChatStatus, type UIMessage } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { historyToUIMessages } from '../functions/http/ui-messages';
+import { historyToUIMessages } from '@zero/core/ui';
 import { startHarness, getJson, postJson, DEV, type Harness } from './support/harness';
 
 /** The state `useChat` keeps in React, kept in a plain object: the AI SDK's own chat logic runs unchanged. */

@@ -14,6 +14,8 @@ export const uiMessageMetadataSchema = z.object({
   agent_id: z.string().optional(),
   status: runStatusSchema.optional(),
   usage: usageSchema.optional(),
+  /** A failed run's error, as its `run_end` recorded it. */
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 export type UIMessageMetadata = z.infer<typeof uiMessageMetadataSchema>;
 

@@ -1,5 +1,5 @@
 import type { UIMessage } from 'ai';
-import type { HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
+import type { HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
 
 /** A chat message as `useChat` holds it, with Zero's metadata and data parts. */
 export type ZeroUIMessage = UIMessage<UIMessageMetadata, UIDataTypes>;
@@ -16,7 +16,7 @@ export const userMessageId = (runId: string) => `${runId}:user`;
  * `tool-<name>`, `data-usage`) and its metadata. Runs still going end
  * without `data-usage`; delegates' own steps show only as the
  * `delegate_agent` call's result, as in the stream's top-level message.
- * Only type imports: it runs in a browser as well as on a server.
+ * Only type imports: it runs in a browser (the console uses it) as well as on a server.
  */
 export function historyToUIMessages(history: readonly HistoryRecord[], queued: readonly Pick<QueuedMessage, 'run_id' | 'text' | 'author'>[] = []): ZeroUIMessage[] {
   const messages: ZeroUIMessage[] = [];
@@ -79,7 +79,7 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
           type: 'data-usage',
           data: { status: record.status, steps: record.steps, usage: record.usage, ...(record.reason ? { reason: record.reason } : {}) },
         });
-        answer.metadata = { ...answer.metadata, status: record.status, usage: record.usage };
+        answer.metadata = { ...answer.metadata, status: record.status, usage: record.usage, ...(record.error ? { error: record.error } : {}) };
         break;
       }
     }

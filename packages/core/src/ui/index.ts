@@ -1,0 +1,2 @@
+/** Browser-safe helpers for chat UIs built on the AI SDK: type imports only. */
+export * from './history-to-ui-messages';
