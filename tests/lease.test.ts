@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LeaseLostError, driveSession, type Runtime } from '@zero/core';
+import { POSITION_BLOCKS } from '@zero/core/store';
 import { startChildServer } from './support/child';
 import { DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
 import { chatStream, chatUntil } from './support/sse';
@@ -40,6 +41,29 @@ describe('one run at a time, under a fenced lease', () => {
     const log = await rt.sessions.readLog('stalled');
     expect(log.map((r) => r.kind)).toEqual(['void', 'user_message', 'assistant', 'run_end']);
     expect(log.some((r) => r.kind === 'user_message' && r.text === 'late write')).toBe(false);
+  });
+
+  it('a stalled holder cannot write into the positions its acquire reserved, nor into a block reserved ahead', async () => {
+    await newSession('stalled-blocks');
+    const a = (await rt.leases.acquire('stalled-blocks', 'instance-a', 'run-a', POSITION_BLOCKS))!;
+    // The acquire's own write reserved the first positions of both logs: no round trip before the first record.
+    expect(a.lease.reserved.log).toHaveLength(POSITION_BLOCKS.log);
+    expect(a.lease.reserved.event).toHaveLength(POSITION_BLOCKS.event);
+    const ahead = await rt.leases.allocate(a.lease, 'log', POSITION_BLOCKS.log, 'run-a');
+    const held = [...a.lease.reserved.log, ...Array.from({ length: POSITION_BLOCKS.log }, (_, i) => ahead.first + i)];
+    await new Promise((r) => setTimeout(r, 1600));
+
+    await rt.sessions.enqueue('stalled-blocks', { run_id: 'run-b', text: 'hello', at: 'now' });
+    h.fake.script({ text: 'from B' });
+    await driveSession(rt, 'stalled-blocks');
+    for (const seq of [held[0]!, held[POSITION_BLOCKS.log - 1]!, held.at(-1)!]) {
+      await expect(
+        rt.sessions.append('stalled-blocks', seq, { kind: 'user_message', run_id: 'run-a', text: 'late write', agent_id: 'tester', model: 'm', voice_mode: 'full' }),
+      ).rejects.toMatchObject({ code: 'conflict' });
+    }
+    const log = (await rt.sessions.readLog('stalled-blocks')).filter((r) => r.kind !== 'void');
+    expect(log.map((r) => r.kind)).toEqual(['user_message', 'assistant', 'run_end']);
+    expect(log[0]).toMatchObject({ run_id: 'run-b', text: 'hello' });
   });
 
   it('a process killed while holding the lease: after expiry the next message runs', async () => {

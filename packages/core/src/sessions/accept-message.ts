@@ -4,6 +4,7 @@ import type { EventPosition } from '../events/ids';
 import type { ChatRequest } from '../wire';
 import { sessionBusy, type RunLease } from '../store/lease-store';
 import type { InboxMessage, SessionMeta } from '../store/records';
+import { POSITION_BLOCKS } from '../store/positions';
 import type { User } from '../auth/roles';
 import { requireAccess } from './access';
 import { openSession, titleFrom } from './open-session';
@@ -39,7 +40,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   const runId = `run_${randomUUID()}`;
   // `reject` admits a message only into an idle session, and the first one admitted claims it (a conditional
   // write on the lease), so a burst at an idle session admits exactly one.
-  const claimed = strategy === 'reject' ? await deps.leases.acquire(sessionId, deps.instanceId, runId) : undefined;
+  const claimed = strategy === 'reject' ? await deps.leases.acquire(sessionId, deps.instanceId, runId, POSITION_BLOCKS) : undefined;
   if (strategy === 'reject' && !claimed) throw sessionBusy((await deps.leases.inspect(sessionId))?.run_id);
   const lease = strategy === 'interrupt' ? await deps.leases.inspect(sessionId) : undefined;
 

@@ -6,6 +6,7 @@ import { lastRunIfOpen, unfinishedRun } from './resume';
 import { runMessage, type RunSpec } from './run-message';
 import type { DriveOptions, SessionRunnerDeps } from './runner-deps';
 import { takeOver } from './take-over';
+import { POSITION_BLOCKS } from '../store/positions';
 
 export type { DriveOptions, FinishedRun, SessionRunnerDeps } from './runner-deps';
 
@@ -27,7 +28,7 @@ export async function driveSession(deps: SessionRunnerDeps, sessionId: string, o
       const [next] = await deps.sessions.peekInbox(sessionId, 1);
       const open = next ? undefined : await lastRunIfOpen(deps, sessionId);
       if (!next && !open) return;
-      acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open!);
+      acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open!, POSITION_BLOCKS);
       if (!acquired) return;
     }
     let handedOver = false;

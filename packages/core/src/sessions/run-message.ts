@@ -7,7 +7,7 @@ import { toMessages } from '../run/history';
 import { runLoop } from '../run/loop';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
-import { PositionPool, fencedOut } from '../store/positions';
+import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import { toolServices } from '../tools/tool';
 import { resumeState } from './resume';
@@ -34,8 +34,8 @@ export async function runMessage(
 ): Promise<{ session: SessionMeta; outcome: RunOutcome }> {
   const sessionId = session.session_id;
   const runId = spec.runId;
-  const logPositions = new PositionPool(deps.leases, lease, 'log', 4, runId, applyStop);
-  const eventPositions = new PositionPool(deps.leases, lease, 'event', 4, runId, applyStop);
+  const logPositions = new PositionPool(deps.leases, lease, 'log', POSITION_BLOCKS.log, runId, applyStop);
+  const eventPositions = new PositionPool(deps.leases, lease, 'event', POSITION_BLOCKS.event, runId, applyStop);
   const recorder = new EventRecorder(
     {
       allocate: () => eventPositions.next(),

@@ -1,6 +1,6 @@
 import type { StreamEvent } from '../wire';
 import type { RunLease } from '../store/lease-store';
-import { seal } from '../store/positions';
+import { seal, takePosition } from '../store/positions';
 import type { LogRecord } from '../store/records';
 import { eventKey, missingEvents, recordKeys } from './missing-events';
 import type { SessionRunnerDeps } from './runner-deps';
@@ -51,6 +51,6 @@ async function restoreEvents(deps: Pick<SessionRunnerDeps, 'sessions' | 'leases'
   }
   const events = missingEvents(sessionId, candidates, logged);
   if (events.length === 0) return;
-  const { first } = await deps.leases.allocate(lease, 'event', 1);
-  await deps.sessions.putEvents(sessionId, { seq: first, run_id: candidates.at(-1)!.run_id, events });
+  const seq = await takePosition(deps.leases, lease, 'event');
+  await deps.sessions.putEvents(sessionId, { seq, run_id: candidates.at(-1)!.run_id, events });
 }

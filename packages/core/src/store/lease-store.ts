@@ -13,9 +13,21 @@ export interface RunLease {
   holder: string;
   token: number;
   until: number;
-  /** Counters of the positions handed out in the record log and the event log. */
+  /** Counters of the positions handed out in the record log and the event log (as this holder last set them). */
   nextLog: number;
   nextEvent: number;
+  /** The counters as the previous holder left them: a takeover seals what it reserved but never wrote, up to these. */
+  inherited: { log: number; event: number };
+  /** Positions reserved for this holder and not yet handed out, ascending (see `PositionPool`). */
+  reserved: { log: number[]; event: number[] };
+  /** The run the lease item names (cancel and interrupt find it there), as this holder last wrote it. */
+  runId?: string;
+}
+
+/** How many positions of each log an acquire reserves when asked to. */
+export interface PositionReservation {
+  log: number;
+  event: number;
 }
 
 /** The lease was taken over by another instance: this one must stop writing for the session. */
@@ -36,8 +48,14 @@ export class LeaseStore {
     readonly ttlMs = 30_000,
   ) {}
 
-  /** Takes the session's lease if it is free or expired; undefined when another holder has it. */
-  async acquire(sessionId: string, holder: string, runId: string): Promise<{ lease: RunLease; takeover: boolean } | undefined> {
+  /**
+   * Takes the session's lease if it is free or expired; undefined when
+   * another holder has it. With `reserve`, the same write reserves the first
+   * positions of both logs for the holder (`lease.reserved`), so a run starts
+   * without another round trip; they are fenced like any block: a takeover
+   * seals those left unwritten.
+   */
+  async acquire(sessionId: string, holder: string, runId: string, reserve: PositionReservation = { log: 0, event: 0 }): Promise<{ lease: RunLease; takeover: boolean } | undefined> {
     const now = Date.now();
     this.sessions.count({ sessionId, holder });
     try {
@@ -46,21 +64,25 @@ export class LeaseStore {
           TableName: this.table,
           Key: { pk: keys.session(sessionId), sk: keys.lease },
           UpdateExpression:
-            'SET v = :v, holder = :h, run_id = :r, lease_until = :until, #token = if_not_exists(#token, :zero) + :one, next_log = if_not_exists(next_log, :zero), next_event = if_not_exists(next_event, :zero) REMOVE stop_request',
+            'SET v = :v, holder = :h, run_id = :r, lease_until = :until, #token = if_not_exists(#token, :zero) + :one, next_log = if_not_exists(next_log, :zero) + :log, next_event = if_not_exists(next_event, :zero) + :event REMOVE stop_request',
           ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now',
           ExpressionAttributeNames: { '#token': 'token' },
-          ExpressionAttributeValues: { ':v': runLeaseItem.version, ':h': holder, ':r': runId, ':until': now + this.ttlMs, ':zero': 0, ':one': 1, ':now': now },
+          ExpressionAttributeValues: { ':v': runLeaseItem.version, ':h': holder, ':r': runId, ':until': now + this.ttlMs, ':zero': 0, ':one': 1, ':now': now, ':log': reserve.log, ':event': reserve.event },
           ReturnValues: 'ALL_OLD',
         }),
       );
       const old = Attributes ? runLeaseItem.decode(Attributes, runLeaseKey(sessionId)) : {};
+      const inherited = { log: old.next_log ?? 0, event: old.next_event ?? 0 };
       const lease: RunLease = {
         sessionId,
         holder,
         token: (old.token ?? 0) + 1,
         until: now + this.ttlMs,
-        nextLog: old.next_log ?? 0,
-        nextEvent: old.next_event ?? 0,
+        nextLog: inherited.log + reserve.log,
+        nextEvent: inherited.event + reserve.event,
+        inherited,
+        reserved: { log: range(inherited.log + 1, reserve.log), event: range(inherited.event + 1, reserve.event) },
+        runId,
       };
       // A lease that was not released ended with its holder: it may have reserved positions it never wrote.
       return { lease, takeover: (old.lease_until ?? 0) > 0 };
@@ -100,20 +122,31 @@ export class LeaseStore {
     const last = Number(result.attributes[field]);
     if (log === 'log') lease.nextLog = last;
     else lease.nextEvent = last;
+    if (runId) lease.runId = runId;
     return { first: last - count + 1, stop: result.stop };
   }
 
-  /** Raises a counter to at least `value` (positions written before leases existed, or by a crashed run). */
+  /**
+   * Raises a counter to at least `value` (positions written before leases
+   * existed, or by a crashed run), dropping the reserved positions up to it.
+   */
   async raise(lease: RunLease, log: 'log' | 'event', value: number): Promise<void> {
     const field = log === 'log' ? 'next_log' : 'next_event';
+    const reserved = lease.reserved[log];
+    reserved.splice(0, reserved.filter((seq) => seq <= value).length);
     if ((log === 'log' ? lease.nextLog : lease.nextEvent) >= value) return;
     await this.fenced(lease, `SET lease_until = :until, ${field} = :v`, { ':v': value });
     if (log === 'log') lease.nextLog = value;
     else lease.nextEvent = value;
   }
 
-  /** Gives the lease up so the next message can run at once. */
+  /**
+   * Gives the lease up so the next message can run at once. Waits for this
+   * holder's updates in flight first (a block reserved ahead of need): one
+   * landing after the release would hold the session for another lease term.
+   */
   async release(lease: RunLease): Promise<void> {
+    await Promise.allSettled(this.inFlight.get(lease) ?? []);
     try {
       await this.fenced(lease, 'SET lease_until = :zero REMOVE run_id, stop_request', { ':zero': 0 }, false);
     } catch (error) {
@@ -140,7 +173,19 @@ export class LeaseStore {
     }
   }
 
-  private async fenced(lease: RunLease, update: string, values: Record<string, unknown>, extend = true) {
+  /** Each lease's fenced updates that have not answered yet. */
+  private readonly inFlight = new WeakMap<RunLease, Set<Promise<unknown>>>();
+
+  private fenced(lease: RunLease, update: string, values: Record<string, unknown>, extend = true) {
+    let pending = this.inFlight.get(lease);
+    if (!pending) this.inFlight.set(lease, (pending = new Set()));
+    const request = this.sendFenced(lease, update, values, extend);
+    pending.add(request);
+    void request.catch(() => undefined).finally(() => pending.delete(request));
+    return request;
+  }
+
+  private async sendFenced(lease: RunLease, update: string, values: Record<string, unknown>, extend: boolean) {
     const until = Date.now() + this.ttlMs;
     this.sessions.count({ sessionId: lease.sessionId, update });
     try {
@@ -162,6 +207,11 @@ export class LeaseStore {
       throw error;
     }
   }
+}
+
+/** `count` consecutive positions from `first`. */
+function range(first: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => first + i);
 }
 
 /** The 409 for a `reject` strategy, naming the active run. */
