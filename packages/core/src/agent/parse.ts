@@ -3,7 +3,7 @@ import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } fro
 import { readFrontmatter } from './frontmatter';
 import { normalizePermissionMap, normalizePermissionRule } from './permissions';
 import { resolveToolGrants } from './tool-grants';
-import { permissionModeSchema, splitPermissionRule, type PermissionMap, type VoiceMode } from '../wire';
+import { permissionModeSchema, permissionRuleSchema, splitPermissionRule, type PermissionMap, type VoiceMode } from '../wire';
 
 export type ParseResult = { ok: true; agent: AgentDefinition } | { ok: false; error: AgentLoadError };
 
@@ -73,7 +73,12 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     if (!delegation.some((rule) => rule.agent_id === target)) delegation.push({ agent_id: target, when: '' });
   }
 
-  const disallowed = (front.disallowedTools ?? []).map(normalizePermissionRule);
+  const disallowed: string[] = [];
+  for (const entry of front.disallowedTools ?? []) {
+    const rule = normalizePermissionRule(entry);
+    if (permissionRuleSchema.safeParse(rule).success) disallowed.push(rule);
+    else warnings.push(`disallowedTools entry "${entry}" is not a tool name, glob or rule Zero reads, and was ignored`);
+  }
   const grants = resolveToolGrants(
     front.tools,
     knownTools,

@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import type { Usage } from '../wire';
+import type { PermissionMap, ToolPolicy, Usage } from '../wire';
 import type { ToolUnion } from '../model/provider';
 import type { AgentDefinition } from '../agent/definition';
-import type { PermissionMap, ToolPolicy } from '../wire';
-import { PermissionPolicy, type DeploymentPermissions } from './policy';
+import { PermissionPolicy, type DeploymentPermissions, type PermissionVerdict } from './policy';
 import type { ToolContext, ToolOutput, ToolSpec } from './tool';
 
 export interface ToolResult {
@@ -152,7 +151,7 @@ export class ToolRegistry {
    */
   private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext): Promise<ToolResult | undefined> {
     const name = tool.name;
-    let verdict;
+    let verdict: PermissionVerdict;
     try {
       // Contexts built by hand (unit tests) may have no store: then there are no overrides.
       const overrides = context.sessions ? await context.sessions.getPermissions(context.sessionId) : undefined;
