@@ -9,6 +9,7 @@ import { errorResponse } from './errors';
 import { agentRoutes } from './routes/agents';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
+import { permissionRoutes } from './routes/permissions';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
@@ -44,6 +45,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
+  api.route('/', permissionRoutes(deps));
   api.route('/', keyRoutes(deps));
   api.route('/', hookRoutes(deps));
   api.route('/', projectRoutes(deps));

@@ -6,6 +6,7 @@ import type { AppDeps, Env } from '../env';
 
 /**
  * The agent catalog: each agent's model and tools as they will be used, the
+ * policy of each tool (allow, ask or deny, and which policy says so), the
  * tools its file names that Zero does not have (with the reason) and other
  * remarks made while loading it, and the files that could not be loaded.
  */
@@ -14,19 +15,22 @@ export function agentRoutes(deps: AppDeps) {
 
   app.get('/agents', describe({ summary: 'The agent catalog', responses: { 200: agentListSchema } }), async (c) => {
     const { agents, errors } = await deps.catalog.load();
-    const list = [...agents.values()]
-      .sort((a, b) => a.id.localeCompare(b.id))
-      .map((a) => ({
-        id: a.id,
-        name: a.name,
-        description: a.description,
-        model: resolveModel(a.model, deps.defaultModel),
-        tools: a.tools,
-        unavailable_tools: a.unavailable_tools,
-        delegates_to: a.delegation.map((d) => d.agent_id),
-        default_voice: a.default_voice,
-        warnings: a.warnings,
-      }));
+    const sorted = [...agents.values()].sort((a, b) => a.id.localeCompare(b.id));
+    const policies = await Promise.all(sorted.map((a) => deps.tools.effectivePolicy(a)));
+    const list = sorted.map((a, i) => ({
+      id: a.id,
+      name: a.name,
+      description: a.description,
+      model: resolveModel(a.model, deps.defaultModel),
+      tools: a.tools,
+      unavailable_tools: a.unavailable_tools,
+      delegates_to: a.delegation.map((d) => d.agent_id),
+      default_voice: a.default_voice,
+      permission_mode: a.permission_mode ?? 'default',
+      permissions: a.permissions ?? {},
+      policy: policies[i]!,
+      warnings: a.warnings,
+    }));
     return c.json({ agents: list, errors });
   });
 

@@ -91,7 +91,8 @@ export function describeZodError(error: z.ZodError): { field: string; message: s
   // An unknown key's issue sits on the object that holds it: the field at fault is the key itself.
   const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
   const field = path.map(String).join('.');
-  const message = issue.code === 'unrecognized_keys' ? 'is not a field this request takes' : issue.message;
+  // A record's bad key: the key's own problem, not zod's generic "Invalid key in record".
+  const message = issue.code === 'unrecognized_keys' ? 'is not a field this request takes' : issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
   return { field, message: field ? `${field}: ${message}` : message };
 }
 

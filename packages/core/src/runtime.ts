@@ -30,6 +30,7 @@ import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
 import type { OutboundOptions } from './net/outbound';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
+import { permissionsFromEnv, type DeploymentPermissions } from './tools/policy';
 import type { ToolSpec } from './tools/tool';
 import type { CallbackOptions } from './webhooks/callback';
 import { finishInvestigation, settleInvestigation } from './webhooks/finish';
@@ -50,6 +51,8 @@ export interface RuntimeConfig {
   provider?: ModelProvider;
   /** Extra tools beside the built-in ones; one with a built-in's name replaces it. */
   tools?: ToolSpec<any>[];
+  /** The deployment's permission defaults (`ZERO_PERMISSIONS`). */
+  permissions?: DeploymentPermissions;
   /** How web_fetch resolves and dials (tests inject a stub resolver). */
   outbound?: OutboundOptions;
   /** Where and how project trees are cached for grep and glob. */
@@ -105,7 +108,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const projects = new ProjectStore(artifacts);
   const extra = config.tools ?? [];
   const replaced = new Set(extra.map((t) => t.name));
-  const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound }).filter((t) => !replaced.has(t.name)), ...extra]);
+  const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
@@ -163,6 +166,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     defaultModel: env.ZERO_MODEL || undefined,
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
+    permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),
     runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),
     webhookSecret: (ref) => env[ref] || undefined,

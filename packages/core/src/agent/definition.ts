@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { voiceModeSchema } from '../wire';
+import { permissionMapSchema, permissionModeSchema, voiceModeSchema } from '../wire';
 
 /**
  * Claude Code subagent tool names mapped to Zero's tools, so that a Claude Code
@@ -30,6 +30,12 @@ export const agentFrontmatterSchema = z.looseObject({
   voice: voiceModeSchema.optional(),
   delegates_to: toolList.optional(),
   color: z.string().optional(),
+  /** Claude Code: tools taken away (`Write`, `mcp__github__*`), or calls denied by a rule (`Write(src/**)`). */
+  disallowedTools: toolList.optional(),
+  /** Claude Code: `default`, `acceptEdits`, `bypassPermissions`, `plan` (or `dontAsk`); another value is a warning. */
+  permissionMode: z.string().trim().optional(),
+  /** Zero: rule → `allow` | `ask` | `deny` (see `tools/policy`). */
+  permissions: permissionMapSchema.optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
 
@@ -57,6 +63,10 @@ export const agentDefinitionSchema = z.object({
   delegation: z.array(delegationRuleSchema),
   voices: z.partialRecord(voiceModeSchema, z.string()),
   default_voice: voiceModeSchema,
+  /** The file's permission rules: its `permissions:` map, and `disallowedTools` as `deny` (absent: none). */
+  permissions: permissionMapSchema.optional(),
+  /** Claude Code's `permissionMode` (absent: `default`). */
+  permission_mode: permissionModeSchema.optional(),
   /** Everything in the body outside the known sections, kept for the prompt. */
   extra: z.string(),
   /** Non-fatal remarks, e.g. a Claude Code tool Zero does not provide. */

@@ -2,3 +2,4 @@
 export * from './definition';
 export * from './parse';
 export * from './catalog';
+export * from './permissions';

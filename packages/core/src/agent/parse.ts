@@ -1,8 +1,9 @@
 import { describeZodError } from '../errors';
 import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
 import { readFrontmatter } from './frontmatter';
+import { normalizePermissionMap, normalizePermissionRule } from './permissions';
 import { resolveToolGrants } from './tool-grants';
-import type { VoiceMode } from '../wire';
+import { permissionModeSchema, permissionRuleSchema, splitPermissionRule, type PermissionMap, type VoiceMode } from '../wire';
 
 export type ParseResult = { ok: true; agent: AgentDefinition } | { ok: false; error: AgentLoadError };
 
@@ -72,8 +73,22 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     if (!delegation.some((rule) => rule.agent_id === target)) delegation.push({ agent_id: target, when: '' });
   }
 
-  const grants = resolveToolGrants(front.tools, knownTools, delegation.length > 0);
+  const disallowed: string[] = [];
+  for (const entry of front.disallowedTools ?? []) {
+    const rule = normalizePermissionRule(entry);
+    if (permissionRuleSchema.safeParse(rule).success) disallowed.push(rule);
+    else warnings.push(`disallowedTools entry "${entry}" is not a tool name, glob or rule Zero reads, and was ignored`);
+  }
+  const grants = resolveToolGrants(
+    front.tools,
+    knownTools,
+    delegation.length > 0,
+    disallowed.filter((rule) => splitPermissionRule(rule).input === undefined),
+  );
   for (const { name } of grants.unavailable) warnings.push(`tool "${name}" is not provided by Zero and was left out`);
+  const permissions = permissionsOf(front.permissions, disallowed);
+  const mode = permissionModeSchema.safeParse(front.permissionMode ?? 'default');
+  if (!mode.success) warnings.push(`permissionMode "${front.permissionMode}" is not one Zero knows (${permissionModeSchema.options.join(', ')}); "default" is used`);
   const role = (sections.role ?? '').trim();
   const agent: AgentDefinition = {
     id,
@@ -82,6 +97,8 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     model: front.model && front.model !== 'inherit' ? front.model : undefined,
     tools: grants.tools,
     unavailable_tools: grants.unavailable,
+    ...(permissions ? { permissions } : {}),
+    ...(mode.success && mode.data !== 'default' ? { permission_mode: mode.data } : {}),
     role: role || sections.extra.trim(),
     capabilities: bullets(sections.capabilities ?? ''),
     process: (sections.process ?? '').trim(),
@@ -94,6 +111,14 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     warnings,
   };
   return { ok: true, agent };
+}
+
+/** The file's `permissions:` with Claude Code's names mapped, and every `disallowedTools` entry as `deny` (it wins any clash). */
+function permissionsOf(map: PermissionMap | undefined, disallowed: readonly string[]): PermissionMap | undefined {
+  if (!map && disallowed.length === 0) return undefined;
+  const permissions = normalizePermissionMap(map ?? {});
+  for (const rule of disallowed) permissions[rule] = 'deny';
+  return permissions;
 }
 
 /**

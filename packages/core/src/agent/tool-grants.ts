@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { TOOL_ALIASES } from './definition';
 
 /** What an agent file's `tools:` comes to in Zero. */
@@ -31,7 +32,20 @@ export function unavailableReason(name: string): string {
  * aside with the reason, never silently dropped. Without `known` (no
  * registry at hand) listed names are taken unchecked and an unlisted file gets none.
  */
-export function resolveToolGrants(listed: readonly string[] | undefined, known: ReadonlySet<string> | undefined, delegates: boolean): ToolGrants {
+export function resolveToolGrants(
+  listed: readonly string[] | undefined,
+  known: ReadonlySet<string> | undefined,
+  delegates: boolean,
+  disallowed: readonly string[] = [],
+): ToolGrants {
+  const grants = grantsOf(listed, known, delegates);
+  if (disallowed.length === 0) return grants;
+  // Claude Code's `disallowedTools`: a name or glob without an input rule takes the tool away.
+  const removed = picomatch(disallowed.map((name) => TOOL_ALIASES[name] ?? name));
+  return { ...grants, tools: grants.tools.filter((tool) => !removed(tool)) };
+}
+
+function grantsOf(listed: readonly string[] | undefined, known: ReadonlySet<string> | undefined, delegates: boolean): ToolGrants {
   if (listed === undefined) {
     return { tools: [...(known ?? [])].filter((name) => name !== 'delegate_agent' || delegates), unavailable: [] };
   }

@@ -12,6 +12,7 @@ import { runLeaseItem } from './items/run-lease';
 import { sessionArtifactItem } from './items/session-artifact';
 import { sessionMemberItem } from './items/session-member';
 import { sessionMetaItem } from './items/session-meta';
+import { sessionPermissionsItem } from './items/session-permissions';
 import { sessionSummaryItem } from './items/session-summary';
 import { streamSlotsItem } from './items/stream-slots';
 import { deliveryClaimItem } from './items/webhook-delivery';
@@ -30,6 +31,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'session-artifact': sessionArtifactItem,
   'session-member': sessionMemberItem,
   'session-meta': sessionMetaItem,
+  'session-permissions': sessionPermissionsItem,
   'session-summary': sessionSummaryItem,
   'stream-slots': streamSlotsItem,
   'user-api-key': userKeyItem,

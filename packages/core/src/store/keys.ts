@@ -21,6 +21,7 @@ export const keys = {
   member: (userId: string) => `MEMBER#${userId}`,
   memberPrefix: 'MEMBER#',
   lease: 'LEASE',
+  permissions: 'PERMISSIONS',
   summary: 'SUMMARY',
   artifact: (key: string) => `ARTIFACT#${key}`,
   artifactPrefix: 'ARTIFACT#',

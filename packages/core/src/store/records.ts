@@ -11,6 +11,7 @@ export * from './items/run-lease';
 export * from './items/session-artifact';
 export * from './items/session-member';
 export * from './items/session-meta';
+export * from './items/session-permissions';
 export * from './items/session-summary';
 export * from './items/stream-slots';
 export * from './items/webhook-delivery';

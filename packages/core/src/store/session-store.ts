@@ -9,6 +9,7 @@ import { RECORD_VERSION, logPrefix, logRange, logRecordItem, logRecordKey, logRe
 import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type SessionArtifact } from './items/session-artifact';
 import { sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
 import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
+import { sessionPermissionsItem, sessionPermissionsKey, type SessionPermissions } from './items/session-permissions';
 import { keys, objectKeys } from './keys';
 import { changeRoleKeepingAnOwner } from './membership';
 import { decodeSessionsCursor, encodeSessionsCursor } from './sessions-cursor';
@@ -223,6 +224,21 @@ export class SessionStore {
   async listArtifacts(sessionId: string): Promise<SessionArtifact[]> {
     const items = await this.items.query({ pk: keys.session(sessionId), prefix: sessionArtifactPrefix });
     return items.map((item) => sessionArtifactItem.decode(item)).sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  // --- permission overrides -------------------------------------------------------------
+
+  /** The session's permission overrides, if an owner set any. Read on every tool call (see ToolRegistry.execute). */
+  async getPermissions(sessionId: string): Promise<SessionPermissions | undefined> {
+    const item = await this.items.get(sessionPermissionsKey(sessionId));
+    return item && sessionPermissionsItem.decode(item);
+  }
+
+  /** Replaces the session's overrides (one item beside the meta item; deleted with the session). */
+  async putPermissions(sessionId: string, overrides: Omit<SessionPermissions, 'v' | 'session_id'>): Promise<SessionPermissions> {
+    const item: SessionPermissions = { v: 1, session_id: sessionId, ...overrides };
+    await this.items.put({ ...sessionPermissionsKey(sessionId), ...item });
+    return item;
   }
 
   // --- helpers ----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { defineTool } from './tool';
 /** Describes an agent so another agent can decide whether to hand it work. */
 export const getAgentInfoTool = defineTool({
   name: 'get_agent_info',
+  readOnly: true,
   description:
     'Describe a Zero agent: its role, capabilities, tools, the agents it may delegate to, and whether you may delegate to it. ' +
     'Call it without agent_id to list every available agent with a one-line description.',

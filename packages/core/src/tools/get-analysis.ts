@@ -10,6 +10,7 @@ const MAX_CHARS = 40_000;
 /** Returns one part of a scanner's analysis document, filtered and capped. */
 export const getAnalysisTool = defineTool({
   name: 'get_analysis',
+  readOnly: true,
   description:
     'Read scanner results for a project: the analysis document of one scanner (e.g. "code-packages", "code-security", "devops", "technology-identification"). ' +
     'Use section, a dotted path such as "summary" or "findings.vulnerabilities", to get just that part, and min_severity to keep only findings at or above a severity. ' +

@@ -8,6 +8,7 @@ const DEFAULT_MAX = 500;
 /** Finds files of a project by glob pattern. */
 export const globTool = defineTool({
   name: 'glob',
+  readOnly: true,
   description:
     'Find files of the project whose paths match a glob pattern, e.g. "**/*.ts", "src/**/package.json" or "*.md" (a pattern without "/" matches file names in any folder). ' +
     'Returns matching paths sorted, up to max_results. Optionally restrict to a folder with path.',

@@ -21,6 +21,7 @@ export interface GrepOptions {
 export function createGrepTool({ budgetMs = 20_000 }: GrepOptions = {}) {
   return defineTool({
     name: 'grep',
+    readOnly: true,
     description:
       'Search the project\'s files for a regular expression (RE2 syntax: no backreferences or lookaround; matching is linear-time). ' +
       'output_mode "files_with_matches" (default) lists matching files, "content" shows matching lines as path:line:text with optional context lines, "count" gives matches per file. ' +

@@ -4,6 +4,7 @@ import { defineTool } from './tool';
 /** Lists the projects this session may use, with a one-line summary each. */
 export const listProjectsTool = defineTool({
   name: 'list_projects',
+  readOnly: true,
   description:
     'List the projects you can investigate, with when each was last updated, how many files its last upload had and which scanner analyses exist for it. ' +
     'Use the project id ("owner/repo") with the file and analysis tools.',

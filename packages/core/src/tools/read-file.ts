@@ -10,6 +10,8 @@ const MAX_LINE_CHARS = 2000;
 /** Reads one file of a project, with numbered lines. */
 export const readFileTool = defineTool({
   name: 'read_file',
+  readOnly: true,
+  policySubject: (input) => input.path,
   description:
     'Read a file of the project, with line numbers. Paths are relative to the project root, e.g. "src/index.ts". ' +
     `Reads ${DEFAULT_LINES} lines from the start unless you give offset (first line, 1-based) and limit (number of lines); ` +

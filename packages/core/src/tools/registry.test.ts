@@ -33,3 +33,46 @@ describe('ToolRegistry.execute', () => {
     expect(runs).toEqual(['ok']);
   });
 });
+
+describe('ToolRegistry.execute: the permission policy', () => {
+  const runs: string[] = [];
+  const tools = [
+    defineTool({ name: 'save', description: 'Save a note.', input: z.object({ path: z.string() }), policySubject: (input) => input.path, execute: async ({ path }) => (runs.push(path), `saved ${path}`) }),
+    defineTool({ name: 'look', description: 'Look.', readOnly: true, input: z.object({}), execute: async () => (runs.push('look'), 'looked') }),
+  ];
+  const registry = new ToolRegistry(tools, { permissions: { side_effects: 'ask', rules: { 'save(public/**)': 'allow', 'save(secret/**)': 'deny' } } });
+  const context = (extra: Partial<ToolContext> = {}) => ({ ...contextFor('scribe', ['save', 'look']), toolCallId: 'toolu_1', ...extra }) as ToolContext;
+
+  it('never runs a denied call, and says which policy denied it', async () => {
+    const result = await registry.execute('save', { path: 'secret/keys.txt' }, context(), options);
+    expect(result).toEqual({ is_error: true, truncated: false, content: 'Tool "save" was not run: the permission policy denies it (ZERO_PERMISSIONS rule "save(secret/**)").' });
+    expect(runs).toEqual([]);
+  });
+
+  it('refuses a call the policy asks about when no one can be asked, naming the policy', async () => {
+    const result = await registry.execute('save', { path: 'drafts/a.txt' }, context(), options);
+    expect(result.is_error).toBe(true);
+    expect(result.content).toBe(
+      'Tool "save" was not run: the permission policy asks a person to approve it first (the deployment default for tools with side effects), ' +
+        'and this deployment cannot collect approvals yet. Tell the user what you meant to do; a session owner can change the policy.',
+    );
+    expect(runs).toEqual([]);
+  });
+
+  it('asks through requestApproval: an approval runs the call, a denial returns the decider\'s message', async () => {
+    const asked: unknown[] = [];
+    const approve = context({ requestApproval: async (request) => (asked.push(request), { decision: 'allow' }) });
+    expect(await registry.execute('save', { path: 'drafts/a.txt' }, approve, options)).toMatchObject({ is_error: false, content: 'saved drafts/a.txt' });
+    expect(asked).toEqual([{ toolCallId: 'toolu_1', name: 'save', input: { path: 'drafts/a.txt' }, policy: 'the deployment default for tools with side effects' }]);
+    const deny = context({ requestApproval: async () => ({ decision: 'deny', message: 'not today', by: 'Alice' }) });
+    expect((await registry.execute('save', { path: 'drafts/b.txt' }, deny, options)).content).toBe('Tool "save" was not run: Alice denied it: not today.');
+    expect(runs).toEqual(['drafts/a.txt']);
+  });
+
+  it('runs allowed calls: read-only tools, and input rules that allow', async () => {
+    runs.length = 0;
+    expect((await registry.execute('look', {}, context(), options)).content).toBe('looked');
+    expect((await registry.execute('save', { path: 'public/x.txt' }, context(), options)).content).toBe('saved public/x.txt');
+    expect(runs).toEqual(['look', 'public/x.txt']);
+  });
+});

@@ -1,6 +1,8 @@
 import * as z from 'zod';
-import type { Usage } from '../wire';
+import type { PermissionMap, ToolPolicy, Usage } from '../wire';
 import type { ToolUnion } from '../model/provider';
+import type { AgentDefinition } from '../agent/definition';
+import { PermissionPolicy, type DeploymentPermissions, type PermissionVerdict } from './policy';
 import type { ToolContext, ToolOutput, ToolSpec } from './tool';
 
 export interface ToolResult {
@@ -28,8 +30,11 @@ export class ToolRegistry {
   private readonly tools = new Map<string, ToolSpec<any>>();
   private readonly schemas = new Map<string, Record<string, unknown>>();
   private readonly serverTools = new Map<string, ServerToolSpec>();
+  /** Decides every call `execute` is asked to run: allow, ask or deny. */
+  readonly policy: PermissionPolicy;
 
-  constructor(tools: (ToolSpec<any> | ServerToolSpec)[] = []) {
+  constructor(tools: (ToolSpec<any> | ServerToolSpec)[] = [], options: { permissions?: DeploymentPermissions } = {}) {
+    this.policy = new PermissionPolicy(options.permissions);
     for (const tool of tools) {
       if ('definition' in tool) this.registerServerTool(tool);
       else this.register(tool);
@@ -77,10 +82,26 @@ export class ToolRegistry {
   }
 
   /**
+   * The permission policy of each of the agent's tools that Zero executes,
+   * with the session's overrides when given (server tools such as web_search
+   * are run by the model provider: only their grant applies).
+   */
+  async effectivePolicy(agent: AgentDefinition, overrides?: PermissionMap): Promise<Record<string, ToolPolicy>> {
+    const entries = await Promise.all(
+      agent.tools.flatMap((name) => {
+        const tool = this.tools.get(name);
+        return tool ? [this.policy.describe({ name, readOnly: tool.readOnly === true }, agent, overrides).then((policy) => [name, policy] as const)] : [];
+      }),
+    );
+    return Object.fromEntries(entries);
+  }
+
+  /**
    * Runs one tool call for `context.agent`. Must not throw: a tool the agent
-   * was not granted (refused here, before anything runs, so no caller can skip
-   * the check), an unknown tool, invalid input, a timeout or a failure becomes
-   * an error result the model sees.
+   * was not granted or that the permission policy does not allow (refused
+   * here, before anything runs, so no caller can skip the check), an unknown
+   * tool, invalid input, a timeout or a failure becomes an error result the
+   * model sees.
    */
   async execute(name: string, input: unknown, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {
     const tool = this.tools.get(name);
@@ -95,6 +116,8 @@ export class ToolRegistry {
       const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(input)'}: ${issue.message}`);
       return errorResult(`Invalid input for ${name}: ${problems.join('; ')}`);
     }
+    const refused = await this.permit(tool, parsed.data, context);
+    if (refused) return refused;
     const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
     const controller = new AbortController();
     const onAbort = () => controller.abort(context.signal.reason);
@@ -118,6 +141,37 @@ export class ToolRegistry {
       clearTimeout(timer);
       context.signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * Applies the permission policy to a call: undefined when it may run, else
+   * the error result that says why not. The session's overrides are read on
+   * every call, so an owner's change applies to the next call; a policy that
+   * cannot be read refuses the call.
+   */
+  private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext): Promise<ToolResult | undefined> {
+    const name = tool.name;
+    let verdict: PermissionVerdict;
+    try {
+      // Contexts built by hand (unit tests) may have no store: then there are no overrides.
+      const overrides = context.sessions ? await context.sessions.getPermissions(context.sessionId) : undefined;
+      verdict = await this.policy.decide({ name, readOnly: tool.readOnly === true }, context.agent, overrides?.permissions, tool.policySubject?.(input));
+    } catch (error) {
+      return errorResult(`Tool "${name}" was not run: its permission policy could not be read (${error instanceof Error ? error.message : String(error)}).`);
+    }
+    if (verdict.decision === 'allow') return undefined;
+    if (verdict.decision === 'deny') return errorResult(`Tool "${name}" was not run: the permission policy denies it (${verdict.source}).`);
+    if (!context.requestApproval) {
+      return errorResult(
+        `Tool "${name}" was not run: the permission policy asks a person to approve it first (${verdict.source}), ` +
+          'and this deployment cannot collect approvals yet. Tell the user what you meant to do; a session owner can change the policy.',
+      );
+    }
+    const answer = await context
+      .requestApproval({ toolCallId: context.toolCallId, name, input, policy: verdict.source })
+      .catch(() => ({ decision: 'deny' as const, message: 'the approval could not be collected', by: undefined }));
+    if (answer.decision === 'allow') return undefined;
+    return errorResult(`Tool "${name}" was not run: ${answer.by ?? 'a person'} denied it${answer.message ? `: ${answer.message}` : ''}.`);
   }
 }
 

@@ -46,6 +46,30 @@ export interface ToolContext extends ToolServices {
   signal: AbortSignal;
   /** Hands a task to another agent as a child run; absent where the run cannot delegate. */
   delegator?: Delegator;
+  /**
+   * Asks a person to decide a call the permission policy marks `ask`. Absent
+   * where approvals cannot be collected: then `ask` refuses the call, naming
+   * the policy. Must not throw.
+   */
+  requestApproval?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+}
+
+/** A call that waits for a person: what it is, and the policy that asked. */
+export interface ApprovalRequest {
+  toolCallId: string;
+  name: string;
+  input: unknown;
+  /** The policy that asked, e.g. `session override "write_file"`. */
+  policy: string;
+}
+
+/** A person's decision on an ApprovalRequest. */
+export interface ApprovalAnswer {
+  decision: 'allow' | 'deny';
+  /** Shown to the model with a denial. */
+  message?: string;
+  /** Who decided, named in the result the model sees. */
+  by?: string;
 }
 
 /** A task for another agent, as `delegate_agent` receives it. */
@@ -74,6 +98,17 @@ export interface ToolSpec<I = unknown> {
   input: z.ZodType<I>;
   /** Overrides the run's per-tool timeout. */
   timeoutMs?: number;
+  /**
+   * True for a tool that changes, sends and executes nothing: the deployment
+   * default for read-only tools applies to it. Absent or false, the tool has
+   * side effects (the stricter default), so a tool must say it only reads.
+   */
+  readOnly?: boolean;
+  /**
+   * What a permission rule's input glob is matched against, e.g. write_file's
+   * path for `write_file(reports/**)`. A tool without one is matched by its name only.
+   */
+  policySubject?: (input: I) => string | undefined;
   execute(input: I, context: ToolContext): Promise<ToolOutput>;
 }
 
@@ -83,6 +118,8 @@ export function defineTool<S extends z.ZodType>(spec: {
   description: string;
   input: S;
   timeoutMs?: number;
+  readOnly?: boolean;
+  policySubject?: (input: z.output<S>) => string | undefined;
   execute(input: z.output<S>, context: ToolContext): Promise<ToolOutput>;
 }): ToolSpec<z.output<S>> {
   return spec as ToolSpec<z.output<S>>;

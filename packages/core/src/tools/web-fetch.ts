@@ -16,6 +16,10 @@ const LINES = new Set(['li', 'tr', 'br', 'dt', 'dd']);
 export function createWebFetchTool(outbound: OutboundOptions = {}): ToolSpec<any> {
   return defineTool({
     name: 'web_fetch',
+    // It sends a request to a host the model chose: data can leave with the URL.
+    readOnly: false,
+    // `web_fetch(*.github.com)`: rules match the host.
+    policySubject: (input) => hostOf(input.url),
     description:
       'Fetch a public web page or API over http(s) and return its readable text: HTML is turned into clean text (scripts, styles and navigation removed, links kept as "text (url)"), JSON and plain text pass through. ' +
       'Give selector (CSS, e.g. "main" or "#changelog") to keep only part of a page. Private and internal addresses are refused. ' +
@@ -136,4 +140,13 @@ async function htmlToText(html: string, base: string, selector?: string): Promis
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   return title && !selector ? `# ${title}\n\n${body}` : body;
+}
+
+/** The host a URL names, lower-case and without a trailing dot, as `web_fetch(<host glob>)` rules see it. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.replace(/\.$/, '');
+  } catch {
+    return undefined;
+  }
 }

@@ -9,6 +9,9 @@ const MAX_CHARS = 1_000_000;
 /** Writes a report into the project's `reports/` or a file into the session's artifacts; nothing else is writable. */
 export const writeFileTool = defineTool({
   name: 'write_file',
+  readOnly: false,
+  // `write_file(reports/**)`; a path the tool would refuse never reaches a rule (it is refused either way).
+  policySubject: (input) => input.path,
   description:
     'Save a text file you produced. path must start with "reports/" (stored with the project, e.g. "reports/dependency-audit.md") ' +
     'or "artifacts/" (stored with this conversation, no project needed). Any other path is refused: project source files are read-only. ' +

@@ -8,3 +8,4 @@ export * from './requests';
 export * from './responses';
 export * from './events';
 export * from './ui-parts';
+export * from './permissions';

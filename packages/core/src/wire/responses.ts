@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { hookInputSchema } from './requests';
 import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
+import { permissionMapSchema, permissionModeSchema, toolPolicySchema } from './permissions';
 
 // Objects that are stored items as well are loose: the API may send a field a client does not know yet.
 
@@ -162,6 +163,12 @@ export const agentInfoSchema = z.object({
   unavailable_tools: z.array(z.object({ name: z.string(), reason: z.string() })),
   delegates_to: z.array(z.string()),
   default_voice: voiceModeSchema,
+  /** Claude Code's `permissionMode` of the file. */
+  permission_mode: permissionModeSchema,
+  /** The file's permission rules (its `permissions:` and `disallowedTools`), Claude Code names mapped to Zero's. */
+  permissions: permissionMapSchema,
+  /** Each tool Zero executes for it: the decision the deployment's and the file's policies give it (no session overrides). */
+  policy: z.record(z.string(), toolPolicySchema),
   warnings: z.array(z.string()),
 });
 export type AgentInfo = z.infer<typeof agentInfoSchema>;

@@ -1,0 +1,43 @@
+import { Hono } from 'hono';
+import { normalizePermissionMap, requireAccess, requireAgent, type PermissionMap, type SessionMeta, type SessionPermissions } from '@zero/core';
+import { sessionPermissionsRequestSchema, sessionPermissionsSchema } from '@zero/core/wire';
+import { describe, json } from '../declare';
+import type { AppDeps, Env } from '../env';
+
+/**
+ * A session's permission overrides: the most specific policy of its tool
+ * calls, above the agent file's and the deployment's. Every member reads
+ * them; only owners change them.
+ */
+export function permissionRoutes(deps: AppDeps) {
+  const app = new Hono<Env>();
+
+  /** The overrides, and the policy of each of the session's agent's tools with them applied. */
+  const answer = async (session: SessionMeta, stored: SessionPermissions | undefined) => {
+    const agent = await requireAgent(deps.catalog, session.agent_id);
+    const permissions: PermissionMap = stored?.permissions ?? {};
+    return {
+      permissions,
+      ...(stored ? { updated_by: stored.updated_by, updated_at: stored.updated_at } : {}),
+      agent_id: agent.id,
+      effective: await deps.tools.effectivePolicy(agent, permissions),
+    };
+  };
+
+  app.get('/sessions/:id/permissions', describe({ summary: "A session's permission overrides and its agent's effective policy", responses: { 200: sessionPermissionsSchema } }), async (c) => {
+    const id = c.req.param('id');
+    const { session } = await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
+    return c.json(await answer(session, await deps.sessions.getPermissions(id)));
+  });
+
+  app.put('/sessions/:id/permissions', describe({ summary: "Replace a session's permission overrides (owners)", responses: { 200: sessionPermissionsSchema } }), json(sessionPermissionsRequestSchema), async (c) => {
+    const id = c.req.param('id');
+    const user = c.get('user');
+    const { permissions } = c.req.valid('json');
+    const { session } = await requireAccess(deps.sessions, id, user, 'owner');
+    const stored = await deps.sessions.putPermissions(id, { permissions: normalizePermissionMap(permissions), updated_by: user.id, updated_at: new Date().toISOString() });
+    return c.json(await answer(session, stored));
+  });
+
+  return app;
+}

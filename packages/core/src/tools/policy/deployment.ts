@@ -1,0 +1,30 @@
+import * as z from 'zod';
+import { describeZodError } from '../../errors';
+import { permissionDecisionSchema, permissionMapSchema } from '../../wire';
+
+/**
+ * The deployment's defaults (`ZERO_PERMISSIONS`, JSON): a decision for
+ * read-only tools, one for tools with side effects, and rules. Until
+ * approvals can be collected, tools with side effects are allowed unless the
+ * deployment says otherwise.
+ */
+export const deploymentPermissionsSchema = z.strictObject({
+  read_only: permissionDecisionSchema.optional(),
+  side_effects: permissionDecisionSchema.optional(),
+  rules: permissionMapSchema.optional(),
+});
+export type DeploymentPermissions = z.infer<typeof deploymentPermissionsSchema>;
+
+/** Reads `ZERO_PERMISSIONS`; throws an error naming the field when it is malformed, so a deployment does not start with a policy it did not mean. */
+export function permissionsFromEnv(raw: string | undefined): DeploymentPermissions | undefined {
+  if (!raw?.trim()) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new Error('ZERO_PERMISSIONS must be JSON, e.g. {"side_effects": "ask", "rules": {"write_file(reports/**)": "allow"}}');
+  }
+  const parsed = deploymentPermissionsSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`ZERO_PERMISSIONS: ${describeZodError(parsed.error).message}`);
+  return parsed.data;
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { parseAgentMarkdown } from '../../agent/parse';
+import { PermissionPolicy } from './permission-policy';
+import { permissionsFromEnv } from './deployment';
+
+const writeFile = { name: 'write_file', readOnly: false };
+const readFile = { name: 'read_file', readOnly: true };
+const agent = (extra: object = {}) => ({ id: 'writer', ...extra });
+
+describe('PermissionPolicy: resolution order', () => {
+  it('allows read-only tools and, until approvals land, tools with side effects, unless the deployment says otherwise', async () => {
+    const open = new PermissionPolicy();
+    expect(await open.decide(readFile, agent(), undefined)).toEqual({ decision: 'allow', level: 'deployment', source: 'the deployment default for read-only tools' });
+    expect(await open.decide(writeFile, agent(), undefined)).toMatchObject({ decision: 'allow', source: 'the deployment default for tools with side effects' });
+    const careful = new PermissionPolicy({ side_effects: 'ask' });
+    expect(await careful.decide(writeFile, agent(), undefined)).toMatchObject({ decision: 'ask', level: 'deployment' });
+    expect(await careful.decide(readFile, agent(), undefined)).toMatchObject({ decision: 'allow' });
+  });
+
+  it('asks the session first, then the agent file, then the deployment', async () => {
+    const policy = new PermissionPolicy({ side_effects: 'ask', rules: { write_file: 'deny' } });
+    expect(await policy.decide(writeFile, agent(), undefined)).toEqual({ decision: 'deny', level: 'deployment', source: 'ZERO_PERMISSIONS rule "write_file"' });
+    const file = agent({ permissions: { write_file: 'allow' } });
+    expect(await policy.decide(writeFile, file, undefined)).toEqual({ decision: 'allow', level: 'agent', source: 'agent "writer" permissions "write_file"' });
+    expect(await policy.decide(writeFile, file, { write_file: 'ask' })).toEqual({ decision: 'ask', level: 'session', source: 'session override "write_file"' });
+    // A session override on another tool leaves this one to the agent file.
+    expect(await policy.decide(writeFile, file, { read_file: 'deny' })).toMatchObject({ decision: 'allow', level: 'agent' });
+  });
+
+  it('matches globs such as mcp__github__*, an exact name winning over a glob of the same set', async () => {
+    const policy = new PermissionPolicy();
+    const rules = agent({ permissions: { 'mcp__github__*': 'deny', mcp__github__get_issue: 'allow', '*': 'ask' } });
+    expect(await policy.decide({ name: 'mcp__github__create_issue', readOnly: false }, rules, undefined)).toMatchObject({ decision: 'deny', source: 'agent "writer" permissions "mcp__github__*"' });
+    expect(await policy.decide({ name: 'mcp__github__get_issue', readOnly: true }, rules, undefined)).toMatchObject({ decision: 'allow' });
+    // Two globs match: the stricter wins, whatever the order of the keys.
+    expect(await policy.decide({ name: 'mcp__slack__post', readOnly: false }, rules, undefined)).toMatchObject({ decision: 'ask', source: 'agent "writer" permissions "*"' });
+    expect(await policy.decide({ name: 'mcp__github__x', readOnly: false }, agent({ permissions: { '*': 'allow', 'mcp__*': 'deny' } }), undefined)).toMatchObject({ decision: 'deny' });
+  });
+
+  it('applies input rules to the subject: write_file allowed under reports/, asked elsewhere', async () => {
+    const policy = new PermissionPolicy();
+    const file = agent({ permissions: { write_file: 'ask', 'write_file(reports/**)': 'allow', 'write_file(reports/private/**)': 'deny' } });
+    expect(await policy.decide(writeFile, file, undefined, 'reports/audit.md')).toMatchObject({ decision: 'allow', source: 'agent "writer" permissions "write_file(reports/**)"' });
+    expect(await policy.decide(writeFile, file, undefined, 'reports/.hidden/x.md')).toMatchObject({ decision: 'allow' });
+    expect(await policy.decide(writeFile, file, undefined, 'reports/private/keys.md')).toMatchObject({ decision: 'deny' });
+    expect(await policy.decide(writeFile, file, undefined, 'artifacts/notes.md')).toMatchObject({ decision: 'ask', source: 'agent "writer" permissions "write_file"' });
+    // Without a subject (a tool that declares none) input rules never match.
+    expect(await policy.decide(writeFile, file, undefined)).toMatchObject({ decision: 'ask' });
+    // A session's bare rule shadows the agent's input rules.
+    expect(await policy.decide(writeFile, file, { write_file: 'deny' }, 'reports/audit.md')).toMatchObject({ decision: 'deny', level: 'session' });
+  });
+
+  it.each([
+    ['default', 'ask', 'ask', 'allow'],
+    ['acceptEdits', 'allow', 'ask', 'allow'],
+    ['bypassPermissions', 'allow', 'allow', 'allow'],
+    ['plan', 'deny', 'deny', 'allow'],
+    ['dontAsk', 'deny', 'deny', 'allow'],
+  ] as const)('maps permissionMode %s: write_file %s, web_fetch %s, read_file %s', async (mode, write, fetch, read) => {
+    const policy = new PermissionPolicy({ side_effects: 'ask' });
+    const file = agent({ permission_mode: mode });
+    expect((await policy.decide(writeFile, file, undefined)).decision).toBe(write);
+    expect((await policy.decide({ name: 'web_fetch', readOnly: false }, file, undefined)).decision).toBe(fetch);
+    expect((await policy.decide(readFile, file, undefined)).decision).toBe(read);
+  });
+
+  it("puts the file's own rules above its permissionMode, and the session above both", async () => {
+    const policy = new PermissionPolicy();
+    const planner = agent({ permission_mode: 'plan', permissions: { 'write_file(reports/**)': 'allow' } });
+    expect(await policy.decide(writeFile, planner, undefined, 'reports/plan.md')).toMatchObject({ decision: 'allow' });
+    expect(await policy.decide(writeFile, planner, undefined, 'artifacts/x.md')).toMatchObject({ decision: 'deny', source: 'agent "writer" permissionMode "plan"' });
+    expect(await policy.decide(writeFile, agent({ permission_mode: 'bypassPermissions' }), { write_file: 'deny' })).toMatchObject({ decision: 'deny', level: 'session' });
+  });
+
+  it('describes a tool for GET /agents: the decision and the input rules that may decide otherwise', async () => {
+    const policy = new PermissionPolicy({ side_effects: 'ask', rules: { 'write_file(artifacts/**)': 'allow' } });
+    expect(await policy.describe(writeFile, agent({ permissions: { 'write_file(reports/**)': 'allow' } }))).toEqual({
+      decision: 'ask',
+      level: 'deployment',
+      source: 'the deployment default for tools with side effects',
+      input_rules: [
+        { rule: 'write_file(reports/**)', decision: 'allow', level: 'agent' },
+        { rule: 'write_file(artifacts/**)', decision: 'allow', level: 'deployment' },
+      ],
+    });
+    // Shadowed by a bare rule of the agent file, the deployment's input rules no longer apply.
+    expect((await policy.describe(writeFile, agent({ permissions: { write_file: 'deny' } }))).input_rules).toEqual([]);
+  });
+});
+
+describe('ZERO_PERMISSIONS', () => {
+  it('reads the deployment defaults, and refuses a malformed value naming the field', () => {
+    expect(permissionsFromEnv(undefined)).toBeUndefined();
+    expect(permissionsFromEnv('{"side_effects":"ask","rules":{"web_fetch(*.github.com)":"allow"}}')).toEqual({ side_effects: 'ask', rules: { 'web_fetch(*.github.com)': 'allow' } });
+    expect(() => permissionsFromEnv('{"side_effects":"maybe"}')).toThrow(/^ZERO_PERMISSIONS: side_effects: /);
+    expect(() => permissionsFromEnv('{"rules":{"write_file(":"allow"}}')).toThrow('ZERO_PERMISSIONS: rules.write_file(: must be a tool name or glob');
+    expect(() => permissionsFromEnv('{"sideEffects":"ask"}')).toThrow('ZERO_PERMISSIONS: sideEffects: is not a field this request takes');
+    expect(() => permissionsFromEnv('side_effects=ask')).toThrow(/must be JSON/);
+  });
+});
+
+describe('agent files: Claude Code fields and permissions:', () => {
+  const known = new Set(['read_file', 'grep', 'glob', 'write_file', 'web_fetch']);
+
+  it('takes disallowedTools away, keeps its input rules as deny, and maps Claude Code names in rules', async () => {
+    const text = `---
+name: auditor
+description: Audits.
+disallowedTools: WebFetch, Write(src/**)
+permissionMode: acceptEdits
+permissions:
+  Write(reports/**): allow
+  mcp__github__*: deny
+  "write_file(src/**)": allow
+---
+Audit.
+`;
+    const result = parseAgentMarkdown('agents/auditor.md', text, known);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.agent.tools).toEqual(['read_file', 'grep', 'glob', 'write_file']);
+    expect(result.agent.permission_mode).toBe('acceptEdits');
+    // disallowedTools wins the clash with the permissions: entry for the same rule.
+    expect(result.agent.permissions).toEqual({ 'write_file(reports/**)': 'allow', 'mcp__github__*': 'deny', 'write_file(src/**)': 'deny', web_fetch: 'deny' });
+    const policy = new PermissionPolicy({ side_effects: 'ask' });
+    expect(await policy.decide(writeFile, result.agent, undefined, 'src/index.ts')).toMatchObject({ decision: 'deny' });
+    expect(await policy.decide(writeFile, result.agent, undefined, 'artifacts/x.md')).toMatchObject({ decision: 'allow', source: 'agent "auditor" permissionMode "acceptEdits"' });
+  });
+
+  it('warns about a permissionMode Zero does not know and uses default; a bad permissions: entry is an error naming it', () => {
+    const odd = parseAgentMarkdown('agents/odd.md', '---\nname: odd\ndescription: d\npermissionMode: auto\n---\nBody.\n', known);
+    expect(odd).toMatchObject({ ok: true, agent: { warnings: ['permissionMode "auto" is not one Zero knows (default, acceptEdits, bypassPermissions, plan, dontAsk); "default" is used'] } });
+    if (odd.ok) expect(odd.agent.permission_mode).toBeUndefined();
+    const bad = parseAgentMarkdown('agents/bad.md', '---\nname: bad\ndescription: d\npermissions:\n  write_file: sometimes\n---\n', known);
+    expect(bad).toMatchObject({ ok: false, error: { field: 'permissions.write_file' } });
+  });
+});

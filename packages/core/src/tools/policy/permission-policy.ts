@@ -1,0 +1,142 @@
+import type picomatchModule from 'picomatch';
+import type { AgentDefinition } from '../../agent/definition';
+import { splitPermissionRule, stricter, type PermissionDecision, type PermissionMap, type ToolPolicy } from '../../wire';
+import type { DeploymentPermissions } from './deployment';
+
+export type PermissionLevel = 'session' | 'agent' | 'deployment';
+
+/** A decision and the policy that gave it, named for the model, the API and the logs. */
+export interface PermissionVerdict {
+  decision: PermissionDecision;
+  level: PermissionLevel;
+  /** e.g. `session override "write_file"`, `agent "nikon" permissionMode "plan"`. */
+  source: string;
+}
+
+/** What the policy knows of a tool: its name and whether it only reads. */
+export interface PolicyTool {
+  name: string;
+  /** A tool that changes, sends or executes nothing (see `ToolSpec.readOnly`). */
+  readOnly: boolean;
+}
+
+type AgentPolicy = Pick<AgentDefinition, 'id' | 'permissions' | 'permission_mode'>;
+
+/** Tools Claude Code's `acceptEdits` lets run without asking: the ones that write files. */
+const EDIT_TOOLS = new Set(['write_file']);
+
+/**
+ * Decides every tool call: `allow`, `ask` or `deny`. The most specific policy
+ * that has something to say decides: the session's overrides, then the agent
+ * file (its `permissions:` rules, then its `permissionMode`), then the
+ * deployment (its rules, then its default for read-only tools and for tools
+ * with side effects). Within one set of rules, a rule on the input
+ * (`write_file(reports/**)`) beats a rule on the tool alone, an exact name
+ * beats a glob, and between equals the stricter decision wins.
+ */
+export class PermissionPolicy {
+  readonly deployment: Required<DeploymentPermissions>;
+
+  constructor(deployment: DeploymentPermissions = {}) {
+    this.deployment = { read_only: 'allow', side_effects: 'allow', rules: {}, ...deployment };
+  }
+
+  /** The decision for one call; `subject` is what input rules match (the tool's `policySubject`), if it has one. */
+  async decide(tool: PolicyTool, agent: AgentPolicy, session: PermissionMap | undefined, subject?: string): Promise<PermissionVerdict> {
+    await loadMatcher();
+    const verdict =
+      match(session, tool.name, subject, 'session', 'session override') ??
+      match(agent.permissions, tool.name, subject, 'agent', `agent "${agent.id}" permissions`) ??
+      modeVerdict(tool, agent) ??
+      match(this.deployment.rules, tool.name, subject, 'deployment', 'ZERO_PERMISSIONS rule') ??
+      this.defaultFor(tool);
+    // Claude Code's dontAsk: what the agent or the deployment would ask about is refused instead.
+    if (verdict.decision === 'ask' && verdict.level !== 'session' && agent.permission_mode === 'dontAsk') {
+      return { decision: 'deny', level: 'agent', source: `${verdict.source}, refused by agent "${agent.id}" permissionMode "dontAsk"` };
+    }
+    return verdict;
+  }
+
+  /** A tool's policy as `GET /agents` shows it: the decision for a call no input rule matches, and the input rules that may decide otherwise. */
+  async describe(tool: PolicyTool, agent: AgentPolicy, session?: PermissionMap): Promise<ToolPolicy> {
+    const verdict = await this.decide(tool, agent, session);
+    const levels: [PermissionLevel, PermissionMap | undefined][] = [
+      ['session', session],
+      ['agent', agent.permissions],
+      ['deployment', this.deployment.rules],
+    ];
+    const rank = levels.findIndex(([level]) => level === verdict.level);
+    const input_rules = levels.slice(0, rank + 1).flatMap(([level, map]) =>
+      Object.entries(map ?? {})
+        .filter(([rule]) => compile(rule).input && compile(rule).tool(tool.name))
+        .map(([rule, decision]) => ({ rule, decision, level })),
+    );
+    return { ...verdict, input_rules };
+  }
+
+  private defaultFor(tool: PolicyTool): PermissionVerdict {
+    return tool.readOnly
+      ? { decision: this.deployment.read_only, level: 'deployment', source: 'the deployment default for read-only tools' }
+      : { decision: this.deployment.side_effects, level: 'deployment', source: 'the deployment default for tools with side effects' };
+  }
+}
+
+/** What the agent's `permissionMode` says about a tool, if anything. */
+function modeVerdict(tool: PolicyTool, agent: AgentPolicy): PermissionVerdict | undefined {
+  const source = `agent "${agent.id}" permissionMode "${agent.permission_mode}"`;
+  switch (agent.permission_mode) {
+    case 'bypassPermissions':
+      return { decision: 'allow', level: 'agent', source };
+    case 'acceptEdits':
+      return EDIT_TOOLS.has(tool.name) ? { decision: 'allow', level: 'agent', source } : undefined;
+    case 'plan':
+      return tool.readOnly ? undefined : { decision: 'deny', level: 'agent', source };
+    default:
+      return undefined;
+  }
+}
+
+/** The most specific rule of `map` that matches the call, as a verdict. */
+function match(map: PermissionMap | undefined, tool: string, subject: string | undefined, level: PermissionLevel, label: string): PermissionVerdict | undefined {
+  let best: { score: number; decision: PermissionDecision; rule: string } | undefined;
+  for (const [rule, decision] of Object.entries(map ?? {})) {
+    const compiled = compile(rule);
+    if (!compiled.tool(tool)) continue;
+    if (compiled.input && (subject === undefined || !compiled.input(subject))) continue;
+    const score = (compiled.input ? 2 : 0) + (compiled.exact ? 1 : 0);
+    if (!best || score > best.score || (score === best.score && stricter(decision, best.decision) !== best.decision)) best = { score, decision, rule };
+  }
+  return best && { decision: best.decision, level, source: `${label} "${best.rule}"` };
+}
+
+interface CompiledRule {
+  tool: (name: string) => boolean;
+  /** Absent for a rule on the tool alone. */
+  input?: (subject: string) => boolean;
+  /** The tool part is a name, not a glob. */
+  exact: boolean;
+}
+
+// The glob library loads with the first decision, not at cold start.
+let picomatch: typeof picomatchModule | undefined;
+let loading: Promise<unknown> | undefined;
+const loadMatcher = () => (loading ??= import('picomatch').then((module) => (picomatch = module.default)));
+
+// Rules come from agent files, session overrides and the deployment: few, and reused by every call.
+const compiled = new Map<string, CompiledRule>();
+const MAX_COMPILED = 2_000;
+
+function compile(rule: string): CompiledRule {
+  let entry = compiled.get(rule);
+  if (entry) return entry;
+  const { tool, input } = splitPermissionRule(rule);
+  if (!picomatch) throw new Error('the permission rules were read before their matcher loaded');
+  entry = {
+    tool: picomatch(tool),
+    ...(input === undefined ? {} : { input: picomatch(input, { dot: true }) }),
+    exact: !picomatch.scan(tool).isGlob,
+  };
+  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  compiled.set(rule, entry);
+  return entry;
+}
