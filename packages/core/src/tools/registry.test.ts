@@ -33,3 +33,18 @@ describe('ToolRegistry.execute', () => {
     expect(runs).toEqual(['ok']);
   });
 });
+
+describe('ToolRegistry.definitions', () => {
+  it("sends a tool's input as JSON Schema, converted when first asked for and reused after", () => {
+    const registry = new ToolRegistry([
+      defineTool({ name: 'remember', description: 'Remember a word.', input: z.object({ word: z.string().describe('the word') }), execute: async () => 'ok' }),
+    ]);
+    const [first] = registry.definitions(['remember', 'missing']) as { name: string; input_schema: Record<string, unknown> }[];
+    expect(first).toEqual({
+      name: 'remember',
+      description: 'Remember a word.',
+      input_schema: { type: 'object', properties: { word: { type: 'string', description: 'the word' } }, required: ['word'] },
+    });
+    expect((registry.definitions(['remember'])[0] as typeof first).input_schema).toBe(first!.input_schema);
+  });
+});
