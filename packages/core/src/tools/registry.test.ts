@@ -39,12 +39,13 @@ describe('ToolRegistry.definitions', () => {
     const registry = new ToolRegistry([
       defineTool({ name: 'remember', description: 'Remember a word.', input: z.object({ word: z.string().describe('the word') }), execute: async () => 'ok' }),
     ]);
-    const [first] = registry.definitions(['remember', 'missing']) as { name: string; input_schema: Record<string, unknown> }[];
-    expect(first).toEqual({
+    type Sent = { name: string; input_schema: Record<string, unknown> };
+    const sent = registry.definitions(['remember', 'missing']) as Sent[];
+    expect(sent).toEqual([{
       name: 'remember',
       description: 'Remember a word.',
       input_schema: { type: 'object', properties: { word: { type: 'string', description: 'the word' } }, required: ['word'] },
-    });
-    expect((registry.definitions(['remember'])[0] as typeof first).input_schema).toBe(first!.input_schema);
+    }]);
+    expect((registry.definitions(['remember']) as Sent[])[0]?.input_schema).toBe(sent[0]?.input_schema);
   });
 });
