@@ -15,10 +15,10 @@ const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 11;
 const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
 
 const result = await coldStart(runs);
-console.log(`node ${result.node}, ${runs} runs each, median init\n`);
-console.log('bundle                        total      loaded at init   init (median)');
+console.log(`node ${result.node}, ${runs} runs each\n`);
+console.log('bundle                        total      loaded at init   init (median)   (min)');
 for (const row of result.rows) {
-  console.log(`${row.bundle.padEnd(28)}  ${mb(row.total).padStart(8)}   ${mb(row.atInit).padStart(12)}   ${row.initMs.toFixed(1).padStart(8)} ms`);
+  console.log(`${row.bundle.padEnd(28)}  ${mb(row.total).padStart(8)}   ${mb(row.atInit).padStart(12)}   ${row.initMs.toFixed(1).padStart(8)} ms   ${row.minMs.toFixed(1).padStart(6)} ms`);
 }
 const api = result.rows.find((r) => r.bundle === 'api')!;
 const baseline = result.rows.find((r) => r.bundle === 'baseline')!;

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { MAX_WEBHOOK_BYTES, ZeroError, acceptDelivery, forbidden, invalidField, notFound, refusedCallbackUrl, requireAccess, requireAgent, settleInvestigation, type HookConfig } from '@zero/core';
-import { deliveryResponseSchema, hookIdSchema, hookInputSchema, hookListSchema, hookResponseSchema, sessionSummaryResponseSchema } from '@zero/core/wire';
+import { forbidden, invalidField, notFound, refusedCallbackUrl, requireAccess, requireAgent, type HookConfig } from '@zero/core';
+import { MAX_WEBHOOK_BYTES, deliveryResponseSchema, hookIdSchema, hookInputSchema, hookListSchema, hookResponseSchema, sessionSummaryResponseSchema } from '@zero/core/wire';
 import { body, describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
 
@@ -24,6 +24,7 @@ export function webhookEndpoint(deps: AppDeps) {
     body('application/json', MAX_WEBHOOK_BYTES),
     async (c) => {
       const raw = new Uint8Array(await c.req.arrayBuffer());
+      const { acceptDelivery } = await investigations();
       const outcome = await acceptDelivery(deps, c.get('hook'), { body: raw, header: (name) => c.req.header(name) });
       if (outcome.status === 'ignored') return c.json({ ignored: true, event: outcome.event }, 202);
       if (outcome.status === 'duplicate') return c.json({ duplicate: true, session_id: outcome.session_id, run_id: outcome.run_id }, 200);
@@ -32,6 +33,10 @@ export function webhookEndpoint(deps: AppDeps) {
   );
   return app;
 }
+
+// Accepting a delivery and settling an investigation are loaded with the first webhook request:
+// a cold start serving members does not evaluate them.
+const investigations = () => import('@zero/core/webhooks');
 
 const hookView = (hook: HookConfig) => ({ ...hook, url: `/api/v2/webhooks/${hook.id}` });
 
@@ -80,7 +85,7 @@ export function hookRoutes(deps: AppDeps) {
     let summary = await deps.webhooks.store.getSummary(id);
     if (summary?.status === 'accepted') {
       // A run that ended in a process that died before finishing the investigation is finished now.
-      await settleInvestigation(deps, id);
+      await (await investigations()).settleInvestigation(deps, id);
       summary = await deps.webhooks.store.getSummary(id);
     }
     if (!summary) throw notFound('this session has no summary: only sessions a webhook started have one');

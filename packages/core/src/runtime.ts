@@ -33,7 +33,6 @@ import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import { permissionsFromEnv, type DeploymentPermissions } from './tools/policy';
 import type { ToolSpec } from './tools/tool';
 import type { CallbackOptions } from './webhooks/callback';
-import { finishInvestigation, settleInvestigation } from './webhooks/finish';
 import { HookStore } from './webhooks/hook-config';
 import { WebhookStore } from './webhooks/webhook-store';
 import type { SecretResolver, Webhooks } from './webhooks/webhooks';
@@ -100,6 +99,10 @@ export function builtinTools(options: { outbound?: OutboundOptions } = {}): (Too
   ];
 }
 
+// Webhook investigations are finished when a run ends and settled after a background job: loaded
+// then, so that a cold start serving a member's request does not evaluate them.
+const investigations = () => import('./webhooks/finish');
+
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
 export function createRuntime(config: RuntimeConfig): Runtime {
   const db = createDynamoClient(config.store);
@@ -118,7 +121,9 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   // then finishes a webhook investigation whose ending a dead process left unhandled.
   const queue =
     config.queue ??
-    new InProcessQueue((job) => runJob(runtime, job, { afterDrive: (sessionId) => settleInvestigation(runtime, sessionId) }));
+    new InProcessQueue((job) =>
+      runJob(runtime, job, { afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId) }),
+    );
   const runtime: Runtime = {
     auth,
     streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser),
@@ -153,7 +158,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
       callback: { ...config.outbound, ...config.webhookCallback },
     },
-    onRunFinished: (finished) => finishInvestigation(runtime, finished),
+    onRunFinished: async (finished) => (await investigations()).finishInvestigation(runtime, finished),
   };
   return runtime;
 }

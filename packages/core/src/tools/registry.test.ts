@@ -76,3 +76,19 @@ describe('ToolRegistry.execute: the permission policy', () => {
     expect(runs).toEqual(['look', 'public/x.txt']);
   });
 });
+
+describe('ToolRegistry.definitions', () => {
+  it("sends a tool's input as JSON Schema, converted when first asked for and reused after", () => {
+    const registry = new ToolRegistry([
+      defineTool({ name: 'remember', description: 'Remember a word.', input: z.object({ word: z.string().describe('the word') }), execute: async () => 'ok' }),
+    ]);
+    type Sent = { name: string; input_schema: Record<string, unknown> };
+    const sent = registry.definitions(['remember', 'missing']) as Sent[];
+    expect(sent).toEqual([{
+      name: 'remember',
+      description: 'Remember a word.',
+      input_schema: { type: 'object', properties: { word: { type: 'string', description: 'the word' } }, required: ['word'] },
+    }]);
+    expect((registry.definitions(['remember']) as Sent[])[0]?.input_schema).toBe(sent[0]?.input_schema);
+  });
+});

@@ -20,6 +20,8 @@ export interface ServerToolSpec {
   definition: ToolUnion;
 }
 
+type InputSchema = { type: 'object'; [key: string]: unknown };
+
 export interface ExecuteOptions {
   timeoutMs: number;
   maxOutputChars: number;
@@ -28,7 +30,8 @@ export interface ExecuteOptions {
 /** The tools Zero knows, by name. Agents pick theirs through frontmatter `tools:`. */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolSpec<any>>();
-  private readonly schemas = new Map<string, Record<string, unknown>>();
+  /** Each tool's input as JSON Schema, converted when a run first sends it: a cold start registers every tool but sends few. */
+  private readonly schemas = new Map<string, InputSchema>();
   private readonly serverTools = new Map<string, ServerToolSpec>();
   /** Decides every call `execute` is asked to run: allow, ask or deny. */
   readonly policy: PermissionPolicy;
@@ -50,8 +53,6 @@ export class ToolRegistry {
   register(tool: ToolSpec<any>): void {
     if (this.tools.has(tool.name) || this.serverTools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
     this.tools.set(tool.name, tool);
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
-    this.schemas.set(tool.name, schema);
   }
 
   names(): ReadonlySet<string> {
@@ -69,8 +70,18 @@ export class ToolRegistry {
       if (server) return [server.definition];
       const tool = this.tools.get(name);
       if (!tool) return [];
-      return [{ name, description: tool.description, input_schema: this.schemas.get(name) as { type: 'object'; [key: string]: unknown } }];
+      return [{ name, description: tool.description, input_schema: this.inputSchema(tool) }];
     });
+  }
+
+  private inputSchema(tool: ToolSpec<any>): InputSchema {
+    let schema = this.schemas.get(tool.name);
+    if (!schema) {
+      const { $schema: _ignored, ...converted } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+      schema = converted as InputSchema;
+      this.schemas.set(tool.name, schema);
+    }
+    return schema;
   }
 
   /** Name and description of each of the given tools, for the system prompt. */

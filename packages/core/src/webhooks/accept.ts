@@ -9,9 +9,6 @@ import { renderTemplate } from './template';
 import type { DeliveryClaim, DeliveryMark, WebhookStore } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
 
-/** The largest webhook body accepted (GitHub's payloads are far smaller; a Lambda function URL caps requests at 6 MB). */
-export const MAX_WEBHOOK_BYTES = 2 * 1024 * 1024;
-
 /** How long a delivery id (and a GitHub body's hash) is remembered: GitHub lets a delivery be redelivered by hand for days. */
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
 

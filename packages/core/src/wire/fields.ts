@@ -9,6 +9,8 @@ export const MAX_BODY_BYTES = 1_048_576;
  * (Lambda function URLs cap a request at 6 MB.)
  */
 export const MAX_UI_CHAT_BODY_BYTES = 5 * 1_048_576;
+/** The largest webhook body accepted (GitHub's payloads are far smaller; a Lambda function URL caps requests at 6 MB). */
+export const MAX_WEBHOOK_BYTES = 2 * 1024 * 1024;
 
 export const voiceModeSchema = z.enum(['full', 'minimal', 'neutral']);
 export type VoiceMode = z.infer<typeof voiceModeSchema>;
