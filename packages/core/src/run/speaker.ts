@@ -8,6 +8,11 @@ export function webhookAuthorId(hookId: string): string {
   return `${WEBHOOK_AUTHOR}${hookId}`;
 }
 
+/** Whether a message was written by a hook (see `webhookAuthorId`). */
+export function isWebhookAuthor(authorId: string | undefined): boolean {
+  return authorId?.startsWith(WEBHOOK_AUTHOR) ?? false;
+}
+
 /**
  * A user message as the model reads it. A person's message starts with a
  * speaker tag that names them by user id, display name second

@@ -2,66 +2,77 @@ import { randomUUID } from 'node:crypto';
 import { requireAgent } from '../agent/catalog';
 import type { EventPosition } from '../events/ids';
 import type { ChatRequest } from '../wire';
-import { sessionBusy, type RunLease } from '../store/lease-store';
-import type { InboxMessage, SessionMeta } from '../store/records';
+import { sessionBusy } from '../store/lease-store';
+import type { SessionMeta } from '../store/records';
 import { POSITION_BLOCKS } from '../store/positions';
 import type { User } from '../auth/roles';
 import { requireAccess } from './access';
 import { openSession, titleFrom } from './open-session';
-import type { SessionRunnerDeps } from './runner-deps';
+import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-deps';
 import { stopRun } from './stop-run';
 
 export interface AcceptedMessage {
   session: SessionMeta;
   runId: string;
-  messageId: number;
   /** The event log's end when the message was accepted: the run's events come after it. */
   cursor: EventPosition;
-  /** The session's lease, when this message claimed the idle session (strategy `reject`): drive it with this. */
-  claimed?: { lease: RunLease; takeover: boolean };
+  /**
+   * The session's lease, when the message found the session idle and claimed
+   * it: this process records the message and drives the run (`startChat`).
+   * Without it the message waits in the inbox, already durable.
+   */
+  claimed?: ClaimedSession & { message: NewMessage };
 }
 
 /**
  * Accepts a message: checks the caller's role and the agent (a 4xx before
- * anything is written), applies the session's strategy for a busy session,
- * and stores the message in the session's inbox, in arrival order.
+ * anything is written), then tries the session's lease at once. The first
+ * message at an idle session claims it (one conditional write; a burst admits
+ * exactly one) and goes straight into the log, recorded by the drive that
+ * follows. At a busy session the strategy decides: `reject` refuses with a
+ * 409, `interrupt` stops the active run, and the message waits in the inbox,
+ * in arrival order, until the holder (or this process, once the lease is
+ * free) answers it.
  */
 export async function acceptMessage(deps: SessionRunnerDeps, request: ChatRequest, user: User): Promise<AcceptedMessage> {
-  const now = new Date().toISOString();
   let session: SessionMeta;
+  let created = false;
   if (request.session_id) {
     session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
     if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
   } else {
     session = await openSession(deps, user, { ...request, title: titleFrom(request.message) });
+    created = true;
   }
   const sessionId = session.session_id;
   const strategy = request.strategy ?? session.strategy ?? 'enqueue';
   const runId = `run_${randomUUID()}`;
-  // `reject` admits a message only into an idle session, and the first one admitted claims it (a conditional
-  // write on the lease), so a burst at an idle session admits exactly one.
-  const claimed = strategy === 'reject' ? await deps.leases.acquire(sessionId, deps.instanceId, runId, POSITION_BLOCKS) : undefined;
-  if (strategy === 'reject' && !claimed) throw sessionBusy((await deps.leases.inspect(sessionId))?.run_id);
-  const lease = strategy === 'interrupt' ? await deps.leases.inspect(sessionId) : undefined;
+  const message: NewMessage = {
+    run_id: runId,
+    text: request.message,
+    author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
+    agent_id: request.agent_id,
+    project_id: request.project_id,
+    voice_mode: request.voice_mode,
+    model: request.model,
+    at: new Date().toISOString(),
+  };
 
-  let cursor: EventPosition;
-  let message: InboxMessage;
-  try {
-    cursor = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
-    message = await deps.sessions.enqueue(sessionId, {
-      run_id: runId,
-      text: request.message,
-      author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
-      agent_id: request.agent_id,
-      project_id: request.project_id,
-      voice_mode: request.voice_mode,
-      model: request.model,
-      at: now,
-    });
-  } catch (error) {
-    if (claimed) await deps.leases.release(claimed.lease).catch(() => undefined);
-    throw error;
+  const claimed = await deps.leases.acquire(sessionId, deps.instanceId, runId, POSITION_BLOCKS).catch((error: unknown) => {
+    if (strategy === 'reject') throw error;
+    // The lease cannot be taken now: the message waits in the inbox, as at a busy session, and the drive that follows reports the failure.
+    return undefined;
+  });
+  if (claimed) {
+    // Every event position is handed out by the lease, so the counter it had before this holder's
+    // reservation is the event log's end (the acquire itself may have reserved a block past it).
+    const cursor = { seq: claimed.lease.inherited.event, index: Number.MAX_SAFE_INTEGER };
+    return { session, runId, cursor, claimed: { ...claimed, session, created, message } };
   }
+  if (strategy === 'reject') throw sessionBusy((await deps.leases.inspect(sessionId))?.run_id);
+  const lease = strategy === 'interrupt' ? await deps.leases.inspect(sessionId) : undefined;
+  const cursor = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
+  await deps.sessions.enqueue(sessionId, message);
   if (lease?.active && lease.run_id) await stopRun(deps, sessionId, lease.run_id, 'interrupted');
-  return { session, runId, messageId: message.message_id, cursor, ...(claimed ? { claimed } : {}) };
+  return { session, runId, cursor };
 }

@@ -1,19 +1,20 @@
 import { STOP_REASONS } from '../run/stop-reasons';
-import { LeaseLostError, type RunLease, type StopRequest } from '../store/lease-store';
+import { LeaseLostError, type StopRequest } from '../store/lease-store';
 import type { LogRecord } from '../store/records';
 import { LEASE_LOST } from '../run/end-run';
 import { lastRunIfOpen, unfinishedRun } from './resume';
 import { runMessage, type RunSpec } from './run-message';
-import type { DriveOptions, SessionRunnerDeps } from './runner-deps';
+import type { ClaimedSession, DriveOptions, SessionRunnerDeps } from './runner-deps';
 import { takeOver } from './take-over';
 import { POSITION_BLOCKS } from '../store/positions';
 
-export type { DriveOptions, FinishedRun, SessionRunnerDeps } from './runner-deps';
+export type { ClaimedSession, DriveOptions, FinishedRun, NewMessage, SessionRunnerDeps } from './runner-deps';
 
 /**
  * Carries a session on for as long as this process holds its lease: first
  * the run the log shows unfinished (resumed from its last complete step),
- * then the waiting messages, one run at a time, in arrival order. Returns
+ * then the message that claimed the session (`options.claimed`), then the
+ * waiting messages, one run at a time, in arrival order. Returns
  * when there is nothing left, another process holds the lease (it will do
  * what waits), or a run handed over near the deadline (the queue carries it
  * on). Never throws for a run's failure; those are recorded in the log.
@@ -21,36 +22,47 @@ export type { DriveOptions, FinishedRun, SessionRunnerDeps } from './runner-deps
 export async function driveSession(deps: SessionRunnerDeps, sessionId: string, options: DriveOptions = {}): Promise<void> {
   const deadline = options.deadline ?? (deps.runBudgetMs ? Date.now() + deps.runBudgetMs : undefined);
   let claimed = options.claimed;
+  // The last drain left no run unfinished in the log: only the inbox can hold work now.
+  let settled = false;
   for (;;) {
     let acquired = claimed;
     claimed = undefined;
     if (!acquired) {
       const [next] = await deps.sessions.peekInbox(sessionId, 1);
-      const open = next ? undefined : await lastRunIfOpen(deps, sessionId);
+      const open = next || settled ? undefined : await lastRunIfOpen(deps, sessionId);
       if (!next && !open) return;
       acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open!, POSITION_BLOCKS);
       if (!acquired) return;
     }
-    let handedOver = false;
+    let drained: Drained;
     try {
-      handedOver = await drain(deps, sessionId, acquired.lease, acquired.takeover, deadline);
+      drained = await drain(deps, sessionId, acquired, deadline);
     } finally {
       await deps.leases.release(acquired.lease).catch(() => undefined);
     }
-    if (handedOver) {
+    if (drained.handedOver) {
       await deps.queue.send({ session_id: sessionId, reason: 'handover near the time limit' });
       return;
     }
-    // A message may have arrived between the last look at the inbox and the release: look again.
+    // A message that came to the busy session after the drain's last look at the inbox is answered by the process
+    // that accepted it, once the lease is free (ensureAnswered): a drive for a message of its own ends here.
+    if (acquired === options.claimed) return;
+    // Other drives look again: that message may have been left by a process that died.
+    settled = drained.settled;
   }
 }
 
-/** Returns true when a run handed over (the caller sends the session to the queue). */
-async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease, takeover: boolean, deadline?: number): Promise<boolean> {
-  let session = await deps.sessions.requireSession(sessionId);
-  const cached = deps.runs.cachedHistory(sessionId);
-  const seen = cached ? lastSeq(cached) : 0;
-  const history = cached ? [...cached, ...(await deps.sessions.readLog(sessionId, seen))] : await deps.sessions.readLog(sessionId);
+interface Drained {
+  /** A run handed over (the caller sends the session to the queue). */
+  handedOver: boolean;
+  /** The log shows no unfinished run. */
+  settled: boolean;
+}
+
+async function drain(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedSession, deadline?: number): Promise<Drained> {
+  const { lease, takeover } = claim;
+  let session = claim.session ?? (await deps.sessions.requireSession(sessionId));
+  const history = await knownHistory(deps, sessionId, claim);
   const lastLog = lastSeq(history);
   // Every event position is handed out by the lease, so its counter is never behind the event log;
   // the log's tail is read only to seal what a dead holder reserved.
@@ -94,27 +106,51 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, lease: RunLease
 
   try {
     const open = unfinishedRun(history);
+    let first = claim.message;
+    if (first && open) {
+      // The unfinished run goes first; meanwhile the message waits in the inbox, safe whatever becomes of that run.
+      await deps.sessions.enqueue(sessionId, first);
+      claim.onDurable?.('inbox');
+      first = undefined;
+    }
     if (open && !lost) {
       const outcome = await run({ runId: open.runId, record: open.message });
-      if (outcome?.status === 'handover') return true;
+      if (outcome?.status === 'handover') return { handedOver: true, settled: false };
+    }
+    if (first && !lost) {
+      const outcome = await run({ runId: first.run_id, message: first, onRecorded: () => claim.onDurable?.('log') });
+      if (outcome?.status === 'handover') return { handedOver: true, settled: false };
     }
     while (!lost) {
       const [message] = await deps.sessions.peekInbox(sessionId, 1);
       if (!message) break;
       // Moved into the log before a crash, but not yet removed from the inbox.
-      if (history.some((r) => r.kind === 'user_message' && r.message_id === message.message_id)) {
+      if (history.some((r) => r.kind === 'user_message' && r.run_id === message.run_id)) {
         await deps.sessions.removeFromInbox(sessionId, message.message_id);
         continue;
       }
       const outcome = await run({ runId: message.run_id, message });
-      if (outcome?.status === 'handover') return true;
+      if (outcome?.status === 'handover') return { handedOver: true, settled: false };
     }
-    return false;
+    return { handedOver: false, settled: !lost && !unfinishedRun(history) };
   } finally {
     clearInterval(heartbeat);
     if (lost) deps.runs.forgetHistory(sessionId);
-    else deps.runs.cacheHistory(sessionId, history);
+    else deps.runs.cacheHistory(sessionId, history, lease.token);
   }
+}
+
+/**
+ * The session's log, read no more than needed: nothing for a session created
+ * with the message, nothing when this process held the lease last (its token
+ * is the next one: nobody wrote since), else what came after the cached log.
+ */
+async function knownHistory(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedSession): Promise<LogRecord[]> {
+  if (claim.created) return [];
+  const cached = deps.runs.cachedHistory(sessionId);
+  if (!cached) return deps.sessions.readLog(sessionId);
+  if (!claim.takeover && claim.lease.token === cached.token + 1) return [...cached.history];
+  return [...cached.history, ...(await deps.sessions.readLog(sessionId, lastSeq(cached.history)))];
 }
 
 /** The highest position in a log (records may be out of order: concurrent tool results). */

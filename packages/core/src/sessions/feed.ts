@@ -1,7 +1,7 @@
 import type { SessionStore } from '../store/session-store';
 import type { LocalRuns } from './run-registry';
 import { compareEventPositions, formatEventId, type EventPosition } from '../events/ids';
-import type { IdentifiedEvent } from '../events/recorder';
+import type { EventRecorder, IdentifiedEvent } from '../events/recorder';
 
 export interface FeedOptions {
   /** Start after this position; from the beginning when undefined. */
@@ -11,6 +11,12 @@ export interface FeedOptions {
   pollMs?: number;
   /** While nothing happens the interval doubles, up to this. */
   maxPollMs?: number;
+  /**
+   * A run this process is starting (or has just run), followed from its
+   * first event: its events come from its recorder, without reading the
+   * event log first. Events of other runs before it may be left out.
+   */
+  localRun?: string;
 }
 
 /**
@@ -33,30 +39,49 @@ export async function* followSession(
   let last: EventPosition = options.after ?? { seq: 0, index: -1 };
   let interval = pollMs;
   const after = (position: EventPosition) => compareEventPositions(position, last) > 0;
+  let awaited = options.localRun;
 
   while (!signal?.aborted) {
     const before = last;
-    const recorder = deps.runs.recorder(sessionId);
-    const batches = await deps.sessions.readEvents(sessionId, last.seq - 1);
-    for (const batch of batches) {
-      for (const [index, event] of batch.events.entries()) {
-        const position = { seq: batch.seq, index };
-        if (!after(position)) continue;
-        last = position;
-        yield { ...event, event_id: formatEventId(position) };
+    let recorder: EventRecorder | undefined;
+    // The awaited local run's recorder holds all its events: followed from its first, with no read of the log.
+    let fromFirst = false;
+    if (awaited) {
+      const runId = awaited;
+      awaited = undefined;
+      // It attaches within a round trip or two; if it does not (another run goes first), the log is read as usual.
+      if (!deps.runs.recorder(sessionId, runId) && !deps.runs.endedHere(runId)) await waitFor((wake) => deps.runs.watch(sessionId, wake), signal, pollMs);
+      recorder = deps.runs.recorder(sessionId, runId);
+      fromFirst = !!recorder;
+      // Already over: its events are in the log, from its first.
+      const first = recorder ? undefined : deps.runs.endedHere(runId)?.first;
+      if (first) last = { seq: first.seq, index: first.index - 1 };
+    }
+    if (!fromFirst) {
+      recorder = deps.runs.recorder(sessionId);
+      const batches = await deps.sessions.readEvents(sessionId, last.seq - 1);
+      for (const batch of batches) {
+        for (const [index, event] of batch.events.entries()) {
+          const position = { seq: batch.seq, index };
+          if (!after(position)) continue;
+          last = position;
+          yield { ...event, event_id: formatEventId(position) };
+        }
       }
     }
 
-    if (recorder) {
+    const local = recorder;
+    if (local) {
       // Follow the local run until it is over.
       while (!signal?.aborted) {
         // Checked right before waiting, with no await in between: events added while we yielded are not missed.
-        const pending = recorder.eventsAfter(last);
+        const pending = fromFirst ? local.eventsAfter() : local.eventsAfter(last);
         if (pending.length === 0) {
-          if (recorder.closed) break;
-          await waitFor((wake) => recorder.onChange(wake), signal);
+          if (local.closed) break;
+          await waitFor((wake) => local.onChange(wake), signal);
           continue;
         }
+        fromFirst = false;
         for (const event of pending) {
           last = event.position;
           const { position: _position, ...wire } = event;

@@ -18,20 +18,26 @@ export interface NewSession {
 export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'sessions' | 'defaultAgentId'>, user: User, fields: NewSession): Promise<SessionMeta> {
   const agent = await requireAgent(deps.catalog, fields.agent_id ?? deps.defaultAgentId);
   const now = new Date().toISOString();
-  return deps.sessions.createSession(
-    {
-      session_id: fields.session_id ?? randomUUID(),
-      title: fields.title,
-      agent_id: agent.id,
-      project_id: fields.project_id,
-      voice_mode: fields.voice_mode,
-      strategy: fields.strategy,
-      created_by: user.id,
-      created_at: now,
-      updated_at: now,
-    },
-    { user_id: user.id, name: user.name },
-  );
+  const meta = {
+    session_id: fields.session_id ?? randomUUID(),
+    title: fields.title,
+    agent_id: agent.id,
+    project_id: fields.project_id,
+    voice_mode: fields.voice_mode,
+    strategy: fields.strategy,
+    created_by: user.id,
+    created_at: now,
+    updated_at: now,
+  };
+  const owner = { user_id: user.id, name: user.name };
+  // An id the caller chose may be taken: the owner is written only once the session is ours.
+  if (fields.session_id) return deps.sessions.createSession(meta, owner);
+  // A fresh UUID is nobody's: both items are written at once.
+  const [session] = await Promise.all([
+    deps.sessions.createSession(meta),
+    deps.sessions.putMember({ v: 1, ...meta }, { ...owner, role: 'owner', added_at: now }),
+  ]);
+  return session;
 }
 
 /** A session's title from its first message: the first line, at most 80 characters. */

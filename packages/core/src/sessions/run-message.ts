@@ -8,13 +8,19 @@ import { runLoop } from '../run/loop';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
-import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
+import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import { toolServices } from '../tools/tool';
 import { resumeState } from './resume';
-import type { SessionRunnerDeps } from './runner-deps';
+import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 
-/** A new message to answer, or an unfinished run (its user message already in the log) to carry on. */
-export type RunSpec = { runId: string; message: InboxMessage; record?: undefined } | { runId: string; record: Extract<LogRecord, { kind: 'user_message' }>; message?: undefined };
+/**
+ * A new message to answer (from the inbox, or straight from its sender, then
+ * without an arrival number), or an unfinished run (its user message already
+ * in the log) to carry on. `onRecorded` is called once the message is in the log.
+ */
+export type RunSpec =
+  | { runId: string; message: NewMessage & { message_id?: number }; record?: undefined; onRecorded?: () => void }
+  | { runId: string; record: Extract<LogRecord, { kind: 'user_message' }>; message?: undefined; onRecorded?: undefined };
 
 /**
  * Runs one message (or carries an unfinished run on) and ends it: whatever
@@ -47,9 +53,10 @@ export async function runMessage(
   deps.runs.attach(sessionId, runId, recorder, controller);
   const emit = (event: StreamEvent) => recorder.emit(event);
 
-  const append = async (record: NewLogRecord) => {
+  /** Stores a record at the next position of the log (or at `seq`, a position the run already took). */
+  const append = async (record: NewLogRecord, seq?: number) => {
     if (recorder.failure) throw recorder.failure;
-    const stored = await deps.sessions.append(sessionId, await logPositions.next(), record).catch(fencedOut);
+    const stored = await deps.sessions.append(sessionId, seq ?? (await logPositions.next()), record).catch(fencedOut);
     history.push(stored);
   };
   // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
@@ -76,27 +83,31 @@ export async function runMessage(
       const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
       const previousAgent = lastMessage?.agent_id ?? session.agent_id;
       emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
-      await append({
-        kind: 'user_message',
-        run_id: runId,
-        message_id: message.message_id,
-        text: message.text,
-        ...(message.author ? { author: message.author } : {}),
-        agent_id: agent?.id ?? agentId,
-        model,
-        voice_mode: voice,
-      });
+      // A message's id is its position in the log: ids follow the order the session answered its messages in.
+      const messageId = await logPositions.next();
+      await append(
+        {
+          kind: 'user_message',
+          run_id: runId,
+          message_id: messageId,
+          text: message.text,
+          ...(message.author ? { author: message.author } : {}),
+          agent_id: agent?.id ?? agentId,
+          model,
+          voice_mode: voice,
+        },
+        messageId,
+      );
       recorded = true;
+      spec.onRecorded?.();
       if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
-      emit({ type: 'message', message_id: message.message_id, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
+      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
       const now = new Date().toISOString();
       next = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
       // Off the path to the first model call: neither has to be durable before the run starts (a message left in
       // the inbox is dropped by the next drain, as it is in the log).
-      background.push(
-        deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined),
-        deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }).catch(() => undefined),
-      );
+      if (message.message_id !== undefined) background.push(deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined));
+      background.push(deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }).catch(() => undefined));
     } else {
       emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, resumed: true });
     }

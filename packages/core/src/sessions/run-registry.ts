@@ -1,3 +1,4 @@
+import type { EventPosition } from '../events/ids';
 import type { LogRecord } from '../store/records';
 import type { EventRecorder } from '../events/recorder';
 
@@ -11,29 +12,31 @@ const ENDED_RUNS = 500;
  * events the moment they happen instead of waiting for the event log.
  */
 export class LocalRuns {
-  private readonly recorders = new Map<string, EventRecorder>();
+  private readonly recorders = new Map<string, { runId: string; recorder: EventRecorder }>();
   private readonly controllers = new Map<string, AbortController>();
   private readonly watchers = new Map<string, Set<() => void>>();
-  private readonly histories = new Map<string, LogRecord[]>();
-  /** Runs that ended here, by run id; a run whose events could not all be written keeps its recorder. */
-  private readonly ended = new Map<string, EventRecorder | undefined>();
+  private readonly histories = new Map<string, CachedHistory>();
+  /** Runs that ended here, by run id: where their events began, and the recorder of a run whose events could not all be written. */
+  private readonly ended = new Map<string, { first?: EventPosition; unwritten?: EventRecorder }>();
 
   /**
-   * The session's log as this process last held it. The log is append-only
-   * and positions are handed out in increasing order under the lease, so
-   * whoever takes the lease next only needs to read what came after it.
+   * The session's log as this process last held it, and the token of the
+   * lease it held then. The log is append-only and positions are handed out
+   * in increasing order under the lease, so whoever takes the lease next
+   * only needs to read what came after it, and nothing at all when its token
+   * is the next one (nobody held the lease in between).
    */
-  cachedHistory(sessionId: string): LogRecord[] | undefined {
-    const history = this.histories.get(sessionId);
-    if (!history) return undefined;
+  cachedHistory(sessionId: string): CachedHistory | undefined {
+    const cached = this.histories.get(sessionId);
+    if (!cached) return undefined;
     this.histories.delete(sessionId);
-    this.histories.set(sessionId, history);
-    return history;
+    this.histories.set(sessionId, cached);
+    return cached;
   }
 
-  cacheHistory(sessionId: string, history: LogRecord[]): void {
+  cacheHistory(sessionId: string, history: LogRecord[], token: number): void {
     this.histories.delete(sessionId);
-    this.histories.set(sessionId, history);
+    this.histories.set(sessionId, { history, token });
     while (this.histories.size > HISTORY_CACHE_SESSIONS) this.histories.delete(this.histories.keys().next().value!);
   }
 
@@ -42,31 +45,32 @@ export class LocalRuns {
   }
 
   attach(sessionId: string, runId: string, recorder: EventRecorder, controller: AbortController): void {
-    this.recorders.set(sessionId, recorder);
+    this.recorders.set(sessionId, { runId, recorder });
     this.controllers.set(runId, controller);
     for (const watcher of this.watchers.get(sessionId) ?? []) watcher();
   }
 
   detach(sessionId: string, runId: string, recorder: EventRecorder): void {
-    if (this.recorders.get(sessionId) === recorder) this.recorders.delete(sessionId);
+    if (this.recorders.get(sessionId)?.recorder === recorder) this.recorders.delete(sessionId);
     this.controllers.delete(runId);
-    this.ended.set(runId, recorder.failure ? recorder : undefined);
+    this.ended.set(runId, { first: recorder.events[0]?.position, ...(recorder.failure ? { unwritten: recorder } : {}) });
     while (this.ended.size > ENDED_RUNS) this.ended.delete(this.ended.keys().next().value!);
     for (const watcher of this.watchers.get(sessionId) ?? []) watcher();
   }
 
   /**
-   * Whether the run ran (and ended) in this process, and if its events did
-   * not all reach the event log, its recorder: the only place they are.
+   * Whether the run ran (and ended) in this process: the position of its
+   * first event, and if its events did not all reach the event log, its
+   * recorder, the only place they are.
    */
-  endedHere(runId: string): { unwritten?: EventRecorder } | undefined {
-    if (!this.ended.has(runId)) return undefined;
-    const recorder = this.ended.get(runId);
-    return recorder ? { unwritten: recorder } : {};
+  endedHere(runId: string): { first?: EventPosition; unwritten?: EventRecorder } | undefined {
+    return this.ended.get(runId);
   }
 
-  recorder(sessionId: string): EventRecorder | undefined {
-    return this.recorders.get(sessionId);
+  /** The recorder of the session's run in this process (only if it is run `runId`, when given). */
+  recorder(sessionId: string, runId?: string): EventRecorder | undefined {
+    const local = this.recorders.get(sessionId);
+    return local && (runId === undefined || local.runId === runId) ? local.recorder : undefined;
   }
 
   /** Stops a run of this process at its next safe point; false when it does not run here. */
@@ -87,4 +91,10 @@ export class LocalRuns {
       if (set.size === 0) this.watchers.delete(sessionId);
     };
   }
+}
+
+/** A session's log as this process last held it, and the lease token it held it under. */
+export interface CachedHistory {
+  history: LogRecord[];
+  token: number;
 }

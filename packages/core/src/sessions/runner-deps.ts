@@ -1,5 +1,5 @@
 import type { LeaseStore, RunLease } from '../store/lease-store';
-import type { LogRecord, SessionMeta } from '../store/records';
+import type { InboxMessage, LogRecord, SessionMeta } from '../store/records';
 import type { RunDeps } from '../run/loop';
 import type { ToolServices } from '../tools/tool';
 import type { LocalRuns } from './run-registry';
@@ -35,9 +35,26 @@ export interface FinishedRun {
   history: readonly LogRecord[];
 }
 
+/** A message as accepted, before it has a place: in the inbox it gets its arrival number, in the log its position. */
+export type NewMessage = Omit<InboxMessage, 'message_id'>;
+
+/** A session whose lease this process took for a message (see `acceptMessage`), with what it already knows of it. */
+export interface ClaimedSession {
+  lease: RunLease;
+  takeover: boolean;
+  /** The session as accepting the message read (or created) it. */
+  session?: SessionMeta;
+  /** The session was created with the message: its log is empty. */
+  created?: boolean;
+  /** The message that claimed the session: recorded first, or, behind a run the log shows unfinished, put in the inbox. */
+  message?: NewMessage;
+  /** Called once the message is durable, in the log or in the inbox: only then is it acknowledged. */
+  onDurable?: (where: 'log' | 'inbox') => void;
+}
+
 export interface DriveOptions {
   /** Epoch ms by which this process must be done (Lambda: now + remaining time). */
   deadline?: number;
   /** A lease this process already took for the session (a message that claimed an idle session); used first. */
-  claimed?: { lease: RunLease; takeover: boolean };
+  claimed?: ClaimedSession;
 }

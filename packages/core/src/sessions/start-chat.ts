@@ -6,24 +6,23 @@ import { zeroUsage } from '../events/usage';
 import { describeFailure } from '../run/end-run';
 import type { User } from '../auth/roles';
 import { acceptMessage, type AcceptedMessage } from './accept-message';
-import { driveSession, type DriveOptions, type SessionRunnerDeps } from './drive';
+import { driveSession, type ClaimedSession, type DriveOptions, type NewMessage, type SessionRunnerDeps } from './drive';
 
 export type ChatDeps = SessionRunnerDeps;
 export type { IdentifiedEvent };
 
 /**
- * Makes sure an accepted message gets answered: drives the session here, or,
- * while another process holds the lease, waits for it to take the message or
- * for its lease to expire (a dead holder) and then drives the session itself.
+ * Makes sure a message waiting in the inbox gets answered: drives the session
+ * here, or, while another process holds the lease, waits for it to take the
+ * message or for its lease to expire (a dead holder) and then drives the
+ * session itself.
  */
-export async function ensureAnswered(deps: ChatDeps, sessionId: string, messageId: number, options: DriveOptions & { signal?: AbortSignal } = {}): Promise<void> {
-  const { signal } = options;
-  let claimed = options.claimed;
+export async function ensureAnswered(deps: ChatDeps, sessionId: string, runId: string, options: DriveOptions & { signal?: AbortSignal } = {}): Promise<void> {
+  const { signal, claimed: _claimed, ...drive } = options;
   for (;;) {
-    await driveSession(deps, sessionId, { ...options, claimed });
-    claimed = undefined;
+    await driveSession(deps, sessionId, drive);
     const waiting = await deps.sessions.peekInbox(sessionId, 50);
-    if (!waiting.some((m) => m.message_id === messageId) || signal?.aborted) return;
+    if (!waiting.some((m) => m.run_id === runId) || signal?.aborted) return;
     const lease = await deps.leases.inspect(sessionId);
     const wait = lease?.active ? Math.min(1000, Math.max(50, lease.until - Date.now())) : 50;
     await new Promise((resolve) => setTimeout(resolve, wait));
@@ -37,11 +36,16 @@ export interface ChatRun extends AcceptedMessage {
   finished: Promise<void>;
 }
 
-/** Accepts a message and follows the run that answers it (until its `done`, or its `handover` to the background). */
+/**
+ * Accepts a message and follows the run that answers it (until its `done`, or
+ * its `handover` to the background). Resolves once the message is durable
+ * (in the session's log or its inbox): a caller that acknowledges it then
+ * never acknowledges a message that a crash could lose.
+ */
 export async function startChat(deps: ChatDeps, request: ChatRequest, user: User, options: DriveOptions = {}): Promise<ChatRun> {
   const accepted = await acceptMessage(deps, request, user);
   const sessionId = accepted.session.session_id;
-  const drive = ensureAnswered(deps, sessionId, accepted.messageId, { ...options, claimed: accepted.claimed });
+  const { drive } = accepted.claimed ? await driveClaimed(deps, accepted.claimed, options) : { drive: ensureAnswered(deps, sessionId, accepted.runId, options) };
   const finished = drive.catch((error) => {
     console.error(JSON.stringify({ level: 'error', msg: 'session run failed', session_id: sessionId, error: String(error) }));
   });
@@ -56,7 +60,8 @@ export async function startChat(deps: ChatDeps, request: ChatRequest, user: User
     const follow = new AbortController();
     const stop = () => follow.abort();
     signal?.addEventListener('abort', stop, { once: true });
-    const feed = followSession(deps, sessionId, { after: accepted.cursor, signal: follow.signal });
+    // A run this process drives: its events come from its recorder, without a read of the event log first.
+    const feed = followSession(deps, sessionId, { after: accepted.cursor, signal: follow.signal, ...(accepted.claimed ? { localRun: accepted.runId } : {}) });
     let last = accepted.cursor;
     let watching = true;
     let pending = feed.next();
@@ -92,6 +97,32 @@ export async function startChat(deps: ChatDeps, request: ChatRequest, user: User
     }
   }
   return { ...accepted, events, finished };
+}
+
+/**
+ * Drives a session whose lease the message claimed, and returns (the drive
+ * going on) once the message is durable: recorded as the first record of its
+ * run, or put in the inbox behind a run the log shows unfinished. If the
+ * drive stops before that, the inbox takes the message, as at a busy session;
+ * when the store refuses that too, nothing was acknowledged: the error goes
+ * to the caller.
+ */
+async function driveClaimed(deps: ChatDeps, claimed: ClaimedSession & { message: NewMessage }, options: DriveOptions): Promise<{ drive: Promise<void> }> {
+  const sessionId = claimed.lease.sessionId;
+  const runId = claimed.message.run_id;
+  let stored: 'log' | 'inbox' | undefined;
+  let durable!: () => void;
+  const isDurable = new Promise<void>((resolve) => (durable = resolve));
+  const onDurable = (where: 'log' | 'inbox') => {
+    stored = where;
+    durable();
+  };
+  const drive = driveSession(deps, sessionId, { ...options, claimed: { ...claimed, onDurable } });
+  await Promise.race([isDurable, drive.catch(() => undefined)]);
+  if (stored === 'log') return { drive };
+  if (!stored) await deps.sessions.enqueue(sessionId, claimed.message);
+  // A failed drive stays failed (its readers are told); the message waits in the inbox for a later drive.
+  return { drive: drive.then(() => ensureAnswered(deps, sessionId, runId, options)) };
 }
 
 /** A failed run's events that only this process holds, after what the reader has seen. */

@@ -1,4 +1,5 @@
 import { finalText } from '../run/history';
+import { isWebhookAuthor } from '../run/speaker';
 import type { FinishedRun } from '../sessions/drive';
 import { unfinishedRun } from '../sessions/resume';
 import type { LogRecord } from '../store/records';
@@ -19,6 +20,9 @@ export const CALLBACK_EVENT = 'investigation.finished';
  */
 export async function finishInvestigation(deps: WebhookDeps, finished: FinishedRun): Promise<void> {
   const sessionId = finished.session.session_id;
+  // Only a run a hook started has a summary: other runs are left alone without reading it.
+  const question = finished.history.find((r) => r.kind === 'user_message' && r.run_id === finished.runId);
+  if (question?.kind !== 'user_message' || !isWebhookAuthor(question.author?.id)) return;
   try {
     const summary = await deps.webhooks.store.getSummary(sessionId);
     if (!summary || summary.run_id !== finished.runId || summary.status !== 'accepted') return;
