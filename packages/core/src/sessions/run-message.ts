@@ -10,6 +10,7 @@ import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import { toolServices } from '../tools/tool';
+import type { PermissionMap } from '../wire';
 import { resumeState } from './resume';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 
@@ -63,7 +64,10 @@ export async function runMessage(
   let recorded = !!spec.record;
   const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded });
 
-  const services = toolServices(deps);
+  // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
+  let overrides: Promise<PermissionMap | undefined> | undefined;
+  const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
+  const services = { ...toolServices(deps), permissionOverrides };
   const background: Promise<unknown>[] = [];
   let next = session;
   try {

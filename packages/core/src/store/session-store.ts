@@ -65,7 +65,7 @@ export class SessionStore {
 
   async updateSession(
     id: string,
-    fields: Partial<Pick<SessionMeta, 'title' | 'agent_id' | 'project_id' | 'voice_mode' | 'strategy' | 'updated_at'>>,
+    fields: Partial<Pick<SessionMeta, 'title' | 'agent_id' | 'project_id' | 'voice_mode' | 'strategy' | 'updated_at' | 'has_permission_overrides'>>,
   ): Promise<void> {
     const update = setExpression(fields);
     if (!update) return;
@@ -228,7 +228,7 @@ export class SessionStore {
 
   // --- permission overrides -------------------------------------------------------------
 
-  /** The session's permission overrides, if an owner set any. Read on every tool call (see ToolRegistry.execute). */
+  /** The session's permission overrides, if an owner set any. A run reads them once, at its first tool call, when the session's meta item says it has some. */
   async getPermissions(sessionId: string): Promise<SessionPermissions | undefined> {
     const item = await this.items.get(sessionPermissionsKey(sessionId));
     return item && sessionPermissionsItem.decode(item);
@@ -238,6 +238,8 @@ export class SessionStore {
   async putPermissions(sessionId: string, overrides: Omit<SessionPermissions, 'v' | 'session_id'>): Promise<SessionPermissions> {
     const item: SessionPermissions = { v: 1, session_id: sessionId, ...overrides };
     await this.items.put({ ...sessionPermissionsKey(sessionId), ...item });
+    // Runs read the overrides only for sessions that have some: the flag rides on the meta item they already read.
+    await this.updateSession(sessionId, { has_permission_overrides: Object.keys(overrides.permissions).length > 0 });
     return item;
   }
 

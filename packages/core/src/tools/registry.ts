@@ -157,16 +157,20 @@ export class ToolRegistry {
   /**
    * Applies the permission policy to a call: undefined when it may run, else
    * the error result that says why not. The session's overrides are read on
-   * every call, so an owner's change applies to the next call; a policy that
+   * each run (once), so an owner's change applies from the next run; a policy that
    * cannot be read refuses the call.
    */
   private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext): Promise<ToolResult | undefined> {
     const name = tool.name;
     let verdict: PermissionVerdict;
     try {
-      // Contexts built by hand (unit tests) may have no store: then there are no overrides.
-      const overrides = context.sessions ? await context.sessions.getPermissions(context.sessionId) : undefined;
-      verdict = await this.policy.decide({ name, readOnly: tool.readOnly === true }, context.agent, overrides?.permissions, tool.policySubject?.(input));
+      // A run hands its overrides over (read once); contexts built by hand read the store, or have none.
+      const overrides = context.permissionOverrides
+        ? await context.permissionOverrides()
+        : context.sessions
+          ? (await context.sessions.getPermissions(context.sessionId))?.permissions
+          : undefined;
+      verdict = await this.policy.decide({ name, readOnly: tool.readOnly === true }, context.agent, overrides, tool.policySubject?.(input));
     } catch (error) {
       return errorResult(`Tool "${name}" was not run: its permission policy could not be read (${error instanceof Error ? error.message : String(error)}).`);
     }

@@ -1,3 +1,4 @@
+import type { PermissionMap } from '../wire';
 import * as z from 'zod';
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
@@ -21,6 +22,11 @@ export interface ToolServices {
   projectFiles: ProjectFileCache;
   /** Which projects this session's tools may read and write (see `projects/project-access.ts`). */
   projectAccess: ProjectAccess;
+  /**
+   * The session's permission overrides, as the run sees them (read at most once per run, and only
+   * when the session has any). Absent in contexts built by hand: the registry then reads the store.
+   */
+  permissionOverrides?: () => Promise<PermissionMap | undefined>;
 }
 
 /** Picks the tool services out of a deployment's wider set of dependencies. */

@@ -48,6 +48,8 @@ export const sessionSchema = z.looseObject({
   created_by: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** An owner set permission overrides (`GET /sessions/:id/permissions` shows them). */
+  has_permission_overrides: z.boolean().optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;
 
