@@ -14,6 +14,9 @@ import type { PermissionMap } from '../wire';
 import { resumeState } from './resume';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 
+/** How finely a session's `updated_at` follows its activity. */
+const ACTIVITY_GRAIN_MS = 60_000;
+
 /**
  * A new message to answer (from the inbox, or straight from its sender, then
  * without an arrival number), or an unfinished run (its user message already
@@ -107,11 +110,15 @@ export async function runMessage(
       if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
       emit({ type: 'message', message_id: messageId, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
       const now = new Date().toISOString();
-      next = { ...session, agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id, updated_at: now };
+      const changed = { agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id };
+      // The meta item is rewritten when the agent or project changes, and otherwise to keep `updated_at` (the
+      // session's last activity) to the minute: a quick exchange of messages costs no write per run.
+      const stale = changed.agent_id !== session.agent_id || changed.project_id !== session.project_id || !(Date.parse(now) - Date.parse(session.updated_at) < ACTIVITY_GRAIN_MS);
+      next = { ...session, ...changed, updated_at: stale ? now : session.updated_at };
       // Off the path to the first model call: neither has to be durable before the run starts (a message left in
       // the inbox is dropped by the next drain, as it is in the log).
       if (message.message_id !== undefined) background.push(deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined));
-      background.push(deps.sessions.updateSession(sessionId, { agent_id: next.agent_id, project_id: next.project_id, updated_at: now }).catch(() => undefined));
+      if (stale) background.push(deps.sessions.updateSession(sessionId, { ...changed, updated_at: now }).catch(() => undefined));
     } else {
       emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, resumed: true });
     }
@@ -142,7 +149,7 @@ export async function runMessage(
           agent,
           runId,
         ),
-        confirmLease: () => deps.leases.heartbeat(lease, runId).then(applyStop),
+        confirmLease: () => deps.leases.confirm(lease, runId).then(applyStop),
       },
       emit,
     );

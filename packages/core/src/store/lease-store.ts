@@ -101,6 +101,17 @@ export class LeaseStore {
     return { run_id: item.run_id, until, active: until > Date.now() };
   }
 
+  /**
+   * Makes sure this holder still has the lease right before a side effect (a tool call). While more
+   * than half its term is left by this process's clock, no other instance can have taken it (a
+   * takeover needs it expired), so no write is needed; otherwise it is extended with a fenced write,
+   * which throws LeaseLostError when it was taken over (an instance frozen past its lease runs nothing).
+   */
+  async confirm(lease: RunLease, runId?: string): Promise<StopRequest | undefined> {
+    if (lease.until - Date.now() > this.ttlMs / 2) return undefined;
+    return this.heartbeat(lease, runId);
+  }
+
   /** Extends the lease and records which run it serves. Throws LeaseLostError when it was taken over. */
   async heartbeat(lease: RunLease, runId?: string): Promise<StopRequest | undefined> {
     const result = await this.fenced(lease, `SET lease_until = :until${runId ? ', run_id = :r' : ''}`, runId ? { ':r': runId } : {});
