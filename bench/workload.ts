@@ -84,7 +84,8 @@ export const benchTools: BenchTool[] = [
 /** The bench tools as Zero registers them. */
 export function zeroTools(): ToolSpec<any>[] {
   return benchTools.map((tool) =>
-    defineTool({ name: tool.name, description: tool.description, input: tool.input, execute: async (input) => tool.run(input) }),
+    // Lookups and arithmetic with no side effects, as the agents' investigation tools are: read-only.
+    defineTool({ name: tool.name, description: tool.description, input: tool.input, readOnly: true, execute: async (input) => tool.run(input) }),
   );
 }
 

@@ -98,8 +98,10 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
    * Runs one step's tool calls concurrently. Each result is made durable the
    * moment its call completes, keyed by (run id, tool call id), so a crash
    * loses no finished call and a resumed run executes only the unfinished ones.
+   * `calls` is the step's `assistant` record being written: no result is
+   * recorded before it is durable (read-only calls may run meanwhile).
    */
-  const runTools = async (toolUses: ToolCall[]) => {
+  const runTools = async (toolUses: ToolCall[], calls: Promise<void> = Promise.resolve()) => {
     const results = await Promise.all(
       toolUses.map(async (call) => {
         const result = await executeCall(deps, params, call, () => {
@@ -112,6 +114,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         });
         // A delegated run's model usage counts toward this run's usage and token limit.
         if (result.usage) addUsage(usage, result.usage);
+        await calls;
         await append({
           kind: 'tool_result',
           run_id: runId,
@@ -162,17 +165,22 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         const stepUsage = { ...response.usage, cost_usd: costOf(params.model, response.usage) };
         addUsage(usage, stepUsage);
         const assistant: MessageParam = { role: 'assistant', content: response.content };
-        await append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage });
+        const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage });
+        // Awaited below, wherever the step goes; this only keeps an early failure from counting as unhandled.
+        recorded.catch(() => undefined);
         messages.push(assistant);
 
-        if (response.stopReason === 'pause_turn') continue;
         const toolUses = response.content.filter((b): b is Extract<ContentBlockParam, { type: 'tool_use' }> => b.type === 'tool_use');
+        // A call with side effects runs only once its tool_use is durable (exactly once per call, across a crash);
+        // read-only calls may run while it is written, since running one twice changes nothing.
+        if (response.stopReason === 'pause_turn' || toolUses.length === 0 || !toolUses.every((call) => deps.tools.get(call.name)?.readOnly === true)) await recorded;
+        if (response.stopReason === 'pause_turn') continue;
         if (toolUses.length === 0) {
           const reason = response.stopReason === 'max_tokens' ? 'the answer reached the output token limit' : undefined;
           return { status: 'completed', steps, usage, reason };
         }
 
-        await runTools(toolUses);
+        await runTools(toolUses, recorded);
       }
     })();
   } catch (error) {
