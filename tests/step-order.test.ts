@@ -16,14 +16,16 @@ describe('a step: its tool calls and its assistant record', () => {
   });
   afterAll(() => h.close());
 
-  async function step(tool: 'peek' | 'poke') {
+  async function step(tool: 'peek' | 'poke' | 'spawn') {
     const log: string[] = [];
     const tools = new ToolRegistry([
       defineTool({ name: 'peek', description: 'Reads.', readOnly: true, input: z.object({}), execute: async () => (log.push('peek ran'), 'seen') }),
       defineTool({ name: 'poke', description: 'Writes.', input: z.object({}), execute: async () => (log.push('poke ran'), 'done') }),
+      // As delegate_agent: read-only itself, but the run it starts may have side effects.
+      defineTool({ name: 'spawn', description: 'Starts a run.', readOnly: true, startsRuns: true, input: z.object({}), execute: async () => (log.push('spawn ran'), 'answered') }),
     ]);
     const rt = h.server.runtime;
-    const agent = { ...(await requireAgent(rt.catalog, 'tester')), tools: ['peek', 'poke'] };
+    const agent = { ...(await requireAgent(rt.catalog, 'tester')), tools: ['peek', 'poke', 'spawn'] };
     const append = async (record: NewLogRecord) => {
       log.push(`${record.kind} writing`);
       // The assistant record takes a while to become durable, as a slow store would.
@@ -42,6 +44,10 @@ describe('a step: its tool calls and its assistant record', () => {
 
   it('a call with side effects starts only once its tool_use is durable', async () => {
     expect(await step('poke')).toEqual(['assistant writing', 'assistant durable', 'poke ran', 'tool_result writing', 'tool_result durable']);
+  });
+
+  it('a call that starts another agent\'s run waits like one with side effects', async () => {
+    expect(await step('spawn')).toEqual(['assistant writing', 'assistant durable', 'spawn ran', 'tool_result writing', 'tool_result durable']);
   });
 
   it('a read-only call runs while its tool_use is written; its result is recorded after it', async () => {

@@ -33,6 +33,8 @@ export interface DelegationScope {
   signal?: AbortSignal;
   /** When the top-level run's time is up (epoch ms); a child run gets what is left. */
   deadline: number;
+  /** The top-level run's lease check before a tool call: a child's calls are made under the same lease. */
+  confirmLease?: () => Promise<void>;
 }
 
 /** The run that delegates: its agent, its run id, and the agents above it (root first, itself last). */
@@ -173,6 +175,7 @@ export class RunDelegator implements Delegator {
         services: toolServices(scope.deps),
         signal: AbortSignal.any(signals),
         delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
+        confirmLease: scope.confirmLease,
       },
       emit,
     );

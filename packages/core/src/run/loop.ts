@@ -173,7 +173,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         const toolUses = response.content.filter((b): b is Extract<ContentBlockParam, { type: 'tool_use' }> => b.type === 'tool_use');
         // A call with side effects runs only once its tool_use is durable (exactly once per call, across a crash);
         // read-only calls may run while it is written, since running one twice changes nothing.
-        if (response.stopReason === 'pause_turn' || toolUses.length === 0 || !toolUses.every((call) => deps.tools.get(call.name)?.readOnly === true)) await recorded;
+        if (response.stopReason === 'pause_turn' || toolUses.length === 0 || !toolUses.every((call) => runsEarly(deps.tools.get(call.name)))) await recorded;
         if (response.stopReason === 'pause_turn') continue;
         if (toolUses.length === 0) {
           const reason = response.stopReason === 'max_tokens' ? 'the answer reached the output token limit' : undefined;
@@ -291,6 +291,11 @@ async function callModel(
       params.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** A call that may run while its step's record is written: read-only, and starting no other agent's run. */
+function runsEarly(tool: { readOnly?: boolean; startsRuns?: boolean } | undefined): boolean {
+  return tool?.readOnly === true && tool.startsRuns !== true;
 }
 
 /** setTimeout fires at once for delays past 2^31 - 1 ms. */

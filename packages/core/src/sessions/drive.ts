@@ -86,9 +86,13 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedS
       });
   }, Math.max(1000, deps.leases.ttlMs / 3));
 
+  let runs = 0;
   const run = async (spec: RunSpec) => {
     const controller = new AbortController();
     current = { runId: spec.runId, controller };
+    // The meta item as the drain began serves its first run; a later one reads it again, so what an owner
+    // changed meanwhile (permission overrides, above all) applies from the next run, as documented.
+    if (runs++ > 0) session = await deps.sessions.requireSession(sessionId);
     const result = await runMessage(deps, session, lease, spec, history, controller, applyStop, deadline);
     current = undefined;
     session = result.session;

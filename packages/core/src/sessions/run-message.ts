@@ -71,6 +71,8 @@ export async function runMessage(
   let overrides: Promise<PermissionMap | undefined> | undefined;
   const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
   const services = { ...toolServices(deps), permissionOverrides };
+  // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
+  const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
   const background: Promise<unknown>[] = [];
   let next = session;
   try {
@@ -145,11 +147,11 @@ export async function runMessage(
         deadline,
         handoverReserveMs: deps.handoverReserveMs,
         delegator: RunDelegator.forRun(
-          { deps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs },
+          { deps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease },
           agent,
           runId,
         ),
-        confirmLease: () => deps.leases.confirm(lease, runId).then(applyStop),
+        confirmLease,
       },
       emit,
     );

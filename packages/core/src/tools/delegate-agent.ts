@@ -6,6 +6,7 @@ export const delegateAgentTool = defineTool({
   name: 'delegate_agent',
   // Starting a delegate changes nothing by itself: each of its calls is decided by its own agent's policy.
   readOnly: true,
+  startsRuns: true,
   description:
     'Hand a self-contained sub-task to another Zero agent and wait for its answer, which comes back as this tool result. ' +
     'You may only delegate to the agents your Delegation rules name; call get_agent_info to see what one can do. ' +

@@ -115,6 +115,11 @@ export interface ToolSpec<I = unknown> {
    * path for `write_file(reports/**)`. A tool without one is matched by its name only.
    */
   policySubject?: (input: I) => string | undefined;
+  /**
+   * Runs other agents, whose own calls may have side effects: the call waits for its step's record to be
+   * durable as a call with side effects does (see run/loop.ts), whatever `readOnly` says for the policy.
+   */
+  startsRuns?: boolean;
   execute(input: I, context: ToolContext): Promise<ToolOutput>;
 }
 
@@ -126,6 +131,7 @@ export function defineTool<S extends z.ZodType>(spec: {
   timeoutMs?: number;
   readOnly?: boolean;
   policySubject?: (input: z.output<S>) => string | undefined;
+  startsRuns?: boolean;
   execute(input: z.output<S>, context: ToolContext): Promise<ToolOutput>;
 }): ToolSpec<z.output<S>> {
   return spec as ToolSpec<z.output<S>>;

@@ -27,6 +27,16 @@ describe('PermissionPolicy: resolution order', () => {
     expect(await policy.decide(writeFile, file, { read_file: 'deny' })).toMatchObject({ decision: 'allow', level: 'agent' });
   });
 
+  it("lets a session owner allow what would be asked, but never lift what the agent file or the deployment denies", async () => {
+    const policy = new PermissionPolicy({ side_effects: 'ask', rules: { web_fetch: 'deny' } });
+    const fetcher = { name: 'web_fetch', readOnly: false };
+    expect(await policy.decide(fetcher, agent(), { web_fetch: 'allow' })).toEqual({ decision: 'deny', level: 'deployment', source: 'ZERO_PERMISSIONS rule "web_fetch"' });
+    expect(await policy.decide(writeFile, agent({ permission_mode: 'plan' }), { write_file: 'allow' })).toMatchObject({ decision: 'deny', level: 'agent' });
+    expect(await policy.decide(writeFile, agent({ permissions: { 'write_file(src/**)': 'deny' } }), { '*': 'allow' }, 'src/a.ts')).toMatchObject({ decision: 'deny', level: 'agent' });
+    // What would be asked, an owner may allow.
+    expect(await policy.decide(writeFile, agent(), { write_file: 'allow' })).toMatchObject({ decision: 'allow', level: 'session' });
+  });
+
   it('matches globs such as mcp__github__*, an exact name winning over a glob of the same set', async () => {
     const policy = new PermissionPolicy();
     const rules = agent({ permissions: { 'mcp__github__*': 'deny', mcp__github__get_issue: 'allow', '*': 'ask' } });

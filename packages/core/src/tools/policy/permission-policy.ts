@@ -44,12 +44,15 @@ export class PermissionPolicy {
   /** The decision for one call; `subject` is what input rules match (the tool's `policySubject`), if it has one. */
   async decide(tool: PolicyTool, agent: AgentPolicy, session: PermissionMap | undefined, subject?: string): Promise<PermissionVerdict> {
     await loadMatcher();
-    const verdict =
-      match(session, tool.name, subject, 'session', 'session override') ??
+    const base =
       match(agent.permissions, tool.name, subject, 'agent', `agent "${agent.id}" permissions`) ??
       modeVerdict(tool, agent) ??
       match(this.deployment.rules, tool.name, subject, 'deployment', 'ZERO_PERMISSIONS rule') ??
       this.defaultFor(tool);
+    // The session's overrides come first, but any session owner sets them (agent files and the deployment
+    // are an administrator's): they may allow what would be asked, or deny, never lift a deny.
+    const override = match(session, tool.name, subject, 'session', 'session override');
+    const verdict = override && !(base.decision === 'deny' && override.decision !== 'deny') ? override : base;
     // Claude Code's dontAsk: what the agent or the deployment would ask about is refused instead.
     if (verdict.decision === 'ask' && verdict.level !== 'session' && agent.permission_mode === 'dontAsk') {
       return { decision: 'deny', level: 'agent', source: `${verdict.source}, refused by agent "${agent.id}" permissionMode "dontAsk"` };
