@@ -174,17 +174,45 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     expect((await send(h, 'POST', `/sessions/${id}/approvals/${callId}`, bob, { decision: 'allow' })).status).toBe(409);
   });
 
+  it('a message sent while a run waits (enqueue) waits behind it, and is answered once the run goes on', async () => {
+    const id = await askingSession(h);
+    const before = ledgerRuns();
+    const { callId } = await askToWrite(id, 'queued');
+    // The waiting run's last step ('Done.') was scripted with its call; this is the message's answer.
+    h.fake.script({ text: 'And hello to you.' });
+    const later = chatStream(h.url, { session_id: id, message: 'Hello?' }, bob);
+    let answered = false;
+    void later.then(() => (answered = true));
+    const giveUp = Date.now() + 5000;
+    while ((await getJson(`${h.url}/api/v2/sessions/${id}`)).json.queued.length === 0) {
+      if (Date.now() > giveUp) throw new Error('the message was not queued');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(answered).toBe(false);
+    expect(ledgerRuns()).toBe(before);
+    expect((await send(h, 'POST', `/sessions/${id}/approvals/${callId}`, DEV, { decision: 'allow' })).status).toBe(200);
+    const { events } = await later;
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe('And hello to you.');
+    expect(ledgerRuns()).toBe(before + 1);
+  });
+
   it('a message sent while a run waits with `interrupt` denies the waiting calls with a note, then is answered', async () => {
     const id = await askingSession(h);
     const before = ledgerRuns();
     const { callId } = await askToWrite(id, 'interrupted');
-    h.fake.script({ text: 'Understood, not writing.' }, { text: 'Hello again.' });
+    h.fake.script({ text: 'Hello again.' });
     const { events } = await chatStream(h.url, { session_id: id, message: 'Never mind.', strategy: 'interrupt' });
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe('Hello again.');
     expect(ledgerRuns()).toBe(before);
     const { json } = await getJson(`${h.url}/api/v2/sessions/${id}`);
     expect(json.history.find((r: { kind: string }) => r.kind === 'approval')).toMatchObject({ tool_use_id: callId, decision: 'deny', reason: 'interrupted' });
-    expect(json.history.find((r: { kind: string; tool_use_id?: string }) => r.kind === 'tool_result' && r.tool_use_id === callId)).toMatchObject({ is_error: true });
+    expect(json.history.find((r: { kind: string; tool_use_id?: string }) => r.kind === 'tool_result' && r.tool_use_id === callId)).toMatchObject({
+      is_error: true,
+      content: 'Tool "ledger" was not run: Zero denied it: a new message interrupted the run before anyone decided, so the call was not run.',
+    });
   });
 });
 
