@@ -144,6 +144,29 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     expect(seenByModel(h, callId)).toMatchObject({ type: 'tool_result', tool_use_id: callId, is_error: true, content: 'Tool "ledger" was not run: Bob denied it: not in the ledger, please.' });
   });
 
+  it('several waiting calls are decided one by one: a partial set keeps the run waiting, the last sends it on', async () => {
+    const id = await askingSession(h);
+    const before = ledgerRuns();
+    h.fake.script({ toolCalls: [{ name: 'ledger', input: { entry: 'first' } }, { name: 'ledger', input: { entry: 'second' } }] }, { text: 'Both decided.' });
+    const { events } = await chatStream(h.url, { session_id: id, message: 'Write both.' });
+    const asked = events.filter((e) => e.type === 'confirmation_required').map((e) => (e as { id: string }).id);
+    expect(asked).toHaveLength(2);
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'awaiting_approval', pending: asked });
+
+    const first = await send(h, 'POST', `/sessions/${id}/approvals/${asked[0]}`, bob, { decision: 'allow' });
+    expect(first.json.pending).toEqual([asked[1]]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(ledgerRuns()).toBe(before);
+    expect((await getJson(`${h.url}/api/v2/sessions/${id}`)).json.awaiting_approval.pending.map((p: { tool_call_id: string }) => p.tool_call_id)).toEqual([asked[1]]);
+
+    expect((await send(h, 'POST', `/sessions/${id}/approvals/${asked[1]}`, DEV, { decision: 'deny' })).json.pending).toEqual([]);
+    const done = await untilRunEnds(h, id);
+    expect(done.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
+    expect(ledgerRuns()).toBe(before + 1);
+    expect(seenByModel(h, asked[0]!)).toMatchObject({ content: 'recorded first' });
+    expect(seenByModel(h, asked[1]!)).toMatchObject({ is_error: true, content: 'Tool "ledger" was not run: Developer denied it.' });
+  });
+
   it('two members deciding at once: exactly one wins, the other gets 409', async () => {
     const id = await askingSession(h);
     const before = ledgerRuns();
