@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decideApprovals } from '@zero/core';
 import { DEV, getJson, postJson, startHarness, type Harness } from './support/harness';
 import { chatStream, type ReceivedEvent } from './support/sse';
 
@@ -165,6 +166,22 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     expect(ledgerRuns()).toBe(before + 1);
     expect(seenByModel(h, asked[0]!)).toMatchObject({ content: 'recorded first' });
     expect(seenByModel(h, asked[1]!)).toMatchObject({ is_error: true, content: 'Tool "ledger" was not run: Developer denied it.' });
+  });
+
+  it('a decision recorded by a process that died before the run went on: the next read resumes the run, and the call runs once', async () => {
+    const id = await askingSession(h);
+    const before = ledgerRuns();
+    const { callId } = await askToWrite(id, 'after-crash');
+    // The decision is recorded but its queue job is lost, as when the process dies right after the write.
+    const lostQueue = { ...h.server.runtime, queue: { send: async () => undefined } };
+    const decided = await decideApprovals(lostQueue, id, () => [{ toolCallId: callId, decision: 'allow', by: { id: 'bob', name: 'Bob' } }]);
+    expect(decided.pending).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(ledgerRuns()).toBe(before);
+    const done = await untilRunEnds(h, id);
+    expect(done.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
+    expect(ledgerRuns()).toBe(before + 1);
+    expect(done.history.filter((r: { kind: string; tool_use_id?: string }) => r.kind === 'tool_result' && r.tool_use_id === callId)).toHaveLength(1);
   });
 
   it('two members deciding at once: exactly one wins, the other gets 409', async () => {
