@@ -71,6 +71,8 @@ export async function runMessage(
   // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
   let overrides: Promise<PermissionMap | undefined> | undefined;
   const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
+  // The agent that answers, once resolved: it tags the run's `confirmation_required` events.
+  let agentOf: string | undefined;
   /**
    * A call the policy marks `ask`: answered by its recorded decision when it has one (a resumed run), else
    * recorded as waiting (once) and reported; the run then waits once its step's other calls are done.
@@ -84,7 +86,6 @@ export async function runMessage(
     }
     return { decision: 'wait' };
   };
-  let agentOf: string | undefined;
   const services = { ...toolServices(deps), permissionOverrides };
   const background: Promise<unknown>[] = [];
   let next = session;
