@@ -10,6 +10,7 @@ import { agentRoutes } from './routes/agents';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { permissionRoutes } from './routes/permissions';
+import { approvalRoutes } from './routes/approvals';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
   api.route('/', permissionRoutes(deps));
+  api.route('/', approvalRoutes(deps));
   api.route('/', keyRoutes(deps));
   api.route('/', hookRoutes(deps));
   api.route('/', projectRoutes(deps));

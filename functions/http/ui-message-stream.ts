@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { UIMessageChunk } from 'ai';
-import type { RunStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
+import type { DoneStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
 import { sseFrame } from './sse';
 
 /**
@@ -18,7 +18,8 @@ export const UI_MESSAGE_STREAM_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-const FINISH_REASON: Record<RunStatus, 'stop' | 'length' | 'error' | 'other'> = {
+const FINISH_REASON: Record<DoneStatus, 'stop' | 'length' | 'error' | 'other'> = {
+  awaiting_approval: 'other',
   completed: 'stop',
   limit: 'length',
   error: 'error',

@@ -41,6 +41,7 @@ export interface HarnessOptions {
   webhookCallback?: RuntimeConfig['webhookCallback'];
   /** A time budget per invocation, as Lambda's remaining time would give one; a run near it hands over. */
   runBudgetMs?: number;
+  approvalTtlMs?: number;
   handoverReserveMs?: number;
 }
 
@@ -61,6 +62,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     outbound: options.outbound,
     webhookCallback: options.webhookCallback,
     runBudgetMs: options.runBudgetMs,
+    approvalTtlMs: options.approvalTtlMs,
     handoverReserveMs: options.handoverReserveMs,
     auth: {
       staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }],

@@ -1,8 +1,12 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import {
+  DEFAULT_APPROVAL_TTL_MS,
   ZeroError,
+  expireApprovals,
   invalidField,
+  pendingApproval,
+  waitingRun,
   openSession,
   parseEventId,
   requireAccess,
@@ -61,14 +65,17 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const { session, member } = await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
     // Read before the history: following the events from here misses nothing the history lacks.
     const lastEventSeq = await deps.sessions.lastEventSeq(id);
-    const [history, members, lease, waiting, artifacts] = await Promise.all([
+    const [log, members, lease, waiting, artifacts] = await Promise.all([
       deps.sessions.readLog(id),
       deps.sessions.listMembers(id),
       deps.leases.inspect(id),
       deps.sessions.peekInbox(id, 100),
       deps.sessions.listArtifacts(id),
     ]);
+    // Calls that waited past the approval time are denied now, and the run goes on.
+    const history = (await expireApprovals(deps, id, log)) ? await deps.sessions.readLog(id) : log;
     await resumeIfStalled(deps, id, { history, waiting });
+    const awaiting = waitingRun(history);
     return c.json({
       session,
       role: member.role,
@@ -76,6 +83,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       active_run_id: lease?.active ? (lease.run_id ?? null) : null,
       last_event_id: String(lastEventSeq),
       queued: waiting.map((m) => ({ message_id: m.message_id, run_id: m.run_id, author: m.author, text: m.text, at: m.at })),
+      awaiting_approval: awaiting ? { run_id: awaiting.runId, pending: awaiting.pending.map((p) => pendingApproval(p, deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS)) } : null,
       history: history.filter((r) => r.kind !== 'void'),
       artifacts,
     });

@@ -69,6 +69,8 @@ export interface RuntimeConfig {
   handoverReserveMs?: number;
   /** A time budget per invocation where the platform gives none (the local server, tests). */
   runBudgetMs?: number;
+  /** How long a call waits for a person's decision before it is denied (`ZERO_APPROVAL_TTL_MS`). */
+  approvalTtlMs?: number;
   /** Resolves a hook's `secret_ref` (by default: the environment variable of that name). */
   webhookSecret?: SecretResolver;
   /** Retries and time limit of webhook callbacks; they go through `outbound` like web_fetch. */
@@ -130,6 +132,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     queue,
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,
+    approvalTtlMs: config.approvalTtlMs,
     provider: config.provider ?? new AnthropicProvider(config.anthropic),
     tools,
     catalog,
@@ -173,6 +176,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),
     runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
+    approvalTtlMs: positiveInt(env, 'ZERO_APPROVAL_TTL_MS'),
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),
     webhookSecret: (ref) => env[ref] || undefined,
     auth: {

@@ -122,7 +122,7 @@ export class RunDelegator implements Delegator {
         reason: 'return',
         tool_call_id: call.toolCallId,
         // A child run is given no process deadline, so it never hands over; its caller does, between steps.
-        status: status === 'handover' ? 'limit' : status,
+        status: status === 'handover' || status === 'awaiting_approval' ? 'limit' : status,
         steps,
         usage,
         ...tags,

@@ -6,8 +6,10 @@ import type { NewLogRecord } from '../store/records';
 import { redact } from './redact';
 
 export interface RunOutcome {
-  /** `handover`: not over; it continues elsewhere from its log. */
-  status: RunStatus | 'handover';
+  /** `handover`: not over; it continues elsewhere from its log. `awaiting_approval`: not over; it waits for decisions on `pending`. */
+  status: RunStatus | 'handover' | 'awaiting_approval';
+  /** The calls that wait for a person's decision (`awaiting_approval`). */
+  pending?: string[];
   steps: number;
   usage: Usage;
   reason?: string;
@@ -33,8 +35,9 @@ export const LEASE_LOST_REASON = 'lease lost: another instance carries the run o
 
 /**
  * Ends a run; the one place that does, for every way a run ends. Reports an
- * error outcome, records `run_end` (or `run_handover`) when the store takes
- * it, and emits the run's last event: `done`, or `handover` when the run
+ * error outcome, records `run_end` (or `run_handover`, or `run_wait` when it
+ * waits for approvals) when the store takes it, and emits the invocation's last
+ * event: `done` (status `awaiting_approval` for a wait), or `handover` when the run
  * continues elsewhere (near its time limit, or because another instance took
  * its lease: that instance carries it on and writes its real ending, so this
  * one invents none). Must not throw.
@@ -61,17 +64,32 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
     }
   }
 
+  if (outcome.status === 'awaiting_approval') {
+    const pending = outcome.pending ?? [];
+    try {
+      await ending.append({ kind: 'run_wait', run_id: runId, steps: outcome.steps, usage: outcome.usage, pending });
+      emit({ type: 'done', run_id: runId, status: 'awaiting_approval', steps: outcome.steps, usage: outcome.usage, pending });
+      return outcome;
+    } catch (error) {
+      const described = describeFailure(error, ending.secrets ?? []);
+      if (described.code === LEASE_LOST) return leaseLost();
+      emit({ type: 'error', ...described, run_id: runId });
+      outcome = { status: 'error', steps: outcome.steps, usage: outcome.usage, reason: described.message, error: described };
+    }
+  }
+
   const status = outcome.status as RunStatus;
+  const { pending: _pending, ...ended } = outcome;
   if (ending.recorded !== false) {
     try {
-      await ending.append({ kind: 'run_end', run_id: runId, ...outcome, status });
+      await ending.append({ kind: 'run_end', run_id: runId, ...ended, status });
     } catch (error) {
       const described = describeFailure(error, ending.secrets ?? []);
       if (described.code === LEASE_LOST) return leaseLost();
       emit({ type: 'error', code: described.code, message: `the run's end could not be recorded: ${described.message}`, run_id: runId });
     }
   }
-  emit({ type: 'done', run_id: runId, status, steps: outcome.steps, usage: outcome.usage, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+  emit({ type: 'done', run_id: runId, status, steps: ended.steps, usage: ended.usage, ...(ended.reason ? { reason: ended.reason } : {}) });
   return outcome;
 }
 

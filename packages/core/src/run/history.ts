@@ -91,6 +91,9 @@ function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId
         break;
       case 'run_handover':
       case 'void':
+      case 'approval_request':
+      case 'approval':
+      case 'run_wait':
         break;
     }
   }

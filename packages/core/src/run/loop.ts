@@ -7,7 +7,7 @@ import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
 import type { NewLogRecord } from '../store/records';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
-import type { Delegator, ToolServices } from '../tools/tool';
+import type { Delegator, ToolContext, ToolServices } from '../tools/tool';
 import { describeFailure, endRun, type RunOutcome } from './end-run';
 import { withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
@@ -59,6 +59,8 @@ export interface RunParams {
    * effects never happen twice: the instance that took over runs it.
    */
   confirmLease?: () => Promise<void>;
+  /** Collects a person's decision on a call the policy marks `ask` (see `ToolContext.requestApproval`); absent: `ask` refuses. */
+  requestApproval?: ToolContext['requestApproval'];
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -71,7 +73,9 @@ export type Emit = (event: StreamEvent) => void;
 
 /**
  * Runs the tool-use loop until `end_turn`, a limit, cancellation or an error.
- * Must not throw: every ending is an outcome, a `run_end` record and a `done` event.
+ * Must not throw: every ending is an outcome, a `run_end` record and a `done` event. A step
+ * whose calls wait for a person ends the invocation with a `run_wait` record and a `done`
+ * of status `awaiting_approval`: the run is not over, and a decision carries it on.
  * After each step its records are durable before the next model call.
  */
 export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
@@ -111,10 +115,12 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
           totalToolCalls += 1;
           callsPerTool.set(call.name, used + 1);
           return undefined;
-        });
+        }, calls);
         // A delegated run's model usage counts toward this run's usage and token limit.
         if (result.usage) addUsage(usage, result.usage);
         await calls;
+        // Waiting for a person: no result yet; the run carries the call on once it is decided.
+        if (result.waiting) return { waiting: call.id };
         await append({
           kind: 'tool_result',
           run_id: runId,
@@ -137,18 +143,26 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         return { type: 'tool_result' as const, tool_use_id: call.id, content: result.content, ...(result.is_error ? { is_error: true } : {}) };
       }),
     );
+    const waiting = results.flatMap((r) => ('waiting' in r && r.waiting ? [r.waiting] : []));
+    if (waiting.length) return waiting;
     // Results answer the calls in the order the model made them.
-    const byId = new Map(results.map((r) => [r.tool_use_id, r]));
+    const byId = new Map(results.flatMap((r) => ('waiting' in r ? [] : [[r.tool_use_id, r] as const])));
     const last = messages.at(-1);
     const answer = toolUses.map((c) => byId.get(c.id)!);
     if (last?.role === 'user' && Array.isArray(last.content)) last.content.push(...answer);
     else messages.push({ role: 'user', content: answer });
+    return [];
   };
+  /** The step's calls are decided or waiting, and some wait: the run waits (it ends its invocation; a decision resumes it). */
+  const awaiting = (pending: string[]): RunOutcome => ({ status: 'awaiting_approval', steps, usage, pending });
 
   let outcome: RunOutcome;
   try {
     outcome = await (async (): Promise<RunOutcome> => {
-      if (params.resume?.pending.length) await runTools(params.resume.pending);
+      if (params.resume?.pending.length) {
+        const waiting = await runTools(params.resume.pending);
+        if (waiting.length) return awaiting(waiting);
+      }
       for (;;) {
         const stop = stopped();
         if (stop) return stop;
@@ -180,7 +194,8 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
           return { status: 'completed', steps, usage, reason };
         }
 
-        await runTools(toolUses, recorded);
+        const waiting = await runTools(toolUses, recorded);
+        if (waiting.length) return awaiting(waiting);
       }
     })();
   } catch (error) {
@@ -306,6 +321,8 @@ async function executeCall(
   params: RunParams,
   call: { id: string; name: string; input: unknown },
   reserve: () => string | undefined,
+  /** The step's `assistant` record being written: a request for approval is recorded only after it. */
+  recorded: Promise<void>,
 ): Promise<ToolResult> {
   const refused = reserve();
   if (refused) return { content: `Not run: ${refused}. Answer with what you have.`, is_error: true, truncated: false };
@@ -323,6 +340,7 @@ async function executeCall(
       agent: params.agent,
       ...params.services,
       delegator: params.delegator,
+      requestApproval: params.requestApproval && (async (request) => (await recorded, params.requestApproval!(request))),
       // A stop request waits for the step's tools: the safe point is the end of the step.
       signal: new AbortController().signal,
     },

@@ -67,7 +67,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     // Every event position is handed out by the lease, so the counter it had before this holder's
     // reservation is the event log's end (the acquire itself may have reserved a block past it).
     const cursor = { seq: claimed.lease.inherited.event, index: Number.MAX_SAFE_INTEGER };
-    return { session, runId, cursor, claimed: { ...claimed, session, created, message } };
+    return { session, runId, cursor, claimed: { ...claimed, session, created, message, strategy } };
   }
   if (strategy === 'reject') throw sessionBusy((await deps.leases.inspect(sessionId))?.run_id);
   const lease = strategy === 'interrupt' ? await deps.leases.inspect(sessionId) : undefined;

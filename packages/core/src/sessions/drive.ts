@@ -6,6 +6,7 @@ import { lastRunIfOpen, unfinishedRun } from './resume';
 import { runMessage, type RunSpec } from './run-message';
 import type { ClaimedSession, DriveOptions, SessionRunnerDeps } from './runner-deps';
 import { takeOver } from './take-over';
+import { messageWhileWaiting } from './decide-approval';
 import { POSITION_BLOCKS } from '../store/positions';
 
 export type { ClaimedSession, DriveOptions, FinishedRun, NewMessage, SessionRunnerDeps } from './runner-deps';
@@ -40,6 +41,12 @@ export async function driveSession(deps: SessionRunnerDeps, sessionId: string, o
     } finally {
       await deps.leases.release(acquired.lease).catch(() => undefined);
     }
+    // A run waits for a person: nothing more runs here until a decision sends the session to the queue. A message
+    // that came meanwhile may end the wait (its strategy, or approvals that expired); the lease is free for that now.
+    if (drained.waiting) {
+      if (acquired.message) await messageWhileWaiting(deps, sessionId, acquired.strategy ?? 'enqueue');
+      return;
+    }
     if (drained.handedOver) {
       await deps.queue.send({ session_id: sessionId, reason: 'handover near the time limit' });
       return;
@@ -57,6 +64,8 @@ interface Drained {
   handedOver: boolean;
   /** The log shows no unfinished run. */
   settled: boolean;
+  /** A run waits for approvals: the session's messages wait behind it. */
+  waiting?: boolean;
 }
 
 async function drain(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedSession, deadline?: number): Promise<Drained> {
@@ -103,8 +112,8 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedS
     }
     // An ending the store refused leaves the run unfinished in the log: stop here rather than resume it at once.
     const last = history.findLast((r) => r.run_id === spec.runId);
-    if (last?.kind !== 'run_end' && last?.kind !== 'run_handover') throw new Error(`the end of run ${spec.runId} could not be recorded`);
-    if (result.outcome.status !== 'handover') await deps.onRunFinished?.({ session, runId: spec.runId, history });
+    if (last?.kind !== 'run_end' && last?.kind !== 'run_handover' && last?.kind !== 'run_wait') throw new Error(`the end of run ${spec.runId} could not be recorded`);
+    if (result.outcome.status !== 'handover' && result.outcome.status !== 'awaiting_approval') await deps.onRunFinished?.({ session, runId: spec.runId, history });
     return result.outcome;
   };
 
@@ -117,13 +126,17 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedS
       claim.onDurable?.('inbox');
       first = undefined;
     }
+    const waiting = { handedOver: false, settled: false, waiting: true };
+    if (open?.waiting) return waiting;
     if (open && !lost) {
       const outcome = await run({ runId: open.runId, record: open.message });
       if (outcome?.status === 'handover') return { handedOver: true, settled: false };
+      if (outcome?.status === 'awaiting_approval') return waiting;
     }
     if (first && !lost) {
       const outcome = await run({ runId: first.run_id, message: first, onRecorded: () => claim.onDurable?.('log') });
       if (outcome?.status === 'handover') return { handedOver: true, settled: false };
+      if (outcome?.status === 'awaiting_approval') return waiting;
     }
     while (!lost) {
       const [message] = await deps.sessions.peekInbox(sessionId, 1);
@@ -135,6 +148,7 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedS
       }
       const outcome = await run({ runId: message.run_id, message });
       if (outcome?.status === 'handover') return { handedOver: true, settled: false };
+      if (outcome?.status === 'awaiting_approval') return waiting;
     }
     return { handedOver: false, settled: !lost && !unfinishedRun(history) };
   } finally {

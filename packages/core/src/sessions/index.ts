@@ -11,6 +11,8 @@ export * from './run-registry';
 export * from './feed';
 export * from './access';
 export * from './drive';
+export * from './approvals';
+export * from './decide-approval';
 export * from './queue';
 export * from './sqs-queue';
 export * from './worker-job';

@@ -1,5 +1,6 @@
 import type { LogRecord } from '../store/records';
 import type { StreamEvent } from '../wire';
+import { APPROVERS, approvalEvent } from './approvals';
 
 /**
  * Events derived from stored records, for the ones whose events never reached
@@ -18,7 +19,11 @@ export function eventKey(event: StreamEvent): string | undefined {
     case 'tool_result':
       return `result:${event.id}`;
     case 'done':
-      return `end:${event.run_id}`;
+      return event.status === 'awaiting_approval' ? `wait:${event.run_id}:${event.pending?.[0]}` : `end:${event.run_id}`;
+    case 'confirmation_required':
+      return `ask:${event.id}`;
+    case 'approval':
+      return `approval:${event.id}`;
     case 'handover':
       return `handover:${event.run_id}`;
     default:
@@ -41,6 +46,12 @@ export function recordKeys(record: LogRecord): string[] {
       return child ? [] : [`end:${record.run_id}`];
     case 'run_handover':
       return [`handover:${record.run_id}`];
+    case 'approval_request':
+      return [`ask:${record.tool_use_id}`];
+    case 'approval':
+      return [`approval:${record.tool_use_id}`];
+    case 'run_wait':
+      return [`wait:${record.run_id}:${record.pending[0]}`];
     default:
       return [];
   }
@@ -114,6 +125,15 @@ export function missingEvents(sessionId: string, candidates: readonly LogRecord[
         break;
       case 'run_handover':
         out.push({ type: 'handover', session_id: sessionId, run_id: record.run_id, reason: record.reason });
+        break;
+      case 'approval_request':
+        out.push({ type: 'confirmation_required', id: record.tool_use_id, name: record.name, input: record.input, policy: record.policy, may_answer: [...APPROVERS], ...origin });
+        break;
+      case 'approval':
+        out.push(approvalEvent(record));
+        break;
+      case 'run_wait':
+        out.push({ type: 'done', run_id: record.run_id, status: 'awaiting_approval', steps: record.steps, usage: record.usage, pending: record.pending });
         break;
     }
   }

@@ -3,27 +3,30 @@ import type { InboxMessage, LogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 import { pendingToolCalls } from '../run/history';
 import type { SessionRunnerDeps } from './runner-deps';
+import { waitingRun } from './approvals';
 
-/** The run the log shows as begun but not ended (its process died or it handed over), if any. */
-export function unfinishedRun(history: readonly LogRecord[]): { runId: string; message: Extract<LogRecord, { kind: 'user_message' }> } | undefined {
+/**
+ * The run the log shows as begun but not ended (its process died, it handed
+ * over, or it waits for approvals), if any. `waiting`: some call it waits for
+ * is undecided; nothing carries it on until then, and messages wait behind it.
+ */
+export function unfinishedRun(history: readonly LogRecord[]): { runId: string; message: Extract<LogRecord, { kind: 'user_message' }>; waiting: boolean } | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const record = history[i]!;
     // Child runs (delegated tasks) are carried on by their parent.
     if (record.kind === 'void' || record.parent_run_id) continue;
     if (record.kind === 'run_end') return undefined;
-    if (record.kind === 'user_message') return { runId: record.run_id, message: record };
+    if (record.kind === 'user_message') return { runId: record.run_id, message: record, waiting: waitingRun(history)?.runId === record.run_id };
   }
   return undefined;
 }
 
-/** The id of the session's last run when the log shows it unfinished (a cheap look at the log's tail). */
+/** The id of the session's last run when the log shows it unfinished and not waiting for approvals (a cheap look at the log's tail). */
 export async function lastRunIfOpen(deps: { sessions: SessionStore }, sessionId: string): Promise<string | undefined> {
   const tail = await deps.sessions.readLogTail(sessionId, 50);
-  const open = unfinishedRun(tail);
-  if (open) return open.runId;
   // A long step may push its user message out of the tail: look further only when the tail shows no ending.
-  if (tail.length === 50 && !tail.some((r) => r.kind === 'run_end')) return unfinishedRun(await deps.sessions.readLog(sessionId))?.runId;
-  return undefined;
+  const open = unfinishedRun(tail) ?? (tail.length === 50 && !tail.some((r) => r.kind === 'run_end') ? unfinishedRun(await deps.sessions.readLog(sessionId)) : undefined);
+  return open && !open.waiting ? open.runId : undefined;
 }
 
 /**
@@ -36,7 +39,9 @@ export async function resumeIfStalled(deps: Pick<SessionRunnerDeps, 'leases' | '
   const lease = await deps.leases.inspect(sessionId);
   if (lease?.active) return false;
   const waiting = seen.waiting ?? (await deps.sessions.peekInbox(sessionId, 1));
-  if (waiting.length === 0 && !unfinishedRun(seen.history ?? (await deps.sessions.readLogTail(sessionId, 50)))) return false;
+  const open = unfinishedRun(seen.history ?? (await deps.sessions.readLogTail(sessionId, 50)));
+  // A run that waits for a person holds its messages back: a decision carries the session on.
+  if (open?.waiting || (waiting.length === 0 && !open)) return false;
   await deps.queue.send({ session_id: sessionId, reason: waiting.length ? 'answer waiting messages' : 'resume an unfinished run' });
   return true;
 }

@@ -9,7 +9,8 @@ import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
-import { toolServices } from '../tools/tool';
+import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
+import { APPROVERS, askedBefore, decisionOf, deciderName } from './approvals';
 import type { PermissionMap } from '../wire';
 import { resumeState } from './resume';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
@@ -70,6 +71,21 @@ export async function runMessage(
   // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
   let overrides: Promise<PermissionMap | undefined> | undefined;
   const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
+  // The agent that answers, once resolved: it tags the run's `confirmation_required` events.
+  let agentOf: string | undefined;
+  /**
+   * A call the policy marks `ask`: answered by its recorded decision when it has one (a resumed run), else
+   * recorded as waiting (once) and reported; the run then waits once its step's other calls are done.
+   */
+  const requestApproval = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
+    const decided = decisionOf(history, runId, request.toolCallId);
+    if (decided) return { decision: decided.decision, ...(decided.message ? { message: decided.message } : {}), by: deciderName(decided) };
+    if (!askedBefore(history, runId, request.toolCallId)) {
+      await append({ kind: 'approval_request', run_id: runId, tool_use_id: request.toolCallId, name: request.name, input: request.input, policy: request.policy });
+      emit({ type: 'confirmation_required', id: request.toolCallId, name: request.name, input: request.input, policy: request.policy, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
+    }
+    return { decision: 'wait' };
+  };
   const services = { ...toolServices(deps), permissionOverrides };
   // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
   const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
@@ -125,6 +141,7 @@ export async function runMessage(
       emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, resumed: true });
     }
 
+    agentOf = agent?.id;
     if (!agent) {
       const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
       return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
@@ -151,6 +168,7 @@ export async function runMessage(
           agent,
           runId,
         ),
+        requestApproval,
         confirmLease,
       },
       emit,

@@ -4,6 +4,7 @@ import type { RunDeps } from '../run/loop';
 import type { ToolServices } from '../tools/tool';
 import type { LocalRuns } from './run-registry';
 import type { RunQueue } from './queue';
+import type { Strategy } from '../wire';
 
 /** What carrying a session on needs: the run's own deps, its tools' services, the lease and the queue. */
 export interface SessionRunnerDeps extends RunDeps, ToolServices {
@@ -19,6 +20,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   eventFlushMs?: number;
   /** Time a step may need: a run does not start one with less than this left before its deadline. */
   handoverReserveMs?: number;
+  /** How long a call waits for a person's decision before it is denied (`ZERO_APPROVAL_TTL_MS`; 24 h by default). */
+  approvalTtlMs?: number;
   /** A time budget per invocation when the platform gives none (the local server); Lambda's context gives the real one. */
   runBudgetMs?: number;
   /**
@@ -48,6 +51,8 @@ export interface ClaimedSession {
   created?: boolean;
   /** The message that claimed the session: recorded first, or, behind a run the log shows unfinished, put in the inbox. */
   message?: NewMessage;
+  /** What the message does at a busy session, or one waiting for a person (`interrupt` denies the waiting calls). */
+  strategy?: Strategy;
   /** Called once the message is durable, in the log or in the inbox: only then is it acknowledged. */
   onDurable?: (where: 'log' | 'inbox') => void;
 }

@@ -6,6 +6,7 @@ import { zeroUsage } from '../events/usage';
 import { describeFailure } from '../run/end-run';
 import type { User } from '../auth/roles';
 import { acceptMessage, type AcceptedMessage } from './accept-message';
+import { unfinishedRun } from './resume';
 import { driveSession, type ClaimedSession, type DriveOptions, type NewMessage, type SessionRunnerDeps } from './drive';
 
 export type ChatDeps = SessionRunnerDeps;
@@ -23,6 +24,8 @@ export async function ensureAnswered(deps: ChatDeps, sessionId: string, runId: s
     await driveSession(deps, sessionId, drive);
     const waiting = await deps.sessions.peekInbox(sessionId, 50);
     if (!waiting.some((m) => m.run_id === runId) || signal?.aborted) return;
+    // Behind a run that waits for a person: the decision that carries the session on answers the message.
+    if (unfinishedRun(await deps.sessions.readLogTail(sessionId, 50))?.waiting) return;
     const lease = await deps.leases.inspect(sessionId);
     const wait = lease?.active ? Math.min(1000, Math.max(50, lease.until - Date.now())) : 50;
     await new Promise((resolve) => setTimeout(resolve, wait));

@@ -11,6 +11,8 @@ export interface ToolResult {
   truncated: boolean;
   /** Model usage the tool incurred (a delegated run), rolled up into the caller's. */
   usage?: Usage;
+  /** The call was not run: it waits for a person's decision, and has no result yet. */
+  waiting?: true;
 }
 
 /** A tool run by the model provider; Zero only sends its definition and relays its blocks as events. */
@@ -186,6 +188,7 @@ export class ToolRegistry {
       .requestApproval({ toolCallId: context.toolCallId, name, input, policy: verdict.source })
       .catch(() => ({ decision: 'deny' as const, message: 'the approval could not be collected', by: undefined }));
     if (answer.decision === 'allow') return undefined;
+    if (answer.decision === 'wait') return { content: `Tool "${name}" waits for a person's decision.`, is_error: true, truncated: false, waiting: true };
     return errorResult(`Tool "${name}" was not run: ${answer.by ?? 'a person'} denied it${answer.message ? `: ${answer.message}` : ''}.`);
   }
 }

@@ -69,9 +69,9 @@ export interface ApprovalRequest {
   policy: string;
 }
 
-/** A person's decision on an ApprovalRequest. */
+/** A person's decision on an ApprovalRequest; `wait`: none yet, the call waits (the run records that and ends its invocation). */
 export interface ApprovalAnswer {
-  decision: 'allow' | 'deny';
+  decision: 'allow' | 'deny' | 'wait';
   /** Shown to the model with a denial. */
   message?: string;
   /** Who decided, named in the result the model sees. */

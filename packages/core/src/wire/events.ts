@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { runStatusSchema, usageSchema } from './fields';
+import { doneStatusSchema, runStatusSchema, usageSchema } from './fields';
 
 /**
  * Fields that tag an event with the agent and run that produced it. A child run
@@ -67,11 +67,35 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     usage: usageSchema.optional(),
     ...origin,
   }),
-  z.object({ type: z.literal('confirmation_required'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
+  /** A call waits for a person: an editor or owner answers with `POST /sessions/:id/approvals/:id`. */
+  z.object({
+    type: z.literal('confirmation_required'),
+    id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    /** The policy that asked, e.g. `session override "write_file"`. */
+    policy: z.string().optional(),
+    /** The roles whose members may decide. */
+    may_answer: z.array(z.enum(['owner', 'editor'])).optional(),
+    ...origin,
+  }),
+  /** A decision on a call that waited: by a member, or by Zero when the approval expired or a new message interrupted the run. */
+  z.object({
+    type: z.literal('approval'),
+    id: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    message: z.string().optional(),
+    by: z.object({ id: z.string(), name: z.string().optional() }).optional(),
+    reason: z.enum(['expired', 'interrupted']).optional(),
+    at: z.string(),
+    ...origin,
+  }),
   z.object({
     type: z.literal('done'),
     run_id: z.string(),
-    status: runStatusSchema,
+    /** `awaiting_approval`: the run waits for decisions on `pending` calls; it is not over, and its stream ends here. */
+    status: doneStatusSchema,
+    pending: z.array(z.string()).optional(),
     steps: z.number().int(),
     usage: usageSchema,
     reason: z.string().optional(),

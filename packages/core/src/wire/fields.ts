@@ -70,3 +70,7 @@ export type Usage = z.infer<typeof usageSchema>;
 /** How a run ended. */
 export const runStatusSchema = z.enum(['completed', 'limit', 'error', 'cancelled']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** How a run's invocation ended: its status, or `awaiting_approval` when it waits for a person (it is not over). */
+export const doneStatusSchema = z.union([runStatusSchema, z.literal('awaiting_approval')]);
+export type DoneStatus = z.infer<typeof doneStatusSchema>;

@@ -68,6 +68,13 @@ export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;
 /** The body of `POST /api/v2/sessions/:id/agent`. */
 export const switchAgentRequestSchema = z.strictObject({ agent_id: agentId });
 
+/** The body of `POST /sessions/:id/approvals/:tool_call_id`: run the call (`allow`) or not (`deny`; `message` is shown to the model). */
+export const approvalRequestSchema = z.strictObject({
+  decision: z.enum(['allow', 'deny']),
+  message: z.string().max(2000).optional(),
+});
+export type ApprovalDecisionRequest = z.infer<typeof approvalRequestSchema>;
+
 /** The body of `PUT …/members/:user_id` of a session or a project. */
 export const memberRequestSchema = z.strictObject({ role: roleSchema, name: name.optional() });
 export type MemberRequest = z.infer<typeof memberRequestSchema>;

@@ -101,8 +101,46 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
   }),
   /** The run stopped near its time budget and continues elsewhere; it is not over. */
   z.looseObject({ ...recordBase, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
+  z.looseObject({ ...recordBase, kind: z.literal('approval_request'), tool_use_id: z.string(), name: z.string(), input: z.unknown(), policy: z.string() }),
+  z.looseObject({ ...recordBase, kind: z.literal('run_wait'), steps: z.number().int(), usage: usageSchema, pending: z.array(z.string()) }),
+  z.looseObject({
+    ...recordBase,
+    kind: z.literal('approval'),
+    tool_use_id: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    message: z.string().optional(),
+    by: authorSchema.optional(),
+    reason: z.enum(['expired', 'interrupted']).optional(),
+  }),
 ]);
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
+
+/** A call that waits for a decision by an editor or owner (`POST /sessions/:id/approvals/:tool_call_id`). */
+export const pendingApprovalSchema = z.object({
+  tool_call_id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+  /** The policy that asked. */
+  policy: z.string(),
+  requested_at: z.string(),
+  /** When it is denied if nobody decides (`ZERO_APPROVAL_TTL_MS` after it was asked). */
+  expires_at: z.string(),
+});
+
+/** A session's run that waits for people: nothing runs until the last of its pending calls is decided. */
+export const awaitingApprovalSchema = z.object({ run_id: z.string(), pending: z.array(pendingApprovalSchema) });
+
+/** `POST /sessions/:id/approvals/:tool_call_id`: the decision as recorded, and the calls still waiting (none: the run goes on). */
+export const approvalResponseSchema = z.object({
+  tool_call_id: z.string(),
+  run_id: z.string(),
+  decision: z.enum(['allow', 'deny']),
+  message: z.string().optional(),
+  by: authorSchema.optional(),
+  at: z.string(),
+  pending: z.array(z.string()),
+});
+export type ApprovalResponse = z.infer<typeof approvalResponseSchema>;
 
 /** A message accepted but not yet answered: it waits for the run before it. */
 export const queuedMessageSchema = z.object({ message_id: z.number().int(), run_id: z.string(), author: authorSchema.optional(), text: z.string(), at: z.string() });
@@ -127,6 +165,8 @@ export const sessionDetailSchema = z.object({
   /** Follow `GET /sessions/:id/events` from here: nothing the history lacks is missed. */
   last_event_id: z.string(),
   queued: z.array(queuedMessageSchema),
+  /** Set while a run waits for decisions on tool calls; null otherwise. */
+  awaiting_approval: awaitingApprovalSchema.nullable(),
   history: z.array(historyRecordSchema),
   artifacts: z.array(artifactInfoSchema),
 });

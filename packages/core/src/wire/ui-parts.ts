@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { authorSchema, runStatusSchema, usageSchema } from './fields';
+import { authorSchema, doneStatusSchema, usageSchema } from './fields';
 
 /**
  * What Zero puts on a message of the AI SDK's UI message stream (`POST /ui/chat`):
@@ -12,7 +12,7 @@ export const uiMessageMetadataSchema = z.object({
   session_id: z.string().optional(),
   run_id: z.string().optional(),
   agent_id: z.string().optional(),
-  status: runStatusSchema.optional(),
+  status: doneStatusSchema.optional(),
   usage: usageSchema.optional(),
   /** A failed run's error, as its `run_end` recorded it. */
   error: z.object({ code: z.string(), message: z.string() }).optional(),
@@ -30,7 +30,7 @@ export const uiDataPartSchemas = {
   retry: z.object({ step: z.number().int(), attempt: z.number().int(), reason: z.string() }),
   /** The run neared the invocation's time limit and goes on in the background (resume to follow it). */
   handover: z.object({ session_id: z.string(), run_id: z.string(), reason: z.string() }),
-  usage: z.object({ status: runStatusSchema, steps: z.number().int(), usage: usageSchema, reason: z.string().optional() }),
+  usage: z.object({ status: doneStatusSchema, steps: z.number().int(), usage: usageSchema, reason: z.string().optional() }),
 };
 export type UIDataTypes = { [K in keyof typeof uiDataPartSchemas]: z.infer<(typeof uiDataPartSchemas)[K]> };
 

@@ -73,6 +73,23 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
   }),
   /** The run stopped near its time budget and continues elsewhere (the worker); it is not over. */
   z.object({ ...base, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
+  /** A call the permission policy marks `ask`: it waits for a person's decision (an `approval` record). */
+  z.object({ ...base, kind: z.literal('approval_request'), tool_use_id: z.string(), name: z.string(), input: z.unknown(), policy: z.string() }),
+  /** The run waits for decisions on these calls: its invocation ended and it holds no lease; a decision resumes it. */
+  z.object({ ...base, kind: z.literal('run_wait'), steps: z.number().int(), usage: usageSchema, pending: z.array(z.string()) }),
+  /**
+   * A decision on an `approval_request`, by a member (`by`) or by Zero (`reason`: the approval expired, or a
+   * new message interrupted the run). `message` is shown to the model with a denial.
+   */
+  z.object({
+    ...base,
+    kind: z.literal('approval'),
+    tool_use_id: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    message: z.string().optional(),
+    by: authorSchema.optional(),
+    reason: z.enum(['expired', 'interrupted']).optional(),
+  }),
   /** A log position a run reserved but never wrote, sealed by the run that took its lease over. */
   z.object({ ...base, kind: z.literal('void') }),
 ]);
