@@ -1,7 +1,7 @@
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import { defineErrorClass } from '../errors';
-import type { StreamEvent, Usage, VoiceMode } from '../wire';
+import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
@@ -61,6 +61,10 @@ export interface RunParams {
   confirmLease?: () => Promise<void>;
   /** Collects a person's decision on a call the policy marks `ask` (see `ToolContext.requestApproval`); absent: `ask` refuses. */
   requestApproval?: ToolContext['requestApproval'];
+  /** Tools the client runs, offered to the model with the agent's; a call of one is answered by `callClientTool`. */
+  clientTools?: readonly ClientTool[];
+  /** Answers a client tool call: its recorded result, or `waiting` (recorded and reported) until a client sends one. */
+  callClientTool?: (call: ToolCall) => Promise<ToolResult>;
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -84,12 +88,13 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
   const started = Date.now();
   const usage = params.resume ? { ...params.resume.usage } : zeroUsage();
   const messages = [...params.messages];
-  const toolDefinitions = deps.tools.definitions(agent.tools);
+  const clientTools = params.clientTools ?? [];
+  const toolDefinitions = [...deps.tools.definitions(agent.tools), ...clientTools.map(({ name, description, input_schema }) => ({ name, description, input_schema }))];
   const system = buildSystemPrompt({
     agent,
     voice: params.voice,
     projectId: params.projectId,
-    tools: deps.tools.describe(agent.tools),
+    tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });
   const callsPerTool = new Map<string, number>();
   let totalToolCalls = 0;
@@ -326,6 +331,11 @@ async function executeCall(
 ): Promise<ToolResult> {
   const refused = reserve();
   if (refused) return { content: `Not run: ${refused}. Answer with what you have.`, is_error: true, truncated: false };
+  // The client runs it: nothing runs here, and the call is recorded only after the step's `assistant` record.
+  if (params.callClientTool && params.clientTools?.some((tool) => tool.name === call.name)) {
+    await recorded;
+    return params.callClientTool(call);
+  }
   // Fencing protects the log, not a tool's side effects: confirm the lease as late as possible.
   await params.confirmLease?.();
   return deps.tools.execute(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { requireAgent } from '../agent/catalog';
 import type { EventPosition } from '../events/ids';
 import type { ChatRequest } from '../wire';
+import { invalidField } from '../errors';
 import { sessionBusy } from '../store/lease-store';
 import type { SessionMeta } from '../store/records';
 import { POSITION_BLOCKS } from '../store/positions';
@@ -35,6 +36,10 @@ export interface AcceptedMessage {
  * free) answers it.
  */
 export async function acceptMessage(deps: SessionRunnerDeps, request: ChatRequest, user: User): Promise<AcceptedMessage> {
+  // A client tool may not take the name of a tool Zero runs: the model could not tell them apart.
+  request.client_tools?.forEach((tool, i) => {
+    if (deps.tools.names().has(tool.name)) throw invalidField(`client_tools.${i}.name`, `"${tool.name}" is the name of one of Zero's tools`);
+  });
   let session: SessionMeta;
   let created = false;
   if (request.session_id) {
@@ -55,6 +60,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     project_id: request.project_id,
     voice_mode: request.voice_mode,
     model: request.model,
+    ...(request.client_tools?.length ? { client_tools: request.client_tools } : {}),
     at: new Date().toISOString(),
   };
 

@@ -12,6 +12,8 @@ type RequestRecord = Extract<LogRecord, { kind: 'approval_request' }>;
 
 /** A call that waits for a decision, as members see it. */
 export interface PendingApproval {
+  /** `client_tool`: the call waits for a client's result, not a decision. */
+  kind: 'approval' | 'client_tool';
   tool_call_id: string;
   name: string;
   input: unknown;
@@ -59,6 +61,7 @@ export function askedBefore(history: readonly LogRecord[], runId: string, toolCa
 /** A waiting call as members see it (GET /sessions/:id). */
 export function pendingApproval(request: RequestRecord, ttlMs: number): PendingApproval {
   return {
+    kind: request.client_tool ? 'client_tool' : 'approval',
     tool_call_id: request.tool_use_id,
     name: request.name,
     input: request.input,

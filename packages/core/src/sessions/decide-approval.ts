@@ -13,6 +13,8 @@ export interface Decision {
   message?: string;
   by?: Author;
   reason?: 'expired' | 'interrupted';
+  /** A client's result for a client tool call (with `allow`): what the model is sent. */
+  result?: { content: string; is_error?: boolean; truncated?: boolean };
 }
 
 type ApprovalRecord = Extract<LogRecord, { kind: 'approval' }>;
@@ -75,6 +77,7 @@ export async function decideApprovals(
           ...(d.message ? { message: d.message } : {}),
           ...(d.by ? { by: d.by } : {}),
           ...(d.reason ? { reason: d.reason } : {}),
+          ...(d.result ? { result: d.result } : {}),
         };
         recorded.push((await deps.sessions.append(sessionId, await positions.next(), record, at).catch(fencedOut)) as ApprovalRecord);
       }

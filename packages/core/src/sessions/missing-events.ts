@@ -21,6 +21,7 @@ export function eventKey(event: StreamEvent): string | undefined {
     case 'done':
       return event.status === 'awaiting_approval' ? `wait:${event.run_id}:${event.pending?.[0]}` : `end:${event.run_id}`;
     case 'confirmation_required':
+    case 'client_tool_call':
       return `ask:${event.id}`;
     case 'approval':
       return `approval:${event.id}`;
@@ -127,7 +128,8 @@ export function missingEvents(sessionId: string, candidates: readonly LogRecord[
         out.push({ type: 'handover', session_id: sessionId, run_id: record.run_id, reason: record.reason });
         break;
       case 'approval_request':
-        out.push({ type: 'confirmation_required', id: record.tool_use_id, name: record.name, input: record.input, policy: record.policy, may_answer: [...APPROVERS], ...origin });
+        if (record.client_tool) out.push({ type: 'client_tool_call', id: record.tool_use_id, name: record.name, input: record.input, may_answer: [...APPROVERS], ...origin });
+        else out.push({ type: 'confirmation_required', id: record.tool_use_id, name: record.name, input: record.input, policy: record.policy, may_answer: [...APPROVERS], ...origin });
         break;
       case 'approval':
         out.push(approvalEvent(record));

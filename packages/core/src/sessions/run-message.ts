@@ -9,6 +9,7 @@ import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
+import type { ToolResult } from '../tools/registry';
 import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
 import { APPROVERS, askedBefore, decisionOf, deciderName } from './approvals';
 import type { PermissionMap } from '../wire';
@@ -86,6 +87,21 @@ export async function runMessage(
     }
     return { decision: 'wait' };
   };
+  /**
+   * A call of a client tool: answered by the result a client sent (a resumed run), or by the note of a
+   * call nobody answered in time (expired or interrupted, as an approval); else recorded as waiting
+   * (once) and reported as `client_tool_call`, and the run waits as for an approval.
+   */
+  const callClientTool = async (call: { id: string; name: string; input: unknown }): Promise<ToolResult> => {
+    const answered = decisionOf(history, runId, call.id);
+    if (answered?.result) return { content: answered.result.content, is_error: !!answered.result.is_error, truncated: !!answered.result.truncated };
+    if (answered) return { content: `Client tool "${call.name}" got no result: ${answered.message ?? `${deciderName(answered)} answered without one`}.`, is_error: true, truncated: false };
+    if (!askedBefore(history, runId, call.id)) {
+      await append({ kind: 'approval_request', run_id: runId, tool_use_id: call.id, name: call.name, input: call.input, policy: 'client tool', client_tool: true });
+      emit({ type: 'client_tool_call', id: call.id, name: call.name, input: call.input, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
+    }
+    return { content: `Client tool "${call.name}" waits for a client's result.`, is_error: true, truncated: false, waiting: true };
+  };
   const services = { ...toolServices(deps), permissionOverrides };
   // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
   const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
@@ -120,6 +136,7 @@ export async function runMessage(
           agent_id: agent?.id ?? agentId,
           model,
           voice_mode: voice,
+          ...(message.client_tools?.length ? { client_tools: message.client_tools } : {}),
         },
         messageId,
       );
@@ -169,6 +186,8 @@ export async function runMessage(
           runId,
         ),
         requestApproval,
+        clientTools: message ? message.client_tools : spec.record.client_tools,
+        callClientTool,
         confirmLease,
       },
       emit,

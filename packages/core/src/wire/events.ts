@@ -79,6 +79,16 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     may_answer: z.array(z.enum(['owner', 'editor'])).optional(),
     ...origin,
   }),
+  /** The model called a client tool: the run waits until a member's client answers with `POST /sessions/:id/tool-results/:id`. */
+  z.object({
+    type: z.literal('client_tool_call'),
+    id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    /** The roles whose members may answer. */
+    may_answer: z.array(z.enum(['owner', 'editor'])).optional(),
+    ...origin,
+  }),
   /** A decision on a call that waited: by a member, or by Zero when the approval expired or a new message interrupted the run. */
   z.object({
     type: z.literal('approval'),

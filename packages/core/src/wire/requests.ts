@@ -14,6 +14,36 @@ const agentId = z.string().min(1).max(64);
 const title = z.string().trim().min(1).max(200);
 const name = z.string().trim().min(1).max(200);
 
+/** At most this many client tools per request, and this large an input schema (as JSON). */
+export const MAX_CLIENT_TOOLS = 32;
+export const MAX_CLIENT_TOOL_SCHEMA_CHARS = 16_000;
+
+/**
+ * A tool the client runs: offered to the model for the run; a call waits
+ * (as for an approval) until a member's client answers it with
+ * `POST /sessions/:id/tool-results/:tool_call_id`. Its name must not be one of
+ * the deployment's tools (checked where the registry is known).
+ */
+export const clientToolSchema = z.strictObject({
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
+  description: z.string().max(4000).default(''),
+  input_schema: z
+    .looseObject({ type: z.literal('object', 'must be a JSON Schema of type "object"') })
+    .refine((schema) => JSON.stringify(schema).length <= MAX_CLIENT_TOOL_SCHEMA_CHARS, `must be at most ${MAX_CLIENT_TOOL_SCHEMA_CHARS} characters as JSON`),
+});
+export type ClientTool = z.infer<typeof clientToolSchema>;
+
+const clientTools = z
+  .array(clientToolSchema)
+  .max(MAX_CLIENT_TOOLS)
+  .superRefine((tools, ctx) => {
+    const seen = new Set<string>();
+    tools.forEach((tool, i) => {
+      if (seen.has(tool.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${tool.name}" is declared twice` });
+      seen.add(tool.name);
+    });
+  });
+
 /** The body of `POST /api/v2/chat`. */
 export const chatRequestSchema = z.strictObject({
   session_id: id.optional(),
@@ -25,6 +55,7 @@ export const chatRequestSchema = z.strictObject({
   model: z.string().min(1).max(100).optional(),
   stream: z.boolean().optional(),
   strategy: strategySchema.optional(),
+  client_tools: clientTools.optional(),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
@@ -74,6 +105,13 @@ export const approvalRequestSchema = z.strictObject({
   message: z.string().max(2000).optional(),
 });
 export type ApprovalDecisionRequest = z.infer<typeof approvalRequestSchema>;
+
+/** The body of `POST /sessions/:id/tool-results/:tool_call_id`: a client tool's output, bounded like any tool's. */
+export const toolResultRequestSchema = z.strictObject({
+  content: z.string().max(1_000_000),
+  is_error: z.boolean().optional(),
+});
+export type ToolResultRequest = z.infer<typeof toolResultRequestSchema>;
 
 /** The body of `PUT …/members/:user_id` of a session or a project. */
 export const memberRequestSchema = z.strictObject({ role: roleSchema, name: name.optional() });

@@ -115,8 +115,12 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
 ]);
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
 
-/** A call that waits for a decision by an editor or owner (`POST /sessions/:id/approvals/:tool_call_id`). */
+/**
+ * A call that waits for an editor or owner: `approval`, a decision (`POST /sessions/:id/approvals/:tool_call_id`);
+ * `client_tool`, a client's result (`POST /sessions/:id/tool-results/:tool_call_id`).
+ */
 export const pendingApprovalSchema = z.object({
+  kind: z.enum(['approval', 'client_tool']),
   tool_call_id: z.string(),
   name: z.string(),
   input: z.unknown(),
@@ -141,6 +145,17 @@ export const approvalResponseSchema = z.object({
   pending: z.array(z.string()),
 });
 export type ApprovalResponse = z.infer<typeof approvalResponseSchema>;
+
+/** `POST /sessions/:id/tool-results/:tool_call_id`: the result as recorded (truncated past the run's limit), and the calls still waiting. */
+export const toolResultResponseSchema = z.object({
+  tool_call_id: z.string(),
+  run_id: z.string(),
+  is_error: z.boolean(),
+  truncated: z.boolean(),
+  by: authorSchema.optional(),
+  at: z.string(),
+  pending: z.array(z.string()),
+});
 
 /** A message accepted but not yet answered: it waits for the run before it. */
 export const queuedMessageSchema = z.object({ message_id: z.number().int(), run_id: z.string(), author: authorSchema.optional(), text: z.string(), at: z.string() });

@@ -20,6 +20,8 @@ export const inboxMessageSchema = z.object({
   project_id: z.string().optional(),
   voice_mode: voiceModeSchema.optional(),
   model: z.string().optional(),
+  /** Tools the sender's client runs (see the `user_message` record). */
+  client_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) })).optional(),
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;

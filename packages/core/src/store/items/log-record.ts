@@ -19,6 +19,8 @@ export const logPrefix = keys.logPrefix;
 /** The version of the record shape written now. */
 export const RECORD_VERSION = 1;
 
+const clientToolRecord = z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) });
+
 const contentBlocks = z.array(z.looseObject({ type: z.string() }));
 
 const base = {
@@ -42,6 +44,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     agent_id: z.string(),
     model: z.string(),
     voice_mode: voiceModeSchema,
+    /** Tools the sender's client runs, offered to the model for this run (and when it is resumed). */
+    client_tools: z.array(clientToolRecord).optional(),
   }),
   z.object({ ...base, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: contentBlocks, usage: usageSchema }),
   z.object({
@@ -73,13 +77,25 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
   }),
   /** The run stopped near its time budget and continues elsewhere (the worker); it is not over. */
   z.object({ ...base, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
-  /** A call the permission policy marks `ask`: it waits for a person's decision (an `approval` record). */
-  z.object({ ...base, kind: z.literal('approval_request'), tool_use_id: z.string(), name: z.string(), input: z.unknown(), policy: z.string() }),
+  /**
+   * A call the permission policy marks `ask`: it waits for a person's decision (an `approval` record).
+   * `client_tool`: a call of a client tool, which waits the same way for its result (an `approval` with `result`).
+   */
+  z.object({
+    ...base,
+    kind: z.literal('approval_request'),
+    tool_use_id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    policy: z.string(),
+    client_tool: z.literal(true).optional(),
+  }),
   /** The run waits for decisions on these calls: its invocation ended and it holds no lease; a decision resumes it. */
   z.object({ ...base, kind: z.literal('run_wait'), steps: z.number().int(), usage: usageSchema, pending: z.array(z.string()) }),
   /**
    * A decision on an `approval_request`, by a member (`by`) or by Zero (`reason`: the approval expired, or a
-   * new message interrupted the run). `message` is shown to the model with a denial.
+   * new message interrupted the run). `message` is shown to the model with a denial. `result`: a client's
+   * answer to a client tool call (with `allow`), what the model is sent as the call's result.
    */
   z.object({
     ...base,
@@ -89,6 +105,7 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     message: z.string().optional(),
     by: authorSchema.optional(),
     reason: z.enum(['expired', 'interrupted']).optional(),
+    result: z.object({ content: z.string(), is_error: z.boolean().optional(), truncated: z.boolean().optional() }).optional(),
   }),
   /** A log position a run reserved but never wrote, sealed by the run that took its lease over. */
   z.object({ ...base, kind: z.literal('void') }),
