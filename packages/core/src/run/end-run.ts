@@ -51,31 +51,35 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
   if (outcome.error?.code === LEASE_LOST) return leaseLost();
   if (outcome.error) emit({ type: 'error', ...outcome.error, run_id: runId });
 
+  // A run that is not over (it continues elsewhere, or waits for people): its record, then its last event here.
+  // If the store refuses the record, the run ends with an error after all.
+  const pause = async (record: NewLogRecord, event: StreamEvent): Promise<RunOutcome | undefined> => {
+    try {
+      await ending.append(record);
+      emit(event);
+      return outcome;
+    } catch (error) {
+      const described = describeFailure(error, ending.secrets ?? []);
+      if (described.code === LEASE_LOST) return leaseLost();
+      emit({ type: 'error', ...described, run_id: runId });
+      outcome = { status: 'error', steps: outcome.steps, usage: outcome.usage, reason: described.message, error: described };
+      return undefined;
+    }
+  };
   if (outcome.status === 'handover') {
-    try {
-      await ending.append({ kind: 'run_handover', run_id: runId, steps: outcome.steps, usage: outcome.usage, reason: outcome.reason ?? 'handover' });
-      emit({ type: 'handover', session_id: ending.sessionId, run_id: runId, reason: outcome.reason ?? 'handover' });
-      return outcome;
-    } catch (error) {
-      const described = describeFailure(error, ending.secrets ?? []);
-      if (described.code === LEASE_LOST) return leaseLost();
-      emit({ type: 'error', ...described, run_id: runId });
-      outcome = { status: 'error', steps: outcome.steps, usage: outcome.usage, reason: described.message, error: described };
-    }
-  }
-
-  if (outcome.status === 'awaiting_approval') {
+    const reason = outcome.reason ?? 'handover';
+    const paused = await pause(
+      { kind: 'run_handover', run_id: runId, steps: outcome.steps, usage: outcome.usage, reason },
+      { type: 'handover', session_id: ending.sessionId, run_id: runId, reason },
+    );
+    if (paused) return paused;
+  } else if (outcome.status === 'awaiting_approval') {
     const pending = outcome.pending ?? [];
-    try {
-      await ending.append({ kind: 'run_wait', run_id: runId, steps: outcome.steps, usage: outcome.usage, pending });
-      emit({ type: 'done', run_id: runId, status: 'awaiting_approval', steps: outcome.steps, usage: outcome.usage, pending });
-      return outcome;
-    } catch (error) {
-      const described = describeFailure(error, ending.secrets ?? []);
-      if (described.code === LEASE_LOST) return leaseLost();
-      emit({ type: 'error', ...described, run_id: runId });
-      outcome = { status: 'error', steps: outcome.steps, usage: outcome.usage, reason: described.message, error: described };
-    }
+    const paused = await pause(
+      { kind: 'run_wait', run_id: runId, steps: outcome.steps, usage: outcome.usage, pending },
+      { type: 'done', run_id: runId, status: 'awaiting_approval', steps: outcome.steps, usage: outcome.usage, pending },
+    );
+    if (paused) return paused;
   }
 
   const status = outcome.status as RunStatus;
