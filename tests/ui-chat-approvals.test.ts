@@ -1,0 +1,114 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEV, getJson, startHarness, type Harness } from './support/harness';
+import { NodeChat, newChatId } from './support/node-chat';
+
+async function put(h: Harness, path: string, body: unknown) {
+  const response = await fetch(`${h.url}/api/v2${path}`, { method: 'PUT', headers: { 'content-type': 'application/json', ...DEV }, body: JSON.stringify(body) });
+  return response.status;
+}
+
+type ToolPart = { type: string; toolCallId: string; state: string; input?: unknown; output?: unknown; approval?: { id: string; approved?: boolean; reason?: string } };
+const ledgerPart = (message: UIMessage | undefined) => message?.parts.find((p) => p.type === 'tool-ledger') as ToolPart | undefined;
+const texts = (message: UIMessage | undefined) => message?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) ?? [];
+
+describe('useChat approvals: the AI SDK parts tool-approval-request and tool-output-denied', () => {
+  let h: Harness;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'zero-ui-approvals-'));
+    process.env.ZERO_TEST_LEDGER = join(dir, 'ledger.txt');
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  afterEach(() => h.fake.reset());
+
+  const ledgerRuns = () => h.tools.executions.get('ledger') ?? 0;
+
+  /** A chat whose session asks before `ledger` runs, answered automatically once every approval has a response. */
+  async function askingChat() {
+    const id = newChatId();
+    const chat = new NodeChat(h.url, id, DEV, { agent_id: 'tester' }, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+    h.fake.script({ text: 'Hello.' });
+    await chat.sendMessage({ text: 'Hi' });
+    expect(await put(h, `/sessions/${id}/permissions`, { permissions: { ledger: 'ask' } })).toBe(200);
+    return { id, chat };
+  }
+
+  it('a write that asks shows the approval request; addToolApprovalResponse approves; the tool runs once and the answer completes', async () => {
+    const { id, chat } = await askingChat();
+    const before = ledgerRuns();
+    h.fake.script({ text: 'Writing it down. ', toolCalls: [{ name: 'ledger', input: { entry: 'from useChat' } }] }, { text: 'Written.' });
+    await chat.sendMessage({ text: 'Write it down' });
+
+    expect(chat.error).toBeUndefined();
+    const asked = ledgerPart(chat.messages.at(-1));
+    expect(asked).toMatchObject({ state: 'approval-requested', input: { entry: 'from useChat' }, approval: { id: asked!.toolCallId } });
+    expect(chat.messages.at(-1)!.metadata).toMatchObject({ status: 'awaiting_approval' });
+    expect(ledgerRuns()).toBe(before);
+
+    await chat.addToolApprovalResponse({ id: asked!.approval!.id, approved: true });
+    await until(() => chat.status === 'ready' && ledgerPart(chat.messages.at(-1))?.state === 'output-available');
+
+    expect(chat.error).toBeUndefined();
+    const answer = chat.messages.at(-1)!;
+    expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(ledgerPart(answer)).toMatchObject({ toolCallId: asked!.toolCallId, state: 'output-available', output: 'recorded from useChat' });
+    expect(texts(answer)).toEqual(['Writing it down. ', 'Written.']);
+    expect(answer.metadata).toMatchObject({ status: 'completed' });
+    expect(ledgerRuns()).toBe(before + 1);
+
+    // Recorded as the same decision as the approvals route: who decided, and the run's ending.
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${id}`);
+    expect(json.history.find((r: { kind: string }) => r.kind === 'approval')).toMatchObject({ tool_use_id: asked!.toolCallId, decision: 'allow', by: { id: 'dev' } });
+    expect(json.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
+    expect(json.awaiting_approval).toBeNull();
+  });
+
+  it('a denial shows tool-output-denied, never runs the tool, and the model sees the reason', async () => {
+    const { chat } = await askingChat();
+    const before = ledgerRuns();
+    h.fake.script({ text: 'Writing. ', toolCalls: [{ name: 'ledger', input: { entry: 'no' } }] }, { text: 'Understood, not written.' });
+    await chat.sendMessage({ text: 'Write no' });
+    const asked = ledgerPart(chat.messages.at(-1))!;
+    expect(asked.state).toBe('approval-requested');
+
+    await chat.addToolApprovalResponse({ id: asked.approval!.id, approved: false, reason: 'not today' });
+    await until(() => chat.status === 'ready' && texts(chat.messages.at(-1)).includes('Understood, not written.'));
+
+    expect(chat.error).toBeUndefined();
+    expect(ledgerPart(chat.messages.at(-1))).toMatchObject({ toolCallId: asked.toolCallId, state: 'output-denied' });
+    expect(chat.messages.at(-1)!.metadata).toMatchObject({ status: 'completed' });
+    expect(ledgerRuns()).toBe(before);
+    expect(JSON.stringify(h.fake.requests.at(-1)!.body.messages)).toContain('not today');
+  });
+
+  it('an answer for a call that no longer waits is refused with 409 and runs nothing', async () => {
+    const { id, chat } = await askingChat();
+    const before = ledgerRuns();
+    h.fake.script({ text: 'Writing. ', toolCalls: [{ name: 'ledger', input: { entry: 'twice' } }] }, { text: 'Done.' });
+    await chat.sendMessage({ text: 'Write twice' });
+    const asked = ledgerPart(chat.messages.at(-1))!;
+    const approvedMessage = { ...chat.messages.at(-1)!, parts: chat.messages.at(-1)!.parts.map((p) => (p === (asked as unknown) ? { ...asked, state: 'approval-responded', approval: { id: asked.toolCallId, approved: true } } : p)) };
+    const body = JSON.stringify({ id, trigger: 'submit-message', messageId: approvedMessage.id, messages: [approvedMessage], agent_id: 'tester' });
+    const post = () => fetch(`${h.url}/api/v2/ui/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...DEV }, body });
+
+    const first = await post();
+    expect(first.status).toBe(200);
+    await first.text();
+    const again = await post();
+    expect(again.status).toBe(409);
+    expect(ledgerRuns()).toBe(before + 1);
+  });
+});
+
+async function until(probe: () => boolean) {
+  for (let i = 0; i < 400 && !probe(); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(probe()).toBe(true);
+}
