@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { historyToUIMessages } from '@zero/core/ui';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
 import { NodeChat, newChatId } from './support/node-chat';
 
@@ -13,6 +14,7 @@ async function put(h: Harness, path: string, body: unknown) {
 
 type ToolPart = { type: string; toolCallId: string; state: string; input?: unknown; output?: unknown; approval?: { id: string; approved?: boolean; reason?: string } };
 const ledgerPart = (message: UIMessage | undefined) => message?.parts.find((p) => p.type === 'tool-ledger') as ToolPart | undefined;
+const reloaded = async (h: Harness, id: string) => historyToUIMessages((await getJson(`${h.url}/api/v2/sessions/${id}`)).json.history);
 const texts = (message: UIMessage | undefined) => message?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) ?? [];
 
 describe('useChat approvals: the AI SDK parts tool-approval-request and tool-output-denied', () => {
@@ -52,6 +54,8 @@ describe('useChat approvals: the AI SDK parts tool-approval-request and tool-out
     expect(asked).toMatchObject({ state: 'approval-requested', input: { entry: 'from useChat' }, approval: { id: asked!.toolCallId } });
     expect(chat.messages.at(-1)!.metadata).toMatchObject({ status: 'awaiting_approval' });
     expect(ledgerRuns()).toBe(before);
+    // Reloaded from the history, the call waits the same way.
+    expect(ledgerPart((await reloaded(h, id)).at(-1))).toMatchObject({ toolCallId: asked!.toolCallId, state: 'approval-requested', approval: { id: asked!.toolCallId } });
 
     await chat.addToolApprovalResponse({ id: asked!.approval!.id, approved: true });
     await until(() => chat.status === 'ready' && ledgerPart(chat.messages.at(-1))?.state === 'output-available');
@@ -72,7 +76,7 @@ describe('useChat approvals: the AI SDK parts tool-approval-request and tool-out
   });
 
   it('a denial shows tool-output-denied, never runs the tool, and the model sees the reason', async () => {
-    const { chat } = await askingChat();
+    const { id, chat } = await askingChat();
     const before = ledgerRuns();
     h.fake.script({ text: 'Writing. ', toolCalls: [{ name: 'ledger', input: { entry: 'no' } }] }, { text: 'Understood, not written.' });
     await chat.sendMessage({ text: 'Write no' });
@@ -87,6 +91,24 @@ describe('useChat approvals: the AI SDK parts tool-approval-request and tool-out
     expect(chat.messages.at(-1)!.metadata).toMatchObject({ status: 'completed' });
     expect(ledgerRuns()).toBe(before);
     expect(JSON.stringify(h.fake.requests.at(-1)!.body.messages)).toContain('not today');
+    expect(ledgerPart((await reloaded(h, id)).at(-1))).toMatchObject({ toolCallId: asked.toolCallId, state: 'output-denied', approval: { approved: false, reason: 'not today' } });
+  });
+
+  it('a chat opened from the history (useChat({ messages })) answers a waiting call and the run completes', async () => {
+    const { id, chat } = await askingChat();
+    const before = ledgerRuns();
+    h.fake.script({ text: 'Writing. ', toolCalls: [{ name: 'ledger', input: { entry: 'after reload' } }] }, { text: 'Written after reload.' });
+    await chat.sendMessage({ text: 'Write after reload' });
+    expect(ledgerPart(chat.messages.at(-1))?.state).toBe('approval-requested');
+
+    const opened = new NodeChat(h.url, id, DEV, {}, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+    opened.messages = await reloaded(h, id);
+    const asked = ledgerPart(opened.messages.at(-1))!;
+    await opened.addToolApprovalResponse({ id: asked.approval!.id, approved: true });
+    await until(() => opened.status === 'ready' && texts(opened.messages.at(-1)).includes('Written after reload.'));
+    expect(opened.error).toBeUndefined();
+    expect(ledgerPart(opened.messages.at(-1))).toMatchObject({ state: 'output-available', output: 'recorded after reload' });
+    expect(ledgerRuns()).toBe(before + 1);
   });
 
   it('an answer for a call that no longer waits is refused with 409 and runs nothing', async () => {
