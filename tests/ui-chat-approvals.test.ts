@@ -111,6 +111,24 @@ describe('useChat approvals: the AI SDK parts tool-approval-request and tool-out
     expect(ledgerRuns()).toBe(before + 1);
   });
 
+  it('a watcher re-attaches (useChat resume) to a run another member sent on, and sees the rest of it', async () => {
+    const { id, chat } = await askingChat();
+    h.fake.script({ text: 'Writing. ', toolCalls: [{ name: 'ledger', input: { entry: 'watched' } }] }, { text: ['Written ', 'while ', 'you ', 'watched.'], deltaDelayMs: 150 });
+    await chat.sendMessage({ text: 'Write watched' });
+    const asked = ledgerPart(chat.messages.at(-1))!;
+    const requestsBefore = h.fake.requests.length;
+    const decided = await fetch(`${h.url}/api/v2/sessions/${id}/approvals/${asked.toolCallId}`, { method: 'POST', headers: { 'content-type': 'application/json', ...DEV }, body: JSON.stringify({ decision: 'allow' }) });
+    expect(decided.status).toBe(200);
+    // The resumed run is under way (the model was asked again), writing slowly.
+    await until(() => h.fake.requests.length > requestsBefore);
+
+    await chat.resumeStream();
+    expect(chat.error).toBeUndefined();
+    expect(ledgerPart(chat.messages.at(-1))).toMatchObject({ toolCallId: asked.toolCallId, state: 'output-available', output: 'recorded watched' });
+    expect(texts(chat.messages.at(-1)).join('')).toContain('Written while you watched.');
+    expect(chat.messages.at(-1)!.metadata).toMatchObject({ status: 'completed' });
+  });
+
   it('an answer for a call that no longer waits is refused with 409 and runs nothing', async () => {
     const { id, chat } = await askingChat();
     const before = ledgerRuns();

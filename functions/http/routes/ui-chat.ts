@@ -122,7 +122,7 @@ export function uiChatRoutes(deps: AppDeps) {
       await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
       const active = await activeRunStart(deps, id);
       if (!active) return c.body(null, 204);
-      return streamUIMessages(c, (signal) => followRun(deps, id, active.runId, active.after, signal));
+      return streamUIMessages(c, (signal) => followRun(deps, id, active.runId, active.after, signal, active.waits));
     },
   );
 
