@@ -28,6 +28,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
   options.current = { agentId, projectId, voice, created: options.current.created };
   const pendingSync = useRef(false);
   const [pending, setPending] = useState<ReadonlyMap<string, PendingCall>>(() => pendingOf(detail));
+  const pendingNow = useRef(pending);
+  pendingNow.current = pending;
   const [decided, setDecided] = useState<ReadonlyMap<string, ShownDecision>>(new Map());
   /** Runs that waited for approvals: when one ends, nobody streamed its rest, so the history is read again. */
   const waited = useRef(new Set<string>(detail?.awaiting_approval ? [detail.awaiting_approval.run_id] : []));
@@ -99,17 +101,19 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
       const { messages: shown, status: now } = state.current;
       if (event.type === 'confirmation_required') {
         if (event.run_id) waited.current.add(event.run_id);
-        setPending((before) => new Map(before).set(event.id, { toolCallId: event.id, name: event.name }));
+        pendingNow.current = new Map(pendingNow.current).set(event.id, { toolCallId: event.id, name: event.name });
+        setPending(pendingNow.current);
         return;
       }
       if (event.type === 'approval') {
         // Another member's decision shows at once, for everyone.
-        setPending((before) => {
-          const after = new Map(before);
-          after.delete(event.id);
-          return after;
-        });
+        const after = new Map(pendingNow.current);
+        after.delete(event.id);
+        pendingNow.current = after;
+        setPending(after);
         setDecided((before) => new Map(before).set(event.id, { decision: event.decision, message: event.message, by: event.by, reason: event.reason }));
+        // The last decision sends the run on in the background: watch it (if it has already ended, its `done` reads the history).
+        if (after.size === 0 && now !== 'submitted' && now !== 'streaming') setTimeout(() => void resumeStream(), 100);
         return;
       }
       if (event.type === 'done' && event.status === 'awaiting_approval') {
