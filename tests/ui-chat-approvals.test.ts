@@ -129,6 +129,27 @@ describe('useChat approvals: the AI SDK parts tool-approval-request and tool-out
     expect(chat.messages.at(-1)!.metadata).toMatchObject({ status: 'completed' });
   });
 
+  it('answering one of two waiting calls records it and ends the stream; the run waits for the other', async () => {
+    const { id, chat } = await askingChat();
+    const before = ledgerRuns();
+    h.fake.script({ text: 'Two entries. ', toolCalls: [{ name: 'ledger', input: { entry: 'one' } }, { name: 'ledger', input: { entry: 'two' } }] }, { text: 'Both written.' });
+    await chat.sendMessage({ text: 'Write two' });
+    const asked = chat.messages.at(-1)!.parts.filter((p) => p.type === 'tool-ledger') as unknown as ToolPart[];
+    expect(asked.map((p) => p.state)).toEqual(['approval-requested', 'approval-requested']);
+    const answered = { ...chat.messages.at(-1)!, parts: chat.messages.at(-1)!.parts.map((p) => (p === (asked[0] as unknown) ? { ...asked[0], state: 'approval-responded', approval: { id: asked[0]!.toolCallId, approved: true } } : p)) };
+    const response = await fetch(`${h.url}/api/v2/ui/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...DEV },
+      body: JSON.stringify({ id, trigger: 'submit-message', messageId: answered.id, messages: [answered] }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('data: [DONE]');
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${id}`);
+    expect(json.awaiting_approval.pending.map((p: { tool_call_id: string }) => p.tool_call_id)).toEqual([asked[1]!.toolCallId]);
+    expect(json.history.filter((r: { kind: string }) => r.kind === 'approval')).toMatchObject([{ tool_use_id: asked[0]!.toolCallId, decision: 'allow' }]);
+    expect(ledgerRuns()).toBe(before);
+  });
+
   it('an answer for a call that no longer waits is refused with 409 and runs nothing', async () => {
     const { id, chat } = await askingChat();
     const before = ledgerRuns();

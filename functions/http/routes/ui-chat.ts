@@ -3,6 +3,7 @@ import * as z from 'zod';
 import {
   ZeroError,
   activeRunStart,
+  approvalEvent,
   conflict,
   decideApprovals,
   followRun,
@@ -102,8 +103,10 @@ export function uiChatRoutes(deps: AppDeps) {
       const user = c.get('user');
       const answers = approvalAnswers(messages);
       if (answers.length) {
-        const resumed = await decideFromChat(deps, id, user, answers);
-        return streamUIMessages(c, (signal) => followRun(deps, id, resumed.runId, resumed.after, signal));
+        const decided = await decideFromChat(deps, id, user, answers);
+        // Calls still waiting for others' answers: the run stays put, and the stream ends with the decisions.
+        if (decided.pending.length) return streamUIMessages(c, () => replay(decided.recorded.map(approvalEvent)));
+        return streamUIMessages(c, (signal) => followRun(deps, id, decided.runId, decided.after, signal));
       }
       const message = newMessageText(messages);
       await ensureSession(deps, id, options, user, message);
@@ -133,20 +136,25 @@ export function uiChatRoutes(deps: AppDeps) {
  * Records the client's answers as the same decisions as `POST
  * /sessions/:id/approvals/:tool_call_id` (editors and owners; a call that
  * does not wait is a 409) and returns where the run's events go on: the
- * decisions' `approval` events, then the resumed run until its next `done`.
+ * decisions' `approval` events, then (once no call waits) the resumed run
+ * until its next `done`.
  */
 async function decideFromChat(deps: AppDeps, sessionId: string, user: User, answers: ApprovalAnswer[]) {
   await requireAccess(deps.sessions, sessionId, user, 'editor');
   const by = { id: user.id, ...(user.name ? { name: user.name } : {}) };
   const after = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
-  const { recorded } = await decideApprovals(deps, sessionId, (waiting) => {
+  const { recorded, pending } = await decideApprovals(deps, sessionId, (waiting) => {
     const pending = new Set(waiting?.pending.map((p) => p.tool_use_id));
     // Answers another member already gave are left as they are; none left waiting is the stale-decision 409.
     const open = answers.filter((a) => pending.has(a.toolCallId));
     if (!open.length) throw conflict(`tool call "${answers[0]!.toolCallId}" does not wait for a decision`, { tool_call_id: answers[0]!.toolCallId });
     return open.map((a) => ({ toolCallId: a.toolCallId, decision: a.approved ? ('allow' as const) : ('deny' as const), ...(a.reason ? { message: a.reason } : {}), by }));
   });
-  return { runId: recorded[0]!.run_id, after };
+  return { runId: recorded[0]!.run_id, after, recorded, pending };
+}
+
+async function* replay<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
 }
 
 /** Creates the session a new chat id names, owned by the caller; an existing one is checked by `startChat`. */
