@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -159,6 +160,60 @@ describe('the console in a real browser', () => {
     expect(h.fake.requests).toHaveLength(1);
     await shot(carol, '07-stopped-mid-stream');
   }, 60_000);
+
+  it('a call that asks shows Approve / Deny to every member; a second member approves, the first sees it live and the run completes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zero-console-approvals-'));
+    process.env.ZERO_TEST_LEDGER = join(dir, 'ledger.txt');
+    const ledgerRuns = () => h.tools.executions.get('ledger') ?? 0;
+    const dave = await signIn('dave', 'Dave');
+    await dave.getByTestId('sign-in').click();
+    await dave.getByTestId('new-session').waitFor();
+    await dave.getByTestId('agent').selectOption('tester');
+    h.fake.script({ text: 'Hello.' });
+    await dave.getByTestId('composer').fill('Hi');
+    await dave.getByTestId('send').click();
+    await assistant(dave).getByTestId('run-status').getByText('completed').waitFor();
+    await dave.waitForURL(/#\/s\/[0-9a-f-]{36}$/);
+    const sessionId = new URL(dave.url()).hash.slice('#/s/'.length);
+    const daveKey = await h.userHeaders('dave', 'Dave');
+    const put = (path: string, body: unknown) =>
+      fetch(`${h.url}/api/v2/sessions/${sessionId}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json', ...daveKey }, body: JSON.stringify(body) });
+    expect((await put('/permissions', { permissions: { ledger: 'ask' } })).status).toBe(200);
+    expect((await put('/members/erin', { role: 'editor', name: 'Erin' })).status).toBe(201);
+
+    const before = ledgerRuns();
+    h.fake.script({ text: 'Writing it down. ', toolCalls: [{ name: 'ledger', input: { entry: 'console' } }] }, { text: 'Written down.' });
+    await dave.getByTestId('composer').fill('Write it down');
+    await dave.getByTestId('send').click();
+    await dave.getByTestId('awaiting-approval').getByText('ledger').waitFor();
+    const davesCall = assistant(dave).filter({ hasText: 'Writing it down.' });
+    await davesCall.getByTestId('approve').waitFor();
+    await davesCall.getByTestId('tool-call').getByText('waits for approval').waitFor();
+    expect(ledgerRuns()).toBe(before);
+    await shot(dave, '08-approval-pending');
+
+    // Erin, an editor, opens the session: the call waits for her too.
+    const erin = await signIn('erin', 'Erin');
+    await erin.getByTestId('sign-in').click();
+    await erin.getByTestId('new-session').waitFor({ state: 'attached' });
+    await erin.goto(`${h.url}/#/s/${sessionId}`);
+    await erin.getByTestId('awaiting-approval').waitFor();
+    const erinsCall = assistant(erin).filter({ hasText: 'Writing it down.' });
+    await erinsCall.getByTestId('approval-message').fill('fine by me');
+    await erinsCall.getByTestId('approve').click();
+
+    // Dave sees Erin's decision live, the buttons go, and the run completes for both.
+    await davesCall.getByTestId('approval-decided').getByText('Approved by Erin: fine by me').waitFor();
+    await assistant(dave).getByText('Written down.').waitFor();
+    await assistant(erin).getByText('Written down.').waitFor();
+    await assistant(dave).filter({ hasText: 'Written down.' }).getByTestId('run-status').getByText('completed').waitFor();
+    expect(await dave.getByTestId('approve').count()).toBe(0);
+    expect(await dave.getByTestId('awaiting-approval').count()).toBe(0);
+    expect(await erin.getByTestId('awaiting-approval').count()).toBe(0);
+    expect(ledgerRuns()).toBe(before + 1);
+    await shot(dave, '09-approved-by-another-member');
+    await rm(dir, { recursive: true, force: true });
+  }, 90_000);
 
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);

@@ -1,10 +1,27 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessQueue, MAX_WEBHOOK_BYTES, signSha256, verifySha256, genericSigningPayload, type ResolvedAddress } from '@zero/core';
+import { InProcessQueue, createS3Client, MAX_WEBHOOK_BYTES, signSha256, verifySha256, genericSigningPayload, type ResolvedAddress } from '@zero/core';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
 
 const SECRET = "It's a Secret to Everybody";
+
+/** The tester's tools, with the ledger asking a person first. */
+const ASKER = `---
+name: asker
+description: Records reviews in the ledger, after a person approves.
+tools: echo, ledger
+model: claude-test-model
+permissions:
+  ledger: ask
+---
+
+You record reviews.
+`;
 const PUBLIC_IP = '93.184.216.34';
 
 /** A loopback receiver for callbacks; answers with `status()` and records what it got. */
@@ -352,6 +369,54 @@ describe('webhooks', () => {
     } finally {
       runtime.onRunFinished = onRunFinished;
     }
+  });
+
+  it("an investigation that hits ask waits: its summary says awaiting_approval with the pending call, the callback says needs_action; approved, it finishes", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zero-webhook-approvals-'));
+    process.env.ZERO_TEST_LEDGER = join(dir, 'ledger.txt');
+    const s3 = createS3Client(h.stack.store);
+    await s3.send(new PutObjectCommand({ Bucket: h.stack.store.bucket, Key: 'agents/asker.md', Body: ASKER, ContentType: 'text/markdown' }));
+    s3.destroy();
+    const { json: prs } = await getJson(`${h.url}/api/v2/hooks/prs`);
+    const { id: _id, v: _v, url: _url, created_at: _c, updated_at: _u, ...hook } = prs.hook;
+    expect((await putHook('asks', { ...hook, agent_id: 'asker' })).status).toBe(201);
+    const ledgerRuns = () => h.tools.executions.get('ledger') ?? 0;
+    const before = ledgerRuns();
+
+    h.fake.script({ text: 'Recording the review. ', toolCalls: [{ name: 'ledger', input: { entry: 'PR 42 reviewed' } }] }, { text: 'Recorded.' });
+    const accepted = await github('asks', 'pull_request', pullRequest('opened'));
+    expect(accepted.status).toBe(202);
+    const sessionId = accepted.json.session_id;
+    await idle();
+
+    const waiting = (await getJson(`${h.url}/api/v2/sessions/${sessionId}/summary`, alice)).json.summary;
+    expect(waiting).toMatchObject({ status: 'awaiting_approval', pending: [{ name: 'ledger', input: { entry: 'PR 42 reviewed' }, tool_call_id: expect.any(String) }], callback: { status: 'delivered', attempts: 1 } });
+    const callId = waiting.pending[0].tool_call_id;
+    expect(ledgerRuns()).toBe(before);
+    expect(callbacks.received).toHaveLength(1);
+    expect(callbacks.received[0]!.headers['x-zero-event']).toBe('investigation.needs_action');
+    expect(JSON.parse(callbacks.received[0]!.body)).toMatchObject({
+      type: 'investigation.needs_action',
+      session_id: sessionId,
+      run_id: accepted.json.run_id,
+      status: 'needs_action',
+      pending: [{ tool_call_id: callId, name: 'ledger' }],
+    });
+    // Reading the summary again (which settles investigations) sends nothing more.
+    await getJson(`${h.url}/api/v2/sessions/${sessionId}/summary`, alice);
+    await idle();
+    expect(callbacks.received).toHaveLength(1);
+
+    const decided = await fetch(`${h.url}/api/v2/sessions/${sessionId}/approvals/${callId}`, { method: 'POST', headers: { 'content-type': 'application/json', ...alice }, body: JSON.stringify({ decision: 'allow' }) });
+    expect(decided.status).toBe(200);
+    await idle();
+
+    const finished = (await getJson(`${h.url}/api/v2/sessions/${sessionId}/summary`, alice)).json.summary;
+    expect(finished).toMatchObject({ status: 'completed', pending: [], report: { path: `reports/${sessionId}.md` }, callback: { status: 'delivered' } });
+    expect(ledgerRuns()).toBe(before + 1);
+    expect(callbacks.received).toHaveLength(2);
+    expect(JSON.parse(callbacks.received[1]!.body)).toMatchObject({ type: 'investigation.finished', session_id: sessionId, status: 'completed' });
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('generic hooks: an HMAC over the timestamp and body, a time window, and no replay', async () => {

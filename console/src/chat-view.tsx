@@ -3,6 +3,7 @@ import { DefaultChatTransport } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
 import { api, type Credentials } from './api';
+import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
 import { MessageView } from './message-view';
 
@@ -26,6 +27,12 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
   const options = useRef({ agentId, projectId, voice, created: Boolean(detail) });
   options.current = { agentId, projectId, voice, created: options.current.created };
   const pendingSync = useRef(false);
+  const [pending, setPending] = useState<ReadonlyMap<string, PendingCall>>(() => pendingOf(detail));
+  const pendingNow = useRef(pending);
+  pendingNow.current = pending;
+  const [decided, setDecided] = useState<ReadonlyMap<string, ShownDecision>>(new Map());
+  /** Runs that waited for approvals: when one ends, nobody streamed its rest, so the history is read again. */
+  const waited = useRef(new Set<string>(detail?.awaiting_approval ? [detail.awaiting_approval.run_id] : []));
 
   const transport = useMemo(
     () =>
@@ -71,6 +78,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
     pendingSync.current = false;
     const fresh = await api(creds, 'GET', `/sessions/${sessionId}`, undefined, sessionDetailSchema);
     setMessages(historyToMessages(fresh));
+    setPending(pendingOf(fresh));
     if (fresh.active_run_id) void resumeStream();
   }
 
@@ -91,6 +99,33 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
       if (!parsed.success || !('run_id' in parsed.data) || !parsed.data.run_id) return;
       const event = parsed.data;
       const { messages: shown, status: now } = state.current;
+      if (event.type === 'confirmation_required') {
+        if (event.run_id) waited.current.add(event.run_id);
+        pendingNow.current = new Map(pendingNow.current).set(event.id, { toolCallId: event.id, name: event.name });
+        setPending(pendingNow.current);
+        return;
+      }
+      if (event.type === 'approval') {
+        // Another member's decision shows at once, for everyone.
+        const after = new Map(pendingNow.current);
+        after.delete(event.id);
+        pendingNow.current = after;
+        setPending(after);
+        setDecided((before) => new Map(before).set(event.id, { decision: event.decision, message: event.message, by: event.by, reason: event.reason }));
+        // The last decision sends the run on in the background: watch it (if it has already ended, its `done` reads the history).
+        if (after.size === 0 && now !== 'submitted' && now !== 'streaming') setTimeout(() => void resumeStream(), 100);
+        return;
+      }
+      if (event.type === 'done' && event.status === 'awaiting_approval') {
+        waited.current.add(event.run_id);
+        return;
+      }
+      if (event.type === 'done' && waited.current.delete(event.run_id)) {
+        // The resumed run went on in the background: take its ending from the history.
+        if (now !== 'submitted' && now !== 'streaming') void sync();
+        else pendingSync.current = true;
+        return;
+      }
       if (event.type === 'done') {
         // A run we never saw streaming (its start raced our resume): take it from the history.
         if (!shown.some((m) => m.id === event.run_id) && now !== 'submitted' && now !== 'streaming') void sync();
@@ -119,6 +154,18 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
 
   const busy = status === 'submitted' || status === 'streaming';
   const canWrite = !detail || detail.role !== 'viewer';
+  const approvals: Approvals = {
+    pending,
+    decided,
+    canDecide: canWrite,
+    decide: async (toolCallId, decision, message) => {
+      try {
+        await api(creds, 'POST', `/sessions/${sessionId}/approvals/${encodeURIComponent(toolCallId)}`, { decision, ...(message ? { message } : {}) });
+      } catch (err) {
+        setNotice((err as Error).message);
+      }
+    },
+  };
 
   async function send(e: FormEvent) {
     e.preventDefault();
@@ -192,10 +239,15 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
         </label>
       </div>
 
+      {pending.size ? (
+        <div className="awaiting" data-testid="awaiting-approval">
+          <span className="badge">awaiting approval</span> {[...pending.values()].map((p) => p.name).join(', ')}
+        </div>
+      ) : null}
       <div className="messages" data-testid="messages">
         {messages.length === 0 ? <p className="empty">Send a message to start the session.</p> : null}
         {messages.map((m) => (
-          <MessageView key={m.id} message={m} />
+          <MessageView key={m.id} message={m} approvals={approvals} />
         ))}
         {error ? (
           <div className="error" role="alert">
@@ -239,6 +291,11 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
       )}
     </section>
   );
+}
+
+/** The calls the session's run waits on, as the server last said. */
+function pendingOf(detail: SessionDetail | undefined): Map<string, PendingCall> {
+  return new Map(detail?.awaiting_approval?.pending.map((p) => [p.tool_call_id, { toolCallId: p.tool_call_id, name: p.name }]) ?? []);
 }
 
 /** A failed request's body is Zero's JSON error; show its message. */

@@ -1,3 +1,4 @@
+import { ApprovalView, type Approvals } from './approvals';
 import type { ConsoleMessage } from './history';
 
 type Part = ConsoleMessage['parts'][number];
@@ -8,42 +9,49 @@ const TOOL_STATE: Record<string, string> = {
   'input-available': 'running…',
   'output-available': 'done',
   'output-error': 'failed',
+  'approval-requested': 'waits for approval',
+  'approval-responded': 'decided',
+  'output-denied': 'denied',
 };
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
 /** A tool call and its result, collapsed to one line until opened. */
-function ToolCall({ part }: { part: ToolPart }) {
+function ToolCall({ part, approvals }: { part: ToolPart; approvals?: Approvals }) {
   const name = part.type.slice('tool-'.length);
   return (
-    <details className={`tool tool-${part.state}`} data-testid="tool-call">
-      <summary>
-        <span className="tool-name">{name}</span> <span className="tool-state">{TOOL_STATE[part.state] ?? part.state}</span>
-      </summary>
-      <div className="tool-label">input</div>
-      <pre>{show(part.input ?? {})}</pre>
-      {part.state === 'output-available' && (
-        <>
-          <div className="tool-label">result</div>
-          <pre>{show(part.output)}</pre>
-        </>
-      )}
-      {part.state === 'output-error' && (
-        <>
-          <div className="tool-label">error</div>
-          <pre className="error-text">{part.errorText}</pre>
-        </>
-      )}
-    </details>
+    <>
+      <details className={`tool tool-${part.state}`} data-testid="tool-call">
+        <summary>
+          <span className="tool-name">{name}</span> <span className="tool-state">{TOOL_STATE[part.state] ?? part.state}</span>
+        </summary>
+        <div className="tool-label">input</div>
+        <pre>{show(part.input ?? {})}</pre>
+        {part.state === 'output-available' && (
+          <>
+            <div className="tool-label">result</div>
+            <pre>{show(part.output)}</pre>
+          </>
+        )}
+        {part.state === 'output-error' && (
+          <>
+            <div className="tool-label">error</div>
+            <pre className="error-text">{part.errorText}</pre>
+          </>
+        )}
+      </details>
+      {approvals ? <ApprovalView toolCallId={part.toolCallId} approvals={approvals} /> : null}
+    </>
   );
 }
 
-function PartView({ part }: { part: Part }) {
+function PartView({ part, approvals }: { part: Part; approvals?: Approvals }) {
   if (part.type === 'text') return <div className="text">{part.text}</div>;
-  if (part.type.startsWith('tool-')) return <ToolCall part={part as unknown as ToolPart} />;
+  if (part.type.startsWith('tool-')) return <ToolCall part={part as unknown as ToolPart} approvals={approvals} />;
   if (part.type === 'data-agent-switch') return <div className="note">Handed over to {part.data.to}</div>;
   if (part.type === 'data-retry') return <div className="note">The model stream failed; the step is redone (the text above it was discarded).</div>;
-  if (part.type === 'data-confirmation-required') return <div className="note">Waiting for approval of {part.data.name}</div>;
+  // The call's own part carries the approval.
+  if (part.type === 'data-confirmation-required') return null;
   return null;
 }
 
@@ -62,7 +70,7 @@ function Footer({ message }: { message: ConsoleMessage }) {
 }
 
 /** One message: who wrote it (a person by the name they chose and by their user id, which no one else can take), then its parts in order. */
-export function MessageView({ message }: { message: ConsoleMessage }) {
+export function MessageView({ message, approvals }: { message: ConsoleMessage; approvals?: Approvals }) {
   const writer = message.role === 'user' ? message.metadata?.author : undefined;
   const author = message.role === 'user' ? (writer ? (writer.name ?? writer.id) : 'You') : (message.metadata?.agent_id ?? 'Agent');
   return (
@@ -79,7 +87,7 @@ export function MessageView({ message }: { message: ConsoleMessage }) {
         ) : null}
       </div>
       {message.parts.map((part, i) => (
-        <PartView key={i} part={part} />
+        <PartView key={i} part={part} approvals={approvals} />
       ))}
       {message.metadata?.status === 'cancelled' ? (
         <div className="note" data-testid="stopped">

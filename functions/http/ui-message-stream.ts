@@ -39,6 +39,8 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
   let textParts = 0;
   /** Tool calls whose input is streaming: their `tool-input-start` is out. */
   const streamingInputs = new Set<string>();
+  /** Denied calls: their part shows the denial, not the error result the model is given. */
+  const denied = new Set<string>();
 
   function* closeText(): Generator<ZeroUIMessageChunk> {
     if (openText) yield { type: 'text-end', id: openText };
@@ -99,10 +101,11 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
         break;
       case 'tool_result':
         yield* closeText();
+        afterTools = true;
+        if (denied.delete(event.id)) break;
         yield event.is_error
           ? { type: 'tool-output-error', toolCallId: event.id, errorText: event.content }
           : { type: 'tool-output-available', toolCallId: event.id, output: event.content };
-        afterTools = true;
         break;
       case 'retry':
         yield* closeText();
@@ -115,6 +118,15 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
       case 'confirmation_required':
         yield* closeText();
         yield { type: 'data-confirmation-required', data: { id: event.id, name: event.name, input: event.input } };
+        // The approval is named by its call: `addToolApprovalResponse({ id })` answers that call.
+        yield { type: 'tool-approval-request', approvalId: event.id, toolCallId: event.id };
+        break;
+      case 'approval':
+        if (event.decision === 'deny') {
+          yield* closeText();
+          denied.add(event.id);
+          yield { type: 'tool-output-denied', toolCallId: event.id };
+        }
         break;
       case 'error':
         yield* closeText();

@@ -3,6 +3,9 @@ import * as z from 'zod';
 import {
   ZeroError,
   activeRunStart,
+  approvalEvent,
+  conflict,
+  decideApprovals,
   followRun,
   invalidField,
   requireAccess,
@@ -16,6 +19,7 @@ import {
 import {
   MAX_MESSAGE_CHARS,
   MAX_UI_CHAT_BODY_BYTES,
+  approvalRequestSchema,
   chatIdSchema,
   streamQuerySchema,
   uiChatRequestSchema,
@@ -26,6 +30,34 @@ import {
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamUIMessages } from '../ui-message-stream';
+
+/** An answer `addToolApprovalResponse` left on a tool part of the last assistant message. */
+interface ApprovalAnswer {
+  toolCallId: string;
+  approved: boolean;
+  reason?: string;
+}
+
+/**
+ * The approvals the client answered: after `addToolApprovalResponse` the AI
+ * SDK sends the assistant message back with its parts `approval-responded`
+ * (the approval id is the tool call's id). None: the request carries a new message.
+ */
+function approvalAnswers(messages: unknown[]): ApprovalAnswer[] {
+  const last = messages.at(-1) as { role?: unknown; parts?: unknown } | undefined;
+  if (last?.role !== 'assistant' || !Array.isArray(last.parts)) return [];
+  const answers: ApprovalAnswer[] = [];
+  for (const [index, part] of (last.parts as { state?: unknown; toolCallId?: unknown; approval?: { id?: unknown; approved?: unknown; reason?: unknown } }[]).entries()) {
+    if (part?.state !== 'approval-responded' || typeof part.approval?.approved !== 'boolean') continue;
+    const id = typeof part.approval.id === 'string' ? part.approval.id : part.toolCallId;
+    if (typeof id !== 'string') continue;
+    // The reason is the decision's message, bounded as on the approvals route.
+    const reason = approvalRequestSchema.shape.message.safeParse(part.approval.reason ?? undefined);
+    if (!reason.success) throw invalidField(`messages.${messages.length - 1}.parts.${index}.approval.reason`, reason.error.issues[0]?.message ?? 'invalid');
+    answers.push({ toolCallId: id, approved: part.approval.approved, ...(reason.data?.trim() ? { reason: reason.data.trim() } : {}) });
+  }
+  return answers;
+}
 
 function newMessageText(messages: unknown[]): string {
   const index = messages.length - 1;
@@ -68,8 +100,15 @@ export function uiChatRoutes(deps: AppDeps) {
           field: 'trigger',
         });
       }
-      const message = newMessageText(messages);
       const user = c.get('user');
+      const answers = approvalAnswers(messages);
+      if (answers.length) {
+        const decided = await decideFromChat(deps, id, user, answers);
+        // Calls still waiting for others' answers: the run stays put, and the stream ends with the decisions.
+        if (decided.pending.length) return streamUIMessages(c, () => replay(decided.recorded.map(approvalEvent)));
+        return streamUIMessages(c, (signal) => followRun(deps, id, decided.runId, decided.after, signal));
+      }
+      const message = newMessageText(messages);
       await ensureSession(deps, id, options, user, message);
       const run = await startChat(deps, { session_id: id, message, ...options }, user, { deadline: c.get('deadline') });
       return streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
@@ -86,11 +125,36 @@ export function uiChatRoutes(deps: AppDeps) {
       await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
       const active = await activeRunStart(deps, id);
       if (!active) return c.body(null, 204);
-      return streamUIMessages(c, (signal) => followRun(deps, id, active.runId, active.after, signal));
+      return streamUIMessages(c, (signal) => followRun(deps, id, active.runId, active.after, signal, active.waits));
     },
   );
 
   return app;
+}
+
+/**
+ * Records the client's answers as the same decisions as `POST
+ * /sessions/:id/approvals/:tool_call_id` (editors and owners; a call that
+ * does not wait is a 409) and returns where the run's events go on: the
+ * decisions' `approval` events, then (once no call waits) the resumed run
+ * until its next `done`.
+ */
+async function decideFromChat(deps: AppDeps, sessionId: string, user: User, answers: ApprovalAnswer[]) {
+  await requireAccess(deps.sessions, sessionId, user, 'editor');
+  const by = { id: user.id, ...(user.name ? { name: user.name } : {}) };
+  const after = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
+  const { recorded, pending } = await decideApprovals(deps, sessionId, (waiting) => {
+    const pending = new Set(waiting?.pending.map((p) => p.tool_use_id));
+    // Answers another member already gave are left as they are; none left waiting is the stale-decision 409.
+    const open = answers.filter((a) => pending.has(a.toolCallId));
+    if (!open.length) throw conflict(`tool call "${answers[0]!.toolCallId}" does not wait for a decision`, { tool_call_id: answers[0]!.toolCallId });
+    return open.map((a) => ({ toolCallId: a.toolCallId, decision: a.approved ? ('allow' as const) : ('deny' as const), ...(a.reason ? { message: a.reason } : {}), by }));
+  });
+  return { runId: recorded[0]!.run_id, after, recorded, pending };
+}
+
+async function* replay<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
 }
 
 /** Creates the session a new chat id names, owned by the caller; an existing one is checked by `startChat`. */

@@ -162,6 +162,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       callback: { ...config.outbound, ...config.webhookCallback },
     },
     onRunFinished: async (finished) => (await investigations()).finishInvestigation(runtime, finished),
+    onRunWaiting: async (waiting) => (await investigations()).investigationWaits(runtime, waiting),
   };
   return runtime;
 }

@@ -113,7 +113,8 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedS
     // An ending the store refused leaves the run unfinished in the log: stop here rather than resume it at once.
     const last = history.findLast((r) => r.run_id === spec.runId);
     if (last?.kind !== 'run_end' && last?.kind !== 'run_handover' && last?.kind !== 'run_wait') throw new Error(`the end of run ${spec.runId} could not be recorded`);
-    if (result.outcome.status !== 'handover' && result.outcome.status !== 'awaiting_approval') await deps.onRunFinished?.({ session, runId: spec.runId, history });
+    if (result.outcome.status === 'awaiting_approval') await deps.onRunWaiting?.({ session, runId: spec.runId, history });
+    else if (result.outcome.status !== 'handover') await deps.onRunFinished?.({ session, runId: spec.runId, history });
     return result.outcome;
   };
 

@@ -29,6 +29,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
    * is durable and while the session's lease is still held. Must not throw.
    */
   onRunFinished?: (finished: FinishedRun) => Promise<void>;
+  /** Called when a run waits for people (its `run_wait` is durable, the lease still held). Must not throw. */
+  onRunWaiting?: (waiting: FinishedRun) => Promise<void>;
 }
 
 /** A run that has ended: its session and the session's log, which ends with the run's `run_end`. */

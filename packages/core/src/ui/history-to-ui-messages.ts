@@ -33,12 +33,21 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
   const settle = (answer: ZeroUIMessage, id: string, content: string, isError?: boolean) => {
     const index = answer.parts.findIndex((p) => 'toolCallId' in p && p.toolCallId === id);
     const part = answer.parts[index];
-    if (!part || !('toolCallId' in part)) return;
+    // A denied call's error result is for the model: its part shows the denial.
+    if (!part || !('toolCallId' in part) || ('state' in part && part.state === 'output-denied')) return;
     const { toolCallId, type } = part;
     const input = 'input' in part ? part.input : {};
     answer.parts[index] = (
       isError ? { type, toolCallId, state: 'output-error', input, errorText: content } : { type, toolCallId, state: 'output-available', input, output: content }
     ) as Part;
+  };
+
+  /** Marks a call's part as the approval flow left it (the approval id is the call's id, as the stream sends it). */
+  const approve = (answer: ZeroUIMessage, id: string, state: string, approval: Record<string, unknown>) => {
+    const index = answer.parts.findIndex((p) => 'toolCallId' in p && p.toolCallId === id);
+    const part = answer.parts[index];
+    if (!part || !('toolCallId' in part)) return;
+    answer.parts[index] = { type: part.type, toolCallId: id, state, input: 'input' in part ? part.input : {}, approval: { id, ...approval } } as Part;
   };
 
   for (const record of history) {
@@ -73,6 +82,18 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
       case 'tool_result':
         settle(answerFor(record.run_id), record.tool_use_id, record.content, record.is_error);
         break;
+      case 'approval_request':
+        approve(answerFor(record.run_id), record.tool_use_id, 'approval-requested', {});
+        break;
+      case 'approval':
+        if (record.decision === 'deny') approve(answerFor(record.run_id), record.tool_use_id, 'output-denied', { approved: false, ...(record.message ? { reason: record.message } : {}) });
+        else approve(answerFor(record.run_id), record.tool_use_id, 'approval-responded', { approved: true });
+        break;
+      case 'run_wait': {
+        const answer = answerFor(record.run_id);
+        answer.metadata = { ...answer.metadata, status: 'awaiting_approval', usage: record.usage };
+        break;
+      }
       case 'run_end': {
         const answer = answerFor(record.run_id);
         answer.parts.push({

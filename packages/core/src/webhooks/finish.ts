@@ -1,6 +1,7 @@
 import { finalText } from '../run/history';
 import { isWebhookAuthor } from '../run/speaker';
 import type { FinishedRun } from '../sessions/drive';
+import { DEFAULT_APPROVAL_TTL_MS, pendingApproval, waitingRun } from '../sessions/approvals';
 import { unfinishedRun } from '../sessions/resume';
 import type { LogRecord } from '../store/records';
 import { callbackTarget, postSignedCallback } from './callback';
@@ -9,6 +10,11 @@ import type { WebhookDeps } from './webhooks';
 
 /** The event name of the callback Zero sends when an investigation ends. */
 export const CALLBACK_EVENT = 'investigation.finished';
+/** The event name of the callback Zero sends when an investigation waits for people (its `status` is `needs_action`). */
+export const NEEDS_ACTION_EVENT = 'investigation.needs_action';
+
+/** A summary whose run is not over: the run goes on, or waits for decisions on its pending calls. */
+const OPEN_STATUSES: readonly SessionSummary['status'][] = ['accepted', 'awaiting_approval'];
 
 /**
  * Ends a webhook-started investigation once its run is over: writes the final
@@ -25,7 +31,7 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
   if (question?.kind !== 'user_message' || !isWebhookAuthor(question.author?.id)) return;
   try {
     const summary = await deps.webhooks.store.getSummary(sessionId);
-    if (!summary || summary.run_id !== finished.runId || summary.status !== 'accepted') return;
+    if (!summary || summary.run_id !== finished.runId || !OPEN_STATUSES.includes(summary.status)) return;
     const end = finished.history.find((r): r is Extract<LogRecord, { kind: 'run_end' }> => r.kind === 'run_end' && r.run_id === finished.runId);
     if (!end) return;
 
@@ -54,7 +60,7 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
 
     const hook = await deps.webhooks.hooks.get(summary.origin.hook_id);
     const url = hook?.callback_url;
-    // Leaving `accepted` is the claim on the callback: only one process sends it.
+    // Leaving the open status is the claim on the callback: only one process sends it.
     const won = await deps.webhooks.store.updateSummary(
       sessionId,
       {
@@ -64,33 +70,79 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
         reason: end.reason,
         finished_at: finishedAt,
         report,
+        ...(summary.pending ? { pending: [] } : {}),
         ...(url ? { callback: { target: callbackTarget(url), status: 'pending' as const, attempts: 0 } } : {}),
       },
-      'accepted',
+      summary.status,
     );
     if (!won || !hook || !url) return;
-
-    const secret = deps.webhooks.secret(hook.secret_ref);
-    const body = JSON.stringify({
-      type: CALLBACK_EVENT,
-      hook_id: hook.id,
-      event: summary.origin.event,
-      delivery_id: summary.origin.delivery_id,
-      session_id: sessionId,
-      run_id: finished.runId,
-      status: end.status,
-      report,
-      summary_path: `/api/v2/sessions/${sessionId}/summary`,
-    });
-    const result = secret
-      ? await postSignedCallback(url, body, secret, CALLBACK_EVENT, deps.webhooks.callback)
-      : { status: 'failed' as const, attempts: 0, last_error: `the hook's secret (${hook.secret_ref}) is not set, so the callback cannot be signed` };
-    await deps.webhooks.store.updateSummary(sessionId, { callback: { target: callbackTarget(url), ...result, at: new Date().toISOString() } });
-    if (result.status === 'failed') {
-      console.warn(JSON.stringify({ level: 'warn', msg: 'webhook callback failed', hook_id: hook.id, session_id: sessionId, ...result }));
-    }
+    await sendCallback(deps, hook, url, CALLBACK_EVENT, summary, { run_id: finished.runId, status: end.status, report });
   } catch (error) {
     console.error(JSON.stringify({ level: 'error', msg: 'finishing a webhook investigation failed', session_id: sessionId, error: String(error) }));
+  }
+}
+
+/**
+ * A webhook-started investigation whose run waits for people: its summary
+ * says `awaiting_approval` with the pending calls, and the hook's callback
+ * (if any) is sent with `status: "needs_action"`, once per set of calls
+ * asked. When the run ends, finishInvestigation ends it as usual.
+ * Must not throw.
+ */
+export async function investigationWaits(deps: WebhookDeps & { approvalTtlMs?: number }, waiting: FinishedRun): Promise<void> {
+  const sessionId = waiting.session.session_id;
+  const question = waiting.history.find((r) => r.kind === 'user_message' && r.run_id === waiting.runId);
+  if (question?.kind !== 'user_message' || !isWebhookAuthor(question.author?.id)) return;
+  try {
+    const summary = await deps.webhooks.store.getSummary(sessionId);
+    if (!summary || summary.run_id !== waiting.runId || !OPEN_STATUSES.includes(summary.status)) return;
+    const run = waitingRun(waiting.history);
+    if (run?.runId !== waiting.runId) return;
+    const pending = run.pending.map((p) => pendingApproval(p, deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS));
+    const ids = (calls: readonly { tool_call_id: string }[] | undefined) => (calls ?? []).map((p) => p.tool_call_id).join(' ');
+    // The same wait seen again (a job delivered twice): its callback is out already.
+    if (summary.status === 'awaiting_approval' && ids(summary.pending) === ids(pending)) return;
+
+    const hook = await deps.webhooks.hooks.get(summary.origin.hook_id);
+    const url = hook?.callback_url;
+    const won = await deps.webhooks.store.updateSummary(
+      sessionId,
+      { status: 'awaiting_approval', pending, ...(url ? { callback: { target: callbackTarget(url), status: 'pending' as const, attempts: 0 } } : {}) },
+      summary.status,
+    );
+    if (!won || !hook || !url) return;
+    await sendCallback(deps, hook, url, NEEDS_ACTION_EVENT, summary, { run_id: waiting.runId, status: 'needs_action', pending });
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', msg: 'recording a waiting webhook investigation failed', session_id: sessionId, error: String(error) }));
+  }
+}
+
+/** POSTs the hook's signed callback and records how it went in the summary. */
+async function sendCallback(
+  deps: WebhookDeps,
+  hook: { id: string; secret_ref: string },
+  url: string,
+  event: string,
+  summary: SessionSummary,
+  fields: Record<string, unknown>,
+): Promise<void> {
+  const sessionId = summary.session_id;
+  const secret = deps.webhooks.secret(hook.secret_ref);
+  const body = JSON.stringify({
+    type: event,
+    hook_id: hook.id,
+    event: summary.origin.event,
+    delivery_id: summary.origin.delivery_id,
+    session_id: sessionId,
+    ...fields,
+    summary_path: `/api/v2/sessions/${sessionId}/summary`,
+  });
+  const result = secret
+    ? await postSignedCallback(url, body, secret, event, deps.webhooks.callback)
+    : { status: 'failed' as const, attempts: 0, last_error: `the hook's secret (${hook.secret_ref}) is not set, so the callback cannot be signed` };
+  await deps.webhooks.store.updateSummary(sessionId, { callback: { target: callbackTarget(url), ...result, at: new Date().toISOString() } });
+  if (result.status === 'failed') {
+    console.warn(JSON.stringify({ level: 'warn', msg: 'webhook callback failed', hook_id: hook.id, session_id: sessionId, ...result }));
   }
 }
 
@@ -103,7 +155,7 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
 export async function settleInvestigation(deps: WebhookDeps, sessionId: string): Promise<void> {
   try {
     const summary = await deps.webhooks.store.getSummary(sessionId);
-    if (summary?.status !== 'accepted') return;
+    if (!summary || !OPEN_STATUSES.includes(summary.status)) return;
     const history = await deps.sessions.readLog(sessionId);
     if (!history.some((r) => r.kind === 'run_end' && r.run_id === summary.run_id) || unfinishedRun(history)?.runId === summary.run_id) return;
     const session = await deps.sessions.getSession(sessionId);

@@ -196,8 +196,10 @@ export const investigationSummarySchema = z.looseObject({
   session_id: z.string(),
   run_id: z.string(),
   origin: z.looseObject({ hook_id: z.string(), source: z.enum(['github', 'generic']), event: z.string(), delivery_id: z.string(), received_at: z.string() }),
-  /** `accepted` until the run ends, then the run's status. */
-  status: z.union([z.literal('accepted'), runStatusSchema]),
+  /** `accepted` until the run ends, then the run's status; `awaiting_approval` while it waits for people on `pending`. */
+  status: z.union([z.literal('accepted'), z.literal('awaiting_approval'), runStatusSchema]),
+  /** The calls the run waits on while `awaiting_approval` (empty once they are decided). */
+  pending: z.array(pendingApprovalSchema).optional(),
   project_id: z.string().optional(),
   warnings: z.array(z.string()),
   report: z.looseObject({ path: z.string(), project_id: z.string().optional(), bytes: z.number().int() }).optional(),

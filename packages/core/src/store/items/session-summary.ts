@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { runStatusSchema, usageSchema } from '../../wire';
+import { pendingApprovalSchema, runStatusSchema, usageSchema } from '../../wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 
@@ -19,8 +19,10 @@ export const sessionSummarySchema = z.object({
     delivery_id: z.string(),
     received_at: z.string(),
   }),
-  /** `accepted` until the run ends, then the run's status. */
-  status: z.union([z.literal('accepted'), runStatusSchema]),
+  /** `accepted` until the run ends, then the run's status; `awaiting_approval` while it waits for people on `pending`. */
+  status: z.union([z.literal('accepted'), z.literal('awaiting_approval'), runStatusSchema]),
+  /** The calls the run waits on while `awaiting_approval` (empty once they are decided). */
+  pending: z.array(pendingApprovalSchema).optional(),
   project_id: z.string().optional(),
   /** Gaps in the prompt template and other things the hook's owner should fix. */
   warnings: z.array(z.string()),
