@@ -3,18 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decideApprovals } from '@zero/core';
-import { DEV, getJson, postJson, startHarness, type Harness } from './support/harness';
+import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import { chatStream, type ReceivedEvent } from './support/sse';
-
-async function send(h: Harness, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(`${h.url}/api/v2${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, text, json: text ? JSON.parse(text) : undefined };
-}
 
 /** A session of the tester agent whose `ledger` calls ask a person first, with an editor (Bob) and a viewer (Carol). */
 async function askingSession(h: Harness) {

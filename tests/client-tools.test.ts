@@ -1,16 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEV, getJson, postJson, startHarness, type Harness } from './support/harness';
+import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
-
-async function send(h: Harness, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(`${h.url}/api/v2${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, text, json: text ? JSON.parse(text) : undefined };
-}
 
 async function untilRunEnds(h: Harness, id: string, timeoutMs = 10_000) {
   const giveUp = Date.now() + timeoutMs;

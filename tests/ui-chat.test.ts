@@ -1,30 +1,9 @@
-import { AbstractChat, DefaultChatTransport, uiMessageChunkSchema, type ChatState, type ChatStatus, type UIMessage } from 'ai';
+import { uiMessageChunkSchema, type UIMessage } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { historyToUIMessages } from '@zero/core/ui';
 import { startHarness, getJson, postJson, DEV, type Harness } from './support/harness';
-
-/** The state `useChat` keeps in React, kept in a plain object: the AI SDK's own chat logic runs unchanged. */
-class PlainChatState implements ChatState<UIMessage> {
-  status: ChatStatus = 'ready';
-  error: Error | undefined;
-  messages: UIMessage[] = [];
-  pushMessage = (m: UIMessage) => void this.messages.push(m);
-  popMessage = () => void this.messages.pop();
-  replaceMessage = (i: number, m: UIMessage) => void (this.messages[i] = m);
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
-
-class NodeChat extends AbstractChat<UIMessage> {
-  constructor(url: string, id: string, headers: Record<string, string>, body: Record<string, unknown> = {}) {
-    const state = new PlainChatState();
-    super({ id, state, transport: new DefaultChatTransport({ api: `${url}/api/v2/ui/chat`, headers, body }) });
-    this.plain = state;
-  }
-  plain: PlainChatState;
-}
-
-const newChatId = () => `chat-${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
+import { NodeChat, newChatId } from './support/node-chat';
 
 async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonNullable<T>> {
   for (let i = 0; i < 400; i++) {

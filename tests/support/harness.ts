@@ -111,6 +111,17 @@ async function readBody(response: Response) {
   return { status: response.status, json, text, headers: response.headers };
 }
 
+/** Any request to the API (`path` under /api/v2), its body as text and, when there is one, as JSON. */
+export async function send(h: Pick<Harness, 'url'>, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const response = await fetch(`${h.url}/api/v2${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, text, json: text ? JSON.parse(text) : undefined };
+}
+
 export async function getJson(url: string, headers: Record<string, string> = DEV) {
   return readBody(await fetch(url, { headers }));
 }

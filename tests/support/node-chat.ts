@@ -20,8 +20,12 @@ export class NodeChat extends AbstractChat<UIMessage> {
     body: Record<string, unknown> = {},
     init: Pick<ChatInit<UIMessage>, 'sendAutomaticallyWhen' | 'onToolCall'> = {},
   ) {
-    super({ id, state: new PlainChatState(), transport: new DefaultChatTransport({ api: `${url}/api/v2/ui/chat`, headers, body }), ...init });
+    const state = new PlainChatState();
+    super({ id, state, transport: new DefaultChatTransport({ api: `${url}/api/v2/ui/chat`, headers, body }), ...init });
+    this.plain = state;
   }
+  /** The messages as the chat holds them, for a test to seed or tamper with (as an app's state could). */
+  readonly plain: PlainChatState;
 }
 
 export const newChatId = () => `chat-${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
