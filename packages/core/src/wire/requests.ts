@@ -103,6 +103,8 @@ export const switchAgentRequestSchema = z.strictObject({ agent_id: agentId });
 export const approvalRequestSchema = z.strictObject({
   decision: z.enum(['allow', 'deny']),
   message: z.string().max(2000).optional(),
+  /** `session`: the same decision for this tool's later calls in the session (a session override; owners only). */
+  remember: z.literal('session').optional(),
 });
 export type ApprovalDecisionRequest = z.infer<typeof approvalRequestSchema>;
 

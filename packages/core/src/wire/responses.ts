@@ -142,6 +142,8 @@ export const approvalResponseSchema = z.object({
   message: z.string().optional(),
   by: authorSchema.optional(),
   at: z.string(),
+  /** With `remember: "session"`: the session override written, and the other waiting calls of the tool it decided too. */
+  remembered: z.object({ rule: z.string(), decision: z.enum(['allow', 'deny']), also_decided: z.array(z.string()) }).optional(),
   pending: z.array(z.string()),
 });
 export type ApprovalResponse = z.infer<typeof approvalResponseSchema>;
