@@ -91,6 +91,10 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     expect(waiting.active_run_id).toBeNull();
     expect(waiting.awaiting_approval).toMatchObject({ pending: [{ tool_call_id: callId, name: 'ledger', input: { entry: 'approved' } }] });
     expect(Date.parse(waiting.awaiting_approval.pending[0].expires_at) - Date.parse(waiting.awaiting_approval.pending[0].requested_at)).toBe(24 * 3600 * 1000);
+    // The sessions list marks it as waiting, for every member.
+    const listed = async (headers: Record<string, string>) =>
+      ((await getJson(`${h.url}/api/v2/sessions?limit=100`, headers)).json.sessions as { session_id: string; awaiting_approval_since?: string | null }[]).find((s) => s.session_id === id);
+    expect(Date.parse((await listed(bob))!.awaiting_approval_since!)).toBeGreaterThan(0);
     // Reading the session does not wake the waiting run.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(ledgerRuns()).toBe(before);
@@ -106,6 +110,7 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     const done = await untilRunEnds(h, id);
     expect(ledgerRuns()).toBe(before + 1);
     expect(done.awaiting_approval).toBeNull();
+    await expect.poll(async () => (await listed(DEV))!.awaiting_approval_since ?? null).toBeNull();
     expect(done.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
     expect(done.history.find((r: { kind: string }) => r.kind === 'approval')).toMatchObject({ tool_use_id: callId, decision: 'allow', by: { id: 'bob' } });
     expect(done.history.find((r: { kind: string }) => r.kind === 'tool_result')).toMatchObject({ tool_use_id: callId, content: 'recorded approved' });

@@ -8,7 +8,7 @@ import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam
 import type { NewLogRecord } from '../store/records';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { Delegator, ToolContext, ToolServices } from '../tools/tool';
-import { describeFailure, endRun, type RunOutcome } from './end-run';
+import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
 import { withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
@@ -59,6 +59,8 @@ export interface RunParams {
    * effects never happen twice: the instance that took over runs it.
    */
   confirmLease?: () => Promise<void>;
+  /** See `RunEnding.settle`: the session's meta item learns whether the run waits before its last event. */
+  settle?: RunEnding['settle'];
   /** Collects a person's decision on a call the policy marks `ask` (see `ToolContext.requestApproval`); absent: `ask` refuses. */
   requestApproval?: ToolContext['requestApproval'];
   /** Tools the client runs, offered to the model with the agent's; a call of one is answered by `callClientTool`. */
@@ -215,7 +217,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
       outcome = { status: 'error', steps, usage, reason: described.message, error: described };
     }
   }
-  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets }, outcome);
+  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets, settle: params.settle }, outcome);
 }
 
 interface ModelResponse {

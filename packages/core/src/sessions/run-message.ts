@@ -67,7 +67,15 @@ export async function runMessage(
   };
   // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
   let recorded = !!spec.record;
-  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded });
+  // The sessions list shows which sessions wait for a person: a field of the meta item, written (before the run's
+  // `done`, so a list fetched on it is current) only when it changes.
+  const settle = async (waits: boolean) => {
+    if (waits === !!next.awaiting_approval_since) return;
+    const since = waits ? new Date().toISOString() : null;
+    next = { ...next, awaiting_approval_since: since };
+    await deps.sessions.updateSession(sessionId, { awaiting_approval_since: since }).catch(() => undefined);
+  };
+  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle });
 
   // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
   let overrides: Promise<PermissionMap | undefined> | undefined;
@@ -189,6 +197,7 @@ export async function runMessage(
         clientTools: message ? message.client_tools : spec.record.client_tools,
         callClientTool,
         confirmLease,
+        settle,
       },
       emit,
     );
