@@ -103,7 +103,16 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
   }),
   /** The run stopped near its time budget and continues elsewhere; it is not over. */
   z.looseObject({ ...recordBase, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
-  z.looseObject({ ...recordBase, kind: z.literal('approval_request'), tool_use_id: z.string(), name: z.string(), input: z.unknown(), policy: z.string() }),
+  z.looseObject({
+    ...recordBase,
+    kind: z.literal('approval_request'),
+    tool_use_id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    policy: z.string(),
+    /** A client tool's call: it waits for the client's result rather than a decision. */
+    client_tool: z.literal(true).optional(),
+  }),
   z.looseObject({ ...recordBase, kind: z.literal('run_wait'), steps: z.number().int(), usage: usageSchema, pending: z.array(z.string()) }),
   z.looseObject({
     ...recordBase,
@@ -113,6 +122,8 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
     message: z.string().optional(),
     by: authorSchema.optional(),
     reason: z.enum(['expired', 'interrupted']).optional(),
+    /** A client tool's result, as the client sent it (bounded). */
+    result: z.object({ content: z.string(), is_error: z.boolean().optional(), truncated: z.boolean().optional() }).optional(),
   }),
 ]);
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
