@@ -91,6 +91,12 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
         else if (record.decision === 'deny') approve(answerFor(record.run_id), record.tool_use_id, 'output-denied', { approved: false, ...(record.message ? { reason: record.message } : {}) });
         else approve(answerFor(record.run_id), record.tool_use_id, 'approval-responded', { approved: true });
         break;
+      case 'compaction':
+        answerFor(record.run_id).parts.push({
+          type: 'data-compacted',
+          data: { tokens_before: record.tokens_before, tokens_after: record.tokens_after, turns_folded: record.turns_folded },
+        });
+        break;
       case 'run_wait': {
         const answer = answerFor(record.run_id);
         answer.metadata = { ...answer.metadata, status: 'awaiting_approval', usage: record.usage };

@@ -125,6 +125,17 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
     /** A client tool's result, as the client sent it (bounded). */
     result: z.object({ content: z.string(), is_error: z.boolean().optional(), truncated: z.boolean().optional() }).optional(),
   }),
+  /** The conversation was compacted: the model reads the turns through `through_run_id` as `summary` from here on (the log keeps them all). */
+  z.looseObject({
+    ...recordBase,
+    kind: z.literal('compaction'),
+    through_run_id: z.string(),
+    turns_folded: z.number().int(),
+    summary: z.string(),
+    tokens_before: z.number().int(),
+    tokens_after: z.number().int(),
+    usage: usageSchema,
+  }),
 ]);
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
 
