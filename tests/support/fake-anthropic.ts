@@ -13,6 +13,10 @@ export interface FakeTurn {
   webSearches?: { id: string; query: string; results: { title: string; url: string }[] | { error_code: string } }[];
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'pause_turn';
   usage?: Partial<{ input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }>;
+  /** Extended thinking, streamed first as thinking_delta chunks and a signature_delta, when the request enables thinking. */
+  thinking?: string;
+  /** A redacted_thinking block (its opaque data), when the request enables thinking. */
+  redactedThinking?: string;
   /** Pause between streamed deltas. */
   deltaDelayMs?: number;
   /** Send an `error` event after this many text chunks, then end the stream. */
@@ -41,6 +45,7 @@ export interface FakeRequest {
     tools?: { name: string; cache_control?: unknown }[];
     /** Automatic caching: a breakpoint on the last block. */
     cache_control?: unknown;
+    thinking?: { type: string; budget_tokens?: number };
     stream?: boolean;
     max_tokens: number;
   };
@@ -110,6 +115,8 @@ export class FakeAnthropic {
     this.responder = undefined;
     this.requests.length = 0;
     this.bills.length = 0;
+    this.thinkingSent.clear();
+    this.thinkingRefusals.length = 0;
     this.cache?.clear();
   }
 
@@ -125,6 +132,9 @@ export class FakeAnthropic {
     }
     const request: FakeRequest = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: performance.now() };
     const index = this.requests.push(request) - 1;
+    // As the API does: in a tool loop with thinking on, the last assistant turn's thinking must come back unchanged.
+    const altered = this.alteredThinking(request);
+    if (altered) return sendError(res, 400, 'invalid_request_error', altered);
     const turn = this.queue.shift() ?? this.responder?.(request, index);
     if (!turn) return sendError(res, 500, 'api_error', 'the fake Anthropic server has no scripted response left');
     if (turn.status) {
@@ -136,6 +146,29 @@ export class FakeAnthropic {
     res.on('close', () => this.open.delete(res));
     if (turn.hang) return;
     await this.stream(res, request, turn);
+  }
+
+  /** The thinking blocks this server sent, by the tool calls they came with. */
+  private readonly thinkingSent = new Map<string, { type: string; thinking?: string; signature?: string; data?: string }[]>();
+  /** Requests the API would refuse for their thinking (400), with its reason; counted for tests. */
+  readonly thinkingRefusals: string[] = [];
+
+  private alteredThinking(request: FakeRequest): string | undefined {
+    if (request.body.thinking?.type !== 'enabled') return undefined;
+    const messages = request.body.messages;
+    const index = messages.findLastIndex((m) => m.role === 'assistant');
+    const last = messages[index];
+    if (!last || !Array.isArray(last.content)) return undefined;
+    const blocks = last.content as { type: string; id?: string; thinking?: string; signature?: string; data?: string }[];
+    const call = blocks.find((b) => b.type === 'tool_use' && this.thinkingSent.has(b.id!));
+    if (!call) return undefined;
+    const sent = this.thinkingSent.get(call.id!)!;
+    const got = blocks.filter((b) => b.type === 'thinking' || b.type === 'redacted_thinking').map(({ type, thinking, signature, data }) => ({ type, thinking, signature, data }));
+    const same = got.length === sent.length && sent.every((s, i) => s.type === got[i]!.type && s.thinking === got[i]!.thinking && s.signature === got[i]!.signature && s.data === got[i]!.data);
+    if (same && blocks[0]!.type !== 'tool_use') return undefined;
+    const reason = `messages.${index}.content.0: the thinking blocks of the last assistant turn of a tool loop must be passed back unchanged`;
+    this.thinkingRefusals.push(reason);
+    return reason;
   }
 
   private async stream(res: ServerResponse, request: FakeRequest, turn: FakeTurn) {
@@ -169,6 +202,29 @@ export class FakeAnthropic {
     send('ping', { type: 'ping' });
     let index = 0;
     let outputChars = 0;
+    const thinkingBlocks: { type: string; thinking?: string; signature?: string; data?: string }[] = [];
+    if (request.body.thinking?.type === 'enabled') {
+      if (turn.thinking !== undefined) {
+        const signature = `sig_${Buffer.from(`${this.requests.length}:${turn.thinking}`).toString('base64url').slice(0, 40)}`;
+        send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+        for (const piece of turn.thinking.match(/\S+\s*/g) ?? [turn.thinking]) {
+          await wait();
+          if (res.destroyed) return;
+          send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+        }
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature } });
+        send('content_block_stop', { type: 'content_block_stop', index });
+        thinkingBlocks.push({ type: 'thinking', thinking: turn.thinking, signature });
+        outputChars += turn.thinking.length;
+        index++;
+      }
+      if (turn.redactedThinking !== undefined) {
+        send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: turn.redactedThinking } });
+        send('content_block_stop', { type: 'content_block_stop', index });
+        thinkingBlocks.push({ type: 'redacted_thinking', data: turn.redactedThinking });
+        index++;
+      }
+    }
     for (const search of turn.webSearches ?? []) {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'server_tool_use', id: search.id, name: 'web_search', input: {} } });
       send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ query: search.query }) } });
@@ -203,10 +259,12 @@ export class FakeAnthropic {
     if (turn.stallAfterChunks !== undefined && turn.stallAfterChunks >= chunks.length) return;
     for (const [n, call] of (turn.toolCalls ?? []).entries()) {
       const json = JSON.stringify(call.input);
+      const callId = call.id ?? `toolu_fake_${this.requests.length}_${n}`;
+      if (thinkingBlocks.length) this.thinkingSent.set(callId, thinkingBlocks);
       send('content_block_start', {
         type: 'content_block_start',
         index,
-        content_block: { type: 'tool_use', id: call.id ?? `toolu_fake_${this.requests.length}_${n}`, name: call.name, input: {} },
+        content_block: { type: 'tool_use', id: callId, name: call.name, input: {} },
       });
       // Split the JSON (in two by default) to exercise input_json_delta assembly.
       const size = Math.ceil(json.length / (turn.inputChunks ?? 2));

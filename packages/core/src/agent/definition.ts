@@ -23,6 +23,9 @@ export const compactionSettingsSchema = z.strictObject({
   keep_turns: z.number().int().min(0).max(100).optional(),
 });
 
+/** The API's minimum thinking budget is 1,024 tokens; Zero caps it at 32,000 so budget and answer fit every model's output limit. */
+export const thinkingBudgetSchema = z.number().int().min(1024, 'must be at least 1024 (the API\'s minimum)').max(32_000, 'must be at most 32000');
+
 const toolList = z
   .union([z.string(), z.array(z.string())])
   .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter(Boolean));
@@ -44,6 +47,10 @@ export const agentFrontmatterSchema = z.looseObject({
   permissions: permissionMapSchema.optional(),
   /** Zero: when this agent's conversations are compacted (overrides the deployment's `ZERO_COMPACT_*`). */
   compaction: compactionSettingsSchema.optional(),
+  /** Claude Code: how hard the agent thinks (`low`, `medium`, `high`): an extended-thinking budget. */
+  effort: z.enum(['low', 'medium', 'high']).optional(),
+  /** Zero: extended thinking with an explicit budget, or `false` to keep it off whatever the deployment says. */
+  thinking: z.union([z.literal(false), z.strictObject({ budget_tokens: thinkingBudgetSchema })]).optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
 
@@ -77,6 +84,8 @@ export const agentDefinitionSchema = z.object({
   permission_mode: permissionModeSchema.optional(),
   /** When its conversations are compacted (absent: the deployment's settings). */
   compaction: compactionSettingsSchema.optional(),
+  /** Its extended-thinking budget in tokens (from `effort` or `thinking:`); 0: off; absent: the deployment's default. */
+  thinking_budget: z.number().int().nonnegative().optional(),
   /** Everything in the body outside the known sections, kept for the prompt. */
   extra: z.string(),
   /** Non-fatal remarks, e.g. a Claude Code tool Zero does not provide. */

@@ -3,6 +3,7 @@ import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } fro
 import { readFrontmatter } from './frontmatter';
 import { normalizePermissionMap, normalizePermissionRule } from './permissions';
 import { resolveToolGrants } from './tool-grants';
+import { EFFORT_BUDGETS } from '../model/thinking';
 import { permissionModeSchema, permissionRuleSchema, splitPermissionRule, type PermissionMap, type VoiceMode } from '../wire';
 
 export type ParseResult = { ok: true; agent: AgentDefinition } | { ok: false; error: AgentLoadError };
@@ -100,6 +101,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     ...(permissions ? { permissions } : {}),
     ...(mode.success && mode.data !== 'default' ? { permission_mode: mode.data } : {}),
     ...(front.compaction ? { compaction: front.compaction } : {}),
+    ...(front.thinking === false ? { thinking_budget: 0 } : front.thinking ? { thinking_budget: front.thinking.budget_tokens } : front.effort ? { thinking_budget: EFFORT_BUDGETS[front.effort] } : {}),
     role: role || sections.extra.trim(),
     capabilities: bullets(sections.capabilities ?? ''),
     process: (sections.process ?? '').trim(),

@@ -103,11 +103,14 @@ export class AnthropicProvider implements ModelProvider {
           model: request.model,
           max_tokens: request.maxTokens,
           system: request.system,
-          messages: request.messages,
+          // Without thinking, earlier turns' thinking blocks are left out (they are only ever needed in a thinking tool loop).
+          messages: request.thinking ? request.messages : withoutThinking(request.messages),
           tools: request.tools.length ? request.tools : undefined,
+          ...(request.thinking ? { thinking: { type: 'enabled' as const, budget_tokens: request.thinking.budgetTokens } } : {}),
           stream: true,
         },
-        { signal },
+        // Interleaved thinking: the model thinks again between tool calls (Claude 4 models).
+        { signal, ...(request.thinking ? { headers: { 'anthropic-beta': INTERLEAVED_THINKING } } : {}) },
       );
     } catch (error) {
       throw interrupted() ?? toModelError(error, false);
@@ -127,9 +130,11 @@ export class AnthropicProvider implements ModelProvider {
           case 'content_block_start': {
             const block = event.content_block;
             if (block.type === 'text') blocks[event.index] = { type: 'text', text: '' };
+            else if (block.type === 'thinking') blocks[event.index] = { type: 'thinking', thinking: '', signature: '' };
             else if (block.type === 'tool_use' || block.type === 'server_tool_use')
               blocks[event.index] = { type: block.type, id: block.id, name: block.name, input: {}, partialJson: '' } as never;
             else blocks[event.index] = block as ContentBlockParam;
+            if (block.type === 'redacted_thinking') yield { type: 'thinking', delta: '', redacted: true };
             if (block.type === 'web_search_tool_result') {
               const names = new Map(blocks.filter((b) => b?.type === 'server_tool_use').map((b) => [(b as { id: string }).id, (b as { name: string }).name]));
               yield { type: 'server_tool_result', id: block.tool_use_id, name: names.get(block.tool_use_id) ?? 'web_search', ...describeSearchResult(block.content) };
@@ -142,6 +147,12 @@ export class AnthropicProvider implements ModelProvider {
             if (event.delta.type === 'text_delta' && block.type === 'text') {
               block.text += event.delta.text;
               yield { type: 'text', delta: event.delta.text };
+            } else if (event.delta.type === 'thinking_delta' && block.type === 'thinking') {
+              // Kept exactly as received, with its signature: the API checks both when a tool loop sends them back.
+              block.thinking += event.delta.thinking;
+              yield { type: 'thinking', delta: event.delta.thinking };
+            } else if (event.delta.type === 'signature_delta' && block.type === 'thinking') {
+              block.signature += event.delta.signature;
             } else if (event.delta.type === 'input_json_delta' && (block.type === 'tool_use' || block.type === 'server_tool_use')) {
               block.partialJson = (block.partialJson ?? '') + event.delta.partial_json;
               if (event.delta.partial_json) yield { type: 'tool_input_delta', id: block.id, name: block.name, delta: event.delta.partial_json };
@@ -173,6 +184,17 @@ export class AnthropicProvider implements ModelProvider {
     const content = blocks.filter((b) => b !== undefined).filter((b) => !(b.type === 'text' && b.text === ''));
     yield { type: 'message', content, stopReason, usage };
   }
+}
+
+const INTERLEAVED_THINKING = 'interleaved-thinking-2025-05-14';
+
+/** The conversation without thinking blocks, for a request that does not think. */
+function withoutThinking(messages: ModelRequest['messages']): ModelRequest['messages'] {
+  return messages.map((m) =>
+    m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking')
+      ? { ...m, content: m.content.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking') }
+      : m,
+  );
 }
 
 /** A web search result block as the text clients see: titles and URLs (the page contents stay encrypted for the model). */

@@ -22,11 +22,15 @@ export interface ModelRequest {
   messages: MessageParam[];
   tools: ToolUnion[];
   maxTokens: number;
+  /** Extended thinking with this budget (tokens, within `maxTokens`); absent: off. */
+  thinking?: { budgetTokens: number };
 }
 
 /** What a provider streams back while a call is in flight. */
 export type ModelEvent =
   | { type: 'text'; delta: string }
+  /** A piece of the model's extended thinking; `redacted`: a block the API encrypted (no text to show). */
+  | { type: 'thinking'; delta: string; redacted?: boolean }
   /** A piece of a tool call's input JSON, as the model writes it (the whole input follows in `tool_use`). */
   | { type: 'tool_input_delta'; id: string; name: string; delta: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }

@@ -26,6 +26,8 @@ export const runLimitsSchema = z.object({
   compactKeepTurns: z.number().int().nonnegative(),
   /** A compaction that frees less than this share of the tokens (percent) ends the run with `context_exhausted`. */
   compactMinFreedPercent: z.number().int().nonnegative().max(100),
+  /** The deployment's default extended-thinking budget in tokens for agents that set none; 0: thinking off. */
+  thinkingBudgetTokens: z.number().int().nonnegative(),
 });
 export type RunLimits = z.infer<typeof runLimitsSchema>;
 
@@ -46,6 +48,7 @@ export const DEFAULT_LIMITS: RunLimits = {
   compactAtPercent: 80,
   compactKeepTurns: 5,
   compactMinFreedPercent: 20,
+  thinkingBudgetTokens: 0,
 };
 
 const ENV: Record<keyof RunLimits, string> = {
@@ -65,6 +68,7 @@ const ENV: Record<keyof RunLimits, string> = {
   compactAtPercent: 'ZERO_COMPACT_AT_PERCENT',
   compactKeepTurns: 'ZERO_COMPACT_KEEP_TURNS',
   compactMinFreedPercent: 'ZERO_COMPACT_MIN_FREED_PERCENT',
+  thinkingBudgetTokens: 'ZERO_THINKING_BUDGET',
 };
 
 /** Reads limit overrides from the environment; a malformed value fails start-up with its variable named. */

@@ -10,6 +10,7 @@ import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { Delegator, ToolContext, ToolServices } from '../tools/tool';
 import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
 import { contextWindowOf } from '../model/context-windows';
+import { thinkingFor } from '../model/thinking';
 import { ContextGauge, sizeOf } from './compaction';
 import { withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
@@ -324,9 +325,13 @@ async function callModel(
     );
     const inputs = new ToolInputDeltas((id, name, delta) => emit({ type: 'tool_call_delta', id, name, delta, ...origin }));
     try {
-      const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens: deps.limits.maxOutputTokensPerCall };
+      const thinking = thinkingFor(params.model, params.agent, deps.limits);
+      // The thinking budget is spent within max_tokens: the answer keeps its own allowance beside it.
+      const maxTokens = deps.limits.maxOutputTokensPerCall + (thinking?.budgetTokens ?? 0);
+      const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens, ...(thinking ? { thinking } : {}) };
       for await (const event of deps.provider.stream(request, controller.signal, { idleTimeoutMs: deps.limits.modelIdleTimeoutMs })) {
         if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });
+        else if (event.type === 'thinking') emit({ type: 'thinking', delta: event.delta, ...(event.redacted ? { redacted: true } : {}), ...origin });
         else if (event.type === 'tool_input_delta') inputs.add(event.id, event.name, event.delta);
         else if (event.type === 'tool_use' || event.type === 'server_tool_use') {
           inputs.complete(event.id);

@@ -31,6 +31,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     run_id: z.string(),
   }),
   z.object({ type: z.literal('text'), delta: z.string(), ...origin }),
+  /** A piece of the model's extended thinking, before it answers or acts; `redacted`: a block the API encrypted (nothing to show). */
+  z.object({ type: z.literal('thinking'), delta: z.string(), redacted: z.boolean().optional(), ...origin }),
   /**
    * A piece of a tool call's input JSON as the model writes it, so a long input (a file being written)
    * shows while it is written; the `tool_call` with the whole input follows. Several pieces that
