@@ -41,9 +41,10 @@ function run(args: string[], options: { echo?: boolean } = {}): Promise<{ code: 
 }
 
 /**
- * The conformance suite's client sends no credentials, and Zero's /mcp needs
- * one: this loopback proxy adds the bearer header and passes everything else
- * through, streaming both ways.
+ * Neither the conformance suite's client nor the Inspector CLI that runs on
+ * Node 20 (0.15; 1.x and later need Node 22) can send a header, and Zero's
+ * /mcp needs a credential: this loopback proxy adds the bearer header and
+ * passes everything else through, streaming both ways.
  */
 async function withCredential(target: string, authorization: string) {
   const to = new URL(target);
@@ -68,21 +69,16 @@ async function seed(h: Harness) {
   await put('src/index.ts', 'export const answer = 42;\n');
 }
 
-async function conformance(h: Harness, outputDir: string): Promise<boolean> {
-  const proxy = await withCredential(h.url, `Bearer ${DEV_KEY}`);
-  try {
-    console.log(`\n== MCP conformance suite (active) against ${h.url}/mcp ==`);
-    const { code } = await run(['@modelcontextprotocol/conformance', 'server', '--url', `${proxy.url}/mcp`, '--expected-failures', EXPECTED_FAILURES, '-o', outputDir, ...process.argv.slice(2)], { echo: true });
-    return code === 0;
-  } finally {
-    await proxy.close();
-  }
+async function conformance(url: string, outputDir: string): Promise<boolean> {
+  console.log(`\n== MCP conformance suite (active) against ${url} ==`);
+  const { code } = await run(['@modelcontextprotocol/conformance', 'server', '--url', url, '--expected-failures', EXPECTED_FAILURES, '-o', outputDir, ...process.argv.slice(2)], { echo: true });
+  return code === 0;
 }
 
-async function inspector(h: Harness): Promise<boolean> {
-  console.log(`\n== MCP Inspector CLI against ${h.url}/mcp ==`);
+async function inspector(h: Harness, url: string): Promise<boolean> {
+  console.log(`\n== MCP Inspector CLI against ${url} ==`);
   const cli = (...args: string[]) =>
-    run(['@modelcontextprotocol/inspector', '--cli', `${h.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${DEV_KEY}`, ...args]).then((r) => {
+    run(['@modelcontextprotocol/inspector', '--cli', url, ...args]).then((r) => {
       if (r.code !== 0) throw new Error(`inspector ${args.join(' ')} exited ${r.code}: ${r.stderr.trim()}`);
       return JSON.parse(r.stdout) as Record<string, any>;
     });
@@ -115,14 +111,16 @@ async function main() {
   const dataDir = await mkdtemp(join(tmpdir(), 'zero-mcp-conformance-'));
   const outputDir = await mkdtemp(join(tmpdir(), 'zero-mcp-conformance-results-'));
   const h = await startHarness({ dataDir });
+  const proxy = await withCredential(h.url, `Bearer ${DEV_KEY}`);
   let ok = false;
   try {
     await seed(h);
-    const suite = await conformance(h, outputDir);
-    const cli = await inspector(h);
+    const suite = await conformance(`${proxy.url}/mcp`, outputDir);
+    const cli = await inspector(h, `${proxy.url}/mcp`);
     ok = suite && cli;
     console.log(`\nconformance: ${suite ? 'passed (expected failures as listed)' : 'FAILED'}; inspector: ${cli ? 'passed' : 'FAILED'}`);
   } finally {
+    await proxy.close();
     await h.close();
     await rm(dataDir, { recursive: true, force: true });
     await rm(outputDir, { recursive: true, force: true });
