@@ -9,6 +9,7 @@ import { errorResponse } from './errors';
 import { agentRoutes } from './routes/agents';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
+import { mcpRoutes } from './routes/mcp';
 import { permissionRoutes } from './routes/permissions';
 import { approvalRoutes } from './routes/approvals';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
@@ -40,6 +41,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   // Registered before the API's bearer auth: a delivery is authenticated by its hook's HMAC signature.
   app.route('/api/v2', webhookEndpoint(deps));
+  // Zero as an MCP server, beside the API, with the API's bearer credentials.
+  app.route('/', mcpRoutes(deps));
 
   const api = new Hono<Env>();
   api.use('*', requireUser(deps.auth));
