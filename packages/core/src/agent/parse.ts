@@ -2,7 +2,7 @@ import { describeZodError } from '../errors';
 import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
 import { readFrontmatter } from './frontmatter';
 import { normalizePermissionMap, normalizePermissionRule } from './permissions';
-import { resolveToolGrants } from './tool-grants';
+import { mcpToolGrants, resolveToolGrants } from './tool-grants';
 import { permissionModeSchema, permissionRuleSchema, splitPermissionRule, type PermissionMap, type VoiceMode } from '../wire';
 
 export type ParseResult = { ok: true; agent: AgentDefinition } | { ok: false; error: AgentLoadError };
@@ -79,12 +79,9 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     if (permissionRuleSchema.safeParse(rule).success) disallowed.push(rule);
     else warnings.push(`disallowedTools entry "${entry}" is not a tool name, glob or rule Zero reads, and was ignored`);
   }
-  const grants = resolveToolGrants(
-    front.tools,
-    knownTools,
-    delegation.length > 0,
-    disallowed.filter((rule) => splitPermissionRule(rule).input === undefined),
-  );
+  const removed = disallowed.filter((rule) => splitPermissionRule(rule).input === undefined);
+  const grants = resolveToolGrants(front.tools, knownTools, delegation.length > 0, removed);
+  const mcpGrants = mcpToolGrants(front.tools, removed);
   for (const { name } of grants.unavailable) warnings.push(`tool "${name}" is not provided by Zero and was left out`);
   const permissions = permissionsOf(front.permissions, disallowed);
   const mode = permissionModeSchema.safeParse(front.permissionMode ?? 'default');
@@ -99,6 +96,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     unavailable_tools: grants.unavailable,
     ...(permissions ? { permissions } : {}),
     ...(mode.success && mode.data !== 'default' ? { permission_mode: mode.data } : {}),
+    mcp: { servers: front.mcpServers?.servers ?? {}, references: front.mcpServers?.references ?? [], ...mcpGrants },
     role: role || sections.extra.trim(),
     capabilities: bullets(sections.capabilities ?? ''),
     process: (sections.process ?? '').trim(),
