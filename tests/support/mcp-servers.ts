@@ -101,7 +101,7 @@ export async function startWhoamiServer() {
   return { url: `${url}/mcp`, state, close: () => new Promise<void>((resolve) => http.close(() => resolve())) };
 }
 
-/** An OAuth token endpoint: the refresh-token grant, answering `token-<n>` with the lifetime given, and counting grants. */
+/** An OAuth token endpoint: the refresh-token grant, answering `token-<n>-of-the-endpoint` with the lifetime given, and counting grants. */
 export async function startTokenEndpoint(options: { refreshToken: string; clientId: string; expiresIn: number }) {
   const state = { grants: 0, forms: [] as URLSearchParams[] };
   const http = createServer(async (req, res) => {
@@ -114,7 +114,7 @@ export async function startTokenEndpoint(options: { refreshToken: string; client
       return;
     }
     state.grants += 1;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: `token-${state.grants}`, token_type: 'Bearer', expires_in: options.expiresIn }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: `token-${state.grants}-of-the-endpoint`, token_type: 'Bearer', expires_in: options.expiresIn }));
   });
   const url = await listen(http);
   return { url: `${url}/token`, state, close: () => new Promise<void>((resolve) => http.close(() => resolve())) };
