@@ -19,6 +19,7 @@ import { summariseProfile, type ProfileSummary } from './support/profile';
 import { ms, table } from './support/stats';
 import { evaluateTargets, issue13Figures } from './support/targets';
 import { systemPromptBlocks, writeAgentDir } from './workload';
+import { mcpOverhead, printMcpOverhead, type McpOverheadResult } from './mcp';
 
 /**
  * `npm run bench`: every scenario of issues 2, 8 and 13, for Zero and each
@@ -77,6 +78,7 @@ async function main() {
     let relay: RelayResult[] | undefined;
     const cost: CostResult[] = [];
     let grown: GrowthResult | undefined;
+    let mcp: McpOverheadResult | undefined;
     if (!quick) {
       log('relay latency…');
       relay = await relayLatency(ctx, runners);
@@ -84,6 +86,8 @@ async function main() {
       for (const runner of [...runners, ...experts]) cost.push(await sessionCost(ctx, runner));
       log('growth (200 turns)…');
       grown = await growth(ctx, zero);
+      log('MCP tool-call overhead…');
+      mcp = await mcpOverhead();
     }
     log(`concurrency (200 sessions per runner, each in a fresh process${options.profile ? '; Zero profiled' : ''})…`);
     const concurrent: ConcurrencyResult[] = [];
@@ -112,6 +116,7 @@ async function main() {
       printConcurrency(concurrent),
       ...(cost.length ? [printCost(cost)] : []),
       ...(grown ? [printGrowth(grown)] : []),
+      ...(mcp ? [printMcpOverhead(mcp)] : []),
       printColdStart(cold),
       ...profiles.map((p) => printProfile(p.scenario, p.summary, p.file)),
       ...(targets ? [table('Targets of issues 2 and 8', ['target', 'figure', 'met'], targets.map((t) => [t.target, t.figure, t.met ? 'yes' : 'NO']))] : []),
@@ -122,7 +127,7 @@ async function main() {
     const file = join(dir, `bench-${stamp}${quick ? '-quick' : ''}.json`);
     await writeFile(
       file,
-      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, loop, requests, relay, concurrency: concurrent, cost, growth: grown, cold_start: cold, profiles, targets, issue13: figures }, null, 2),
+      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, loop, requests, relay, concurrency: concurrent, cost, growth: grown, mcp, cold_start: cold, profiles, targets, issue13: figures }, null, 2),
     );
     console.log(`\nResults: ${file}`);
   } finally {

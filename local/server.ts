@@ -47,10 +47,13 @@ export async function startServer(config: RuntimeConfig, port = 0, hostname = '1
   return {
     url: `http://${hostname}:${address.port}`,
     runtime,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         server.close(() => resolve());
-      }),
+      });
+      // MCP sessions and the stdio servers this process started end with it.
+      await runtime.mcp.close();
+    },
   };
 }

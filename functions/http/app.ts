@@ -7,6 +7,7 @@ import { describe } from './declare';
 import type { AppDeps, Env } from './env';
 import { errorResponse } from './errors';
 import { agentRoutes } from './routes/agents';
+import { mcpServerRoutes } from './routes/mcp-servers';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { mcpRoutes } from './routes/mcp';
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', hookRoutes(deps));
   api.route('/', projectRoutes(deps));
   api.route('/', agentRoutes(deps));
+  api.route('/', mcpServerRoutes(deps));
 
   app.route('/api/v2', api);
   return app;

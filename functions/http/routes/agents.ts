@@ -8,7 +8,8 @@ import type { AppDeps, Env } from '../env';
  * The agent catalog: each agent's model and tools as they will be used, the
  * policy of each tool (allow, ask or deny, and which policy says so), the
  * tools its file names that Zero does not have (with the reason) and other
- * remarks made while loading it, and the files that could not be loaded.
+ * remarks made while loading it, its MCP servers with what was last seen of
+ * each, and the files that could not be loaded.
  */
 export function agentRoutes(deps: AppDeps) {
   const app = new Hono<Env>();
@@ -17,13 +18,17 @@ export function agentRoutes(deps: AppDeps) {
     const { agents, errors } = await deps.catalog.load();
     const sorted = [...agents.values()].sort((a, b) => a.id.localeCompare(b.id));
     const policies = await Promise.all(sorted.map((a) => deps.tools.effectivePolicy(a)));
+    // Status as this instance last saw each server: listing agents connects to none.
+    const mcp = await Promise.all(sorted.map((a) => deps.mcp.describe(a)));
     const list = sorted.map((a, i) => ({
       id: a.id,
       name: a.name,
       description: a.description,
       model: resolveModel(a.model, deps.defaultModel),
       tools: a.tools,
-      unavailable_tools: a.unavailable_tools,
+      unavailable_tools: [...a.unavailable_tools, ...mcp[i]!.unavailable],
+      mcp_tools: a.mcp?.tools ?? [],
+      mcp_servers: mcp[i]!.servers,
       delegates_to: a.delegation.map((d) => d.agent_id),
       default_voice: a.default_voice,
       permission_mode: a.permission_mode ?? 'default',

@@ -55,7 +55,7 @@ export function hookRoutes(deps: AppDeps) {
     if (!deps.webhooks.secret(input.secret_ref)) {
       throw invalidField('secret_ref', `${input.secret_ref} is not set in the server's environment`);
     }
-    const refused = input.callback_url ? await refusedCallbackUrl(input.callback_url) : undefined;
+    const refused = input.callback_url ? await refusedCallbackUrl(input.callback_url, deps.webhooks.callback.allow) : undefined;
     if (refused) throw invalidField('callback_url', refused);
     const { hook, created } = await deps.webhooks.hooks.put(id, input);
     return c.json({ hook: hookView(hook) }, created ? 201 : 200);

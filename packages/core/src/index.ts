@@ -14,4 +14,5 @@ export * from './auth';
 export * from './run';
 export * from './sessions';
 export * from './webhooks';
+export * from './mcp';
 export * from './runtime';

@@ -29,6 +29,10 @@ import { createWebFetchTool } from './tools/web-fetch';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
 import type { OutboundOptions } from './net/outbound';
+import { outboundAllowFromEnv } from './net/outbound-allow';
+import { McpClients } from './mcp/clients';
+import { McpServerStore } from './mcp/server-store';
+import type { McpSecretResolver } from './mcp/secrets';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import { permissionsFromEnv, type DeploymentPermissions } from './tools/policy';
 import type { ToolSpec } from './tools/tool';
@@ -52,8 +56,10 @@ export interface RuntimeConfig {
   tools?: ToolSpec<any>[];
   /** The deployment's permission defaults (`ZERO_PERMISSIONS`). */
   permissions?: DeploymentPermissions;
-  /** How web_fetch resolves and dials (tests inject a stub resolver). */
+  /** How web_fetch, webhook callbacks and MCP servers are reached: `allow` is `ZERO_OUTBOUND_ALLOW` (tests inject a stub resolver). */
   outbound?: OutboundOptions;
+  /** MCP servers: time limits, and where `${ZERO_MCP_SECRET_*}` references are looked up (by default the environment). */
+  mcp?: { connectTimeoutMs?: number; toolsTtlMs?: number; secret?: McpSecretResolver };
   /** Where and how project trees are cached for grep and glob. */
   projectCache?: FileCacheOptions;
   /** How long a run's lease lasts without a heartbeat (a dead holder blocks the session this long). */
@@ -83,6 +89,8 @@ export interface Runtime extends ChatDeps {
   /** Places of the live-view streams open per user. */
   streams: StreamSlots;
   webhooks: Webhooks;
+  /** The MCP servers agents use, as this instance knows them. */
+  mcp: McpClients;
 }
 
 /** The built-in tools every deployment registers. */
@@ -137,6 +145,14 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     tools,
     catalog,
     sessions,
+    mcp: new McpClients(new McpServerStore(artifacts), {
+      outbound: config.outbound ?? {},
+      resolveSecret: config.mcp?.secret ?? ((name) => process.env[name] || undefined),
+      connectTimeoutMs: config.mcp?.connectTimeoutMs ?? 10_000,
+      toolsTtlMs: config.mcp?.toolsTtlMs ?? 5 * 60_000,
+      // Lambda cannot start processes: a stdio server is refused there, with the reason.
+      canSpawn: !process.env.AWS_LAMBDA_FUNCTION_NAME,
+    }),
     leases: new LeaseStore(db, config.store.table, sessions, config.leaseTtlMs ?? 30_000),
     runs: new LocalRuns(),
     instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
@@ -176,6 +192,12 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),
+    outbound: { allow: outboundAllowFromEnv(env.ZERO_OUTBOUND_ALLOW) },
+    mcp: {
+      connectTimeoutMs: positiveInt(env, 'ZERO_MCP_CONNECT_TIMEOUT_MS'),
+      toolsTtlMs: positiveInt(env, 'ZERO_MCP_TOOLS_TTL_MS'),
+      secret: (name) => env[name] || undefined,
+    },
     runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
     approvalTtlMs: positiveInt(env, 'ZERO_APPROVAL_TTL_MS'),
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),

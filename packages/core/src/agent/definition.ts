@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { permissionMapSchema, permissionModeSchema, voiceModeSchema } from '../wire';
+import { mcpServerConfigSchema, permissionMapSchema, permissionModeSchema, voiceModeSchema } from '../wire';
+import { agentMcpServersSchema } from './mcp-servers';
 
 /**
  * Claude Code subagent tool names mapped to Zero's tools, so that a Claude Code
@@ -51,6 +52,8 @@ export const agentFrontmatterSchema = z.looseObject({
   effort: z.enum(['low', 'medium', 'high']).optional(),
   /** Zero: extended thinking with an explicit budget, or `false` to keep it off whatever the deployment says. */
   thinking: z.union([z.literal(false), z.strictObject({ budget_tokens: thinkingBudgetSchema })]).optional(),
+  /** Claude Code: the MCP servers the agent uses, by definition or by the name of a deployment-wide server. */
+  mcpServers: agentMcpServersSchema.optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
 
@@ -86,6 +89,19 @@ export const agentDefinitionSchema = z.object({
   compaction: compactionSettingsSchema.optional(),
   /** Its extended-thinking budget in tokens (from `effort` or `thinking:`); 0: off; absent: the deployment's default. */
   thinking_budget: z.number().int().nonnegative().optional(),
+  /**
+   * The MCP servers the file defines or names, and the MCP tools its `tools:` grants
+   * (`mcp__<server>__<tool>` names and globs; all of them without `tools:`) less its
+   * `disallowedTools`. The tools themselves are listed by the servers when a run starts.
+   */
+  mcp: z
+    .object({
+      servers: z.record(z.string(), mcpServerConfigSchema),
+      references: z.array(z.string()),
+      tools: z.array(z.string()),
+      disallowed: z.array(z.string()),
+    })
+    .optional(),
   /** Everything in the body outside the known sections, kept for the prompt. */
   extra: z.string(),
   /** Non-fatal remarks, e.g. a Claude Code tool Zero does not provide. */

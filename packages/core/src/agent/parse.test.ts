@@ -87,9 +87,10 @@ You are an expert code reviewer. Review the unstaged changes.
     expect(result.agent.unavailable_tools).toEqual([
       { name: 'Bash', reason: 'Zero runs no shell commands' },
       { name: 'Edit', reason: expect.stringContaining('Zero does not edit project files') },
-      { name: 'mcp__github__create_issue', reason: 'Zero does not connect to MCP servers' },
       { name: 'Frobnicate', reason: 'Zero has no tool of this name' },
     ]);
+    // Issue 15: an MCP tool is a grant its servers fill in when a run starts, no longer set aside.
+    expect(result.agent.mcp?.tools).toEqual(['mcp__github__create_issue']);
   });
 
   it("reads Zero's sections, delegation rules and the three voices", () => {

@@ -2,8 +2,8 @@ import { describeZodError } from '../errors';
 import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
 import { readFrontmatter } from './frontmatter';
 import { normalizePermissionMap, normalizePermissionRule } from './permissions';
-import { resolveToolGrants } from './tool-grants';
 import { EFFORT_BUDGETS } from '../model/thinking';
+import { mcpToolGrants, resolveToolGrants } from './tool-grants';
 import { permissionModeSchema, permissionRuleSchema, splitPermissionRule, type PermissionMap, type VoiceMode } from '../wire';
 
 export type ParseResult = { ok: true; agent: AgentDefinition } | { ok: false; error: AgentLoadError };
@@ -80,12 +80,9 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     if (permissionRuleSchema.safeParse(rule).success) disallowed.push(rule);
     else warnings.push(`disallowedTools entry "${entry}" is not a tool name, glob or rule Zero reads, and was ignored`);
   }
-  const grants = resolveToolGrants(
-    front.tools,
-    knownTools,
-    delegation.length > 0,
-    disallowed.filter((rule) => splitPermissionRule(rule).input === undefined),
-  );
+  const removed = disallowed.filter((rule) => splitPermissionRule(rule).input === undefined);
+  const grants = resolveToolGrants(front.tools, knownTools, delegation.length > 0, removed);
+  const mcpGrants = mcpToolGrants(front.tools, removed);
   for (const { name } of grants.unavailable) warnings.push(`tool "${name}" is not provided by Zero and was left out`);
   const permissions = permissionsOf(front.permissions, disallowed);
   const mode = permissionModeSchema.safeParse(front.permissionMode ?? 'default');
@@ -102,6 +99,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     ...(mode.success && mode.data !== 'default' ? { permission_mode: mode.data } : {}),
     ...(front.compaction ? { compaction: front.compaction } : {}),
     ...(front.thinking === false ? { thinking_budget: 0 } : front.thinking ? { thinking_budget: front.thinking.budget_tokens } : front.effort ? { thinking_budget: EFFORT_BUDGETS[front.effort] } : {}),
+    mcp: { servers: front.mcpServers?.servers ?? {}, references: front.mcpServers?.references ?? [], ...mcpGrants },
     role: role || sections.extra.trim(),
     capabilities: bullets(sections.capabilities ?? ''),
     process: (sections.process ?? '').trim(),

@@ -14,7 +14,6 @@ const UNAVAILABLE: { test: (name: string) => boolean; reason: string }[] = [
     test: (name) => ['Edit', 'MultiEdit', 'NotebookEdit'].includes(name),
     reason: 'Zero does not edit project files; write_file (Write) writes new files under reports/ or artifacts/',
   },
-  { test: (name) => name.startsWith('mcp__'), reason: 'Zero does not connect to MCP servers' },
   { test: (name) => name === 'TodoWrite', reason: 'Zero keeps no to-do list' },
   { test: (name) => name === 'NotebookRead', reason: 'Zero reads notebooks as files with read_file (Read)' },
 ];
@@ -52,10 +51,30 @@ function grantsOf(listed: readonly string[] | undefined, known: ReadonlySet<stri
   const tools: string[] = [];
   const unavailable: ToolGrants['unavailable'] = [];
   for (const name of listed) {
+    // MCP tools are granted by name or glob and listed by their servers when a run starts (see mcpToolGrants).
+    if (isMcpGrant(name)) continue;
     const tool = TOOL_ALIASES[name] ?? name;
     if (known && !known.has(tool)) {
       if (!unavailable.some((entry) => entry.name === name)) unavailable.push({ name, reason: unavailableReason(name) });
     } else if (!tools.includes(tool)) tools.push(tool);
   }
   return { tools, unavailable };
+}
+
+const isMcpGrant = (name: string) => name.startsWith('mcp__');
+
+/** `mcp__github` (Claude Code: every tool of the server) as the glob it stands for. */
+function mcpPattern(name: string): string {
+  const rest = name.slice('mcp__'.length);
+  return rest && !rest.includes('__') && !/[*?[\]{}!]/.test(rest) ? `${name}__*` : name;
+}
+
+/**
+ * The MCP tools `tools:` grants: its `mcp__` names and globs (`mcp__github__*`),
+ * or every MCP tool when the file lists no tools (as a Claude Code subagent
+ * inherits them), and the `disallowedTools` entries that take some away.
+ */
+export function mcpToolGrants(listed: readonly string[] | undefined, disallowed: readonly string[] = []): { tools: string[]; disallowed: string[] } {
+  const tools = listed === undefined ? ['mcp__*'] : [...new Set(listed.filter(isMcpGrant).map(mcpPattern))];
+  return { tools, disallowed: [...new Set(disallowed.filter(isMcpGrant).map(mcpPattern))] };
 }

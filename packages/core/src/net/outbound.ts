@@ -2,6 +2,9 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { defineErrorClass } from '../errors';
+import { allowListed } from './outbound-allow';
+
+export { allowListed, outboundAllowFromEnv } from './outbound-allow';
 
 /** A resolved address of a host name. */
 export interface ResolvedAddress {
@@ -20,7 +23,14 @@ export interface OutboundOptions {
    */
   dialAddress?: (address: string) => string;
   maxRedirects?: number;
+  /**
+   * Hosts the operator lets tools reach although they are local or private
+   * (`ZERO_OUTBOUND_ALLOW`: `127.0.0.1`, `mcp.internal:8443`): a host alone
+   * allows every port, `host:port` that port only. Nothing else is loosened.
+   */
+  allow?: readonly string[];
 }
+
 
 /** A response read under the caps. */
 export interface FetchedResponse {
@@ -54,15 +64,20 @@ export function refusedAddress(address: string): string | undefined {
   return undefined;
 }
 
-/** Checks a URL before anything is resolved: scheme, credentials, host names that are local by definition, IP literals. */
-export function refusedUrl(url: URL): string | undefined {
+/**
+ * Checks a URL before anything is resolved: scheme, credentials, host names
+ * that are local by definition, IP literals. A host on `allow` skips the
+ * local and private checks (never the scheme, credentials or Lambda Runtime API ones).
+ */
+export function refusedUrl(url: URL, allow?: readonly string[]): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `only http and https URLs can be fetched, not ${url.protocol}`;
   if (url.username || url.password) return 'URLs with credentials (user@host) are refused';
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (!host) return 'the URL has no host';
-  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a local host name`;
   const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;
   if (runtimeApi && (url.host === runtimeApi || host === runtimeApi.split(':')[0])) return 'the Lambda Runtime API is not reachable from tools';
+  if (allowListed(url, allow)) return undefined;
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a local host name`;
   if (isIP(host)) return refusedAddress(host);
   return undefined;
 }
@@ -91,26 +106,9 @@ export async function guardedFetch(
 ): Promise<FetchedResponse> {
   const method = options.method ?? 'GET';
   const { Agent, request } = await import('undici');
-  const resolver = options.resolver ?? defaultResolver;
   let blocked: string | undefined;
-  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    resolver(hostname).then(
-      (addresses) => {
-        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }), '', 4);
-        for (const a of addresses) {
-          const reason = refusedAddress(a.address);
-          if (reason) {
-            blocked = `${hostname} resolves to a refused address: ${reason}`;
-            return callback(new OutboundBlockedError(blocked), '', 4);
-          }
-        }
-        const dialled = addresses.map((a) => ({ address: options.dialAddress?.(a.address) ?? a.address, family: a.family }));
-        if ((lookupOptions as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof dialled) => void)(null, dialled);
-        callback(null, dialled[0]!.address, dialled[0]!.family);
-      },
-      (error: Error) => callback(Object.assign(error, { code: (error as { code?: string }).code ?? 'ENOTFOUND' }), '', 4),
-    );
-  };
+  let allowed = false;
+  const lookup = guardedLookup(options, () => allowed, (reason) => (blocked = reason));
 
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal?.reason);
@@ -124,8 +122,9 @@ export async function guardedFetch(
   try {
     let url = new URL(target);
     for (let hop = 0; ; hop++) {
-      const refused = refusedUrl(url);
+      const refused = refusedUrl(url, options.allow);
       if (refused) throw new OutboundBlockedError(hop ? `redirect to ${url.href} refused: ${refused}` : refused);
+      allowed = allowListed(url, options.allow);
       let response: Awaited<ReturnType<typeof request>>;
       try {
         response = await request(url, { dispatcher: agent, method, headers: options.headers, body: options.body, signal: controller.signal });
@@ -169,4 +168,76 @@ export async function guardedFetch(
     options.signal?.removeEventListener('abort', onAbort);
     await agent.destroy().catch(() => undefined);
   }
+}
+
+/**
+ * The connection's own lookup: every address the host resolves to is
+ * checked, so the address dialled is the address checked (no DNS-rebinding
+ * gap); `allowed()` says the request's host is on the operator's allow-list.
+ */
+function guardedLookup(options: OutboundOptions, allowed: () => boolean, onBlocked: (reason: string) => void): LookupFunction {
+  const resolver = options.resolver ?? defaultResolver;
+  return (hostname, lookupOptions, callback) => {
+    resolver(hostname).then(
+      (addresses) => {
+        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }), '', 4);
+        for (const a of allowed() ? [] : addresses) {
+          const reason = refusedAddress(a.address);
+          if (reason) {
+            const blocked = `${hostname} resolves to a refused address: ${reason}`;
+            onBlocked(blocked);
+            return callback(new OutboundBlockedError(blocked), '', 4);
+          }
+        }
+        const dialled = addresses.map((a) => ({ address: options.dialAddress?.(a.address) ?? a.address, family: a.family }));
+        if ((lookupOptions as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof dialled) => void)(null, dialled);
+        callback(null, dialled[0]!.address, dialled[0]!.family);
+      },
+      (error: Error) => callback(Object.assign(error, { code: (error as { code?: string }).code ?? 'ENOTFOUND' }), '', 4),
+    );
+  };
+}
+
+/** A WHATWG `fetch` whose every request passes the outbound guard, for clients that stream (MCP's SSE). */
+export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * A `fetch` for one remote service: each request's URL is checked, its
+ * connections resolve through the guarded lookup, and redirects are not
+ * followed (a 3xx is returned as it is), so no hop escapes the checks. The
+ * response streams; the caller bounds its time with `init.signal`.
+ * `close()` releases the connections.
+ */
+export async function createGuardedFetch(options: OutboundOptions = {}): Promise<GuardedFetch & { close(): Promise<void> }> {
+  const undici = await import('undici');
+  const dispatchers = new Map<boolean, InstanceType<typeof undici.Agent>>();
+  // One connection pool for allow-listed hosts (their addresses unchecked), one for the rest.
+  const dispatcher = (allowed: boolean) => {
+    let agent = dispatchers.get(allowed);
+    if (!agent) {
+      agent = new undici.Agent({ connect: { lookup: guardedLookup(options, () => allowed, () => undefined) } });
+      dispatchers.set(allowed, agent);
+    }
+    return agent;
+  };
+  const guarded = async (target: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(String(target));
+    const refused = refusedUrl(url, options.allow);
+    if (refused) throw new OutboundBlockedError(refused);
+    try {
+      const response = await undici.fetch(url, { ...(init as object), redirect: 'manual', dispatcher: dispatcher(allowListed(url, options.allow)) } as never);
+      return response as unknown as Response;
+    } catch (error) {
+      // undici reports a refused lookup as "fetch failed" with the guard's error as its cause.
+      const cause = (error as { cause?: unknown }).cause;
+      if (OutboundBlockedError.isInstance(cause)) throw cause;
+      throw error;
+    }
+  };
+  return Object.assign(guarded, {
+    close: async () => {
+      await Promise.all([...dispatchers.values()].map((agent) => agent.close().catch(() => undefined)));
+      dispatchers.clear();
+    },
+  });
 }

@@ -1,10 +1,18 @@
 import type { ContentBlockParam, MessageParam } from '../model/provider';
 import type { LogRecord } from '../store/records';
 import { lastCompaction, summaryText } from './compaction';
+import type { ToolImage } from '../tools/tool';
 import { speakerText } from './speaker';
 
 type ToolUse = { id: string; name: string; input: unknown };
-type ToolResultBlock = { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+type ToolResultContent = string | ({ type: 'text'; text: string } | { type: 'image'; source: { type: 'base64'; media_type: ToolImage['media_type']; data: string } })[];
+type ToolResultBlock = { type: 'tool_result'; tool_use_id: string; content: ToolResultContent; is_error?: boolean };
+
+/** A tool result's content as the model is sent it: its text, and its images (if any) as image blocks after it. */
+export function toolResultContent(content: string, images: readonly ToolImage[] | undefined): ToolResultContent {
+  if (!images?.length) return content;
+  return [{ type: 'text', text: content }, ...images.map((image) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: image.media_type, data: image.data } }))];
+}
 
 const INTERRUPTED = 'This tool call was interrupted before it returned a result.';
 
@@ -90,7 +98,7 @@ function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId
           results.set(record.tool_use_id, {
             type: 'tool_result',
             tool_use_id: record.tool_use_id,
-            content: record.content,
+            content: toolResultContent(record.content, record.images),
             ...(record.is_error ? { is_error: true } : {}),
           });
         }

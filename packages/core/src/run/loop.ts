@@ -7,12 +7,12 @@ import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
 import type { NewLogRecord } from '../store/records';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
-import type { Delegator, ToolContext, ToolServices } from '../tools/tool';
+import type { AgentToolSource, Delegator, ToolContext, ToolServices } from '../tools/tool';
 import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
 import { contextWindowOf } from '../model/context-windows';
 import { thinkingFor } from '../model/thinking';
 import { ContextGauge, sizeOf } from './compaction';
-import { withConversationBreakpoint } from './history';
+import { toolResultContent, withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
 import { buildSystemPrompt } from './prompt';
@@ -28,6 +28,8 @@ export interface RunDeps {
   limits: RunLimits;
   /** Values that must never appear in events or records (API keys). */
   secrets?: readonly string[];
+  /** Tools found when a run starts: the agent's MCP servers' (see `mcp/`). */
+  mcp?: AgentToolSource;
 }
 
 export interface RunParams {
@@ -100,6 +102,7 @@ export type Emit = (event: StreamEvent) => void;
  * After each step its records are durable before the next model call.
  */
 export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
+  ({ deps, params } = await withFoundTools(deps, params));
   const { limits } = deps;
   const { agent, runId } = params;
   const started = Date.now();
@@ -153,6 +156,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
           name: call.name,
           content: result.content,
           ...(result.is_error ? { is_error: true } : {}),
+          ...(result.images?.length ? { images: result.images } : {}),
         });
         emit({
           type: 'tool_result',
@@ -164,7 +168,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
           agent_id: agent.id,
           run_id: runId,
         });
-        return { type: 'tool_result' as const, tool_use_id: call.id, content: result.content, ...(result.is_error ? { is_error: true } : {}) };
+        return { type: 'tool_result' as const, tool_use_id: call.id, content: toolResultContent(result.content, result.images), ...(result.is_error ? { is_error: true } : {}) };
       }),
     );
     const waiting = results.flatMap((r) => ('waiting' in r && r.waiting ? [r.waiting] : []));
@@ -261,6 +265,17 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     }
   }
   return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets, settle: params.settle }, outcome);
+}
+
+/**
+ * The run's tools: the registry's, and those its agent's MCP servers list now,
+ * granted to the agent for this run only (a resumed run lists them again).
+ */
+async function withFoundTools(deps: RunDeps, params: RunParams): Promise<{ deps: RunDeps; params: RunParams }> {
+  const found = deps.mcp ? await deps.mcp.toolsFor(params.agent).catch(() => []) : [];
+  if (found.length === 0) return { deps, params };
+  const names = found.map((tool) => tool.name);
+  return { deps: { ...deps, tools: deps.tools.extend(found) }, params: { ...params, agent: { ...params.agent, tools: [...params.agent.tools, ...names] } } };
 }
 
 interface ModelResponse {

@@ -3,10 +3,12 @@ import type { PermissionMap, ToolPolicy, Usage } from '../wire';
 import type { ToolUnion } from '../model/provider';
 import type { AgentDefinition } from '../agent/definition';
 import { PermissionPolicy, type DeploymentPermissions, type PermissionVerdict } from './policy';
-import type { ToolContext, ToolOutput, ToolSpec } from './tool';
+import type { ToolContext, ToolImage, ToolOutput, ToolSpec } from './tool';
 
 export interface ToolResult {
   content: string;
+  /** Images the model sees with `content` (an MCP tool's image results). */
+  images?: ToolImage[];
   is_error: boolean;
   truncated: boolean;
   /** Model usage the tool incurred (a delegated run), rolled up into the caller's. */
@@ -38,8 +40,8 @@ export class ToolRegistry {
   /** Decides every call `execute` is asked to run: allow, ask or deny. */
   readonly policy: PermissionPolicy;
 
-  constructor(tools: (ToolSpec<any> | ServerToolSpec)[] = [], options: { permissions?: DeploymentPermissions } = {}) {
-    this.policy = new PermissionPolicy(options.permissions);
+  constructor(tools: (ToolSpec<any> | ServerToolSpec)[] = [], options: { permissions?: DeploymentPermissions; policy?: PermissionPolicy } = {}) {
+    this.policy = options.policy ?? new PermissionPolicy(options.permissions);
     for (const tool of tools) {
       if ('definition' in tool) this.registerServerTool(tool);
       else this.register(tool);
@@ -55,6 +57,18 @@ export class ToolRegistry {
   register(tool: ToolSpec<any>): void {
     if (this.tools.has(tool.name) || this.serverTools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
     this.tools.set(tool.name, tool);
+  }
+
+  /**
+   * A registry for one run: these tools and this policy, and `extra` tools
+   * found when the run starts (its agent's MCP tools). This registry is left as it is.
+   */
+  extend(extra: readonly ToolSpec<any>[]): ToolRegistry {
+    if (extra.length === 0) return this;
+    const scoped = new ToolRegistry([...this.tools.values(), ...this.serverTools.values()], { policy: this.policy });
+    for (const [name, schema] of this.schemas) scoped.schemas.set(name, schema);
+    for (const tool of extra) scoped.register(tool);
+    return scoped;
   }
 
   names(): ReadonlySet<string> {
@@ -77,6 +91,7 @@ export class ToolRegistry {
   }
 
   private inputSchema(tool: ToolSpec<any>): InputSchema {
+    if (tool.inputSchema) return tool.inputSchema;
     let schema = this.schemas.get(tool.name);
     if (!schema) {
       const { $schema: _ignored, ...converted } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
@@ -103,7 +118,7 @@ export class ToolRegistry {
     const entries = await Promise.all(
       agent.tools.flatMap((name) => {
         const tool = this.tools.get(name);
-        return tool ? [this.policy.describe({ name, readOnly: tool.readOnly === true }, agent, overrides).then((policy) => [name, policy] as const)] : [];
+        return tool ? [this.policy.describe(policyTool(tool), agent, overrides).then((policy) => [name, policy] as const)] : [];
       }),
     );
     return Object.fromEntries(entries);
@@ -146,7 +161,7 @@ export class ToolRegistry {
       const output = await Promise.race([tool.execute(parsed.data, { ...context, signal: controller.signal }), timeout]);
       if (typeof output === 'string') return truncate({ content: output, is_error: false }, options.maxOutputChars);
       const result = truncate({ content: output.content, is_error: !!output.is_error }, options.maxOutputChars);
-      return output.usage ? { ...result, usage: output.usage } : result;
+      return { ...result, ...(output.usage ? { usage: output.usage } : {}), ...(output.images?.length ? { images: output.images } : {}) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return errorResult(`${name} failed: ${message}`);
@@ -172,7 +187,7 @@ export class ToolRegistry {
         : context.sessions
           ? (await context.sessions.getPermissions(context.sessionId))?.permissions
           : undefined;
-      verdict = await this.policy.decide({ name, readOnly: tool.readOnly === true }, context.agent, overrides, tool.policySubject?.(input));
+      verdict = await this.policy.decide(policyTool(tool), context.agent, overrides, tool.policySubject?.(input));
     } catch (error) {
       return errorResult(`Tool "${name}" was not run: its permission policy could not be read (${error instanceof Error ? error.message : String(error)}).`);
     }
@@ -191,6 +206,11 @@ export class ToolRegistry {
     if (answer.decision === 'wait') return { content: `Tool "${name}" waits for a person's decision.`, is_error: true, truncated: false, waiting: true };
     return errorResult(`Tool "${name}" was not run: ${answer.by ?? 'a person'} denied it${answer.message ? `: ${answer.message}` : ''}.`);
   }
+}
+
+/** What the permission policy knows of a tool. */
+function policyTool(tool: ToolSpec<any>) {
+  return { name: tool.name, readOnly: tool.readOnly === true, ...(tool.mcpServer !== undefined ? { mcp: true } : {}) };
 }
 
 function isInvalidJson(input: unknown): boolean {

@@ -95,7 +95,14 @@ export interface Delegator {
  * A tool's answer; a plain string is a successful result. `usage` is what the
  * tool spent on model calls (a delegated run), added to the calling run's usage.
  */
-export type ToolOutput = string | { content: string; is_error?: boolean; usage?: Usage };
+export type ToolOutput = string | { content: string; is_error?: boolean; usage?: Usage; images?: ToolImage[] };
+
+/** An image a tool returns (an MCP server's image content): the model sees it as an image block beside the text. */
+export interface ToolImage {
+  media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  /** Base64. */
+  data: string;
+}
 
 /** A tool the loop executes: zod input (sent to the model as JSON Schema), a description for the model, and execute. */
 export interface ToolSpec<I = unknown> {
@@ -120,7 +127,19 @@ export interface ToolSpec<I = unknown> {
    * durable as a call with side effects does (see run/loop.ts), whatever `readOnly` says for the policy.
    */
   startsRuns?: boolean;
+  /** The input's JSON Schema as the model is sent it, when it comes from elsewhere (an MCP server) rather than from `input`. */
+  inputSchema?: { type: 'object'; [key: string]: unknown };
+  /** The MCP server that provides the tool: the deployment's default for MCP tools applies to it (see `tools/policy`). */
+  mcpServer?: string;
   execute(input: I, context: ToolContext): Promise<ToolOutput>;
+}
+
+/**
+ * Tools an agent gets when a run starts, beyond the registry's (its MCP
+ * servers' tools). Must not throw: a source that cannot answer gives what it can.
+ */
+export interface AgentToolSource {
+  toolsFor(agent: AgentDefinition): Promise<ToolSpec<any>[]>;
 }
 
 /** Declares a tool with its input type inferred from the schema. */

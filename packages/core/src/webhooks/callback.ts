@@ -20,9 +20,9 @@ export interface CallbackResult {
 }
 
 /** Why a callback URL would be refused before any request, or undefined (the same checks as web_fetch's URL checks). */
-export async function refusedCallbackUrl(url: string): Promise<string | undefined> {
+export async function refusedCallbackUrl(url: string, allow?: readonly string[]): Promise<string | undefined> {
   const { refusedUrl } = await import('../net/outbound');
-  return refusedUrl(new URL(url));
+  return refusedUrl(new URL(url), allow);
 }
 
 /** The part of a URL that may be shown: scheme and host. Its path and query may carry a token (Slack-style URLs). */

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { hookInputSchema } from './requests';
 import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
 import { permissionMapSchema, permissionModeSchema, toolPolicySchema } from './permissions';
+import { mcpServerViewSchema } from './mcp-servers';
 
 // Objects that are stored items as well are loose: the API may send a field a client does not know yet.
 
@@ -254,6 +255,10 @@ export const agentInfoSchema = z.object({
   permissions: permissionMapSchema,
   /** Each tool Zero executes for it: the decision the deployment's and the file's policies give it (no session overrides). */
   policy: z.record(z.string(), toolPolicySchema),
+  /** The MCP tools `tools:` grants, by name or glob (`mcp__github__*`); the servers list them when a run starts. */
+  mcp_tools: z.array(z.string()),
+  /** The MCP servers it may use (its file's and the deployment's), each with its status when this instance last saw it. */
+  mcp_servers: z.array(mcpServerViewSchema),
   warnings: z.array(z.string()),
 });
 export type AgentInfo = z.infer<typeof agentInfoSchema>;

@@ -74,6 +74,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     name: z.string(),
     content: z.string(),
     is_error: z.boolean().optional(),
+    /** Images the model saw with `content` (an MCP tool's image results), base64; a large record goes to S3 whole. */
+    images: z.array(z.object({ media_type: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']), data: z.string() })).optional(),
   }),
   /** The run stopped near its time budget and continues elsewhere (the worker); it is not over. */
   z.object({ ...base, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),

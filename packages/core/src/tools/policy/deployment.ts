@@ -10,6 +10,8 @@ import { permissionDecisionSchema, permissionMapSchema } from '../../wire';
 export const deploymentPermissionsSchema = z.strictObject({
   read_only: permissionDecisionSchema.optional(),
   side_effects: permissionDecisionSchema.optional(),
+  /** Tools of MCP servers (default `ask`): a server's own description of its tools is not taken on trust. */
+  mcp: permissionDecisionSchema.optional(),
   rules: permissionMapSchema.optional(),
 });
 export type DeploymentPermissions = z.infer<typeof deploymentPermissionsSchema>;

@@ -18,6 +18,8 @@ export interface PolicyTool {
   name: string;
   /** A tool that changes, sends or executes nothing (see `ToolSpec.readOnly`). */
   readOnly: boolean;
+  /** Provided by an MCP server: the deployment's default for MCP tools applies, whatever `readOnly` says. */
+  mcp?: boolean;
 }
 
 type AgentPolicy = Pick<AgentDefinition, 'id' | 'permissions' | 'permission_mode'>;
@@ -38,7 +40,7 @@ export class PermissionPolicy {
   readonly deployment: Required<DeploymentPermissions>;
 
   constructor(deployment: DeploymentPermissions = {}) {
-    this.deployment = { read_only: 'allow', side_effects: 'ask', rules: {}, ...deployment };
+    this.deployment = { read_only: 'allow', side_effects: 'ask', mcp: 'ask', rules: {}, ...deployment };
   }
 
   /** The decision for one call; `subject` is what input rules match (the tool's `policySubject`), if it has one. */
@@ -78,6 +80,8 @@ export class PermissionPolicy {
   }
 
   private defaultFor(tool: PolicyTool): PermissionVerdict {
+    // A server's readOnlyHint is the server's own word: MCP tools keep their own default (ask, unless the deployment says otherwise).
+    if (tool.mcp) return { decision: this.deployment.mcp, level: 'deployment', source: 'the deployment default for MCP tools' };
     return tool.readOnly
       ? { decision: this.deployment.read_only, level: 'deployment', source: 'the deployment default for read-only tools' }
       : { decision: this.deployment.side_effects, level: 'deployment', source: 'the deployment default for tools with side effects' };
