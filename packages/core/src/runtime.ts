@@ -28,6 +28,8 @@ import { readFileTool } from './tools/read-file';
 import { createWebFetchTool } from './tools/web-fetch';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
+import { createRunCommandTool } from './tools/run-command';
+import { commandOptionsFromEnv, type CommandOptions } from './tools/command/command-policy';
 import type { OutboundOptions } from './net/outbound';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import { permissionsFromEnv, type DeploymentPermissions } from './tools/policy';
@@ -54,6 +56,8 @@ export interface RuntimeConfig {
   permissions?: DeploymentPermissions;
   /** How web_fetch resolves and dials (tests inject a stub resolver). */
   outbound?: OutboundOptions;
+  /** run_command's mode, allowlist additions and timeout (`ZERO_COMMAND_*`). */
+  commands?: CommandOptions;
   /** Where and how project trees are cached for grep and glob. */
   projectCache?: FileCacheOptions;
   /** How long a run's lease lasts without a heartbeat (a dead holder blocks the session this long). */
@@ -86,7 +90,7 @@ export interface Runtime extends ChatDeps {
 }
 
 /** The built-in tools every deployment registers. */
-export function builtinTools(options: { outbound?: OutboundOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
+export function builtinTools(options: { outbound?: OutboundOptions; commands?: CommandOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
   return [
     getAgentInfoTool,
     delegateAgentTool,
@@ -98,6 +102,7 @@ export function builtinTools(options: { outbound?: OutboundOptions } = {}): (Too
     writeFileTool,
     createWebFetchTool(options.outbound),
     webSearchTool,
+    createRunCommandTool(options.commands),
   ];
 }
 
@@ -113,7 +118,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const projects = new ProjectStore(artifacts);
   const extra = config.tools ?? [];
   const replaced = new Set(extra.map((t) => t.name));
-  const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
+  const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound, commands: config.commands }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
@@ -176,6 +181,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),
+    commands: commandOptionsFromEnv(env),
     runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
     approvalTtlMs: positiveInt(env, 'ZERO_APPROVAL_TTL_MS'),
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),

@@ -13,4 +13,6 @@ export * from './list-projects';
 export * from './get-analysis';
 export * from './web-fetch';
 export * from './web-search';
+export * from './run-command';
+export * from './command/command-policy';
 export * from '../net/outbound';

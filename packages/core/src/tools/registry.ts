@@ -129,7 +129,7 @@ export class ToolRegistry {
       const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(input)'}: ${issue.message}`);
       return errorResult(`Invalid input for ${name}: ${problems.join('; ')}`);
     }
-    const refused = await this.permit(tool, parsed.data, context);
+    const refused = await this.permit(tool, parsed.data, context, input);
     if (refused) return refused;
     const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
     const controller = new AbortController();
@@ -162,7 +162,7 @@ export class ToolRegistry {
    * each run (once), so an owner's change applies from the next run; a policy that
    * cannot be read refuses the call.
    */
-  private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext): Promise<ToolResult | undefined> {
+  private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext, asSent: unknown): Promise<ToolResult | undefined> {
     const name = tool.name;
     let verdict: PermissionVerdict;
     try {
@@ -172,7 +172,9 @@ export class ToolRegistry {
         : context.sessions
           ? (await context.sessions.getPermissions(context.sessionId))?.permissions
           : undefined;
-      verdict = await this.policy.decide({ name, readOnly: tool.readOnly === true }, context.agent, overrides, tool.policySubject?.(input));
+      const call = tool.callPolicy?.(input);
+      const policyTool = { name, readOnly: tool.readOnly === true || call?.readOnly === true, ...(call?.ask ? { ask: call.ask } : {}) };
+      verdict = await this.policy.decide(policyTool, context.agent, overrides, tool.policySubject?.(input));
     } catch (error) {
       return errorResult(`Tool "${name}" was not run: its permission policy could not be read (${error instanceof Error ? error.message : String(error)}).`);
     }
@@ -185,7 +187,8 @@ export class ToolRegistry {
       );
     }
     const answer = await context
-      .requestApproval({ toolCallId: context.toolCallId, name, input, policy: verdict.source })
+      // The person decides on the input as the model sent it (a parsed input may be transformed, e.g. a command line into argv).
+      .requestApproval({ toolCallId: context.toolCallId, name, input: asSent, policy: verdict.source })
       .catch(() => ({ decision: 'deny' as const, message: 'the approval could not be collected', by: undefined }));
     if (answer.decision === 'allow') return undefined;
     if (answer.decision === 'wait') return { content: `Tool "${name}" waits for a person's decision.`, is_error: true, truncated: false, waiting: true };
