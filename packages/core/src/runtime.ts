@@ -29,6 +29,10 @@ import { createWebFetchTool } from './tools/web-fetch';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
 import { createRunCommandTool } from './tools/run-command';
+import { editFileTool } from './tools/edit-file';
+import { deletePathTool } from './tools/delete-path';
+import { listFilesTool } from './tools/list-files';
+import { diffFilesTool } from './tools/diff-files';
 import { commandOptionsFromEnv, type CommandOptions } from './tools/command/command-policy';
 import type { OutboundOptions } from './net/outbound';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
@@ -103,6 +107,10 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
     createWebFetchTool(options.outbound),
     webSearchTool,
     createRunCommandTool(options.commands),
+    editFileTool,
+    deletePathTool,
+    listFilesTool,
+    diffFilesTool,
   ];
 }
 

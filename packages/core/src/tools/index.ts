@@ -15,4 +15,8 @@ export * from './web-fetch';
 export * from './web-search';
 export * from './run-command';
 export * from './command/command-policy';
+export * from './edit-file';
+export * from './delete-path';
+export * from './list-files';
+export * from './diff-files';
 export * from '../net/outbound';
