@@ -15,8 +15,6 @@ export const TOOL_ALIASES: Record<string, string> = {
   ListProjects: 'list_projects',
   GetAnalysis: 'get_analysis',
   Task: 'delegate_agent',
-  Bash: 'run_command',
-  Edit: 'edit_file',
   LS: 'list_files',
 };
 
