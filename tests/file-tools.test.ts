@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry, editFileTool } from '@zero/core';
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
+import { toolContext } from './support/tool-context';
 import { modelCalls, resultSeenByModel } from './support/tool-calls';
 
 const PROJECT = 'acme/files';
@@ -85,7 +86,7 @@ describe('file operations: edit_file, delete_path, list_files, diff_files', () =
     it('is a tool with side effects: a deployment whose default for them is ask asks before it edits', async () => {
       const registry = new ToolRegistry([editFileTool], { permissions: { side_effects: 'ask' } });
       const session = await sessionWithReport('asked.md', 'draft\n');
-      const context = { ...(await import('./support/tool-context')).toolContext(h.server.runtime, { sessionId: session, projectId: PROJECT, tools: ['edit_file'] }) };
+      const context = toolContext(h.server.runtime, { sessionId: session, projectId: PROJECT, tools: ['edit_file'] });
       const result = await registry.execute('edit_file', { path: 'reports/asked.md', old_string: 'draft', new_string: 'final' }, context, { timeoutMs: 10_000, maxOutputChars: 10_000 });
       expect(result).toMatchObject({ is_error: true, content: expect.stringContaining('asks a person to approve it first (the deployment default for tools with side effects)') });
       expect(await reportText('asked.md')).toBe('draft\n');

@@ -3,8 +3,9 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRunCommandTool, runCommandTool, type LogRecord } from '@zero/core';
+import { ToolRegistry, createRunCommandTool, runCommandTool, type LogRecord } from '@zero/core';
 import { getJson, startHarness, type Harness } from './support/harness';
+import { toolContext } from './support/tool-context';
 import { modelCalls } from './support/tool-calls';
 
 const PROJECT = 'acme/tools';
@@ -40,6 +41,9 @@ async function tree(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries.map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
 }
+
+/** A call's context outside the model loop, in an existing session of the commander agent (for calls by the hundred, or a one-off registry). */
+const directContext = (h: Harness, sessionId: string) => ({ ...toolContext(h.server.runtime, { sessionId, projectId: PROJECT, tools: ['run_command'] }), agent: { id: 'commander', tools: ['run_command'] } as never });
 
 async function harnessWith(scratchRoot: string, options: Parameters<typeof createRunCommandTool>[0]) {
   const h = await startHarness({ extraTools: [createRunCommandTool({ scratchRoot, ...options })] });
@@ -191,7 +195,7 @@ describe('run_command, restricted (the default): allowlisted programs over a scr
     const corpus = readFileSync('/work/shared/security-corpora/patt-traversal-directory_traversal.txt', 'utf8').split('\n').filter(Boolean);
     const registry = h.server.runtime.tools;
     const { sessionId } = await modelCalls(h, 'run_command', { command: 'pwd' }, chat);
-    const context = { ...(await import('./support/tool-context')).toolContext(h.server.runtime, { sessionId, projectId: PROJECT, tools: ['run_command'] }), agent: { id: 'commander', tools: ['run_command'] } as never };
+    const context = directContext(h, sessionId);
     let refused = 0;
     for (const entry of corpus) {
       const result = await registry.execute('run_command', { command: `cat '${entry.replaceAll("'", '')}'` }, context, { timeoutMs: 10_000, maxOutputChars: 50_000 });
@@ -236,10 +240,9 @@ describe('run_command, ask and full modes', () => {
     const pidFile = join(scratch, 'child.pid');
     const script = `const c=require('child_process').spawn('sleep',['30'],{stdio:'ignore'});require('fs').writeFileSync(${JSON.stringify(pidFile)},String(c.pid));setInterval(()=>{},1000)`;
     // A one-off tool in full mode for this run: the operator's opt-in.
-    const registry = (await import('@zero/core')).ToolRegistry;
-    const full = new registry([createRunCommandTool({ scratchRoot: scratch, mode: 'full', timeoutMs: 1_000 })]);
+    const full = new ToolRegistry([createRunCommandTool({ scratchRoot: scratch, mode: 'full', timeoutMs: 1_000 })]);
     const { sessionId } = await modelCalls(h, 'run_command', { command: 'pwd' }, chat);
-    const context = { ...(await import('./support/tool-context')).toolContext(h.server.runtime, { sessionId, projectId: PROJECT, tools: ['run_command'] }), agent: { id: 'commander', tools: ['run_command'] } as never };
+    const context = directContext(h, sessionId);
     const started = Date.now();
     const result = await full.execute('run_command', { command: `node -e ${JSON.stringify(script)}` }, context, { timeoutMs: 30_000, maxOutputChars: 50_000 });
     expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/^timed out after 1000 ms; its process group was killed/) });
@@ -250,9 +253,9 @@ describe('run_command, ask and full modes', () => {
   });
 
   it('refuses a path that leads out through a symbolic link a previous command made', async () => {
-    const full = new (await import('@zero/core')).ToolRegistry([createRunCommandTool({ scratchRoot: scratch, mode: 'full' })]);
+    const full = new ToolRegistry([createRunCommandTool({ scratchRoot: scratch, mode: 'full' })]);
     const { sessionId } = await modelCalls(h, 'run_command', { command: 'pwd' }, chat);
-    const context = { ...(await import('./support/tool-context')).toolContext(h.server.runtime, { sessionId, projectId: PROJECT, tools: ['run_command'] }), agent: { id: 'commander', tools: ['run_command'] } as never };
+    const context = directContext(h, sessionId);
     const run = (command: string) => full.execute('run_command', { command }, context, { timeoutMs: 30_000, maxOutputChars: 50_000 });
     expect(await run(`node -e "require('fs').symlinkSync('/etc', 'leak')"`)).toMatchObject({ is_error: false, content: expect.stringMatching(/^exit code 0/) });
     const result = await run('cat leak/passwd');
