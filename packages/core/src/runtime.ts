@@ -28,6 +28,12 @@ import { readFileTool } from './tools/read-file';
 import { createWebFetchTool } from './tools/web-fetch';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
+import { createRunCommandTool } from './tools/run-command';
+import { editFileTool } from './tools/edit-file';
+import { deletePathTool } from './tools/delete-path';
+import { listFilesTool } from './tools/list-files';
+import { diffFilesTool } from './tools/diff-files';
+import { commandOptionsFromEnv, type CommandOptions } from './tools/command/command-policy';
 import type { OutboundOptions } from './net/outbound';
 import { outboundAllowFromEnv } from './net/outbound-allow';
 import { McpClients } from './mcp/clients';
@@ -60,6 +66,8 @@ export interface RuntimeConfig {
   outbound?: OutboundOptions;
   /** MCP servers: time limits, and where `${ZERO_MCP_SECRET_*}` references are looked up (by default the environment). */
   mcp?: { connectTimeoutMs?: number; toolsTtlMs?: number; secret?: McpSecretResolver };
+  /** run_command's mode, allowlist additions and timeout (`ZERO_COMMAND_*`). */
+  commands?: CommandOptions;
   /** Where and how project trees are cached for grep and glob. */
   projectCache?: FileCacheOptions;
   /** How long a run's lease lasts without a heartbeat (a dead holder blocks the session this long). */
@@ -94,7 +102,7 @@ export interface Runtime extends ChatDeps {
 }
 
 /** The built-in tools every deployment registers. */
-export function builtinTools(options: { outbound?: OutboundOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
+export function builtinTools(options: { outbound?: OutboundOptions; commands?: CommandOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
   return [
     getAgentInfoTool,
     delegateAgentTool,
@@ -106,6 +114,11 @@ export function builtinTools(options: { outbound?: OutboundOptions } = {}): (Too
     writeFileTool,
     createWebFetchTool(options.outbound),
     webSearchTool,
+    createRunCommandTool(options.commands),
+    editFileTool,
+    deletePathTool,
+    listFilesTool,
+    diffFilesTool,
   ];
 }
 
@@ -121,7 +134,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const projects = new ProjectStore(artifacts);
   const extra = config.tools ?? [];
   const replaced = new Set(extra.map((t) => t.name));
-  const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
+  const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound, commands: config.commands }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
@@ -198,6 +211,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
       toolsTtlMs: positiveInt(env, 'ZERO_MCP_TOOLS_TTL_MS'),
       secret: (name) => env[name] || undefined,
     },
+    commands: commandOptionsFromEnv(env),
     runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
     approvalTtlMs: positiveInt(env, 'ZERO_APPROVAL_TTL_MS'),
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),

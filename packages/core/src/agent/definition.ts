@@ -16,6 +16,7 @@ export const TOOL_ALIASES: Record<string, string> = {
   ListProjects: 'list_projects',
   GetAnalysis: 'get_analysis',
   Task: 'delegate_agent',
+  LS: 'list_files',
 };
 
 /** An agent's compaction settings: the share of the window that triggers it, and the latest turns it keeps. */

@@ -116,6 +116,7 @@ function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId
       case 'approval_request':
       case 'approval':
       case 'run_wait':
+      case 'command':
         break;
     }
   }

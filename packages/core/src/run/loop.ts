@@ -415,6 +415,8 @@ async function executeCall(
       ...params.services,
       delegator: params.delegator,
       requestApproval: params.requestApproval && (async (request) => (await recorded, params.requestApproval!(request))),
+      // After the step's `assistant` record, like an approval request: the log reads call, then what it ran.
+      recordCommand: async (entry) => (await recorded, params.append({ kind: 'command', run_id: params.runId, ...entry })),
       // A stop request waits for the step's tools: the safe point is the end of the step.
       signal: new AbortController().signal,
     },

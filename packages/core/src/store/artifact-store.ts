@@ -1,4 +1,4 @@
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 /** Objects in the bucket: offloaded log records, reports, artifacts. */
 export class ArtifactStore {
@@ -47,6 +47,11 @@ export class ArtifactStore {
       if (!page.IsTruncated || out.length === 0) return out;
       marker = out.at(-1)!.key;
     }
+  }
+
+  /** Deletes one object (nothing happens when there is none). */
+  async delete(key: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async deletePrefix(prefix: string): Promise<number> {

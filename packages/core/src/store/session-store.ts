@@ -220,6 +220,11 @@ export class SessionStore {
     await this.items.put({ ...sessionArtifactKey(sessionId, artifact.key), v: sessionArtifactItem.version, ...artifact });
   }
 
+  /** Forgets a file a tool deleted. */
+  async forgetArtifact(sessionId: string, key: string): Promise<void> {
+    await this.items.delete(sessionArtifactKey(sessionId, key));
+  }
+
   /** The files tools wrote for this session, oldest first. */
   async listArtifacts(sessionId: string): Promise<SessionArtifact[]> {
     const items = await this.items.query({ pk: keys.session(sessionId), prefix: sessionArtifactPrefix });

@@ -144,7 +144,7 @@ export class ToolRegistry {
       const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(input)'}: ${issue.message}`);
       return errorResult(`Invalid input for ${name}: ${problems.join('; ')}`);
     }
-    const refused = await this.permit(tool, parsed.data, context);
+    const refused = await this.permit(tool, parsed.data, context, input);
     if (refused) return refused;
     const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
     const controller = new AbortController();
@@ -177,7 +177,7 @@ export class ToolRegistry {
    * each run (once), so an owner's change applies from the next run; a policy that
    * cannot be read refuses the call.
    */
-  private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext): Promise<ToolResult | undefined> {
+  private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext, asSent: unknown): Promise<ToolResult | undefined> {
     const name = tool.name;
     let verdict: PermissionVerdict;
     try {
@@ -187,7 +187,7 @@ export class ToolRegistry {
         : context.sessions
           ? (await context.sessions.getPermissions(context.sessionId))?.permissions
           : undefined;
-      verdict = await this.policy.decide(policyTool(tool), context.agent, overrides, tool.policySubject?.(input));
+      verdict = await this.policy.decide(policyTool(tool, tool.callPolicy?.(input)), context.agent, overrides, tool.policySubject?.(input));
     } catch (error) {
       return errorResult(`Tool "${name}" was not run: its permission policy could not be read (${error instanceof Error ? error.message : String(error)}).`);
     }
@@ -200,7 +200,8 @@ export class ToolRegistry {
       );
     }
     const answer = await context
-      .requestApproval({ toolCallId: context.toolCallId, name, input, policy: verdict.source })
+      // The person decides on the input as the model sent it (a parsed input may be transformed, e.g. a command line into argv).
+      .requestApproval({ toolCallId: context.toolCallId, name, input: asSent, policy: verdict.source })
       .catch(() => ({ decision: 'deny' as const, message: 'the approval could not be collected', by: undefined }));
     if (answer.decision === 'allow') return undefined;
     if (answer.decision === 'wait') return { content: `Tool "${name}" waits for a person's decision.`, is_error: true, truncated: false, waiting: true };
@@ -209,8 +210,14 @@ export class ToolRegistry {
 }
 
 /** What the permission policy knows of a tool. */
-function policyTool(tool: ToolSpec<any>) {
-  return { name: tool.name, readOnly: tool.readOnly === true, ...(tool.mcpServer !== undefined ? { mcp: true } : {}) };
+/** What the policy knows of a tool, and what the tool says of this call (`callPolicy`), if it was given one. */
+function policyTool(tool: ToolSpec<any>, call?: { readOnly?: boolean; ask?: string }) {
+  return {
+    name: tool.name,
+    readOnly: tool.readOnly === true || call?.readOnly === true,
+    ...(tool.mcpServer !== undefined ? { mcp: true } : {}),
+    ...(call?.ask ? { ask: call.ask } : {}),
+  };
 }
 
 function isInvalidJson(input: unknown): boolean {

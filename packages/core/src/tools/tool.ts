@@ -58,6 +58,22 @@ export interface ToolContext extends ToolServices {
    * the policy. Must not throw.
    */
   requestApproval?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /** Adds an executed program to the session log (run_command's audit entry); absent where there is no log. */
+  recordCommand?: (entry: CommandAudit) => Promise<void>;
+}
+
+/** What the session log keeps of a program run_command executed (a `command` record). */
+export interface CommandAudit {
+  tool_use_id: string;
+  project_id: string;
+  started_at: string;
+  /** The folder inside the run's project copy, "." for its root. */
+  cwd: string;
+  argv: string[];
+  exit_code: number | null;
+  signal?: string;
+  timed_out?: boolean;
+  duration_ms: number;
 }
 
 /** A call that waits for a person: what it is, and the policy that asked. */
@@ -104,6 +120,17 @@ export interface ToolImage {
   data: string;
 }
 
+/**
+ * What a tool says of one call before any rule decides: `readOnly`, the call only reads although the tool
+ * may not (run_command's allowlisted commands over a scratch copy), so the deployment's read-only default
+ * applies; `ask`, why the call needs a person unless a rule decides otherwise (delete_path, a command
+ * outside the allowlist). Session, agent and deployment rules and the agent's permissionMode still come first.
+ */
+export interface CallPolicy {
+  readOnly?: boolean;
+  ask?: string;
+}
+
 /** A tool the loop executes: zod input (sent to the model as JSON Schema), a description for the model, and execute. */
 export interface ToolSpec<I = unknown> {
   name: string;
@@ -122,6 +149,8 @@ export interface ToolSpec<I = unknown> {
    * path for `write_file(reports/**)`. A tool without one is matched by its name only.
    */
   policySubject?: (input: I) => string | undefined;
+  /** The tool's own say on one call, below every rule (see `CallPolicy`). */
+  callPolicy?: (input: I) => CallPolicy | undefined;
   /**
    * Runs other agents, whose own calls may have side effects: the call waits for its step's record to be
    * durable as a call with side effects does (see run/loop.ts), whatever `readOnly` says for the policy.
@@ -150,6 +179,7 @@ export function defineTool<S extends z.ZodType>(spec: {
   timeoutMs?: number;
   readOnly?: boolean;
   policySubject?: (input: z.output<S>) => string | undefined;
+  callPolicy?: (input: z.output<S>) => CallPolicy | undefined;
   startsRuns?: boolean;
   execute(input: z.output<S>, context: ToolContext): Promise<ToolOutput>;
 }): ToolSpec<z.output<S>> {

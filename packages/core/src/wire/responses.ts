@@ -115,6 +115,16 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
     client_tool: z.literal(true).optional(),
   }),
   z.looseObject({ ...recordBase, kind: z.literal('run_wait'), steps: z.number().int(), usage: usageSchema, pending: z.array(z.string()) }),
+  /** A program run_command executed: where, its argv, how it ended and how long it took. */
+  z.looseObject({
+    ...recordBase,
+    kind: z.literal('command'),
+    tool_use_id: z.string(),
+    cwd: z.string(),
+    argv: z.array(z.string()),
+    exit_code: z.number().int().nullable(),
+    duration_ms: z.number().int(),
+  }),
   z.looseObject({
     ...recordBase,
     kind: z.literal('approval'),

@@ -109,6 +109,23 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     reason: z.enum(['expired', 'interrupted']).optional(),
     result: z.object({ content: z.string(), is_error: z.boolean().optional(), truncated: z.boolean().optional() }).optional(),
   }),
+  /**
+   * One program run_command executed (an audit entry): when it started, the folder inside the run's
+   * project copy, its argv, how it ended and how long it took. Its output is the call's tool_result.
+   */
+  z.object({
+    ...base,
+    kind: z.literal('command'),
+    tool_use_id: z.string(),
+    project_id: z.string(),
+    started_at: z.string(),
+    cwd: z.string(),
+    argv: z.array(z.string()),
+    exit_code: z.number().int().nullable(),
+    signal: z.string().optional(),
+    timed_out: z.boolean().optional(),
+    duration_ms: z.number().int().nonnegative(),
+  }),
   /** A log position a run reserved but never wrote, sealed by the run that took its lease over. */
   z.object({ ...base, kind: z.literal('void') }),
   /**

@@ -74,6 +74,19 @@ describe('PermissionPolicy: resolution order', () => {
     expect((await policy.decide(readFile, file, undefined)).decision).toBe(read);
   });
 
+  it("puts a tool's own say on a call below every rule and above the deployment's defaults", async () => {
+    const policy = new PermissionPolicy({ side_effects: 'allow', rules: { 'run_command(npm test)': 'allow' } });
+    const command = { name: 'run_command', readOnly: false, ask: 'run_command: "npm" is not on the command allowlist' };
+    expect(await policy.decide(command, agent(), undefined, 'npm ci')).toEqual({ decision: 'ask', level: 'deployment', source: command.ask });
+    expect(await policy.decide(command, agent(), undefined, 'npm test')).toMatchObject({ decision: 'allow', source: 'ZERO_PERMISSIONS rule "run_command(npm test)"' });
+    expect(await policy.decide(command, agent({ permissions: { run_command: 'deny' } }), undefined, 'npm ci')).toMatchObject({ decision: 'deny' });
+    expect(await policy.decide(command, agent(), { run_command: 'allow' }, 'npm ci')).toMatchObject({ decision: 'allow', level: 'session' });
+    expect(await policy.decide(command, agent({ permission_mode: 'dontAsk' }), undefined, 'npm ci')).toMatchObject({ decision: 'deny' });
+    // A call the tool calls read-only gets the read-only default, and plan mode lets it run.
+    const listing = { name: 'run_command', readOnly: true };
+    expect(await new PermissionPolicy({ side_effects: 'ask' }).decide(listing, agent({ permission_mode: 'plan' }), undefined, 'ls')).toMatchObject({ decision: 'allow' });
+  });
+
   it("puts the file's own rules above its permissionMode, and the session above both", async () => {
     const policy = new PermissionPolicy();
     const planner = agent({ permission_mode: 'plan', permissions: { 'write_file(reports/**)': 'allow' } });

@@ -20,19 +20,21 @@ export interface PolicyTool {
   readOnly: boolean;
   /** Provided by an MCP server: the deployment's default for MCP tools applies, whatever `readOnly` says. */
   mcp?: boolean;
+  /** The tool asks a person about this call unless a rule decides (see `CallPolicy.ask`): why. */
+  ask?: string;
 }
 
 type AgentPolicy = Pick<AgentDefinition, 'id' | 'permissions' | 'permission_mode'>;
 
 /** Tools Claude Code's `acceptEdits` lets run without asking: the ones that write files. */
-const EDIT_TOOLS = new Set(['write_file']);
+const EDIT_TOOLS = new Set(['write_file', 'edit_file']);
 
 /**
  * Decides every tool call: `allow`, `ask` or `deny`. The most specific policy
  * that has something to say decides: the session's overrides, then the agent
  * file (its `permissions:` rules, then its `permissionMode`), then the
- * deployment (its rules, then its default for read-only tools and for tools
- * with side effects). Within one set of rules, a rule on the input
+ * deployment (its rules, then the tool's own say on the call, then its default
+ * for read-only tools and for tools with side effects). Within one set of rules, a rule on the input
  * (`write_file(reports/**)`) beats a rule on the tool alone, an exact name
  * beats a glob, and between equals the stricter decision wins.
  */
@@ -50,7 +52,7 @@ export class PermissionPolicy {
       match(agent.permissions, tool.name, subject, 'agent', `agent "${agent.id}" permissions`) ??
       modeVerdict(tool, agent) ??
       match(this.deployment.rules, tool.name, subject, 'deployment', 'ZERO_PERMISSIONS rule') ??
-      this.defaultFor(tool);
+      (tool.ask ? { decision: 'ask', level: 'deployment', source: tool.ask } : this.defaultFor(tool));
     // The session's overrides come first, but any session owner sets them (agent files and the deployment
     // are an administrator's): they may allow what would be asked, or deny, never lift a deny.
     const override = match(session, tool.name, subject, 'session', 'session override');
