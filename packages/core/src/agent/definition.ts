@@ -36,6 +36,8 @@ export const agentFrontmatterSchema = z.looseObject({
   permissionMode: z.string().trim().optional(),
   /** Zero: rule → `allow` | `ask` | `deny` (see `tools/policy`). */
   permissions: permissionMapSchema.optional(),
+  /** Claude Code: the agent's persistent memory, `user`, `project` or `local` (see `memory/`). */
+  memory: z.enum(['user', 'project', 'local'], { error: 'must be "user", "project" or "local"' }).optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
 
@@ -67,6 +69,11 @@ export const agentDefinitionSchema = z.object({
   permissions: permissionMapSchema.optional(),
   /** Claude Code's `permissionMode` (absent: `default`). */
   permission_mode: permissionModeSchema.optional(),
+  /**
+   * The memory store the agent keeps (`memory:`; absent: none): the user's own, or the session's
+   * project's. Claude Code's `local` (this person, this project, not shared) is the user's store here.
+   */
+  memory: z.enum(['user', 'project']).optional(),
   /** Everything in the body outside the known sections, kept for the prompt. */
   extra: z.string(),
   /** Non-fatal remarks, e.g. a Claude Code tool Zero does not provide. */

@@ -28,7 +28,7 @@ export function agentIdFromFile(file: string): string {
   return base.replace(/\.md$/i, '').toLowerCase();
 }
 
-/** The frontmatter keys Zero reads; the others (`color`, `memory`, `skills`, …) are Claude Code's own. */
+/** The frontmatter keys Zero reads; the others (`color`, `skills`, …) are Claude Code's own. */
 const FRONTMATTER_KEYS = Object.keys(agentFrontmatterSchema.shape);
 
 /**
@@ -84,6 +84,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     knownTools,
     delegation.length > 0,
     disallowed.filter((rule) => splitPermissionRule(rule).input === undefined),
+    front.memory !== undefined,
   );
   for (const { name } of grants.unavailable) warnings.push(`tool "${name}" is not provided by Zero and was left out`);
   const permissions = permissionsOf(front.permissions, disallowed);
@@ -99,6 +100,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     unavailable_tools: grants.unavailable,
     ...(permissions ? { permissions } : {}),
     ...(mode.success && mode.data !== 'default' ? { permission_mode: mode.data } : {}),
+    ...(front.memory ? { memory: front.memory === 'project' ? 'project' : 'user' } : {}),
     role: role || sections.extra.trim(),
     capabilities: bullets(sections.capabilities ?? ''),
     process: (sections.process ?? '').trim(),

@@ -5,6 +5,7 @@ import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import type { MemoryIndex } from '../memory/session-memory';
 import type { NewLogRecord } from '../store/records';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { Delegator, ToolContext, ToolServices } from '../tools/tool';
@@ -67,6 +68,8 @@ export interface RunParams {
   clientTools?: readonly ClientTool[];
   /** Answers a client tool call: its recorded result, or `waiting` (recorded and reported) until a client sends one. */
   callClientTool?: (call: ToolCall) => Promise<ToolResult>;
+  /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
+  memory?: MemoryIndex;
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -96,6 +99,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     agent,
     voice: params.voice,
     projectId: params.projectId,
+    memory: params.memory,
     tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });
   const callsPerTool = new Map<string, number>();

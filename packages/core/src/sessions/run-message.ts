@@ -5,6 +5,7 @@ import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
 import { toMessages } from '../run/history';
 import { runLoop } from '../run/loop';
+import { memoryIndexFor } from '../memory/session-memory';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
@@ -198,6 +199,7 @@ export async function runMessage(
         callClientTool,
         confirmLease,
         settle,
+        memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
       },
       emit,
     );

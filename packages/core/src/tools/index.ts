@@ -13,4 +13,5 @@ export * from './list-projects';
 export * from './get-analysis';
 export * from './web-fetch';
 export * from './web-search';
+export * from './memory';
 export * from '../net/outbound';
