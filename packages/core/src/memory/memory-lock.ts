@@ -52,7 +52,9 @@ export class MemoryLocks {
     try {
       return await body();
     } finally {
-      await this.items.delete(key, { expression: 'token = :t', values: { ':t': token } }).catch(() => undefined);
+      // `token` is a reserved word of DynamoDB's expressions: named through a placeholder. A lock that cannot be
+      // released here (the store is unreachable) frees itself after ttlMs.
+      await this.items.delete(key, { expression: '#token = :t', names: { '#token': 'token' }, values: { ':t': token } }).catch(() => undefined);
     }
   }
 }
