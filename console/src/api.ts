@@ -22,10 +22,17 @@ export class ApiError extends Error {
  * Calls the API with the signed-in key; a non-2xx answer becomes an ApiError
  * with Zero's message. With a schema, the answer is parsed by it.
  */
-export async function api<S extends z.ZodType = z.ZodUnknown>(creds: Credentials, method: string, path: string, body?: unknown, schema?: S): Promise<z.output<S>> {
+export async function api<S extends z.ZodType = z.ZodUnknown>(
+  creds: Credentials,
+  method: string,
+  path: string,
+  body?: unknown,
+  schema?: S,
+  headers: Record<string, string> = {},
+): Promise<z.output<S>> {
   const response = await fetch(`${creds.baseUrl}/api/v2${path}`, {
     method,
-    headers: { authorization: `Bearer ${creds.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${creds.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { MemoryPanel } from './memory';
 import { sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type SessionDetail, type SessionList } from '@zero/core/wire';
 import { ApiError, api, loadAgents, type Credentials } from './api';
 import { ChatView } from './chat-view';
@@ -90,6 +91,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   const [selected, setSelected] = useState<string>(() => sessionFromHash() ?? newChatId());
   const [detail, setDetail] = useState<SessionDetail | 'missing'>();
   const [menuOpen, setMenuOpen] = useState(false);
+  const [memoryOpen, setMemoryOpen] = useState(false);
 
   const refreshList = useCallback(async () => {
     setSessions((await api(creds, 'GET', '/sessions?limit=50', undefined, sessionListSchema)).sessions);
@@ -128,6 +130,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
     location.hash = `#/s/${id}`;
     setSelected(id);
     setMenuOpen(false);
+    setMemoryOpen(false);
   }
 
   const current = detail && detail !== 'missing' ? detail : undefined;
@@ -139,7 +142,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
         </button>
         <nav data-testid="sessions">
           {sessions.map((s) => (
-            <a key={s.session_id} href={`#/s/${s.session_id}`} className={s.session_id === selected ? 'active' : ''} onClick={() => setMenuOpen(false)}>
+            <a key={s.session_id} href={`#/s/${s.session_id}`} className={s.session_id === selected ? 'active' : ''} onClick={() => (setMenuOpen(false), setMemoryOpen(false))}>
               <span className="title">{s.title}</span>
               {s.awaiting_approval_since ? (
                 <span className="badge" data-testid="session-waiting">
@@ -153,6 +156,9 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
             </a>
           ))}
         </nav>
+        <button className="secondary" data-testid="open-memory" onClick={() => (setMemoryOpen(true), setMenuOpen(false))}>
+          Memory
+        </button>
         <button className="secondary" data-testid="sign-out" onClick={onSignOut}>
           Sign out
         </button>
@@ -165,7 +171,9 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           <h2 data-testid="session-title">{current?.session.title ?? 'New session'}</h2>
           {current ? <Members creds={creds} detail={current} onChanged={() => void loadDetail(selected)} /> : null}
         </header>
-        {detail ? (
+        {memoryOpen ? (
+          <MemoryPanel creds={creds} />
+        ) : detail ? (
           <ChatView
             key={`${selected}:${current ? 'stored' : 'new'}`}
             creds={creds}

@@ -17,6 +17,7 @@ import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { projectRoutes } from './projects';
+import { memoryRoutes } from './memories';
 import { openApiDocument } from './openapi';
 
 export type { AppDeps };
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', keyRoutes(deps));
   api.route('/', hookRoutes(deps));
   api.route('/', projectRoutes(deps));
+  api.route('/', memoryRoutes(deps));
   api.route('/', agentRoutes(deps));
   api.route('/', mcpServerRoutes(deps));
 

@@ -48,6 +48,8 @@ export interface HarnessOptions {
    * `readOnly`, so it allows tools with side effects unless a test passes its own (`{}` is Zero's default: ask).
    */
   permissions?: DeploymentPermissions;
+  /** Caps of a memory store (the deployment's `ZERO_MEMORY_*`). */
+  memory?: RuntimeConfig['memory'];
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -76,6 +78,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.jwt ? { jwt: options.jwt } : {}),
     },
     maxStreamsPerUser: options.maxStreamsPerUser,
+    memory: options.memory,
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);

@@ -9,6 +9,7 @@ export * from './agent';
 export * from './model';
 export * from './tools';
 export * from './projects';
+export * from './memory';
 export * from './store';
 export * from './auth';
 export * from './run';

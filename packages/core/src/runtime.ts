@@ -18,6 +18,9 @@ import { ProjectAccess } from './projects/project-access';
 import { ProjectStore } from './projects/project-store';
 import { ProjectMemberStore } from './store/project-member-store';
 import { ReportOwnerStore } from './store/report-owner-store';
+import { DEFAULT_MEMORY_LIMITS, MemoryStore, type MemoryLimits } from './memory/memory-store';
+import { MemoryLocks } from './memory/memory-lock';
+import { memoryTool } from './tools/memory';
 import { delegateAgentTool } from './tools/delegate-agent';
 import { getAgentInfoTool } from './tools/get-agent-info';
 import { getAnalysisTool } from './tools/get-analysis';
@@ -89,6 +92,8 @@ export interface RuntimeConfig {
   webhookSecret?: SecretResolver;
   /** Retries and time limit of webhook callbacks; they go through `outbound` like web_fetch. */
   webhookCallback?: Omit<CallbackOptions, keyof OutboundOptions>;
+  /** Caps of a memory store (`ZERO_MEMORY_MAX_FILE_BYTES`, `_STORE_BYTES`, `_FILES`); see DEFAULT_MEMORY_LIMITS. */
+  memory?: Partial<MemoryLimits>;
 }
 
 /** Everything the HTTP edge needs. */
@@ -119,6 +124,7 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
     deletePathTool,
     listFilesTool,
     diffFilesTool,
+    memoryTool,
   ];
 }
 
@@ -173,6 +179,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     artifacts,
     projects,
     projectFiles: new ProjectFileCache(projects, config.projectCache),
+    memory: new MemoryStore(artifacts, new MemoryLocks(db, config.store.table), memoryLimits(config.memory)),
     projectAccess: new ProjectAccess(
       new ProjectMemberStore(db, config.store.table),
       new ReportOwnerStore(db, config.store.table),
@@ -230,7 +237,18 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
         : undefined,
     },
     maxStreamsPerUser: positiveInt(env, 'ZERO_MAX_STREAMS_PER_USER', 'streams'),
+    memory: {
+      maxFileBytes: positiveInt(env, 'ZERO_MEMORY_MAX_FILE_BYTES', 'bytes'),
+      maxStoreBytes: positiveInt(env, 'ZERO_MEMORY_MAX_STORE_BYTES', 'bytes'),
+      maxFiles: positiveInt(env, 'ZERO_MEMORY_MAX_FILES', 'files'),
+    },
   };
+}
+
+/** The memory caps: the defaults, with what the configuration sets. */
+function memoryLimits(set: Partial<MemoryLimits> = {}): MemoryLimits {
+  const given = Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined));
+  return { ...DEFAULT_MEMORY_LIMITS, ...given };
 }
 
 function positiveInt(env: Record<string, string | undefined>, name: string, unit = 'milliseconds'): number | undefined {

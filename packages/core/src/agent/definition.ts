@@ -55,6 +55,8 @@ export const agentFrontmatterSchema = z.looseObject({
   thinking: z.union([z.literal(false), z.strictObject({ budget_tokens: thinkingBudgetSchema })]).optional(),
   /** Claude Code: the MCP servers the agent uses, by definition or by the name of a deployment-wide server. */
   mcpServers: agentMcpServersSchema.optional(),
+  /** Claude Code: the agent's persistent memory, `user`, `project` or `local` (see `memory/`). */
+  memory: z.enum(['user', 'project', 'local'], { error: 'must be "user", "project" or "local"' }).optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
 
@@ -103,6 +105,11 @@ export const agentDefinitionSchema = z.object({
       disallowed: z.array(z.string()),
     })
     .optional(),
+  /**
+   * The memory store the agent keeps (`memory:`; absent: none): the user's own, or the session's
+   * project's. Claude Code's `local` (this person, this project, not shared) is the user's store here.
+   */
+  memory: z.enum(['user', 'project']).optional(),
   /** Everything in the body outside the known sections, kept for the prompt. */
   extra: z.string(),
   /** Non-fatal remarks, e.g. a Claude Code tool Zero does not provide. */

@@ -29,7 +29,7 @@ export function agentIdFromFile(file: string): string {
   return base.replace(/\.md$/i, '').toLowerCase();
 }
 
-/** The frontmatter keys Zero reads; the others (`color`, `memory`, `skills`, …) are Claude Code's own. */
+/** The frontmatter keys Zero reads; the others (`color`, `skills`, …) are Claude Code's own. */
 const FRONTMATTER_KEYS = Object.keys(agentFrontmatterSchema.shape);
 
 /**
@@ -81,7 +81,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     else warnings.push(`disallowedTools entry "${entry}" is not a tool name, glob or rule Zero reads, and was ignored`);
   }
   const removed = disallowed.filter((rule) => splitPermissionRule(rule).input === undefined);
-  const grants = resolveToolGrants(front.tools, knownTools, delegation.length > 0, removed);
+  const grants = resolveToolGrants(front.tools, knownTools, delegation.length > 0, removed, front.memory !== undefined);
   const mcpGrants = mcpToolGrants(front.tools, removed);
   for (const { name } of grants.unavailable) warnings.push(`tool "${name}" is not provided by Zero and was left out`);
   const permissions = permissionsOf(front.permissions, disallowed);
@@ -100,6 +100,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     ...(front.compaction ? { compaction: front.compaction } : {}),
     ...(front.thinking === false ? { thinking_budget: 0 } : front.thinking ? { thinking_budget: front.thinking.budget_tokens } : front.effort ? { thinking_budget: EFFORT_BUDGETS[front.effort] } : {}),
     mcp: { servers: front.mcpServers?.servers ?? {}, references: front.mcpServers?.references ?? [], ...mcpGrants },
+    ...(front.memory ? { memory: front.memory === 'project' ? 'project' : 'user' } : {}),
     role: role || sections.extra.trim(),
     capabilities: bullets(sections.capabilities ?? ''),
     process: (sections.process ?? '').trim(),

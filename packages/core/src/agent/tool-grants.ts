@@ -1,6 +1,9 @@
 import picomatch from 'picomatch';
 import { TOOL_ALIASES } from './definition';
 
+/** The memory tool: an agent has it when its file sets `memory:` (see `memory/`), and only then by inheritance. */
+const MEMORY_TOOL = 'memory';
+
 /** What an agent file's `tools:` comes to in Zero. */
 export interface ToolGrants {
   tools: string[];
@@ -27,7 +30,8 @@ export function unavailableReason(name: string): string {
  * every registered tool, as a Claude Code subagent does, resolved here to
  * concrete names so the registry's grant check needs no special case;
  * `delegate_agent` only when the file names agents to delegate to (a Claude
- * Code subagent cannot start subagents). Names Zero does not have are kept
+ * Code subagent cannot start subagents), `memory` only when the file sets
+ * `memory:` (then also beside a `tools:` list). Names Zero does not have are kept
  * aside with the reason, never silently dropped. Without `known` (no
  * registry at hand) listed names are taken unchecked and an unlisted file gets none.
  */
@@ -36,17 +40,18 @@ export function resolveToolGrants(
   known: ReadonlySet<string> | undefined,
   delegates: boolean,
   disallowed: readonly string[] = [],
+  memory = false,
 ): ToolGrants {
-  const grants = grantsOf(listed, known, delegates);
+  const grants = grantsOf(listed, known, delegates, memory);
   if (disallowed.length === 0) return grants;
   // Claude Code's `disallowedTools`: a name or glob without an input rule takes the tool away.
   const removed = picomatch(disallowed.map((name) => TOOL_ALIASES[name] ?? name));
   return { ...grants, tools: grants.tools.filter((tool) => !removed(tool)) };
 }
 
-function grantsOf(listed: readonly string[] | undefined, known: ReadonlySet<string> | undefined, delegates: boolean): ToolGrants {
+function grantsOf(listed: readonly string[] | undefined, known: ReadonlySet<string> | undefined, delegates: boolean, memory: boolean): ToolGrants {
   if (listed === undefined) {
-    return { tools: [...(known ?? [])].filter((name) => name !== 'delegate_agent' || delegates), unavailable: [] };
+    return { tools: [...(known ?? [])].filter((name) => (name !== 'delegate_agent' || delegates) && (name !== MEMORY_TOOL || memory)), unavailable: [] };
   }
   const tools: string[] = [];
   const unavailable: ToolGrants['unavailable'] = [];
@@ -58,6 +63,8 @@ function grantsOf(listed: readonly string[] | undefined, known: ReadonlySet<stri
       if (!unavailable.some((entry) => entry.name === name)) unavailable.push({ name, reason: unavailableReason(name) });
     } else if (!tools.includes(tool)) tools.push(tool);
   }
+  // `memory:` grants the memory tool, as Claude Code's grants the file tools on the memory folder.
+  if (memory && (!known || known.has(MEMORY_TOOL)) && !tools.includes(MEMORY_TOOL)) tools.push(MEMORY_TOOL);
   return { tools, unavailable };
 }
 

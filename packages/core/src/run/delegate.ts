@@ -4,6 +4,7 @@ import type { StreamEvent, Usage, VoiceMode } from '../wire';
 import { zeroUsage } from '../events/usage';
 import type { MessageParam } from '../model/provider';
 import type { LogRecord, NewLogRecord } from '../store/records';
+import { memoryIndexFor } from '../memory/session-memory';
 import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
 import { finalText, textOf, toMessages } from './history';
 import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';
@@ -176,6 +177,7 @@ export class RunDelegator implements Delegator {
         signal: AbortSignal.any(signals),
         delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
         confirmLease: scope.confirmLease,
+        memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
       },
       emit,
     );

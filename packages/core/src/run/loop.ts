@@ -5,6 +5,7 @@ import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
 import { costOf } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import type { MemoryIndex } from '../memory/session-memory';
 import type { NewLogRecord } from '../store/records';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { AgentToolSource, Delegator, ToolContext, ToolServices } from '../tools/tool';
@@ -84,6 +85,8 @@ export interface RunParams {
     /** The input tokens a conversation would take, as the run's gauge counts them. */
     estimate: (messages: MessageParam[]) => number;
   }) => Promise<{ messages: MessageParam[]; usage: Usage; turns: number; tokensAfter: number } | undefined>;
+  /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
+  memory?: MemoryIndex;
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -114,6 +117,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     agent,
     voice: params.voice,
     projectId: params.projectId,
+    memory: params.memory,
     tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });
   const gauge = new ContextGauge(sizeOf(system) + sizeOf(toolDefinitions));

@@ -7,6 +7,7 @@ import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end
 import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
 import { planCompaction, summarise } from '../run/compaction';
+import { memoryIndexFor } from '../memory/session-memory';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
@@ -216,6 +217,7 @@ export async function runMessage(
         confirmLease,
         settle,
         compact,
+        memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
       },
       emit,
     );

@@ -45,6 +45,8 @@ export const keys = {
   webhook: (hookId: string) => `WEBHOOK#${hookId}`,
   delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,
   deliveryBody: (sha256: string) => `BODY#${sha256}`,
+  /** The write lock of a memory store (`user:<id>`, `project:<owner>/<repo>`): one writer at a time. */
+  memoryLock: (store: string) => ({ pk: `MEMORY#${store}`, sk: 'LOCK' }),
 };
 
 export const pad = (n: number) => String(n).padStart(12, '0');

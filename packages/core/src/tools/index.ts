@@ -19,4 +19,5 @@ export * from './edit-file';
 export * from './delete-path';
 export * from './list-files';
 export * from './diff-files';
+export * from './memory';
 export * from '../net/outbound';

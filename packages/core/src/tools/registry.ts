@@ -187,7 +187,7 @@ export class ToolRegistry {
         : context.sessions
           ? (await context.sessions.getPermissions(context.sessionId))?.permissions
           : undefined;
-      verdict = await this.policy.decide(policyTool(tool, tool.callPolicy?.(input)), context.agent, overrides, tool.policySubject?.(input));
+      verdict = await this.policy.decide(policyTool(tool, tool.callPolicy?.(input)), context.agent, overrides, await tool.policySubject?.(input, context));
     } catch (error) {
       return errorResult(`Tool "${name}" was not run: its permission policy could not be read (${error instanceof Error ? error.message : String(error)}).`);
     }
@@ -216,6 +216,7 @@ function policyTool(tool: ToolSpec<any>, call?: { readOnly?: boolean; ask?: stri
     name: tool.name,
     readOnly: tool.readOnly === true || call?.readOnly === true,
     ...(tool.mcpServer !== undefined ? { mcp: true } : {}),
+    ...(tool.builtInRules ? { rules: tool.builtInRules } : {}),
     ...(call?.ask ? { ask: call.ask } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { ProjectStore } from '../projects/project-store';
 import type { Usage } from '../wire';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
+import type { MemoryStore } from '../memory/memory-store';
 
 /**
  * The services a deployment gives its tools. A run passes them through
@@ -22,6 +23,8 @@ export interface ToolServices {
   projectFiles: ProjectFileCache;
   /** Which projects this session's tools may read and write (see `projects/project-access.ts`). */
   projectAccess: ProjectAccess;
+  /** Memory stores of users and projects (see `memory/`); absent in contexts built by hand: the memory tool then says so. */
+  memory?: MemoryStore;
   /**
    * The session's permission overrides, as the run sees them (read at most once per run, and only
    * when the session has any). Absent in contexts built by hand: the registry then reads the store.
@@ -31,8 +34,8 @@ export interface ToolServices {
 
 /** Picks the tool services out of a deployment's wider set of dependencies. */
 export function toolServices(from: ToolServices): ToolServices {
-  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess } = from;
-  return { catalog, sessions, artifacts, projects, projectFiles, projectAccess };
+  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess, memory } = from;
+  return { catalog, sessions, artifacts, projects, projectFiles, projectAccess, ...(memory ? { memory } : {}) };
 }
 
 /** What a tool's execute function may use: the call, its run, and the tool services. */
@@ -147,8 +150,14 @@ export interface ToolSpec<I = unknown> {
   /**
    * What a permission rule's input glob is matched against, e.g. write_file's
    * path for `write_file(reports/**)`. A tool without one is matched by its name only.
+   * May look at the call's context (the memory tool names the store it writes) and must not throw.
    */
-  policySubject?: (input: I) => string | undefined;
+  policySubject?: (input: I, context: ToolContext) => string | undefined | Promise<string | undefined>;
+  /**
+   * Rules that come with the tool, matched against its subject, at the deployment's level below
+   * `ZERO_PERMISSIONS`'s own rules: e.g. the memory tool allows writing the user's own store.
+   */
+  builtInRules?: PermissionMap;
   /** The tool's own say on one call, below every rule (see `CallPolicy`). */
   callPolicy?: (input: I) => CallPolicy | undefined;
   /**
@@ -178,7 +187,8 @@ export function defineTool<S extends z.ZodType>(spec: {
   input: S;
   timeoutMs?: number;
   readOnly?: boolean;
-  policySubject?: (input: z.output<S>) => string | undefined;
+  policySubject?: (input: z.output<S>, context: ToolContext) => string | undefined | Promise<string | undefined>;
+  builtInRules?: PermissionMap;
   callPolicy?: (input: z.output<S>) => CallPolicy | undefined;
   startsRuns?: boolean;
   execute(input: z.output<S>, context: ToolContext): Promise<ToolOutput>;

@@ -10,3 +10,4 @@ export * from './events';
 export * from './ui-parts';
 export * from './permissions';
 export * from './mcp-servers';
+export * from './memory';

@@ -22,6 +22,8 @@ export interface PolicyTool {
   mcp?: boolean;
   /** The tool asks a person about this call unless a rule decides (see `CallPolicy.ask`): why. */
   ask?: string;
+  /** Rules that come with the tool (see `ToolSpec.builtInRules`): below the deployment's own rules, above its defaults. */
+  rules?: PermissionMap;
 }
 
 type AgentPolicy = Pick<AgentDefinition, 'id' | 'permissions' | 'permission_mode'>;
@@ -33,8 +35,8 @@ const EDIT_TOOLS = new Set(['write_file', 'edit_file']);
  * Decides every tool call: `allow`, `ask` or `deny`. The most specific policy
  * that has something to say decides: the session's overrides, then the agent
  * file (its `permissions:` rules, then its `permissionMode`), then the
- * deployment (its rules, then the tool's own say on the call, then its default
- * for read-only tools and for tools with side effects). Within one set of rules, a rule on the input
+ * deployment (its rules, then the tool's built-in rules, then the tool's own say on the call, then
+ * its default for read-only tools and for tools with side effects). Within one set of rules, a rule on the input
  * (`write_file(reports/**)`) beats a rule on the tool alone, an exact name
  * beats a glob, and between equals the stricter decision wins.
  */
@@ -52,6 +54,7 @@ export class PermissionPolicy {
       match(agent.permissions, tool.name, subject, 'agent', `agent "${agent.id}" permissions`) ??
       modeVerdict(tool, agent) ??
       match(this.deployment.rules, tool.name, subject, 'deployment', 'ZERO_PERMISSIONS rule') ??
+      match(tool.rules, tool.name, subject, 'deployment', `tool "${tool.name}" built-in rule`) ??
       (tool.ask ? { decision: 'ask', level: 'deployment', source: tool.ask } : this.defaultFor(tool));
     // The session's overrides come first, but any session owner sets them (agent files and the deployment
     // are an administrator's): they may allow what would be asked, or deny, never lift a deny.
@@ -70,7 +73,7 @@ export class PermissionPolicy {
     const levels: [PermissionLevel, PermissionMap | undefined][] = [
       ['session', session],
       ['agent', agent.permissions],
-      ['deployment', this.deployment.rules],
+      ['deployment', { ...tool.rules, ...this.deployment.rules }],
     ];
     const rank = levels.findIndex(([level]) => level === verdict.level);
     const input_rules = levels.slice(0, rank + 1).flatMap(([level, map]) =>

@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_DIR } from '../local/server';
+import { send, startHarness, type Harness } from './support/harness';
+
+/** Debian's Chromium, as in tests/console.test.ts. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describe('the console\'s Memory panel in a real browser', () => {
+  let h: Harness;
+  let browser: Browser;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) throw new Error('the console is not built: npm run build:console');
+    h = await startHarness();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('lists the user\'s memory, edits a file, and refuses a save over a change made elsewhere', async () => {
+    const alice = await h.userHeaders('alice', 'Alice');
+    await send(h, 'PUT', '/memories/users/me/preferences.md', alice, { content: 'tabs\n' });
+    const page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${h.url}/`);
+    await page.getByTestId('api-key').fill(alice.authorization!.replace(/^Bearer /, ''));
+    await page.getByTestId('sign-in').click();
+    await page.getByTestId('open-memory').click();
+
+    await page.getByTestId('memory-files').getByText('preferences.md').click();
+    await expect.poll(() => page.getByTestId('memory-content').inputValue()).toBe('tabs\n');
+    await page.getByTestId('memory-content').fill('tabs, 4 wide\n');
+    await page.getByTestId('memory-save').click();
+    await page.getByTestId('memory-message').getByText('Saved preferences.md.').waitFor();
+    expect((await send(h, 'GET', '/memories/users/me/preferences.md', alice)).json.content).toBe('tabs, 4 wide\n');
+
+    // Changed through the API meanwhile: the console's save is refused with the conflict, the other change kept.
+    await send(h, 'PUT', '/memories/users/me/preferences.md', alice, { content: 'spaces\n' });
+    await page.getByTestId('memory-content').fill('mine\n');
+    await page.getByTestId('memory-save').click();
+    await page.getByTestId('memory-message').getByText(/changed since it was read/).waitFor();
+    expect((await send(h, 'GET', '/memories/users/me/preferences.md', alice)).json.content).toBe('spaces\n');
+    expect(pageErrors).toEqual([]);
+  });
+});
