@@ -26,6 +26,8 @@ import { grepTool } from './tools/grep';
 import { listProjectsTool } from './tools/list-projects';
 import { readFileTool } from './tools/read-file';
 import { createWebFetchTool } from './tools/web-fetch';
+import { createHttpRequestTool } from './tools/http-request';
+import { dbQueryTool } from './tools/db-query';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
 import type { OutboundOptions } from './net/outbound';
@@ -98,6 +100,8 @@ export function builtinTools(options: { outbound?: OutboundOptions } = {}): (Too
     writeFileTool,
     createWebFetchTool(options.outbound),
     webSearchTool,
+    createHttpRequestTool(options.outbound),
+    dbQueryTool,
   ];
 }
 

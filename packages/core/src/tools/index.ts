@@ -13,4 +13,6 @@ export * from './list-projects';
 export * from './get-analysis';
 export * from './web-fetch';
 export * from './web-search';
+export * from './http-request';
+export * from './db-query';
 export * from '../net/outbound';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { PermissionMap, ToolPolicy, Usage } from '../wire';
 import type { ToolUnion } from '../model/provider';
 import type { AgentDefinition } from '../agent/definition';
-import { PermissionPolicy, type DeploymentPermissions, type PermissionVerdict } from './policy';
+import { PermissionPolicy, type DeploymentPermissions, type PermissionVerdict, type PolicyTool } from './policy';
 import type { ToolContext, ToolOutput, ToolSpec } from './tool';
 
 export interface ToolResult {
@@ -103,7 +103,7 @@ export class ToolRegistry {
     const entries = await Promise.all(
       agent.tools.flatMap((name) => {
         const tool = this.tools.get(name);
-        return tool ? [this.policy.describe({ name, readOnly: tool.readOnly === true }, agent, overrides).then((policy) => [name, policy] as const)] : [];
+        return tool ? [this.policy.describe(policyTool(tool), agent, overrides).then((policy) => [name, policy] as const)] : [];
       }),
     );
     return Object.fromEntries(entries);
@@ -172,7 +172,7 @@ export class ToolRegistry {
         : context.sessions
           ? (await context.sessions.getPermissions(context.sessionId))?.permissions
           : undefined;
-      verdict = await this.policy.decide({ name, readOnly: tool.readOnly === true }, context.agent, overrides, tool.policySubject?.(input));
+      verdict = await this.policy.decide(policyTool(tool), context.agent, overrides, tool.policySubject?.(input));
     } catch (error) {
       return errorResult(`Tool "${name}" was not run: its permission policy could not be read (${error instanceof Error ? error.message : String(error)}).`);
     }
@@ -191,6 +191,11 @@ export class ToolRegistry {
     if (answer.decision === 'wait') return { content: `Tool "${name}" waits for a person's decision.`, is_error: true, truncated: false, waiting: true };
     return errorResult(`Tool "${name}" was not run: ${answer.by ?? 'a person'} denied it${answer.message ? `: ${answer.message}` : ''}.`);
   }
+}
+
+/** What the permission policy knows of a tool. */
+function policyTool(tool: ToolSpec<any>): PolicyTool {
+  return { name: tool.name, readOnly: tool.readOnly === true, ...(tool.defaultPermissions ? { defaults: tool.defaultPermissions } : {}) };
 }
 
 function isInvalidJson(input: unknown): boolean {

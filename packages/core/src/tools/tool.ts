@@ -116,6 +116,12 @@ export interface ToolSpec<I = unknown> {
    */
   policySubject?: (input: I) => string | undefined;
   /**
+   * Rules the tool brings for itself, e.g. http_request's `http_request(GET *)`: allow beside a bare
+   * `http_request`: ask. The deployment's own rules (`ZERO_PERMISSIONS`), the agent file and the
+   * session still come first; these come before the deployment's default for read-only and side-effect tools.
+   */
+  defaultPermissions?: PermissionMap;
+  /**
    * Runs other agents, whose own calls may have side effects: the call waits for its step's record to be
    * durable as a call with side effects does (see run/loop.ts), whatever `readOnly` says for the policy.
    */
@@ -131,6 +137,7 @@ export function defineTool<S extends z.ZodType>(spec: {
   timeoutMs?: number;
   readOnly?: boolean;
   policySubject?: (input: z.output<S>) => string | undefined;
+  defaultPermissions?: PermissionMap;
   startsRuns?: boolean;
   execute(input: z.output<S>, context: ToolContext): Promise<ToolOutput>;
 }): ToolSpec<z.output<S>> {

@@ -18,6 +18,8 @@ export interface PolicyTool {
   name: string;
   /** A tool that changes, sends or executes nothing (see `ToolSpec.readOnly`). */
   readOnly: boolean;
+  /** Rules the tool brings (see `ToolSpec.defaultPermissions`): below the deployment's own rules, above its defaults. */
+  defaults?: PermissionMap;
 }
 
 type AgentPolicy = Pick<AgentDefinition, 'id' | 'permissions' | 'permission_mode'>;
@@ -29,8 +31,8 @@ const EDIT_TOOLS = new Set(['write_file']);
  * Decides every tool call: `allow`, `ask` or `deny`. The most specific policy
  * that has something to say decides: the session's overrides, then the agent
  * file (its `permissions:` rules, then its `permissionMode`), then the
- * deployment (its rules, then its default for read-only tools and for tools
- * with side effects). Within one set of rules, a rule on the input
+ * deployment (its rules, then the tool's own default rules, then its default
+ * for read-only tools and for tools with side effects). Within one set of rules, a rule on the input
  * (`write_file(reports/**)`) beats a rule on the tool alone, an exact name
  * beats a glob, and between equals the stricter decision wins.
  */
@@ -48,6 +50,7 @@ export class PermissionPolicy {
       match(agent.permissions, tool.name, subject, 'agent', `agent "${agent.id}" permissions`) ??
       modeVerdict(tool, agent) ??
       match(this.deployment.rules, tool.name, subject, 'deployment', 'ZERO_PERMISSIONS rule') ??
+      match(tool.defaults, tool.name, subject, 'deployment', `${tool.name}'s default rule`) ??
       this.defaultFor(tool);
     // The session's overrides come first, but any session owner sets them (agent files and the deployment
     // are an administrator's): they may allow what would be asked, or deny, never lift a deny.
@@ -68,7 +71,9 @@ export class PermissionPolicy {
       ['agent', agent.permissions],
       ['deployment', this.deployment.rules],
     ];
-    const rank = levels.findIndex(([level]) => level === verdict.level);
+    // The tool's default rules rank below the deployment's own: they matter only where those say nothing of the tool.
+    if (verdict.level === 'deployment' && !match(this.deployment.rules, tool.name, undefined, 'deployment', '')) levels.push(['deployment', tool.defaults]);
+    const rank = verdict.level === 'deployment' ? levels.length - 1 : levels.findIndex(([level]) => level === verdict.level);
     const input_rules = levels.slice(0, rank + 1).flatMap(([level, map]) =>
       Object.entries(map ?? {})
         .filter(([rule]) => compile(rule).input && compile(rule).tool(tool.name))
