@@ -12,6 +12,17 @@ const STATEMENT_TIMEOUT_S = 10;
 const CONNECT_TIMEOUT_MS = 5_000;
 const MAX_CELL_CHARS = 2_000;
 
+/** The limits db-session.ts enforces, here beside the description that promises them (tests shorten them). */
+const DEFAULT_LIMITS = {
+  statementTimeoutMs: STATEMENT_TIMEOUT_S * 1000,
+  connectTimeoutMs: CONNECT_TIMEOUT_MS,
+  countLimit: COUNT_LIMIT,
+  countBudgetMs: COUNT_BUDGET_MS,
+  countBatch: COUNT_BATCH,
+  maxCellChars: MAX_CELL_CHARS,
+};
+export type DbQueryLimits = typeof DEFAULT_LIMITS;
+
 const inputSchema = z.object({
   database: z
     .string()
@@ -42,7 +53,8 @@ export function configuredDatabases(env: NodeJS.ProcessEnv = process.env): Map<s
  * transaction refuses every write, the extended query protocol refuses a second statement, and a role
  * that could write server files or run programs anyway (a superuser, pg_write_server_files …) is refused.
  */
-export function createDbQueryTool(options: { env?: NodeJS.ProcessEnv } = {}): ToolSpec<any> {
+export function createDbQueryTool(options: { env?: NodeJS.ProcessEnv; limits?: Partial<DbQueryLimits> } = {}): ToolSpec<any> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   return defineTool({
     name: 'db_query',
     readOnly: true,
@@ -74,14 +86,3 @@ export function createDbQueryTool(options: { env?: NodeJS.ProcessEnv } = {}): To
 }
 
 export const dbQueryTool = createDbQueryTool();
-
-/** The limits db-session.ts enforces, here beside the description that promises them. */
-const limits = {
-  statementTimeoutS: STATEMENT_TIMEOUT_S,
-  connectTimeoutMs: CONNECT_TIMEOUT_MS,
-  countLimit: COUNT_LIMIT,
-  countBudgetMs: COUNT_BUDGET_MS,
-  countBatch: COUNT_BATCH,
-  maxCellChars: MAX_CELL_CHARS,
-};
-export type DbQueryLimits = typeof limits;

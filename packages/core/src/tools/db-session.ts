@@ -58,7 +58,7 @@ export async function runReadOnly(query: ReadOnlyQuery, limits: DbQueryLimits): 
       return { content: `Could not connect to database "${query.name}": ${connectionFailure(error)}.`, is_error: true };
     }
     // READ ONLY from the first command; SELECT takes the snapshot, after which the mode can no longer be changed.
-    await client.query(`BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = '${limits.statementTimeoutS}s'; SET LOCAL idle_in_transaction_session_timeout = '60s'`);
+    await client.query(`BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.round(limits.statementTimeoutMs)}; SET LOCAL idle_in_transaction_session_timeout = '60s'`);
     const role = await client.query(PRIVILEGED_ROLE);
     if (role.rows[0]?.privileged !== 'f') {
       return {
