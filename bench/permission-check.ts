@@ -10,7 +10,7 @@ import { startLocalStack } from '../local/stack';
 const stack = await startLocalStack();
 const sessions = new SessionStore(createDynamoClient(stack.store), stack.store.table, new ArtifactStore(createS3Client(stack.store), stack.store.bucket));
 const tool = defineTool({ name: 'noop', description: 'n', input: z.object({}), execute: async () => 'ok' });
-const registry = new ToolRegistry([tool]);
+const registry = new ToolRegistry([tool], { permissions: { side_effects: 'allow' } });
 const agent = { id: 'a', tools: ['noop'] } as AgentDefinition;
 await sessions.putPermissions('bench-session', { permissions: { 'noop(x/**)': 'deny' }, updated_by: 'u', updated_at: new Date().toISOString() });
 const run = async (withStore: boolean) => {

@@ -91,6 +91,10 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     expect(waiting.active_run_id).toBeNull();
     expect(waiting.awaiting_approval).toMatchObject({ pending: [{ tool_call_id: callId, name: 'ledger', input: { entry: 'approved' } }] });
     expect(Date.parse(waiting.awaiting_approval.pending[0].expires_at) - Date.parse(waiting.awaiting_approval.pending[0].requested_at)).toBe(24 * 3600 * 1000);
+    // The sessions list marks it as waiting, for every member.
+    const listed = async (headers: Record<string, string>) =>
+      ((await getJson(`${h.url}/api/v2/sessions?limit=100`, headers)).json.sessions as { session_id: string; awaiting_approval_since?: string | null }[]).find((s) => s.session_id === id);
+    expect(Date.parse((await listed(bob))!.awaiting_approval_since!)).toBeGreaterThan(0);
     // Reading the session does not wake the waiting run.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(ledgerRuns()).toBe(before);
@@ -106,6 +110,7 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     const done = await untilRunEnds(h, id);
     expect(ledgerRuns()).toBe(before + 1);
     expect(done.awaiting_approval).toBeNull();
+    await expect.poll(async () => (await listed(DEV))!.awaiting_approval_since ?? null).toBeNull();
     expect(done.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
     expect(done.history.find((r: { kind: string }) => r.kind === 'approval')).toMatchObject({ tool_use_id: callId, decision: 'allow', by: { id: 'bob' } });
     expect(done.history.find((r: { kind: string }) => r.kind === 'tool_result')).toMatchObject({ tool_use_id: callId, content: 'recorded approved' });
@@ -156,6 +161,34 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     expect(ledgerRuns()).toBe(before + 1);
     expect(seenByModel(h, asked[0]!)).toMatchObject({ content: 'recorded first' });
     expect(seenByModel(h, asked[1]!)).toMatchObject({ is_error: true, content: 'Tool "ledger" was not run: Developer denied it.' });
+  });
+
+  it('"always for this session": an owner\'s remembered allow decides the step\'s other calls of the tool and later calls run without asking', async () => {
+    const id = await askingSession(h);
+    const before = ledgerRuns();
+    h.fake.script({ toolCalls: [{ name: 'ledger', input: { entry: 'one' } }, { name: 'ledger', input: { entry: 'two' } }] }, { text: 'Both written.' });
+    const { events } = await chatStream(h.url, { session_id: id, message: 'Write both.' });
+    const asked = events.filter((e) => e.type === 'confirmation_required').map((e) => (e as { id: string }).id);
+    expect(asked).toHaveLength(2);
+
+    // Remembering sets a session override: an editor may decide the call, but not for the whole session.
+    const byEditor = await send(h, 'POST', `/sessions/${id}/approvals/${asked[0]}`, bob, { decision: 'allow', remember: 'session' });
+    expect(byEditor.status).toBe(403);
+    expect((await getJson(`${h.url}/api/v2/sessions/${id}`)).json.awaiting_approval.pending).toHaveLength(2);
+    expect((await send(h, 'POST', `/sessions/${id}/approvals/${asked[0]}`, DEV, { decision: 'allow', remember: 'always' })).json.error).toMatchObject({ code: 'invalid_request', field: 'remember' });
+
+    const remembered = await send(h, 'POST', `/sessions/${id}/approvals/${asked[0]}`, DEV, { decision: 'allow', remember: 'session' });
+    expect(remembered.status).toBe(200);
+    expect(remembered.json).toMatchObject({ decision: 'allow', remembered: { rule: 'ledger', decision: 'allow', also_decided: [asked[1]] }, pending: [] });
+    await untilRunEnds(h, id);
+    expect(ledgerRuns()).toBe(before + 2);
+    expect((await getJson(`${h.url}/api/v2/sessions/${id}/permissions`)).json).toMatchObject({ permissions: { ledger: 'allow' }, updated_by: 'dev' });
+
+    // The next call of the tool in this session runs without asking.
+    const next = await askToWrite(id, 'three');
+    expect(next.callId).toBeUndefined();
+    expect(next.events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    expect(ledgerRuns()).toBe(before + 3);
   });
 
   it('a decision recorded by a process that died before the run went on: the next read resumes the run, and the call runs once', async () => {

@@ -1,5 +1,8 @@
+import { lastAssistantMessageIsCompleteWithToolCalls, type UIMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { historyToUIMessages } from '@zero/core/ui';
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
+import { NodeChat, newChatId } from './support/node-chat';
 import { chatStream } from './support/sse';
 
 async function untilRunEnds(h: Harness, id: string, timeoutMs = 10_000) {
@@ -119,3 +122,88 @@ describe('client tools: the client runs a tool the model calls, and the run wait
     expect(h.fake.requests).toHaveLength(0);
   });
 });
+
+describe("useChat client tools: onToolCall, addToolOutput and the AI SDK's automatic send", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+  afterEach(() => h.fake.reset());
+
+  type Part = { type: string; toolCallId?: string; state?: string; input?: unknown; output?: unknown; errorText?: string };
+  const pickPart = (message: UIMessage | undefined) => message?.parts.find((p) => p.type === 'tool-pick_color') as Part | undefined;
+
+  /** A chat declaring `pick_color` whose client answers it in `onToolCall`, as the AI SDK's docs show. */
+  const clientChat = (answer: (chat: NodeChat, toolCallId: string) => Promise<void>) => {
+    const id = newChatId();
+    const calls: string[] = [];
+    const chat: NodeChat = new NodeChat(
+      h.url,
+      id,
+      DEV,
+      { agent_id: 'tester', client_tools: [pickColor] },
+      {
+        sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+        onToolCall: async ({ toolCall }) => {
+          if (toolCall.toolName !== 'pick_color') return;
+          calls.push(toolCall.toolCallId);
+          // Not awaited: the AI SDK's docs warn that awaiting addToolOutput inside onToolCall can deadlock.
+          void answer(chat, toolCall.toolCallId);
+        },
+      },
+    );
+    return { id, chat, calls };
+  };
+
+  it('the model calls a client tool; onToolCall runs it, addToolOutput sends the output, and the run completes with it', async () => {
+    const { id, chat, calls } = clientChat(async (chat, toolCallId) => chat.addToolOutput({ tool: 'pick_color', toolCallId, output: 'teal' }));
+    h.fake.script({ text: 'Let me ask. ', toolCalls: [{ name: 'pick_color', input: { prompt: 'Favourite?' } }] }, { text: 'You picked teal.' });
+    await chat.sendMessage({ text: 'Ask me for a color.' });
+    await until(() => chat.status === 'ready' && texts(chat.messages.at(-1)).includes('You picked teal.'));
+
+    expect(chat.error).toBeUndefined();
+    expect(calls).toHaveLength(1);
+    // The model was offered the tool with the schema the client declared, and was sent the client's output.
+    expect(h.fake.requests[0]!.body.tools?.find((t: { name: string }) => t.name === 'pick_color')).toMatchObject({ input_schema: pickColor.input_schema });
+    expect(seenByModel(h, calls[0]!)).toMatchObject({ content: 'teal' });
+    expect(pickPart(chat.messages.at(-1))).toMatchObject({ toolCallId: calls[0], state: 'output-available', output: 'teal' });
+    expect(chat.messages.at(-1)!.metadata).toMatchObject({ status: 'completed' });
+
+    // Recorded as the tool-results route records it, by whoever answered.
+    const session = await untilRunEnds(h, id);
+    expect(session.history.find((r: { kind: string }) => r.kind === 'approval')).toMatchObject({ tool_use_id: calls[0], decision: 'allow', by: { id: 'dev' }, result: { content: 'teal' } });
+    expect(session.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
+    // Reloaded, the call shows its output rather than an approval request.
+    expect(pickPart(historyToUIMessages(session.history).at(-1))).toMatchObject({ toolCallId: calls[0], state: 'output-available', output: 'teal' });
+  });
+
+  it("a client tool's error output reaches the model as an error result", async () => {
+    const { chat, calls } = clientChat(async (chat, toolCallId) => chat.addToolOutput({ state: 'output-error', tool: 'pick_color', toolCallId, errorText: 'the user closed the picker' }));
+    h.fake.script({ toolCalls: [{ name: 'pick_color', input: { prompt: 'Favourite?' } }] }, { text: 'No color then.' });
+    await chat.sendMessage({ text: 'Ask me for a color.' });
+    await until(() => chat.status === 'ready' && texts(chat.messages.at(-1)).includes('No color then.'));
+    expect(seenByModel(h, calls[0]!)).toMatchObject({ is_error: true, content: 'the user closed the picker' });
+  });
+
+  it('a client tool declared with a server tool\'s name is a 400 naming the field, and nothing runs', async () => {
+    const response = await fetch(`${h.url}/api/v2/ui/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...DEV },
+      body: JSON.stringify({ id: newChatId(), trigger: 'submit-message', client_tools: [{ ...pickColor, name: 'ledger' }], messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { field: string } }).error.field).toMatch(/^client_tools\.0\.name$/);
+    expect(h.fake.requests).toHaveLength(0);
+  });
+});
+
+const texts = (message: UIMessage | undefined) => message?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) ?? [];
+
+async function until(condition: () => boolean, timeoutMs = 10_000) {
+  const giveUp = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > giveUp) throw new Error('timed out waiting for the chat');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

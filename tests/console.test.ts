@@ -198,6 +198,8 @@ describe('the console in a real browser', () => {
     await erin.getByTestId('new-session').waitFor({ state: 'attached' });
     await erin.goto(`${h.url}/#/s/${sessionId}`);
     await erin.getByTestId('awaiting-approval').waitFor();
+    // Her sessions list marks the session as waiting.
+    await erin.getByTestId('sessions').locator(`a[href="#/s/${sessionId}"]`).getByTestId('session-waiting').waitFor();
     const erinsCall = assistant(erin).filter({ hasText: 'Writing it down.' });
     await erinsCall.getByTestId('approval-message').fill('fine by me');
     await erinsCall.getByTestId('approve').click();
@@ -211,6 +213,9 @@ describe('the console in a real browser', () => {
     expect(await dave.getByTestId('awaiting-approval').count()).toBe(0);
     expect(await erin.getByTestId('awaiting-approval').count()).toBe(0);
     expect(ledgerRuns()).toBe(before + 1);
+    // Once the run is over, no session in Dave's list waits.
+    await dave.getByTestId('sessions').locator(`a[href="#/s/${sessionId}"]`).waitFor();
+    await expect.poll(() => dave.getByTestId('session-waiting').count()).toBe(0);
     await shot(dave, '09-approved-by-another-member');
     await rm(dir, { recursive: true, force: true });
   }, 90_000);

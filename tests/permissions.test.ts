@@ -146,3 +146,26 @@ describe('permission policies, end to end', () => {
     expect(refused.json.error.message).toMatch(message);
   });
 });
+
+describe("the deployment's defaults, as a deployment without ZERO_PERMISSIONS has them", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ permissions: {} });
+  });
+  afterAll(() => h.close());
+
+  it('asks before a tool with side effects runs and allows read-only tools (web_fetch reads, as an http GET does)', async () => {
+    const zero = (await getJson(`${h.url}/api/v2/agents`)).json.agents.find((a: { id: string }) => a.id === 'zero');
+    expect(zero.policy.write_file).toMatchObject({ decision: 'ask', level: 'deployment', source: 'the deployment default for tools with side effects' });
+    expect(zero.policy.web_fetch).toMatchObject({ decision: 'allow', source: 'the deployment default for read-only tools' });
+    expect(zero.policy.read_file).toMatchObject({ decision: 'allow' });
+
+    h.fake.script({ toolCalls: [{ name: 'write_file', input: { path: 'artifacts/notes.md', content: 'notes' } }] }, { text: 'Written.' });
+    const { events } = await chatStream(h.url, { agent_id: 'zero', message: 'Write notes.md.' });
+    const sessionId = (events.find((e) => e.type === 'start') as { session_id: string }).session_id;
+    expect(events.find((e) => e.type === 'confirmation_required')).toMatchObject({ name: 'write_file', policy: 'the deployment default for tools with side effects' });
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'awaiting_approval' });
+    // Nothing was written while the call waits.
+    await expect(h.server.runtime.artifacts.getText(`sessions/${sessionId}/artifacts/notes.md`)).resolves.toBeUndefined();
+  });
+});

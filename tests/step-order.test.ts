@@ -23,7 +23,8 @@ describe('a step: its tool calls and its assistant record', () => {
       defineTool({ name: 'poke', description: 'Writes.', input: z.object({}), execute: async () => (log.push('poke ran'), 'done') }),
       // As delegate_agent: read-only itself, but the run it starts may have side effects.
       defineTool({ name: 'spawn', description: 'Starts a run.', readOnly: true, startsRuns: true, input: z.object({}), execute: async () => (log.push('spawn ran'), 'answered') }),
-    ]);
+      // The order of records is what this tests: the deployment lets tools with side effects run without asking.
+    ], { permissions: { side_effects: 'allow' } });
     const rt = h.server.runtime;
     const agent = { ...(await requireAgent(rt.catalog, 'tester')), tools: ['peek', 'poke', 'spawn'] };
     const append = async (record: NewLogRecord) => {

@@ -141,6 +141,11 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           {sessions.map((s) => (
             <a key={s.session_id} href={`#/s/${s.session_id}`} className={s.session_id === selected ? 'active' : ''} onClick={() => setMenuOpen(false)}>
               <span className="title">{s.title}</span>
+              {s.awaiting_approval_since ? (
+                <span className="badge" data-testid="session-waiting">
+                  awaiting approval
+                </span>
+              ) : null}
               <span className="meta">
                 {s.agent_id}
                 {s.role && s.role !== 'owner' ? ` · ${s.role}` : ''}
@@ -172,6 +177,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
               void refreshList();
               void loadDetail(selected);
             }}
+            onListChanged={() => void refreshList()}
           />
         ) : (
           <p className="loading">Loading…</p>

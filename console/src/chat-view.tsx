@@ -15,10 +15,12 @@ export interface ChatViewProps {
   detail?: SessionDetail;
   /** Called when the session changed on the server (created, renamed, switched agent). */
   onChanged(): void;
+  /** A run ended or waits: the sessions list's markers may have changed. */
+  onListChanged(): void;
 }
 
 /** One session: its history, streaming answers through `useChat`, and other members' runs as they happen. */
-export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatViewProps) {
+export function ChatView({ creds, sessionId, agents, detail, onChanged, onListChanged }: ChatViewProps) {
   const [agentId, setAgentId] = useState(detail?.session.agent_id ?? agents.find((a) => a.id === 'zero')?.id ?? agents[0]?.id ?? '');
   const [projectId, setProjectId] = useState(detail?.session.project_id ?? '');
   const [voice, setVoice] = useState<Voice | ''>(detail?.session.voice_mode ?? '');
@@ -65,7 +67,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged }: ChatVi
       if (!options.current.created) {
         options.current.created = true;
         onChanged();
-      }
+      } else onListChanged();
       if (pendingSync.current) void sync();
     },
   });

@@ -48,6 +48,14 @@ function ToolCall({ part, approvals }: { part: ToolPart; approvals?: Approvals }
 function PartView({ part, approvals }: { part: Part; approvals?: Approvals }) {
   if (part.type === 'text') return <div className="text">{part.text}</div>;
   if (part.type.startsWith('tool-')) return <ToolCall part={part as unknown as ToolPart} approvals={approvals} />;
+  if (part.type === 'data-compacted') {
+    return (
+      <div className="note" data-testid="compacted">
+        Conversation compacted: {part.data.turns_folded} earlier {part.data.turns_folded === 1 ? 'turn' : 'turns'} summarised ({part.data.tokens_before.toLocaleString()} →{' '}
+        {part.data.tokens_after.toLocaleString()} tokens). The full history stays in the session.
+      </div>
+    );
+  }
   if (part.type === 'data-agent-switch') return <div className="note">Handed over to {part.data.to}</div>;
   if (part.type === 'data-retry') return <div className="note">The model stream failed; the step is redone (the text above it was discarded).</div>;
   // The call's own part carries the approval.

@@ -107,6 +107,10 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
           ? { type: 'tool-output-error', toolCallId: event.id, errorText: event.content }
           : { type: 'tool-output-available', toolCallId: event.id, output: event.content };
         break;
+      case 'compacted':
+        yield* closeText();
+        yield { type: 'data-compacted', data: { tokens_before: event.tokens_before, tokens_after: event.tokens_after, turns_folded: event.turns_folded } };
+        break;
       case 'retry':
         yield* closeText();
         yield { type: 'data-retry', data: { step: event.step, attempt: event.attempt, reason: event.reason } };

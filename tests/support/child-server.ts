@@ -19,6 +19,8 @@ const server = await startServer({
   limits: { ...DEFAULT_LIMITS, ...config.limits },
   tools: testTools().tools,
   catalogRevalidateMs: 0,
+  // As in the harness: the test tools declare no readOnly, and run without a person unless a test says otherwise.
+  permissions: config.permissions ?? { side_effects: 'allow' },
 });
 const failpoint = process.env.ZERO_CHILD_FAILPOINT ? (JSON.parse(process.env.ZERO_CHILD_FAILPOINT) as { after: string; signal: NodeJS.Signals }) : undefined;
 if (failpoint) {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_LIMITS, type AuthConfig, type OutboundOptions, type RunLimits, type RuntimeConfig, type ToolSpec } from '@zero/core';
+import { DEFAULT_LIMITS, type AuthConfig, type DeploymentPermissions, type OutboundOptions, type RunLimits, type RuntimeConfig, type ToolSpec } from '@zero/core';
 import { startServer, type RunningServer } from '../../local/server';
 import { startLocalStack, syncAgents, type LocalStack } from '../../local/stack';
 import { FakeAnthropic } from './fake-anthropic';
@@ -43,6 +43,11 @@ export interface HarnessOptions {
   runBudgetMs?: number;
   approvalTtlMs?: number;
   handoverReserveMs?: number;
+  /**
+   * The deployment's permission defaults. The harness's test tools (ledger, slow, boom…) declare no
+   * `readOnly`, so it allows tools with side effects unless a test passes its own (`{}` is Zero's default: ask).
+   */
+  permissions?: DeploymentPermissions;
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -64,6 +69,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     runBudgetMs: options.runBudgetMs,
     approvalTtlMs: options.approvalTtlMs,
     handoverReserveMs: options.handoverReserveMs,
+    permissions: options.permissions ?? { side_effects: 'allow' },
     auth: {
       staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }],
       ...(options.jwtSecret ? { jwt: { secret: options.jwtSecret, issuer: 'https://auth.example.test' } } : {}),

@@ -17,19 +17,36 @@ export function approvalRoutes(deps: AppDeps) {
    * answer; a call that does not wait for this kind of answer (answered already, from an older run,
    * never made) is a 409 and nothing changes. The last answer of a step sends the run on.
    */
-  const answer = async (c: Context<Env>, kind: 'decision' | 'result', make: () => Omit<Decision, 'toolCallId' | 'by'>) => {
+  const answer = async (c: Context<Env>, kind: 'decision' | 'result', make: () => Omit<Decision, 'toolCallId' | 'by'>, remember = false) => {
     const id = c.req.param('id')!;
     const toolCallId = c.req.param('tool_call_id')!;
     const user = c.get('user');
-    await requireAccess(deps.sessions, id, user, 'editor');
+    // Remembering a decision sets a session override, which only an owner may (as with PUT …/permissions).
+    await requireAccess(deps.sessions, id, user, remember ? 'owner' : 'editor');
     const by = { id: user.id, ...(user.name ? { name: user.name } : {}) };
-    const { recorded, pending } = await decideApprovals(deps, id, (waiting) => {
-      if (!waiting?.pending.some((p) => p.tool_use_id === toolCallId && !!p.client_tool === (kind === 'result'))) {
-        throw conflict(`tool call "${toolCallId}" does not wait for ${kind === 'result' ? "a client's result" : 'a decision'}`, { tool_call_id: toolCallId });
-      }
-      return [{ toolCallId, by, ...make() }];
-    });
-    return { toolCallId, record: recorded[0]!, pending };
+    let tool = '';
+    const { recorded, pending } = await decideApprovals(
+      deps,
+      id,
+      (waiting) => {
+        const call = waiting?.pending.find((p) => p.tool_use_id === toolCallId && !!p.client_tool === (kind === 'result'));
+        if (!call) {
+          throw conflict(`tool call "${toolCallId}" does not wait for ${kind === 'result' ? "a client's result" : 'a decision'}`, { tool_call_id: toolCallId });
+        }
+        tool = call.name;
+        // "Always for this session" also answers the step's other waiting calls of the same tool.
+        const same = remember ? waiting!.pending.filter((p) => p !== call && p.name === call.name && !p.client_tool) : [];
+        return [call, ...same].map((p) => ({ toolCallId: p.tool_use_id, by, ...make() }));
+      },
+      remember ? (recorded) => rememberForSession(id, tool, recorded[0]!.decision, user.id) : undefined,
+    );
+    return { toolCallId, record: recorded[0]!, also: recorded.slice(1).map((r) => r.tool_use_id), tool, pending };
+  };
+
+  /** Adds `tool: decision` to the session's overrides, so its later calls are decided without asking. */
+  const rememberForSession = async (id: string, tool: string, decision: 'allow' | 'deny', userId: string) => {
+    const current = (await deps.sessions.getPermissions(id))?.permissions ?? {};
+    await deps.sessions.putPermissions(id, { permissions: { ...current, [tool]: decision }, updated_by: userId, updated_at: new Date().toISOString() });
   };
 
   app.post(
@@ -38,7 +55,8 @@ export function approvalRoutes(deps: AppDeps) {
     json(approvalRequestSchema),
     async (c) => {
       const body = c.req.valid('json');
-      const { toolCallId, record, pending } = await answer(c, 'decision', () => ({ decision: body.decision, ...(body.message ? { message: body.message } : {}) }));
+      const remember = body.remember === 'session';
+      const { toolCallId, record, also, tool, pending } = await answer(c, 'decision', () => ({ decision: body.decision, ...(body.message ? { message: body.message } : {}) }), remember);
       return c.json({
         tool_call_id: toolCallId,
         run_id: record.run_id,
@@ -46,6 +64,7 @@ export function approvalRoutes(deps: AppDeps) {
         ...(record.message ? { message: record.message } : {}),
         ...(record.by ? { by: record.by } : {}),
         at: record.at,
+        ...(remember ? { remembered: { rule: tool, decision: record.decision, also_decided: also } } : {}),
         pending,
       });
     },

@@ -13,6 +13,7 @@ import {
   startChat,
   titleFrom,
   tooLarge,
+  truncate,
   type Runtime,
   type User,
 } from '@zero/core';
@@ -22,6 +23,7 @@ import {
   approvalRequestSchema,
   chatIdSchema,
   streamQuerySchema,
+  toolResultRequestSchema,
   uiChatRequestSchema,
   uiUserMessageSchema,
   uiMessageChunkSchema,
@@ -31,30 +33,40 @@ import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamUIMessages } from '../ui-message-stream';
 
-/** An answer `addToolApprovalResponse` left on a tool part of the last assistant message. */
-interface ApprovalAnswer {
-  toolCallId: string;
-  approved: boolean;
-  reason?: string;
-}
+/**
+ * An answer the client left on a tool part of the last assistant message: a decision
+ * (`addToolApprovalResponse`) or a client tool's output (`addToolOutput` / `addToolResult`).
+ */
+type ChatAnswer = { toolCallId: string } & ({ kind: 'decision'; approved: boolean; reason?: string } | { kind: 'result'; content: string; isError: boolean });
+
+type ToolPartSeen = { state?: unknown; toolCallId?: unknown; output?: unknown; errorText?: unknown; approval?: { id?: unknown; approved?: unknown; reason?: unknown } };
 
 /**
- * The approvals the client answered: after `addToolApprovalResponse` the AI
- * SDK sends the assistant message back with its parts `approval-responded`
- * (the approval id is the tool call's id). None: the request carries a new message.
+ * What the client answered: after `addToolApprovalResponse` the AI SDK sends the assistant message
+ * back with its parts `approval-responded` (the approval id is the tool call's id); after a client
+ * tool's output, with its part `output-available` (or `output-error`). Parts of calls that do not wait
+ * (the server's tools, answered before) are passed over when the decisions are recorded.
+ * None: the request carries a new message.
  */
-function approvalAnswers(messages: unknown[]): ApprovalAnswer[] {
+function chatAnswers(messages: unknown[]): ChatAnswer[] {
   const last = messages.at(-1) as { role?: unknown; parts?: unknown } | undefined;
   if (last?.role !== 'assistant' || !Array.isArray(last.parts)) return [];
-  const answers: ApprovalAnswer[] = [];
-  for (const [index, part] of (last.parts as { state?: unknown; toolCallId?: unknown; approval?: { id?: unknown; approved?: unknown; reason?: unknown } }[]).entries()) {
+  const answers: ChatAnswer[] = [];
+  for (const [index, part] of (last.parts as ToolPartSeen[]).entries()) {
+    if (typeof part?.toolCallId === 'string' && (part.state === 'output-available' || part.state === 'output-error')) {
+      const content = part.state === 'output-error' ? String(part.errorText ?? 'the client tool failed') : typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null);
+      const bounded = toolResultRequestSchema.shape.content.safeParse(content);
+      if (!bounded.success) throw invalidField(`messages.${messages.length - 1}.parts.${index}.output`, bounded.error.issues[0]?.message ?? 'invalid');
+      answers.push({ kind: 'result', toolCallId: part.toolCallId, content, isError: part.state === 'output-error' });
+      continue;
+    }
     if (part?.state !== 'approval-responded' || typeof part.approval?.approved !== 'boolean') continue;
     const id = typeof part.approval.id === 'string' ? part.approval.id : part.toolCallId;
     if (typeof id !== 'string') continue;
     // The reason is the decision's message, bounded as on the approvals route.
     const reason = approvalRequestSchema.shape.message.safeParse(part.approval.reason ?? undefined);
     if (!reason.success) throw invalidField(`messages.${messages.length - 1}.parts.${index}.approval.reason`, reason.error.issues[0]?.message ?? 'invalid');
-    answers.push({ toolCallId: id, approved: part.approval.approved, ...(reason.data?.trim() ? { reason: reason.data.trim() } : {}) });
+    answers.push({ kind: 'decision', toolCallId: id, approved: part.approval.approved, ...(reason.data?.trim() ? { reason: reason.data.trim() } : {}) });
   }
   return answers;
 }
@@ -101,7 +113,7 @@ export function uiChatRoutes(deps: AppDeps) {
         });
       }
       const user = c.get('user');
-      const answers = approvalAnswers(messages);
+      const answers = chatAnswers(messages);
       if (answers.length) {
         const decided = await decideFromChat(deps, id, user, answers);
         // Calls still waiting for others' answers: the run stays put, and the stream ends with the decisions.
@@ -109,7 +121,8 @@ export function uiChatRoutes(deps: AppDeps) {
         return streamUIMessages(c, (signal) => followRun(deps, id, decided.runId, decided.after, signal));
       }
       const message = newMessageText(messages);
-      await ensureSession(deps, id, options, user, message);
+      const { client_tools: _clientTools, ...settings } = options;
+      await ensureSession(deps, id, settings, user, message);
       const run = await startChat(deps, { session_id: id, message, ...options }, user, { deadline: c.get('deadline') });
       return streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
     },
@@ -139,18 +152,32 @@ export function uiChatRoutes(deps: AppDeps) {
  * decisions' `approval` events, then (once no call waits) the resumed run
  * until its next `done`.
  */
-async function decideFromChat(deps: AppDeps, sessionId: string, user: User, answers: ApprovalAnswer[]) {
+async function decideFromChat(deps: AppDeps, sessionId: string, user: User, answers: ChatAnswer[]) {
   await requireAccess(deps.sessions, sessionId, user, 'editor');
   const by = { id: user.id, ...(user.name ? { name: user.name } : {}) };
   const after = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
   const { recorded, pending } = await decideApprovals(deps, sessionId, (waiting) => {
-    const pending = new Set(waiting?.pending.map((p) => p.tool_use_id));
+    // A decision answers a call that waits for one; an output, a client tool's call.
+    const waitsFor = new Map(waiting?.pending.map((p) => [p.tool_use_id, p.client_tool ? 'result' : 'decision']));
     // Answers another member already gave are left as they are; none left waiting is the stale-decision 409.
-    const open = answers.filter((a) => pending.has(a.toolCallId));
-    if (!open.length) throw conflict(`tool call "${answers[0]!.toolCallId}" does not wait for a decision`, { tool_call_id: answers[0]!.toolCallId });
-    return open.map((a) => ({ toolCallId: a.toolCallId, decision: a.approved ? ('allow' as const) : ('deny' as const), ...(a.reason ? { message: a.reason } : {}), by }));
+    const open = answers.filter((a) => waitsFor.get(a.toolCallId) === a.kind);
+    if (!open.length) {
+      const first = answers.find((a) => a.kind === 'decision') ?? answers[0]!;
+      throw conflict(`tool call "${first.toolCallId}" does not wait for ${first.kind === 'result' ? "a client's result" : 'a decision'}`, { tool_call_id: first.toolCallId });
+    }
+    return open.map((a) =>
+      a.kind === 'decision'
+        ? { toolCallId: a.toolCallId, decision: a.approved ? ('allow' as const) : ('deny' as const), ...(a.reason ? { message: a.reason } : {}), by }
+        : { toolCallId: a.toolCallId, decision: 'allow' as const, result: boundedResult(deps, a.content, a.isError), by },
+    );
   });
   return { runId: recorded[0]!.run_id, after, recorded, pending };
+}
+
+/** A client tool's output bounded like any tool's, as the tool-results route bounds it. */
+function boundedResult(deps: AppDeps, content: string, isError: boolean) {
+  const result = truncate({ content, is_error: isError }, deps.limits.maxToolOutputChars);
+  return { content: result.content, ...(result.is_error ? { is_error: true } : {}), ...(result.truncated ? { truncated: true } : {}) };
 }
 
 async function* replay<T>(items: readonly T[]): AsyncGenerator<T> {

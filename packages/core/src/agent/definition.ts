@@ -17,6 +17,12 @@ export const TOOL_ALIASES: Record<string, string> = {
   Task: 'delegate_agent',
 };
 
+/** An agent's compaction settings: the share of the window that triggers it, and the latest turns it keeps. */
+export const compactionSettingsSchema = z.strictObject({
+  at_percent: z.number().int().min(1).max(100).optional(),
+  keep_turns: z.number().int().min(0).max(100).optional(),
+});
+
 const toolList = z
   .union([z.string(), z.array(z.string())])
   .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter(Boolean));
@@ -36,6 +42,8 @@ export const agentFrontmatterSchema = z.looseObject({
   permissionMode: z.string().trim().optional(),
   /** Zero: rule → `allow` | `ask` | `deny` (see `tools/policy`). */
   permissions: permissionMapSchema.optional(),
+  /** Zero: when this agent's conversations are compacted (overrides the deployment's `ZERO_COMPACT_*`). */
+  compaction: compactionSettingsSchema.optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
 
@@ -67,6 +75,8 @@ export const agentDefinitionSchema = z.object({
   permissions: permissionMapSchema.optional(),
   /** Claude Code's `permissionMode` (absent: `default`). */
   permission_mode: permissionModeSchema.optional(),
+  /** When its conversations are compacted (absent: the deployment's settings). */
+  compaction: compactionSettingsSchema.optional(),
   /** Everything in the body outside the known sections, kept for the prompt. */
   extra: z.string(),
   /** Non-fatal remarks, e.g. a Claude Code tool Zero does not provide. */

@@ -52,6 +52,14 @@ You are an expert code reviewer. Review the unstaged changes.
     expect(result.agent.warnings).toEqual([expect.stringMatching(/^the frontmatter is not valid YAML \(.* at line 3, column 14:\); its fields were read line by line/)]);
   });
 
+  it("reads Zero's compaction: settings, and names the field of a bad one", () => {
+    const good = parseAgentMarkdown('agents/long.md', '---\nname: long\ndescription: d\ncompaction:\n  at_percent: 60\n  keep_turns: 3\n---\nBody.\n', known);
+    expect(good).toMatchObject({ ok: true, agent: { compaction: { at_percent: 60, keep_turns: 3 } } });
+    const bad = parseAgentMarkdown('agents/long.md', '---\nname: long\ndescription: d\ncompaction:\n  at_percent: 150\n---\nBody.\n', known);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.field).toBe('compaction.at_percent');
+  });
+
   it('keeps the whole YAML error, with the line it points at, when a file still cannot load', () => {
     const result = parseAgentMarkdown('agents/x.md', '---\nname: reviewer: of code\n---\nBody.\n', known);
     expect(result.ok).toBe(false);

@@ -99,6 +99,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     unavailable_tools: grants.unavailable,
     ...(permissions ? { permissions } : {}),
     ...(mode.success && mode.data !== 'default' ? { permission_mode: mode.data } : {}),
+    ...(front.compaction ? { compaction: front.compaction } : {}),
     role: role || sections.extra.trim(),
     capabilities: bullets(sections.capabilities ?? ''),
     process: (sections.process ?? '').trim(),

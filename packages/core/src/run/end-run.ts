@@ -25,6 +25,11 @@ export interface RunEnding {
   secrets?: readonly string[];
   /** False when the run's user message never reached the log (it waits in the inbox): nothing is recorded then. */
   recorded?: boolean;
+  /**
+   * Called once the ending is recorded, before the last event, with whether the run waits for people; so what
+   * a reader fetches on `done` (the sessions list) already shows it. Must not throw.
+   */
+  settle?: (waits: boolean) => Promise<void>;
 }
 
 /** The code of a failure caused by losing the session's lease to another instance. */
@@ -56,6 +61,7 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
   const pause = async (record: NewLogRecord, event: StreamEvent): Promise<RunOutcome | undefined> => {
     try {
       await ending.append(record);
+      await ending.settle?.(record.kind === 'run_wait');
       emit(event);
       return outcome;
     } catch (error) {
@@ -87,6 +93,7 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
   if (ending.recorded !== false) {
     try {
       await ending.append({ kind: 'run_end', run_id: runId, ...ended, status });
+      await ending.settle?.(false);
     } catch (error) {
       const described = describeFailure(error, ending.secrets ?? []);
       if (described.code === LEASE_LOST) return leaseLost();

@@ -1,5 +1,6 @@
 import type { ContentBlockParam, MessageParam } from '../model/provider';
 import type { LogRecord } from '../store/records';
+import { lastCompaction, summaryText } from './compaction';
 import { speakerText } from './speaker';
 
 type ToolUse = { id: string; name: string; input: unknown };
@@ -30,7 +31,19 @@ export function pendingToolCalls(records: readonly LogRecord[], runId: string): 
 }
 
 function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId?: string }) {
-  const records = options.runId ? all.filter((r) => r.run_id === options.runId) : all.filter((r) => !r.parent_run_id);
+  let records = options.runId ? all.filter((r) => r.run_id === options.runId) : all.filter((r) => !r.parent_run_id);
+  // A compaction: the model reads the first user message, the summary, then the turns after the folded ones.
+  const compaction = options.runId ? undefined : lastCompaction(records);
+  if (compaction) {
+    const first = records.find((r) => r.kind === 'user_message');
+    const folded = new Set<string>();
+    for (const r of records) {
+      if (r.kind === 'user_message') folded.add(r.run_id);
+      if (r.kind === 'user_message' && r.run_id === compaction.through_run_id) break;
+    }
+    const summary = { ...first!, kind: 'user_message', text: summaryText(compaction.summary), author: undefined } as LogRecord;
+    records = [first!, summary, ...records.filter((r) => !folded.has(r.run_id))];
+  }
   const messages: MessageParam[] = [];
   const push = (role: 'user' | 'assistant', content: ContentBlockParam[]) => {
     if (content.length === 0) return;
@@ -90,6 +103,7 @@ function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId
         close(false);
         break;
       case 'run_handover':
+      case 'compaction':
       case 'void':
       case 'approval_request':
       case 'approval':

@@ -18,6 +18,14 @@ export const runLimitsSchema = z.object({
   retryBaseMs: z.number().int().nonnegative(),
   /** How deep delegation may nest: 1 lets the agent a user talks to delegate, but not its delegates. 0 turns delegation off. */
   maxDelegationDepth: z.number().int().nonnegative(),
+  /** The model's context window in tokens for every model; 0: by model id (model/context-windows.ts). */
+  contextWindowTokens: z.number().int().nonnegative(),
+  /** The conversation is compacted before a call that would send more than this share of the window (percent). */
+  compactAtPercent: z.number().int().min(1).max(100),
+  /** Turns (a user message and its answer) a compaction always keeps as they are, the latest ones. */
+  compactKeepTurns: z.number().int().nonnegative(),
+  /** A compaction that frees less than this share of the tokens (percent) ends the run with `context_exhausted`. */
+  compactMinFreedPercent: z.number().int().nonnegative().max(100),
 });
 export type RunLimits = z.infer<typeof runLimitsSchema>;
 
@@ -34,6 +42,10 @@ export const DEFAULT_LIMITS: RunLimits = {
   stepAttempts: 3,
   retryBaseMs: 1000,
   maxDelegationDepth: 2,
+  contextWindowTokens: 0,
+  compactAtPercent: 80,
+  compactKeepTurns: 5,
+  compactMinFreedPercent: 20,
 };
 
 const ENV: Record<keyof RunLimits, string> = {
@@ -49,6 +61,10 @@ const ENV: Record<keyof RunLimits, string> = {
   stepAttempts: 'ZERO_STEP_ATTEMPTS',
   retryBaseMs: 'ZERO_RETRY_BASE_MS',
   maxDelegationDepth: 'ZERO_MAX_DELEGATION_DEPTH',
+  contextWindowTokens: 'ZERO_CONTEXT_WINDOW',
+  compactAtPercent: 'ZERO_COMPACT_AT_PERCENT',
+  compactKeepTurns: 'ZERO_COMPACT_KEEP_TURNS',
+  compactMinFreedPercent: 'ZERO_COMPACT_MIN_FREED_PERCENT',
 };
 
 /** Reads limit overrides from the environment; a malformed value fails start-up with its variable named. */

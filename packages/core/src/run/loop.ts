@@ -8,7 +8,9 @@ import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam
 import type { NewLogRecord } from '../store/records';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { Delegator, ToolContext, ToolServices } from '../tools/tool';
-import { describeFailure, endRun, type RunOutcome } from './end-run';
+import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
+import { contextWindowOf } from '../model/context-windows';
+import { ContextGauge, sizeOf } from './compaction';
 import { withConversationBreakpoint } from './history';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
@@ -59,12 +61,26 @@ export interface RunParams {
    * effects never happen twice: the instance that took over runs it.
    */
   confirmLease?: () => Promise<void>;
+  /** See `RunEnding.settle`: the session's meta item learns whether the run waits before its last event. */
+  settle?: RunEnding['settle'];
   /** Collects a person's decision on a call the policy marks `ask` (see `ToolContext.requestApproval`); absent: `ask` refuses. */
   requestApproval?: ToolContext['requestApproval'];
   /** Tools the client runs, offered to the model with the agent's; a call of one is answered by `callClientTool`. */
   clientTools?: readonly ClientTool[];
   /** Answers a client tool call: its recorded result, or `waiting` (recorded and reported) until a client sends one. */
   callClientTool?: (call: ToolCall) => Promise<ToolResult>;
+  /**
+   * Compacts the conversation (see run/compaction.ts): folds the oldest turns into a summary, records it,
+   * and returns the conversation as the model reads it now, with the summarising calls' usage. Undefined:
+   * nothing can be folded. Absent: the run never compacts (a delegated run's task is one turn).
+   */
+  compact?: (need: {
+    model: string;
+    tokensBefore: number;
+    window: number;
+    /** The input tokens a conversation would take, as the run's gauge counts them. */
+    estimate: (messages: MessageParam[]) => number;
+  }) => Promise<{ messages: MessageParam[]; usage: Usage; turns: number; tokensAfter: number } | undefined>;
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -96,6 +112,8 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     projectId: params.projectId,
     tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });
+  const gauge = new ContextGauge(sizeOf(system) + sizeOf(toolDefinitions));
+  const window = contextWindowOf(params.model, limits.contextWindowTokens);
   const callsPerTool = new Map<string, number>();
   let totalToolCalls = 0;
   let steps = params.resume?.steps ?? 0;
@@ -158,6 +176,29 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     else messages.push({ role: 'user', content: answer });
     return [];
   };
+  /**
+   * Before a model call that would fill the window past the threshold, the conversation is compacted (never
+   * after a failure). A compaction that frees too little, or a conversation over the window that cannot be
+   * compacted, ends the run with `context_exhausted` rather than a call the API would refuse, or a loop.
+   */
+  const compactIfFull = async (): Promise<RunOutcome | undefined> => {
+    const before = gauge.estimate(messages);
+    if (before < (window * (agent.compaction?.at_percent ?? limits.compactAtPercent)) / 100) return undefined;
+    const exhausted = (why: string): RunOutcome => {
+      const message = `the conversation needs about ${before} tokens of the model's ${window}: ${why}`;
+      return { status: 'error', steps, usage, reason: message, error: { code: 'context_exhausted', message } };
+    };
+    const compacted = params.compact ? await params.compact({ model: params.model, tokensBefore: before, window, estimate: (m) => gauge.estimate(m) }) : undefined;
+    if (!compacted) return before >= window ? exhausted('nothing older than the turns kept can be compacted') : undefined;
+    addUsage(usage, compacted.usage);
+    messages.splice(0, messages.length, ...compacted.messages);
+    const after = compacted.tokensAfter;
+    emit({ type: 'compacted', tokens_before: before, tokens_after: after, turns_folded: compacted.turns, agent_id: agent.id, run_id: runId });
+    if (before - after < (before * limits.compactMinFreedPercent) / 100 || after >= window) {
+      return exhausted(`compacting ${compacted.turns} turns freed only ${before - after} tokens`);
+    }
+    return undefined;
+  };
   /** The step's calls are decided or waiting, and some wait: the run waits (it ends its invocation; a decision resumes it). */
   const awaiting = (pending: string[]): RunOutcome => ({ status: 'awaiting_approval', steps, usage, pending });
 
@@ -178,9 +219,12 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         if (Date.now() - started >= limits.wallTimeMs) return { status: 'limit', steps, usage, reason: `time limit reached (${limits.wallTimeMs} ms)` };
         const tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
         if (tokens >= limits.maxTokens) return { status: 'limit', steps, usage, reason: `token limit reached (${limits.maxTokens} tokens)` };
+        const exhausted = await compactIfFull();
+        if (exhausted) return exhausted;
         steps += 1;
 
         const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit, stepBound(limits, params, started));
+        gauge.observe(messages, response.usage);
         const stepUsage = { ...response.usage, cost_usd: costOf(params.model, response.usage) };
         addUsage(usage, stepUsage);
         const assistant: MessageParam = { role: 'assistant', content: response.content };
@@ -215,7 +259,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
       outcome = { status: 'error', steps, usage, reason: described.message, error: described };
     }
   }
-  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets }, outcome);
+  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets, settle: params.settle }, outcome);
 }
 
 interface ModelResponse {

@@ -44,6 +44,8 @@ export async function decideApprovals(
   deps: SessionRunnerDeps,
   sessionId: string,
   choose: (waiting: WaitingRun | undefined) => Decision[],
+  /** Runs under the lease once the decisions are recorded, before the run is sent on (e.g. a remembered override). */
+  afterRecorded?: (recorded: readonly ApprovalRecord[]) => Promise<void>,
 ): Promise<Decided> {
   const giveUpAt = Date.now() + LEASE_WAIT_MS;
   for (;;) {
@@ -85,6 +87,7 @@ export async function decideApprovals(
         const seq = lease.reserved.event.shift()!;
         await deps.sessions.putEvents(sessionId, { seq, run_id: runId, events: recorded.map(approvalEvent) }).catch(fencedOut);
       }
+      if (recorded.length && afterRecorded) await afterRecorded(recorded);
       const decidedIds = new Set(recorded.map((r) => r.tool_use_id));
       decided = { recorded, pending: (waiting?.pending ?? []).map((p) => p.tool_use_id).filter((id) => !decidedIds.has(id)) };
     } finally {

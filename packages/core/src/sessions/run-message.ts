@@ -1,10 +1,12 @@
+import type { AgentDefinition } from '../agent/definition';
 import { EventRecorder } from '../events/recorder';
 import type { StreamEvent } from '../wire';
 import { zeroUsage } from '../events/usage';
 import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
 import { toMessages } from '../run/history';
-import { runLoop } from '../run/loop';
+import { runLoop, type RunParams } from '../run/loop';
+import { planCompaction, summarise } from '../run/compaction';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
@@ -18,6 +20,8 @@ import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 
 /** How finely a session's `updated_at` follows its activity. */
 const ACTIVITY_GRAIN_MS = 60_000;
+/** The longest summary a compaction asks for (capped by the run's output limit per call). */
+const SUMMARY_MAX_TOKENS = 4096;
 
 /**
  * A new message to answer (from the inbox, or straight from its sender, then
@@ -67,13 +71,33 @@ export async function runMessage(
   };
   // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
   let recorded = !!spec.record;
-  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded });
+  // The sessions list shows which sessions wait for a person: a field of the meta item, written (before the run's
+  // `done`, so a list fetched on it is current) only when it changes.
+  const settle = async (waits: boolean) => {
+    if (waits === !!next.awaiting_approval_since) return;
+    const since = waits ? new Date().toISOString() : null;
+    next = { ...next, awaiting_approval_since: since };
+    await deps.sessions.updateSession(sessionId, { awaiting_approval_since: since }).catch(() => undefined);
+  };
+  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle });
+  /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
+  const compact: RunParams['compact'] = async ({ model, tokensBefore, window, estimate }) => {
+    const plan = planCompaction(history, agentOfRun?.compaction?.keep_turns ?? deps.limits.compactKeepTurns, runId);
+    if (!plan) return undefined;
+    const maxTokens = Math.min(SUMMARY_MAX_TOKENS, deps.limits.maxOutputTokensPerCall);
+    const { summary, usage } = await summarise(deps.provider, model, plan, { window, maxTokens, signal: controller.signal });
+    const record = { kind: 'compaction' as const, run_id: runId, through_run_id: plan.throughRunId, turns_folded: plan.turns, summary, tokens_before: tokensBefore, usage };
+    const tokensAfter = estimate(toMessages([...history, { ...record, tokens_after: 0 } as unknown as LogRecord], { openRunId: runId }));
+    await append({ ...record, tokens_after: tokensAfter });
+    return { messages: toMessages(history, { openRunId: runId }), usage, turns: plan.turns, tokensAfter };
+  };
 
   // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
   let overrides: Promise<PermissionMap | undefined> | undefined;
   const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
   // The agent that answers, once resolved: it tags the run's `confirmation_required` events.
   let agentOf: string | undefined;
+  let agentOfRun: AgentDefinition | undefined;
   /**
    * A call the policy marks `ask`: answered by its recorded decision when it has one (a resumed run), else
    * recorded as waiting (once) and reported; the run then waits once its step's other calls are done.
@@ -159,6 +183,7 @@ export async function runMessage(
     }
 
     agentOf = agent?.id;
+    agentOfRun = agent;
     if (!agent) {
       const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
       return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
@@ -189,6 +214,8 @@ export async function runMessage(
         clientTools: message ? message.client_tools : spec.record.client_tools,
         callClientTool,
         confirmLease,
+        settle,
+        compact,
       },
       emit,
     );

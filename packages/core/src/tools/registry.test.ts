@@ -14,7 +14,8 @@ describe('ToolRegistry.execute', () => {
   const registry = new ToolRegistry([
     defineTool({ name: 'remember', description: 'Remember a word.', input: z.object({ word: z.string() }), execute: async ({ word }) => (runs.push(word), `remembered ${word}`) }),
     defineTool({ name: 'other', description: 'Another tool.', input: z.object({}), execute: async () => 'other' }),
-  ]);
+    // Grants are what this block tests: the deployment lets tools with side effects run without asking.
+  ], { permissions: { side_effects: 'allow' } });
 
   it('refuses a tool the agent was not granted, names it, and never runs it', async () => {
     const result = await registry.execute('remember', { word: 'secret' }, contextFor('reader', ['other']), options);

@@ -16,8 +16,9 @@ const LINES = new Set(['li', 'tr', 'br', 'dt', 'dd']);
 export function createWebFetchTool(outbound: OutboundOptions = {}): ToolSpec<any> {
   return defineTool({
     name: 'web_fetch',
-    // It sends a request to a host the model chose: data can leave with the URL.
-    readOnly: false,
+    // A GET reads the web, as http_request's GET does: allowed by default. Data could leave with the
+    // URL, so the outbound guard applies and an operator can make it ask (`web_fetch: ask`, or per host).
+    readOnly: true,
     // `web_fetch(*.github.com)`: rules match the host.
     policySubject: (input) => hostOf(input.url),
     description:

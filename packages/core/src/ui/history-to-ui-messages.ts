@@ -83,11 +83,19 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
         settle(answerFor(record.run_id), record.tool_use_id, record.content, record.is_error);
         break;
       case 'approval_request':
-        approve(answerFor(record.run_id), record.tool_use_id, 'approval-requested', {});
+        // A client tool's call waits for the client's output: its part stays `input-available`, as `onToolCall` left it.
+        if (!record.client_tool) approve(answerFor(record.run_id), record.tool_use_id, 'approval-requested', {});
         break;
       case 'approval':
-        if (record.decision === 'deny') approve(answerFor(record.run_id), record.tool_use_id, 'output-denied', { approved: false, ...(record.message ? { reason: record.message } : {}) });
+        if (record.result) settle(answerFor(record.run_id), record.tool_use_id, record.result.content, record.result.is_error);
+        else if (record.decision === 'deny') approve(answerFor(record.run_id), record.tool_use_id, 'output-denied', { approved: false, ...(record.message ? { reason: record.message } : {}) });
         else approve(answerFor(record.run_id), record.tool_use_id, 'approval-responded', { approved: true });
+        break;
+      case 'compaction':
+        answerFor(record.run_id).parts.push({
+          type: 'data-compacted',
+          data: { tokens_before: record.tokens_before, tokens_after: record.tokens_after, turns_folded: record.turns_folded },
+        });
         break;
       case 'run_wait': {
         const answer = answerFor(record.run_id);

@@ -38,6 +38,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
    */
   z.object({ type: z.literal('tool_call_delta'), id: z.string(), name: z.string(), delta: z.string(), ...origin }),
   z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), input: z.unknown(), ...origin }),
+  /** The conversation was compacted before the next model call: how many input tokens it had and has, and how many turns were folded into a summary. */
+  z.object({ type: z.literal('compacted'), tokens_before: z.number().int(), tokens_after: z.number().int(), turns_folded: z.number().int(), ...origin }),
   z.object({
     type: z.literal('tool_result'),
     id: z.string(),

@@ -59,7 +59,7 @@ export const chatRequestSchema = z.strictObject({
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
-const chatOptions = chatRequestSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true });
+const chatOptions = chatRequestSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true });
 
 /** The body of `POST /api/v2/ui/chat`: the AI SDK's default chat transport, plus Zero's options as extra body fields. */
 export const uiChatRequestSchema = z.strictObject({
@@ -103,6 +103,8 @@ export const switchAgentRequestSchema = z.strictObject({ agent_id: agentId });
 export const approvalRequestSchema = z.strictObject({
   decision: z.enum(['allow', 'deny']),
   message: z.string().max(2000).optional(),
+  /** `session`: the same decision for this tool's later calls in the session (a session override; owners only). */
+  remember: z.literal('session').optional(),
 });
 export type ApprovalDecisionRequest = z.infer<typeof approvalRequestSchema>;
 

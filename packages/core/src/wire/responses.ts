@@ -50,6 +50,8 @@ export const sessionSchema = z.looseObject({
   updated_at: z.string(),
   /** An owner set permission overrides (`GET /sessions/:id/permissions` shows them). */
   has_permission_overrides: z.boolean().optional(),
+  /** Since when the session's run waits for a person (an approval or a client tool's result); null or absent: it does not. */
+  awaiting_approval_since: z.string().nullable().optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;
 
@@ -101,7 +103,16 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
   }),
   /** The run stopped near its time budget and continues elsewhere; it is not over. */
   z.looseObject({ ...recordBase, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
-  z.looseObject({ ...recordBase, kind: z.literal('approval_request'), tool_use_id: z.string(), name: z.string(), input: z.unknown(), policy: z.string() }),
+  z.looseObject({
+    ...recordBase,
+    kind: z.literal('approval_request'),
+    tool_use_id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    policy: z.string(),
+    /** A client tool's call: it waits for the client's result rather than a decision. */
+    client_tool: z.literal(true).optional(),
+  }),
   z.looseObject({ ...recordBase, kind: z.literal('run_wait'), steps: z.number().int(), usage: usageSchema, pending: z.array(z.string()) }),
   z.looseObject({
     ...recordBase,
@@ -111,6 +122,19 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
     message: z.string().optional(),
     by: authorSchema.optional(),
     reason: z.enum(['expired', 'interrupted']).optional(),
+    /** A client tool's result, as the client sent it (bounded). */
+    result: z.object({ content: z.string(), is_error: z.boolean().optional(), truncated: z.boolean().optional() }).optional(),
+  }),
+  /** The conversation was compacted: the model reads the turns through `through_run_id` as `summary` from here on (the log keeps them all). */
+  z.looseObject({
+    ...recordBase,
+    kind: z.literal('compaction'),
+    through_run_id: z.string(),
+    turns_folded: z.number().int(),
+    summary: z.string(),
+    tokens_before: z.number().int(),
+    tokens_after: z.number().int(),
+    usage: usageSchema,
   }),
 ]);
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
@@ -142,6 +166,8 @@ export const approvalResponseSchema = z.object({
   message: z.string().optional(),
   by: authorSchema.optional(),
   at: z.string(),
+  /** With `remember: "session"`: the session override written, and the other waiting calls of the tool it decided too. */
+  remembered: z.object({ rule: z.string(), decision: z.enum(['allow', 'deny']), also_decided: z.array(z.string()) }).optional(),
   pending: z.array(z.string()),
 });
 export type ApprovalResponse = z.infer<typeof approvalResponseSchema>;

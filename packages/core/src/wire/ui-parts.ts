@@ -31,6 +31,8 @@ export const uiDataPartSchemas = {
   /** The run neared the invocation's time limit and goes on in the background (resume to follow it). */
   handover: z.object({ session_id: z.string(), run_id: z.string(), reason: z.string() }),
   usage: z.object({ status: doneStatusSchema, steps: z.number().int(), usage: usageSchema, reason: z.string().optional() }),
+  /** The conversation was compacted before the next model call (its oldest turns folded into a summary). */
+  compacted: z.object({ tokens_before: z.number().int(), tokens_after: z.number().int(), turns_folded: z.number().int() }),
 };
 export type UIDataTypes = { [K in keyof typeof uiDataPartSchemas]: z.infer<(typeof uiDataPartSchemas)[K]> };
 
@@ -48,5 +50,6 @@ export const uiMessageChunkSchema = z.union([
   dataPart('retry'),
   dataPart('handover'),
   dataPart('usage'),
+  dataPart('compacted'),
   z.looseObject({ type: z.string() }),
 ]);

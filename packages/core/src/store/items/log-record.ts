@@ -109,6 +109,20 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
   }),
   /** A log position a run reserved but never wrote, sealed by the run that took its lease over. */
   z.object({ ...base, kind: z.literal('void') }),
+  /**
+   * The conversation was compacted before a model call: the turns up to `through_run_id` (but the first user
+   * message) are sent to the model as `summary` from here on. Nothing is deleted: the log keeps every turn.
+   */
+  z.object({
+    ...base,
+    kind: z.literal('compaction'),
+    through_run_id: z.string(),
+    turns_folded: z.number().int(),
+    summary: z.string(),
+    tokens_before: z.number().int(),
+    tokens_after: z.number().int(),
+    usage: usageSchema,
+  }),
 ]);
 export type LogRecord = z.infer<typeof logRecordSchema>;
 export type LogRecordKind = LogRecord['kind'];

@@ -4,9 +4,8 @@ import { permissionDecisionSchema, permissionMapSchema } from '../../wire';
 
 /**
  * The deployment's defaults (`ZERO_PERMISSIONS`, JSON): a decision for
- * read-only tools, one for tools with side effects, and rules. Until
- * approvals can be collected, tools with side effects are allowed unless the
- * deployment says otherwise.
+ * read-only tools (default `allow`), one for tools with side effects
+ * (default `ask`: a person approves them), and rules.
  */
 export const deploymentPermissionsSchema = z.strictObject({
   read_only: permissionDecisionSchema.optional(),

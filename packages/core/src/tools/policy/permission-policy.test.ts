@@ -8,13 +8,13 @@ const readFile = { name: 'read_file', readOnly: true };
 const agent = (extra: object = {}) => ({ id: 'writer', ...extra });
 
 describe('PermissionPolicy: resolution order', () => {
-  it('allows read-only tools and, until approvals land, tools with side effects, unless the deployment says otherwise', async () => {
-    const open = new PermissionPolicy();
-    expect(await open.decide(readFile, agent(), undefined)).toEqual({ decision: 'allow', level: 'deployment', source: 'the deployment default for read-only tools' });
-    expect(await open.decide(writeFile, agent(), undefined)).toMatchObject({ decision: 'allow', source: 'the deployment default for tools with side effects' });
-    const careful = new PermissionPolicy({ side_effects: 'ask' });
-    expect(await careful.decide(writeFile, agent(), undefined)).toMatchObject({ decision: 'ask', level: 'deployment' });
-    expect(await careful.decide(readFile, agent(), undefined)).toMatchObject({ decision: 'allow' });
+  it('allows read-only tools and asks about tools with side effects, unless the deployment says otherwise', async () => {
+    const byDefault = new PermissionPolicy();
+    expect(await byDefault.decide(readFile, agent(), undefined)).toEqual({ decision: 'allow', level: 'deployment', source: 'the deployment default for read-only tools' });
+    expect(await byDefault.decide(writeFile, agent(), undefined)).toEqual({ decision: 'ask', level: 'deployment', source: 'the deployment default for tools with side effects' });
+    const open = new PermissionPolicy({ side_effects: 'allow' });
+    expect(await open.decide(writeFile, agent(), undefined)).toMatchObject({ decision: 'allow', level: 'deployment' });
+    expect(await open.decide(readFile, agent(), undefined)).toMatchObject({ decision: 'allow' });
   });
 
   it('asks the session first, then the agent file, then the deployment', async () => {

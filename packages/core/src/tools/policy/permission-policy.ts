@@ -40,7 +40,7 @@ export class PermissionPolicy {
   readonly deployment: Required<DeploymentPermissions>;
 
   constructor(deployment: DeploymentPermissions = {}) {
-    this.deployment = { read_only: 'allow', side_effects: 'allow', rules: {}, ...deployment };
+    this.deployment = { read_only: 'allow', side_effects: 'ask', rules: {}, ...deployment };
   }
 
   /** The decision for one call; `subject` is what input rules match (the tool's `policySubject`), if it has one. */
