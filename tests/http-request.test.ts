@@ -261,7 +261,7 @@ describe('http_request', () => {
       const asked: { policy: string }[] = [];
       const result = await run({ method, url: at('/echo') }, { requestApproval: async (request) => (asked.push(request), { decision: 'deny', by: 'Ann' }) });
       expect({ method, ...result }).toMatchObject({ method, is_error: true, content: 'Tool "http_request" was not run: Ann denied it.' });
-      expect(asked).toEqual([expect.objectContaining({ policy: `http_request's default rule "http_request"` })]);
+      expect(asked).toEqual([expect.objectContaining({ policy: 'the deployment default for tools with side effects' })]);
     }
     expect(api.received.length - before).toBe(2);
 
@@ -277,7 +277,7 @@ describe('http_request', () => {
     expect(await plain.policy.describe({ name: 'http_request', readOnly: false, defaults: plain.get('http_request')!.defaultPermissions }, { id: 'prober' })).toEqual({
       decision: 'ask',
       level: 'deployment',
-      source: `http_request's default rule "http_request"`,
+      source: 'the deployment default for tools with side effects',
       input_rules: [
         { rule: 'http_request(GET *)', decision: 'allow', level: 'deployment' },
         { rule: 'http_request(HEAD *)', decision: 'allow', level: 'deployment' },

@@ -59,8 +59,9 @@ export function createHttpRequestTool(outbound: OutboundOptions = {}): ToolSpec<
       const host = hostOf(input.url);
       return host && `${input.method} ${host}`;
     },
-    // Reading is allowed, anything else asks, whatever the deployment's default for tools with side effects.
-    defaultPermissions: { http_request: 'ask', 'http_request(GET *)': 'allow', 'http_request(HEAD *)': 'allow' },
+    // Reading is allowed as web_fetch's GET is; any other method is a side effect (the deployment's
+    // default for those decides: `ask` unless the operator says otherwise).
+    defaultPermissions: { 'http_request(GET *)': 'allow', 'http_request(HEAD *)': 'allow' },
     description:
       'Send an HTTP request to a public API or site and return the status, the response headers and the body (JSON pretty-printed). ' +
       'For investigating APIs: any method, headers, a JSON or text body. Header values may name operator-configured secrets as {{secret:ZERO_HTTP_SECRET_<NAME>}}; ' +

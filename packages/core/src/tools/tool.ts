@@ -116,8 +116,8 @@ export interface ToolSpec<I = unknown> {
    */
   policySubject?: (input: I) => string | undefined;
   /**
-   * Rules the tool brings for itself, e.g. http_request's `http_request(GET *)`: allow beside a bare
-   * `http_request`: ask. The deployment's own rules (`ZERO_PERMISSIONS`), the agent file and the
+   * Rules the tool brings for itself, e.g. http_request's `http_request(GET *)`: allow (its other
+   * methods are side effects). The deployment's own rules (`ZERO_PERMISSIONS`), the agent file and the
    * session still come first; these come before the deployment's default for read-only and side-effect tools.
    */
   defaultPermissions?: PermissionMap;
