@@ -29,6 +29,8 @@ import { grepTool } from './tools/grep';
 import { listProjectsTool } from './tools/list-projects';
 import { readFileTool } from './tools/read-file';
 import { createWebFetchTool } from './tools/web-fetch';
+import { createHttpRequestTool } from './tools/http-request';
+import { dbQueryTool } from './tools/db-query';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
 import { createRunCommandTool } from './tools/run-command';
@@ -125,6 +127,8 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
     listFilesTool,
     diffFilesTool,
     memoryTool,
+    createHttpRequestTool(options.outbound),
+    dbQueryTool,
   ];
 }
 

@@ -3,10 +3,13 @@ import * as z from 'zod';
 import type { AgentDefinition } from '../agent/definition';
 import type { AgentToolSource, ToolSpec } from '../tools/tool';
 import type { McpServerConfig, McpServerView } from '../wire/mcp-servers';
-import { McpConnection, type McpConnectionOptions, type McpStatus } from './connection';
+import type { McpConnection, McpConnectionOptions, McpStatus } from './connection';
 import { referencedSecrets } from './secrets';
 import type { McpServerStore } from './server-store';
-import { toToolOutput } from './tool-result';
+
+// The connection (and the MCP SDK behind it) and the result mapping load with the first MCP server used, not at cold start.
+let connectionModule: Promise<typeof import('./connection')> | undefined;
+let resultModule: Promise<typeof import('./tool-result')> | undefined;
 
 /** A server an agent may use, and where it was declared. */
 export interface AgentServer {
@@ -80,7 +83,7 @@ export class McpClients implements AgentToolSource {
     }
     const lists = await Promise.all(
       servers.map(async (server) => {
-        const connection = this.connection(server);
+        const connection = await this.connection(server);
         const tools = await connection.listTools().catch(() => []);
         return tools.flatMap((tool) => {
           const name = mcpToolName(server.name, tool.name);
@@ -133,7 +136,8 @@ export class McpClients implements AgentToolSource {
   }
 
   /** The connection for a server definition; a changed definition gets a new one and the old one is closed. */
-  private connection(server: AgentServer): McpConnection {
+  private async connection(server: AgentServer): Promise<McpConnection> {
+    const { McpConnection } = await (connectionModule ??= import('./connection'));
     const key = keyOf(server);
     let connection = this.connections.get(key);
     if (!connection) {
@@ -176,6 +180,7 @@ export class McpClients implements AgentToolSource {
       async execute(input, context) {
         try {
           const result = await connection.callTool(tool.name, input as Record<string, unknown>, context.signal);
+          const { toToolOutput } = await (resultModule ??= import('./tool-result'));
           return toToolOutput(server, tool.name, result, (text) => connection.clean(text));
         } catch (error) {
           return { content: `The MCP server "${server}" could not run ${tool.name}: ${(error as Error).message}`, is_error: true };

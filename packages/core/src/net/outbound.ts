@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { Dispatcher } from 'undici';
 import { defineErrorClass } from '../errors';
 import { allowListed } from './outbound-allow';
 
@@ -42,7 +43,14 @@ export interface FetchedResponse {
   truncated: boolean;
   /** The time limit struck while the body was being read; `body` is what arrived. */
   timedOut: boolean;
+  /** The final response's headers, names in lower case. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The URLs of the redirects followed, in order (the final one is `url`). */
+  redirects: string[];
 }
+
+/** Request headers that carry credentials: dropped when a redirect leaves the origin, as browsers do. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
 
 /** Why an outbound request was refused; never reaches a socket. */
 export class OutboundBlockedError extends defineErrorClass('OutboundBlockedError') {}
@@ -86,11 +94,12 @@ const defaultResolver: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 /**
- * GET (or POST) a URL with the outbound guard: the URL is checked, then every
+ * Sends a request (GET by default) with the outbound guard: the URL is checked, then every
  * address the host resolves to is checked inside the connection's own lookup,
  * so the address dialled is the address checked (no DNS-rebinding gap).
- * A GET's redirects are followed by hand, each hop checked again; a POST is
- * never redirected (its 3xx answer is returned). The body is cut at maxBytes
+ * A GET's or HEAD's redirects are followed by hand, each hop checked again, and a hop to
+ * another origin drops the credential headers (and the caller's `sensitiveHeaders`); any
+ * other method is never redirected (its 3xx answer is returned). The body is cut at maxBytes
  * and the whole exchange at timeoutMs; a partial body is kept and marked.
  */
 export async function guardedFetch(
@@ -100,11 +109,16 @@ export async function guardedFetch(
     timeoutMs: number;
     signal?: AbortSignal;
     headers?: Record<string, string>;
-    method?: 'GET' | 'POST';
+    /** Header names (any case) that must not follow a redirect to another origin. */
+    sensitiveHeaders?: string[];
+    method?: Dispatcher.HttpMethod;
     body?: string;
   },
 ): Promise<FetchedResponse> {
   const method = options.method ?? 'GET';
+  const follows = method === 'GET' || method === 'HEAD';
+  let headers = options.headers;
+  const redirects: string[] = [];
   const { Agent, request } = await import('undici');
   let blocked: string | undefined;
   let allowed = false;
@@ -127,17 +141,20 @@ export async function guardedFetch(
       allowed = allowListed(url, options.allow);
       let response: Awaited<ReturnType<typeof request>>;
       try {
-        response = await request(url, { dispatcher: agent, method, headers: options.headers, body: options.body, signal: controller.signal });
+        response = await request(url, { dispatcher: agent, method, headers, body: options.body, signal: controller.signal });
       } catch (error) {
         if (blocked) throw new OutboundBlockedError(hop ? `redirect to ${url.href} refused: ${blocked}` : blocked);
         if (timedOut) throw new Error(`no response within ${options.timeoutMs} ms`);
         throw error;
       }
       const location = response.headers.location;
-      if (method === 'GET' && [301, 302, 303, 307, 308].includes(response.statusCode) && typeof location === 'string') {
+      if (follows && [301, 302, 303, 307, 308].includes(response.statusCode) && typeof location === 'string') {
         await response.body.dump().catch(() => undefined);
         if (hop >= (options.maxRedirects ?? 5)) throw new Error(`more than ${options.maxRedirects ?? 5} redirects`);
-        url = new URL(location, url);
+        const next = new URL(location, url);
+        if (next.origin !== url.origin) headers = withoutHeaders(headers, [...CREDENTIAL_HEADERS, ...(options.sensitiveHeaders ?? [])]);
+        redirects.push(url.href);
+        url = next;
         continue;
       }
       const chunks: Buffer[] = [];
@@ -161,7 +178,7 @@ export async function guardedFetch(
         response.body.destroy();
       }
       const contentType = String(response.headers['content-type'] ?? '');
-      return { url: url.href, status: response.statusCode, contentType, body: Buffer.concat(chunks), truncated, timedOut };
+      return { url: url.href, status: response.statusCode, contentType, body: Buffer.concat(chunks), truncated, timedOut, headers: response.headers, redirects };
     }
   } finally {
     clearTimeout(timer);
@@ -240,4 +257,10 @@ export async function createGuardedFetch(options: OutboundOptions = {}): Promise
       dispatchers.clear();
     },
   });
+}
+
+function withoutHeaders(headers: Record<string, string> | undefined, names: string[]): Record<string, string> | undefined {
+  if (!headers) return headers;
+  const drop = new Set(names.map((name) => name.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.has(name.toLowerCase())));
 }

@@ -1,4 +1,3 @@
-import { createTwoFilesPatch } from 'diff';
 import * as z from 'zod';
 import { normalizeProjectPath } from '../projects/paths';
 import { ZeroError } from '../errors';
@@ -40,6 +39,8 @@ export const diffFilesTool = defineTool({
       const newName = input.other_path ?? `${input.path} (proposed)`;
       const next = input.other_path === undefined ? input.content! : await readSide(context, projectId, input.other_path, input.other_area ?? 'project');
       if (old === next) return `No differences: ${input.path} and ${newName} are identical.`;
+      // The diff library loads with the first diff, not at cold start.
+      const { createTwoFilesPatch } = await import('diff');
       return createTwoFilesPatch(input.path, newName, old, next, undefined, undefined, { context: input.context_lines ?? 3 });
     });
   },

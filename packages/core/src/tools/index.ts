@@ -20,4 +20,6 @@ export * from './delete-path';
 export * from './list-files';
 export * from './diff-files';
 export * from './memory';
+export * from './http-request';
+export * from './db-query';
 export * from '../net/outbound';

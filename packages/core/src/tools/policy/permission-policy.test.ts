@@ -95,6 +95,17 @@ describe('PermissionPolicy: resolution order', () => {
     expect(await policy.decide(writeFile, agent({ permission_mode: 'bypassPermissions' }), { write_file: 'deny' })).toMatchObject({ decision: 'deny', level: 'session' });
   });
 
+  it("puts a tool's own default rules below the deployment's rules and above its defaults", async () => {
+    const http = { name: 'http_request', readOnly: false, rules: { 'http_request(GET *)': 'allow' as const } };
+    const byDefault = new PermissionPolicy();
+    expect(await byDefault.decide(http, agent(), undefined, 'GET api.github.com')).toEqual({ decision: 'allow', level: 'deployment', source: 'tool "http_request" built-in rule "http_request(GET *)"' });
+    expect(await byDefault.decide(http, agent(), undefined, 'POST api.github.com')).toMatchObject({ decision: 'ask', source: 'the deployment default for tools with side effects' });
+    const strict = new PermissionPolicy({ rules: { http_request: 'deny' } });
+    expect(await strict.decide(http, agent(), undefined, 'GET api.github.com')).toMatchObject({ decision: 'deny', source: 'ZERO_PERMISSIONS rule "http_request"' });
+    expect((await strict.describe(http, agent())).input_rules).toEqual([]);
+    expect(await byDefault.decide(http, agent({ permissions: { 'http_request(GET *)': 'ask' } }), undefined, 'GET api.github.com')).toMatchObject({ decision: 'ask', level: 'agent' });
+  });
+
   it('describes a tool for GET /agents: the decision and the input rules that may decide otherwise', async () => {
     const policy = new PermissionPolicy({ side_effects: 'ask', rules: { 'write_file(artifacts/**)': 'allow' } });
     expect(await policy.describe(writeFile, agent({ permissions: { 'write_file(reports/**)': 'allow' } }))).toEqual({

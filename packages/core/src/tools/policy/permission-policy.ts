@@ -73,9 +73,11 @@ export class PermissionPolicy {
     const levels: [PermissionLevel, PermissionMap | undefined][] = [
       ['session', session],
       ['agent', agent.permissions],
-      ['deployment', { ...tool.rules, ...this.deployment.rules }],
+      ['deployment', this.deployment.rules],
     ];
-    const rank = levels.findIndex(([level]) => level === verdict.level);
+    // The tool's default rules rank below the deployment's own: they matter only where those say nothing of the tool.
+    if (verdict.level === 'deployment' && !match(this.deployment.rules, tool.name, undefined, 'deployment', '')) levels.push(['deployment', tool.rules]);
+    const rank = verdict.level === 'deployment' ? levels.length - 1 : levels.findIndex(([level]) => level === verdict.level);
     const input_rules = levels.slice(0, rank + 1).flatMap(([level, map]) =>
       Object.entries(map ?? {})
         .filter(([rule]) => compile(rule).input && compile(rule).tool(tool.name))

@@ -1,0 +1,228 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolRegistry, createDbQueryTool, dbQueryTool, type ToolContext } from '@zero/core';
+import { startPostgres, type TestPostgres } from './support/postgres';
+
+// A password with the characters connection strings must encode, so a leak in any form would show.
+const APP_PASSWORD = `Sh0p:pa/ss@word-${Math.random().toString(36).slice(2)}`;
+const ROOT_PASSWORD = `r00t-${Math.random().toString(36).slice(2)}`;
+const COPY_TARGET = join(tmpdir(), `zero-db-query-copy-${process.pid}`);
+const context = { agent: { id: 'analyst', tools: ['db_query'] }, signal: new AbortController().signal } as unknown as ToolContext;
+const options = { timeoutMs: 40_000, maxOutputChars: 200_000 };
+
+describe('db_query against a real PostgreSQL on loopback', () => {
+  let db: TestPostgres;
+  let url: (user: string, password: string, database?: string, port?: number) => string;
+  const registry = new ToolRegistry([dbQueryTool]);
+  const query = (input: Record<string, unknown>) => registry.execute('db_query', input, context, options);
+  /** What a write would change: row counts, a digest of every row, the sequence, the schema's objects. */
+  const state = async () =>
+    (
+      await db.admin(
+        `SELECT (SELECT count(*) FROM items) AS items, (SELECT md5(string_agg(items::text, ',' ORDER BY id)) FROM items) AS digest,
+                (SELECT count(*) FROM audit) AS audit, (SELECT last_value FROM items_id_seq) AS sequence,
+                (SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace) AS relations,
+                (SELECT count(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace) AS functions,
+                (SELECT count(*) FROM pg_prepared_xacts) AS prepared`,
+        'shop',
+      )
+    ).rows[0];
+
+  beforeAll(async () => {
+    db = await startPostgres();
+    url = (user, password, database = 'shop', port = db.port) => `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+    await db.admin(`ALTER ROLE postgres PASSWORD '${ROOT_PASSWORD}'`);
+    // app owns the data and may write it: whatever db_query refuses, the database refuses because of the transaction, not the grants.
+    await db.admin(`CREATE ROLE app LOGIN PASSWORD '${APP_PASSWORD.replaceAll("'", "''")}'`);
+    await db.admin(`CREATE ROLE filer LOGIN PASSWORD 'filer-pw' IN ROLE pg_write_server_files`);
+    await db.admin('CREATE DATABASE shop OWNER app');
+    await db.admin(
+      `SET ROLE app;
+       CREATE TABLE items (id serial PRIMARY KEY, name text NOT NULL, price numeric(8,2), tags text[], added timestamptz DEFAULT '2024-01-02 03:04:05+00');
+       INSERT INTO items (name, price, tags) SELECT 'item ' || g, g * 1.5, ARRAY['t' || (g % 3)] FROM generate_series(1, 250) g;
+       UPDATE items SET tags = NULL WHERE id = 2;
+       CREATE TABLE audit (id serial PRIMARY KEY, note text);
+       CREATE FUNCTION log_note(note text) RETURNS integer VOLATILE LANGUAGE sql AS $$ INSERT INTO audit (note) VALUES (note) RETURNING id $$;`,
+      'shop',
+    );
+    Object.assign(process.env, {
+      ZERO_DB_SHOP: url('app', APP_PASSWORD),
+      ZERO_DB_ROOT: url('postgres', ROOT_PASSWORD),
+      ZERO_DB_FILER: url('filer', 'filer-pw'),
+      ZERO_DB_WRONG_PASSWORD: url('app', 'not-the-password'),
+      ZERO_DB_NO_SUCH_DB: url('app', APP_PASSWORD, 'nowhere'),
+      ZERO_DB_NO_SERVER: url('app', APP_PASSWORD, 'shop', 1),
+      ZERO_DB_GARBAGE: `postgres://app:${APP_PASSWORD}@[not-a-host/shop`,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    for (const key of Object.keys(process.env)) if (key.startsWith('ZERO_DB_')) delete process.env[key];
+    await db?.stop();
+  });
+
+  it('returns column names and types, at most 100 rows, and the total count', async () => {
+    const all = await query({ database: 'shop', sql: 'SELECT id, name, price, tags, added FROM items ORDER BY id' });
+    expect(all.is_error).toBe(false);
+    const lines = all.content.split('\n');
+    expect(lines[0]).toMatch(/^database "shop": 100 of 250 rows shown, in \d+ ms; the transaction was read-only and rolled back\./);
+    expect(JSON.parse(lines[1]!.replace(/^columns: /, ''))).toEqual([
+      { name: 'id', type: 'integer' },
+      { name: 'name', type: 'text' },
+      { name: 'price', type: 'numeric(8,2)' },
+      { name: 'tags', type: 'text[]' },
+      { name: 'added', type: 'timestamp with time zone' },
+    ]);
+    const rows = lines.slice(3).map((line) => JSON.parse(line));
+    expect(rows).toHaveLength(100);
+    expect(rows[0]).toEqual(['1', 'item 1', '1.50', '{t1}', '2024-01-02 03:04:05+00']);
+    expect(rows[1]![3]).toBeNull();
+
+    const some = await query({ database: 'SHOP', sql: 'SELECT name FROM items WHERE price > $1 AND name LIKE $2 ORDER BY id', params: [300, 'item 2%'], max_rows: 3 });
+    expect(some.content).toMatch(/^database "shop": 3 of 50 rows shown/);
+    expect(some.content.split('\n').slice(3)).toEqual(['["item 201"]', '["item 202"]', '["item 203"]']);
+
+    const one = await query({ database: 'shop', sql: 'SELECT count(*) AS n FROM items' });
+    expect(one.content).toMatch(/^database "shop": 1 row,/);
+    expect(one.content).toContain('[{"name":"n","type":"bigint"}]');
+
+    // Counting stops where it stops being cheap.
+    const many = await query({ database: 'shop', sql: 'SELECT g FROM generate_series(1, 50000) g' });
+    expect(many.content).toMatch(/^database "shop": 100 rows shown of more than \d+ \(not counted further\)/);
+  });
+
+  it('refuses every kind of write, hidden or not, and not a row changes', async () => {
+    const before = await state();
+    const writes = [
+      'DROP TABLE items',
+      'DELETE FROM items',
+      'UPDATE items SET price = 0',
+      "INSERT INTO items (name) VALUES ('intruder')",
+      'CREATE TABLE intruder (id int)',
+      'CREATE INDEX intruder ON items (name)',
+      'ALTER TABLE items ADD COLUMN intruder int',
+      'TRUNCATE items',
+      'GRANT ALL ON items TO PUBLIC',
+      'COPY items FROM STDIN',
+      `COPY items TO '${COPY_TARGET}'`,
+      `COPY (SELECT 1) TO PROGRAM 'touch ${COPY_TARGET}'`,
+      'WITH gone AS (DELETE FROM items RETURNING id) SELECT count(*) FROM gone',
+      'WITH cheap AS (UPDATE items SET price = 0 RETURNING id) SELECT count(*) FROM cheap',
+      "SELECT log_note('written by a function')",
+      "SELECT nextval('items_id_seq')",
+      'EXPLAIN ANALYZE DELETE FROM items',
+      'DO $$ BEGIN DELETE FROM items; END $$',
+      'SET TRANSACTION READ WRITE',
+      'DO $$ BEGIN SET TRANSACTION READ WRITE; DELETE FROM items; END $$',
+      "SELECT set_config('transaction_read_only', 'off', true)",
+      'SELECT 1; DELETE FROM items',
+      'COMMIT; DELETE FROM items',
+      'ROLLBACK; BEGIN READ WRITE; DELETE FROM items; COMMIT',
+      "PREPARE TRANSACTION 'keep'",
+    ];
+    for (const sql of writes) {
+      const result = await query({ database: 'shop', sql });
+      expect({ sql, is_error: result.is_error, content: result.content }).toEqual({ sql, is_error: true, content: expect.stringMatching(/^database "shop": the statement failed: .* \[SQLSTATE \w{5}\]/) });
+      expect({ sql, state: await state() }).toEqual({ sql, state: before });
+    }
+    expect(existsSync(COPY_TARGET)).toBe(false);
+    // The reasons are the database's own.
+    expect((await query({ database: 'shop', sql: 'DELETE FROM items' })).content).toContain('cannot execute DELETE in a read-only transaction [SQLSTATE 25006]');
+    expect((await query({ database: 'shop', sql: 'SELECT 1; DELETE FROM items' })).content).toContain('cannot insert multiple commands into a prepared statement [SQLSTATE 42601]');
+    expect((await query({ database: 'shop', sql: "SELECT log_note('x')" })).content).toContain('cannot execute INSERT in a read-only transaction');
+
+    // The same role can write outside db_query: the refusals above are the transaction's, not missing grants.
+    const app = new pg.Client({ connectionString: process.env.ZERO_DB_SHOP });
+    await app.connect();
+    try {
+      await app.query('BEGIN');
+      expect((await app.query('DELETE FROM items WHERE id = 1')).rowCount).toBe(1);
+      await app.query('ROLLBACK');
+    } finally {
+      await app.end();
+    }
+  });
+
+  it('runs under a read-only transaction with a 10 s statement timeout, and cancels a statement that overruns', async () => {
+    const settings = await query({ database: 'shop', sql: "SELECT current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout" });
+    expect(settings.content.split('\n').at(-1)).toBe('["on","10s"]');
+
+    const impatient = new ToolRegistry([createDbQueryTool({ limits: { statementTimeoutMs: 300 } })]);
+    const slow = await impatient.execute('db_query', { database: 'shop', sql: 'SELECT pg_sleep(5)' }, context, options);
+    expect(slow).toMatchObject({ is_error: true, content: expect.stringContaining('canceling statement due to statement timeout (it ran past the time limit, or was cancelled) [SQLSTATE 57014]') });
+  });
+
+  it('always rolls back and closes its connection, even after the statement fails', async () => {
+    for (const sql of ['SELECT pg_advisory_xact_lock(4242)', 'SELECT pg_advisory_xact_lock(4242), 1 / 0']) {
+      await query({ database: 'shop', sql });
+      // The transaction that held the lock has ended, so the lock is free.
+      const free = await db.admin('SELECT pg_try_advisory_lock(4242) AS got, pg_advisory_unlock(4242)', 'shop');
+      expect(free.rows[0].got).toBe(true);
+    }
+    let open = Infinity;
+    for (let i = 0; i < 50 && open > 0; i++) {
+      open = Number((await db.admin("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'zero db_query'")).rows[0].n);
+      if (open) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(open).toBe(0);
+  });
+
+  it('refuses to run as a role that can write server files or run programs there', async () => {
+    for (const database of ['root', 'filer']) {
+      const result = await query({ database, sql: `COPY (SELECT 1) TO PROGRAM 'touch ${COPY_TARGET}'` });
+      expect(result).toMatchObject({ is_error: true, content: expect.stringContaining(`database "${database}": db_query does not run as a role that can write the server's files`) });
+    }
+    expect(existsSync(COPY_TARGET)).toBe(false);
+  });
+
+  it('names the configured databases for an unknown one, never their connection strings', async () => {
+    const unknown = await query({ database: 'warehouse', sql: 'SELECT 1' });
+    expect(unknown).toEqual({
+      is_error: true,
+      truncated: false,
+      content: 'database: "warehouse" is not configured. Known databases: filer, garbage, no_server, no_such_db, root, shop, wrong_password.',
+    });
+    const none = new ToolRegistry([createDbQueryTool({ env: {} })]);
+    expect((await none.execute('db_query', { database: 'shop', sql: 'SELECT 1' }, context, options)).content).toBe(
+      'database: no databases are configured on this deployment (the operator sets ZERO_DB_<NAME> to a connection string).',
+    );
+  });
+
+  it('keeps credentials and connection details out of every failure', async () => {
+    const cases: [string, string][] = [
+      ['wrong_password', 'Could not connect to database "wrong_password": the server refused the credentials.'],
+      ['no_such_db', 'Could not connect to database "no_such_db": the database named in the connection string does not exist.'],
+      ['no_server', 'Could not connect to database "no_server": the server refused the connection.'],
+    ];
+    for (const [database, message] of cases) expect(await query({ database, sql: 'SELECT 1' })).toMatchObject({ is_error: true, content: message });
+    const garbage = await query({ database: 'garbage', sql: 'SELECT 1' });
+    expect(garbage.is_error).toBe(true);
+
+    const failures = [garbage.content, (await query({ database: 'shop', sql: 'SELECT * FROM missing_table' })).content];
+    for (const [database] of cases) failures.push((await query({ database, sql: 'SELECT 1' })).content);
+    for (const text of failures) {
+      for (const detail of [APP_PASSWORD, encodeURIComponent(APP_PASSWORD), ROOT_PASSWORD, 'not-the-password', '127.0.0.1', `:${db.port}`, 'app:', 'postgres://']) {
+        expect({ text, leaked: text.includes(detail) ? detail : undefined }).toEqual({ text, leaked: undefined });
+      }
+    }
+  });
+
+  it('rejects bad input naming the field', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ database: 'shop' }, 'sql:'],
+      [{ database: 'shop', sql: '' }, 'sql:'],
+      [{ database: 'shop; DROP', sql: 'SELECT 1' }, 'database: must be a database name'],
+      [{ sql: 'SELECT 1' }, 'database:'],
+      [{ database: 'shop', sql: 'SELECT $1', params: [{ a: 1 }] }, 'params.0:'],
+      [{ database: 'shop', sql: 'SELECT 1', max_rows: 500 }, 'max_rows:'],
+    ];
+    for (const [input, message] of cases) {
+      const result = await query(input);
+      expect({ input, is_error: result.is_error, content: result.content }).toEqual({ input, is_error: true, content: expect.stringContaining(message) });
+    }
+    // A statement PostgreSQL cannot parse is its error, with the position.
+    expect((await query({ database: 'shop', sql: 'SELEC 1' })).content).toBe('database "shop": the statement failed: syntax error at or near "SELEC" [SQLSTATE 42601]; at character 1');
+  });
+});
