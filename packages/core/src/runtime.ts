@@ -25,6 +25,7 @@ import { globTool } from './tools/glob';
 import { grepTool } from './tools/grep';
 import { listProjectsTool } from './tools/list-projects';
 import { readFileTool } from './tools/read-file';
+import { renderReportTool } from './tools/render-report';
 import { createWebFetchTool } from './tools/web-fetch';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
@@ -96,6 +97,7 @@ export function builtinTools(options: { outbound?: OutboundOptions } = {}): (Too
     globTool,
     getAnalysisTool,
     writeFileTool,
+    renderReportTool,
     createWebFetchTool(options.outbound),
     webSearchTool,
   ];
