@@ -50,7 +50,7 @@ export async function layoutPdf(blocks: readonly Block[], fonts: Record<Face, Bu
   });
   doc.addPage();
 
-  const layout = new Layout(doc, fonts);
+  const layout = new Layout(doc, fonts, limits);
   let lastYield = Date.now();
   for (const block of blocks) {
     layout.block(block, 0);
@@ -91,6 +91,7 @@ class Layout {
   constructor(
     private readonly doc: PDFKit.PDFDocument,
     fonts: Record<Face, Buffer>,
+    private readonly limits: LayoutLimits,
   ) {
     this.left = doc.page.margins.left;
     this.width = doc.page.width - doc.page.margins.left - doc.page.margins.right;
@@ -152,14 +153,16 @@ class Layout {
     for (const line of lines) {
       if (line.length === 0) this.doc.y += this.lineHeight(style.size);
       else this.line(line, style, at);
+      checkTime(this.limits);
     }
     this.doc.fillColor(COLOR.text);
     this.doc.y += style.after;
     this.doc.x = this.left;
   }
 
-  private line(parts: Run[], style: TextStyle, at: { x: number; width: number }): void {
+  private line(runs: Run[], style: TextStyle, at: { x: number; width: number }): void {
     const doc = this.doc;
+    const parts = runs.flatMap(cutLongWords);
     parts.forEach((run, i) => {
       this.noteMissing(run);
       doc
@@ -199,7 +202,14 @@ class Layout {
     const doc = this.doc;
     const markerWidth = ordered ? Math.max(18, doc.font('regular').fontSize(SIZE).widthOfString(`${start + items.length - 1}.`) + 6) : 14;
     const tight = items.every((item) => item.blocks.length <= 2);
-    const indent = depth < MAX_INDENT_LEVELS ? markerWidth : 0;
+    // Past the deepest indent, a list starts one marker to the left, so its text lines up with its parent's.
+    if (depth >= MAX_INDENT_LEVELS) return this.indented(-markerWidth, () => this.items(ordered, start, items, depth, markerWidth, tight));
+    this.items(ordered, start, items, depth, markerWidth, tight);
+    if (depth === 0) doc.y += SIZE * 0.5;
+  }
+
+  private items(ordered: boolean, start: number, items: ListItem[], depth: number, markerWidth: number, tight: boolean): void {
+    const doc = this.doc;
     items.forEach((item, i) => {
       this.ensure(this.lineHeight(SIZE));
       const y = doc.y;
@@ -208,12 +218,11 @@ class Layout {
       doc.text(marker, this.left, y, { width: markerWidth - 4, align: ordered ? 'right' : 'left', lineBreak: false, lineGap: LINE_GAP });
       doc.fillColor(COLOR.text);
       doc.y = y;
-      this.indented(indent, () => {
+      this.indented(markerWidth, () => {
         for (const block of item.blocks) this.block(block, depth + 1, tight);
       });
       if (!tight) doc.y += 2;
     });
-    if (depth === 0) doc.y += SIZE * 0.5;
   }
 
   private indented(by: number, body: () => void): void {
@@ -250,20 +259,25 @@ class Layout {
   private code(text: string): void {
     const doc = this.doc;
     const pad = 6;
-    const width = this.width - 2 * pad;
     doc.font('mono').fontSize(CODE_SIZE);
-    const lines = text.replace(/\t/g, '    ').split('\n');
-    this.ensure(this.lineHeight(CODE_SIZE) + 2 * pad);
+    // Monospace: lines are cut at the column that fits, as a terminal wraps them.
+    const columns = Math.max(1, Math.floor((this.width - 2 * pad) / doc.widthOfString('M')));
+    const height = doc.currentLineHeight(true) + 1;
+    const lines = text
+      .replace(/\t/g, '    ')
+      .split('\n')
+      .flatMap((line) => wrapCode(line, columns));
+    this.ensure(height + 2 * pad);
     doc.rect(this.left, doc.y, this.width, pad).fill(COLOR.shade);
     doc.y += pad;
     for (const line of lines) {
       this.noteMissing({ text: line, code: true });
-      const height = doc.font('mono').fontSize(CODE_SIZE).heightOfString(line || ' ', { width, lineGap: 1 });
       this.ensure(height);
       const y = doc.y;
       doc.rect(this.left, y, this.width, height).fill(COLOR.shade);
-      doc.fillColor(COLOR.text).text(line || ' ', this.left + pad, y, { width, lineGap: 1 });
+      if (line) doc.font('mono').fontSize(CODE_SIZE).fillColor(COLOR.text).text(line, this.left + pad, y, { lineBreak: false });
       doc.y = y + height;
+      checkTime(this.limits);
     }
     doc.rect(this.left, doc.y, this.width, pad).fill(COLOR.shade);
     doc.y += pad + SIZE * 0.8;
@@ -292,7 +306,7 @@ class Layout {
 
     const drawRow = (cells: Run[][], isHeader: boolean) => {
       // Measured in the bold face, the widest: the row is at least as tall as its text.
-      const height = Math.max(...cells.map((cell, i) => doc.font('bold').fontSize(size).heightOfString(plainText(cell) || ' ', { width: widths[i]! - 2 * CELL_PAD, lineGap: LINE_GAP }))) + 2 * CELL_PAD;
+      const height = Math.max(...cells.map((cell, i) => doc.font('bold').fontSize(size).heightOfString(measurable(plainText(cell)) || ' ', { width: widths[i]! - 2 * CELL_PAD, lineGap: LINE_GAP }))) + 2 * CELL_PAD;
       const fits = doc.y + height <= this.bottom;
       if (!fits) {
         doc.addPage();
@@ -321,7 +335,10 @@ class Layout {
 
     this.ensure(this.lineHeight(size) * 2 + 4 * CELL_PAD);
     if (head) drawRow(head, true);
-    for (const row of body) drawRow(row, false);
+    for (const row of body) {
+      drawRow(row, false);
+      checkTime(this.limits);
+    }
     doc.y += SIZE * 0.8;
   }
 
@@ -334,7 +351,7 @@ class Layout {
       row.forEach((cell, i) => {
         const text = plainText(cell);
         natural[i] = Math.max(natural[i]!, doc.widthOfString(text) + 2 * CELL_PAD);
-        for (const word of text.split(/\s+/)) longestWord[i] = Math.max(longestWord[i]!, doc.widthOfString(word) + 2 * CELL_PAD);
+        for (const word of measurable(text).split(/\s+/)) longestWord[i] = Math.max(longestWord[i]!, doc.widthOfString(word) + 2 * CELL_PAD);
       });
     }
     const floor = Math.min(this.width / columns, 40);
@@ -380,5 +397,44 @@ function splitLines(runs: readonly Run[]): Run[][] {
   }
   return lines;
 }
+
+/** Longest run of characters without a space that pdfkit is asked to break: it cuts longer words in time quadratic in their length. */
+const LONG_WORD = 60;
+
+/** The run cut into runs with no word longer than LONG_WORD: pdfkit may break a line where one run ends. */
+function cutLongWords(run: Run): Run[] {
+  if (!new RegExp(`\\S{${LONG_WORD + 1}}`).test(run.text)) return [run];
+  const pieces: string[] = [];
+  let piece = '';
+  let word = 0;
+  for (const char of run.text) {
+    word = /\s/.test(char) ? 0 : word + 1;
+    if (word > LONG_WORD) {
+      pieces.push(piece);
+      piece = '';
+      word = 1;
+    }
+    piece += char;
+  }
+  pieces.push(piece);
+  return pieces.map((text) => ({ ...run, text }));
+}
+
+/** A code line cut to lines of at most `columns` characters, after a space when one is near the end, else at the column. */
+function wrapCode(line: string, columns: number): string[] {
+  const out: string[] = [];
+  let rest = line;
+  while (rest.length > columns) {
+    const space = rest.lastIndexOf(' ', columns);
+    const cut = space > columns * 0.7 ? space + 1 : columns;
+    out.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  out.push(rest);
+  return out;
+}
+
+/** Text with its long words cut by spaces: measured as it will be laid out. */
+const measurable = (text: string) => cutLongWords({ text }).map((r) => r.text).join(' ');
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);

@@ -4,7 +4,9 @@ import { reportFonts } from './fonts';
 import { REPORT_LIMITS } from './limits';
 import { layoutPdf, type LaidOutPdf } from './pdf-layout';
 
-export { ReportContentError } from './document';
+import { ReportContentError } from './document';
+
+export { ReportContentError };
 export { REPORT_LIMITS } from './limits';
 
 
@@ -24,7 +26,13 @@ export interface RenderOptions {
  */
 export async function renderReport(source: string, options: RenderOptions): Promise<LaidOutPdf> {
   const deadline = options.deadline ?? Date.now() + REPORT_LIMITS.timeoutMs;
-  const blocks = options.format === 'html' ? blocksFromHtml(source) : blocksFromMarkdown(source);
-  const fonts = await reportFonts();
-  return layoutPdf(blocks, fonts, { title: options.title, limits: { maxPages: options.maxPages ?? REPORT_LIMITS.maxPages, deadline, signal: options.signal } });
+  try {
+    const blocks = options.format === 'html' ? blocksFromHtml(source) : blocksFromMarkdown(source);
+    const fonts = await reportFonts();
+    return await layoutPdf(blocks, fonts, { title: options.title, limits: { maxPages: options.maxPages ?? REPORT_LIMITS.maxPages, deadline, signal: options.signal } });
+  } catch (error) {
+    // The parsers and the layout recurse once per level of nesting: thousands of levels run out of stack.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) throw new ReportContentError('the content nests too deeply (lists, quotes or emphasis inside one another); flatten it');
+    throw error;
+  }
 }
