@@ -102,7 +102,8 @@ export default $config({
       // Code behind import() (the agent parser's YAML library, tools' heavy
       // dependencies) goes into chunks loaded on first use, not at cold start;
       // the AWS SDK is bundled (SST's default): see bench/bundle-function.ts.
-      nodejs: { splitting: true },
+      // render_report's fonts are read from their package at run time: installed beside the bundle, not bundled.
+      nodejs: { splitting: true, install: ['dejavu-fonts-ttf'] },
       logging: { retention: '1 month', format: 'json' },
       transform: {
         role: (role: aws.iam.RoleArgs) => {

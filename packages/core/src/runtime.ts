@@ -28,6 +28,7 @@ import { globTool } from './tools/glob';
 import { grepTool } from './tools/grep';
 import { listProjectsTool } from './tools/list-projects';
 import { readFileTool } from './tools/read-file';
+import { renderReportTool } from './tools/render-report';
 import { createWebFetchTool } from './tools/web-fetch';
 import { createHttpRequestTool } from './tools/http-request';
 import { dbQueryTool } from './tools/db-query';
@@ -119,6 +120,7 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
     globTool,
     getAnalysisTool,
     writeFileTool,
+    renderReportTool,
     createWebFetchTool(options.outbound),
     webSearchTool,
     createRunCommandTool(options.commands),

@@ -131,7 +131,7 @@ export class ProjectStore {
     }
   }
 
-  async putReport(id: string, path: string, body: string, contentType = contentTypeOf(path)): Promise<string> {
+  async putReport(id: string, path: string, body: string | Uint8Array, contentType = contentTypeOf(path)): Promise<string> {
     const key = projectKey(id, 'reports', path);
     await this.artifacts.put(key, body, contentType);
     return key;
@@ -178,6 +178,7 @@ const TYPES: Record<string, string> = {
   txt: 'text/plain; charset=utf-8',
   html: 'text/html; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
+  pdf: 'application/pdf',
 };
 
 /** A content type from the file name; text types say UTF-8. */

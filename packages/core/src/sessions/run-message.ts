@@ -6,7 +6,6 @@ import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
 import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
-import { planCompaction, summarise } from '../run/compaction';
 import { memoryIndexFor } from '../memory/session-memory';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
@@ -83,6 +82,7 @@ export async function runMessage(
   const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle });
   /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
   const compact: RunParams['compact'] = async ({ model, tokensBefore, window, estimate }) => {
+    const { planCompaction, summarise } = await import('../run/summarise');
     const plan = planCompaction(history, agentOfRun?.compaction?.keep_turns ?? deps.limits.compactKeepTurns, runId);
     if (!plan) return undefined;
     const maxTokens = Math.min(SUMMARY_MAX_TOKENS, deps.limits.maxOutputTokensPerCall);

@@ -9,6 +9,7 @@ export * from './read-file';
 export * from './grep';
 export * from './glob';
 export * from './write-file';
+export * from './render-report';
 export * from './list-projects';
 export * from './get-analysis';
 export * from './web-fetch';

@@ -5,6 +5,7 @@ import { DEFAULT_APPROVAL_TTL_MS, pendingApproval, waitingRun } from '../session
 import { unfinishedRun } from '../sessions/resume';
 import type { LogRecord } from '../store/records';
 import { callbackTarget, postSignedCallback } from './callback';
+import { writePdfReport, writeReportFile } from './report-file';
 import type { SessionSummary } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
 
@@ -19,7 +20,8 @@ const OPEN_STATUSES: readonly SessionSummary['status'][] = ['accepted', 'awaitin
 /**
  * Ends a webhook-started investigation once its run is over: writes the final
  * answer as a Markdown report (`projects/<id>/reports/<session>.md`, or the
- * session's artifacts without a project), records the outcome in the
+ * session's artifacts without a project) and, when the hook asks, as a PDF
+ * beside it, records the outcome in the
  * session's summary, and POSTs the signed callback. Other runs (a member's
  * follow-up question in the same session) are left alone.
  * Must not throw: failures are logged and, for the callback, recorded.
@@ -38,27 +40,10 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
     // The report and its artifact item are rewritten whole: doing this twice (see settleInvestigation) is harmless.
     const finishedAt = new Date().toISOString();
     const markdown = reportOf(finished, summary, end);
-    const projectId = summary.project_id;
-    // The report is the session's, as private as the session: whatever another session put at its path is replaced.
-    if (projectId) await deps.projectAccess.claimReport(sessionId, projectId, `${sessionId}.md`, { takeOver: true });
-    const key = projectId
-      ? await deps.projects.putReport(projectId, `${sessionId}.md`, markdown, 'text/markdown; charset=utf-8')
-      : `sessions/${sessionId}/artifacts/report.md`;
-    if (!projectId) await deps.artifacts.put(key, markdown, 'text/markdown; charset=utf-8');
-    const path = projectId ? `reports/${sessionId}.md` : 'artifacts/report.md';
-    const bytes = Buffer.byteLength(markdown);
-    await deps.sessions.recordArtifact(sessionId, {
-      key,
-      path,
-      ...(projectId ? { project_id: projectId } : {}),
-      bytes,
-      run_id: finished.runId,
-      tool_call_id: 'webhook-report',
-      at: finishedAt,
-    });
-    const report = { key, path, ...(projectId ? { project_id: projectId } : {}), bytes };
-
+    const where = { sessionId, runId: finished.runId, projectId: summary.project_id, at: finishedAt };
+    const report = await writeReportFile(deps, where, 'md', markdown, 'text/markdown; charset=utf-8');
     const hook = await deps.webhooks.hooks.get(summary.origin.hook_id);
+    const pdf = hook?.report_formats.includes('pdf') ? await writePdfReport(deps, { ...where, title: finished.session.title }, markdown) : undefined;
     const url = hook?.callback_url;
     // Leaving the open status is the claim on the callback: only one process sends it.
     const won = await deps.webhooks.store.updateSummary(
@@ -70,13 +55,20 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
         reason: end.reason,
         finished_at: finishedAt,
         report,
+        ...(pdf && 'file' in pdf ? { pdf_report: pdf.file } : {}),
+        ...(pdf && 'warning' in pdf ? { warnings: [...summary.warnings, pdf.warning] } : {}),
         ...(summary.pending ? { pending: [] } : {}),
         ...(url ? { callback: { target: callbackTarget(url), status: 'pending' as const, attempts: 0 } } : {}),
       },
       summary.status,
     );
     if (!won || !hook || !url) return;
-    await sendCallback(deps, hook, url, CALLBACK_EVENT, summary, { run_id: finished.runId, status: end.status, report });
+    await sendCallback(deps, hook, url, CALLBACK_EVENT, summary, {
+      run_id: finished.runId,
+      status: end.status,
+      report,
+      ...(pdf && 'file' in pdf ? { pdf_report: pdf.file } : {}),
+    });
   } catch (error) {
     console.error(JSON.stringify({ level: 'error', msg: 'finishing a webhook investigation failed', session_id: sessionId, error: String(error) }));
   }

@@ -173,6 +173,14 @@ export const hookInputSchema = z.strictObject({
     .default([]),
   /** Receives a signed POST when the investigation ends. */
   callback_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional(),
+  /** The investigation's report: always Markdown (`md`); with `pdf`, also rendered as a PDF beside it. */
+  report_formats: z
+    .array(z.enum(['md', 'pdf']))
+    .min(1)
+    .max(2)
+    .refine((formats) => formats.includes('md'), 'must include "md": the Markdown report is always written')
+    .refine((formats) => new Set(formats).size === formats.length, 'names a format twice')
+    .default(['md']),
   /** Generic hooks: how far a request's timestamp may be from now, in seconds. */
   tolerance_seconds: z.number().int().min(30).max(3600).default(300),
 });

@@ -27,6 +27,8 @@ export const sessionSummarySchema = z.object({
   /** Gaps in the prompt template and other things the hook's owner should fix. */
   warnings: z.array(z.string()),
   report: z.object({ key: z.string(), path: z.string(), project_id: z.string().optional(), bytes: z.number().int() }).optional(),
+  /** The report rendered as a PDF, when the hook asks for `report_formats: ["md", "pdf"]`. */
+  pdf_report: z.object({ key: z.string(), path: z.string(), project_id: z.string().optional(), bytes: z.number().int(), pages: z.number().int() }).optional(),
   steps: z.number().int().optional(),
   usage: usageSchema.optional(),
   reason: z.string().optional(),
