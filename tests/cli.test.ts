@@ -212,4 +212,45 @@ describe('the zero binary against a real Zero', () => {
     const { json } = await send(h, 'GET', '/projects/acme/pushed/files', DEV);
     expect(json.files.map((f: { path: string }) => f.path).sort()).toEqual(['.gitignore', 'package.json', 'src/index.js']);
   });
+
+  it('zero run --plan sends a plan file; the server turns it into the prompt', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zero-plan-'));
+    writeFileSync(join(dir, 'task.md'), '# Audit\n\n## Goal\n\nList the risky dependencies\n\n## Context\n\nA Node shop.\n\n## Steps\n\n- Read package.json\n- Rank by severity\n');
+    h.fake.script({ text: 'Two risky ones.' });
+    const run = await runCli(['run', '--plan', join(dir, 'task.md'), '--agent', 'tester', '--json'], { env });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', text: 'Two risky ones.', agent_id: 'tester' });
+    expect(lastUserMessage()).toContain(
+      'You are assisting with the following task:\n\nGOAL:\nList the risky dependencies\n\nCONTEXT:\nA Node shop.\n\nINSTRUCTIONS (follow as guidance):\n1. Read package.json\n2. Rank by severity',
+    );
+  });
+
+  it('a malformed plan is refused naming the field and the line, and nothing reaches the model', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zero-plan-'));
+    const file = join(dir, 'task.yaml');
+    writeFileSync(file, 'goal: Audit\nsteps:\n  - Read\n  - 42\n');
+    const run = await runCli(['run', '--plan', file], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`zero: ${file}:4: steps.1: Invalid input: expected string, received number\n`);
+    writeFileSync(file, 'context: no goal here\n');
+    expect((await runCli(['run', '--plan', file], { env })).stderr).toBe(`zero: ${file}:1: goal: is required\n`);
+    expect(h.fake.requests).toHaveLength(0);
+  });
+
+  it('POST /chat takes a plan instead of a message, and refuses a bad one naming the field', async () => {
+    h.fake.script({ text: 'Planned.' });
+    const ok = await send(h, 'POST', '/chat', DEV, { plan: { goal: 'Check the lockfile', steps: ['Read it'], agent: 'tester' } });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ status: 'completed', text: 'Planned.' });
+    expect(lastUserMessage()).toContain('GOAL:\nCheck the lockfile\n\nINSTRUCTIONS (follow as guidance):\n1. Read it');
+    const missing = await send(h, 'POST', '/chat', DEV, { plan: { steps: ['x'] } });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error).toMatchObject({ code: 'invalid_request', field: 'plan.goal' });
+    const both = await send(h, 'POST', '/chat', DEV, { message: 'hi', plan: { goal: 'g' } });
+    expect(both.status).toBe(400);
+    expect(both.json.error).toMatchObject({ field: 'plan' });
+    const neither = await send(h, 'POST', '/chat', DEV, {});
+    expect(neither.json.error).toMatchObject({ field: 'message' });
+    expect(h.fake.requests).toHaveLength(1);
+  });
 });

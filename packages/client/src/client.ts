@@ -16,7 +16,7 @@ import {
   sessionPermissionsSchema,
   sessionResponseSchema,
   switchAgentResponseSchema,
-  type ChatRequest,
+  type ChatRequestBody,
   type CreateSessionRequest,
   type PermissionMap,
   type Role,
@@ -36,7 +36,7 @@ export interface ZeroClientOptions {
 }
 
 /** A chat request as the client sends it; `stream` is set by the method called. */
-export type ChatInput = Omit<ChatRequest, 'stream' | 'message'> & { message?: string; plan?: unknown };
+export type ChatInput = Omit<ChatRequestBody, 'stream'>;
 
 /** How a call that waits for approval is decided: `always` also allows the tool for the rest of the session. */
 export type ApprovalChoice = 'allow' | 'deny' | 'always';

@@ -15,3 +15,4 @@ export * from './run';
 export * from './sessions';
 export * from './webhooks';
 export * from './runtime';
+export * from './plan';

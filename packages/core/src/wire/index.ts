@@ -9,3 +9,4 @@ export * from './responses';
 export * from './events';
 export * from './ui-parts';
 export * from './permissions';
+export * from './plan';
