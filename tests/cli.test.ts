@@ -253,4 +253,16 @@ describe('the zero binary against a real Zero', () => {
     expect(neither.json.error).toMatchObject({ field: 'message' });
     expect(h.fake.requests).toHaveLength(1);
   });
+
+  it('with no server configured and none at the local default, zero agent runs Zero in its own process', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'zero-embedded-'));
+    const local = cliEnv({ PORT: String(await closedPort()), ZERO_DATA_DIR: dataDir, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: h.fake.url });
+    h.fake.script({ text: 'Answered in-process.' });
+    const run = await runCli(['agent', '-q', 'hello', '--json'], { env: local, timeoutMs: 60_000 });
+    expect(run.stderr).toContain(`running Zero in this process (data: ${dataDir})`);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', text: 'Answered in-process.', agent_id: 'zero' });
+    // The session is in the data folder, as npm start would keep it.
+    expect(statSync(join(dataDir, 'dynamodb')).isDirectory()).toBe(true);
+  });
 });

@@ -53,8 +53,8 @@ export async function writeConfig(config: CliConfig, path = configPath()): Promi
 /** Where the CLI keeps its input history: beside the config. */
 export const historyPath = (env = process.env) => join(dirname(configPath(env)), 'history');
 
-/** The local server's address, where `zero` looks when nothing is configured. */
-export const LOCAL_URL = 'http://127.0.0.1:8787';
+/** Where `npm start` listens (its `HOST` and `PORT`): `zero` looks there when nothing is configured. */
+export const localUrl = (env = process.env) => `http://${env.HOST || '127.0.0.1'}:${env.PORT || 8787}`;
 
 export interface Target {
   url: string;
@@ -72,5 +72,5 @@ export async function resolveTarget(profileName: string | undefined, env = proce
   if (profileName && !profile) throw new Error(`no profile "${profileName}" in ${configPath(env)}; run "zero login --profile ${profileName}"`);
   const url = env.ZERO_URL || profile?.url;
   const key = env.ZERO_KEY || profile?.key;
-  return { url: url ?? LOCAL_URL, key, source: env.ZERO_URL ? 'env' : profile?.url ? 'profile' : 'default', profile: name };
+  return { url: url ?? localUrl(env), key, source: env.ZERO_URL ? 'env' : profile?.url ? 'profile' : 'default', profile: name };
 }

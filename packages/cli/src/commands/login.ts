@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { ZeroClient } from '@zero/client';
-import { LOCAL_URL, configPath, readConfig, writeConfig } from '../config';
+import { localUrl, configPath, readConfig, writeConfig } from '../config';
 import { CliError, EXIT } from '../exit';
 
 /**
@@ -20,7 +20,7 @@ export async function loginCommand(options: { url?: string; key?: string; profil
       rl.close();
     }
   };
-  const url = (options.url ?? ((await ask(`URL [${config.profiles[name]?.url ?? LOCAL_URL}]: `)) || config.profiles[name]?.url || LOCAL_URL)).replace(/\/+$/, '');
+  const url = (options.url ?? ((await ask(`URL [${config.profiles[name]?.url ?? localUrl()}]: `)) || config.profiles[name]?.url || localUrl())).replace(/\/+$/, '');
   const key = options.key ?? (await ask('API key: '));
   if (!key) throw new CliError('an API key is needed', EXIT.usage);
   try {
