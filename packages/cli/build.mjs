@@ -1,7 +1,7 @@
 // Bundles the CLI into dist/ with esbuild: one file per lazily loaded command, every dependency
 // inside except tsx (the embedded local stack is TypeScript loaded through it, on demand).
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -31,6 +31,12 @@ export async function buildCli() {
   const names = (await readdir(staging)).sort((a, b) => Number(a === 'zero.mjs') - Number(b === 'zero.mjs'));
   for (const name of names) await rename(join(staging, name), join(dist, name));
   await rm(staging, { recursive: true, force: true });
+  // Chunks of earlier builds go once no CLI started before this build can still be loading them.
+  const kept = new Set(names);
+  for (const name of await readdir(dist)) {
+    const path = join(dist, name);
+    if (!kept.has(name) && Date.now() - (await stat(path)).mtimeMs > 60_000) await rm(path, { force: true });
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildCli();

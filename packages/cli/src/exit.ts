@@ -1,4 +1,5 @@
-import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from '@zero/client';
+// The errors alone: the entry point stays free of the wire's schemas until a command needs them.
+import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from '@zero/client/errors';
 import type { DoneStatus } from '@zero/core/wire';
 
 /** Exit codes, documented in the README. */
