@@ -135,4 +135,26 @@ describe('the zero REPL in a real terminal (tmux)', () => {
     second.press('Up');
     await second.waitFor((s) => /tester › line one\n?line two$/.test(s.trimEnd()));
   });
+
+  it('shows delegation indented under the agent that delegated: zero → cereal, its answer, cereal ↩ zero', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'delegate_agent', input: { agent_id: 'cereal', task: 'Which dependencies are vulnerable?' } }] },
+      { text: 'Cereal found lodash.' },
+      { text: 'Summary: lodash.' },
+    );
+    const t = await open('--agent', 'zero');
+    t.type('audit', 'Enter');
+    const screen = await t.waitFor((s) => s.includes('Summary: lodash.'));
+    const lines = screen.split('\n');
+    const at = (text: string) => lines.findIndex((l) => l.includes(text));
+    expect(lines[at('zero → cereal')]).toMatch(/^  zero → cereal$/);
+    expect(lines[at('Cereal found lodash.')]).toMatch(/^  Cereal found lodash\.$/);
+    expect(lines[at('cereal ↩ zero')]).toMatch(/^  cereal ↩ zero$/);
+    expect(lines[at('✓ delegate_agent')]).toMatch(/^✓ delegate_agent cereal — /);
+    expect(at('zero → cereal')).toBeLessThan(at('Cereal found lodash.'));
+    expect(at('Cereal found lodash.')).toBeLessThan(at('cereal ↩ zero'));
+    expect(at('cereal ↩ zero')).toBeLessThan(at('Summary: lodash.'));
+    // Each agent in its file's colour: cereal is yellow.
+    expect(t.screen(true)).toMatch(/\u001b\[33mcereal/);
+  });
 });

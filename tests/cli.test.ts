@@ -265,4 +265,26 @@ describe('the zero binary against a real Zero', () => {
     // The session is in the data folder, as npm start would keep it.
     expect(statSync(join(dataDir, 'dynamodb')).isDirectory()).toBe(true);
   });
+
+  it('sessions watch follows a session live as another client runs it', async () => {
+    const { json } = await send(h, 'POST', '/sessions', DEV, { agent_id: 'tester' });
+    const id = json.session.session_id;
+    const { spawn } = await import('node:child_process');
+    const { ZERO_BIN } = await import('./support/cli');
+    const child = spawn(process.execPath, [ZERO_BIN, 'sessions', 'watch', id, '--jsonl'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    for (let i = 0; i < 200 && !stderr.includes('watching'); i++) await new Promise((r) => setTimeout(r, 20));
+    h.fake.script({ text: 'Seen live.' });
+    expect((await send(h, 'POST', '/chat', DEV, { session_id: id, message: 'hello watchers' })).status).toBe(200);
+    for (let i = 0; i < 200 && !stdout.includes('"done"'); i++) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    const events = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(['message', 'start', 'text', 'done']));
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    expect(events.filter((e) => e.type === 'text').map((e) => e.delta).join('')).toBe('Seen live.');
+  });
 });
