@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..');
 const root = join(cli, '..', '..');
 const entry = join(cli, 'dist', 'zero.mjs');
-const sources = [join(cli, 'src'), join(root, 'packages', 'client', 'src'), join(root, 'packages', 'core', 'src', 'wire'), join(root, 'packages', 'core', 'src', 'plan'), join(cli, 'package.json')];
+const sources = [join(cli, 'src'), join(root, 'packages', 'client', 'src'), join(root, 'packages', 'core', 'src', 'wire'), join(root, 'packages', 'core', 'src', 'plan'), join(root, 'packages', 'core', 'src', 'errors.ts'), join(cli, 'package.json')];
 
 function newest(path) {
   if (!existsSync(path)) return 0;
