@@ -71,6 +71,7 @@ export async function resolveTarget(profileName: string | undefined, env = proce
   const profile = config.profiles[name];
   if (profileName && !profile) throw new Error(`no profile "${profileName}" in ${configPath(env)}; run "zero login --profile ${profileName}"`);
   const url = env.ZERO_URL || profile?.url;
-  const key = env.ZERO_KEY || profile?.key;
+  // At the local default, the key `npm start` was given (ZERO_DEV_KEY) works as well.
+  const key = env.ZERO_KEY || profile?.key || (url ? undefined : env.ZERO_DEV_KEY || undefined);
   return { url: url ?? localUrl(env), key, source: env.ZERO_URL ? 'env' : profile?.url ? 'profile' : 'default', profile: name };
 }
