@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { StoreConfig } from '@zero/core';
 import { DEFAULT_SPECS, EXPERT_SPECS, createRunner } from './runners/catalog';
 import type { Runner, RunnerEnv } from './runners/runner';
+import { cliLatency, printCliLatency } from './cli';
 import { coldStart, type ColdStartResult } from './scenarios/cold-start';
 import { concurrency, type ConcurrencyResult } from './scenarios/concurrency';
 import { sessionCost, type CostResult } from './scenarios/cost';
@@ -94,6 +95,8 @@ async function main() {
     for (const spec of specs) concurrent.push(await concurrency(ctx, spec, spec.kind === 'zero' ? profileOf('concurrency') : undefined));
     log('cold start (bundles, fresh processes)…');
     const cold = await coldStart(quick ? 7 : 11);
+    log('the zero CLI (Enter to the first character)…');
+    const cli = await cliLatency(quick ? 7 : 15);
     const profiles: { scenario: string; file: string; summary: ProfileSummary }[] = [];
     for (const [scenario, file] of [
       [`the loop-overhead runs (${LOOP_STEPS} steps each, run again under the profiler)`, loopProfile],
@@ -118,6 +121,7 @@ async function main() {
       ...(grown ? [printGrowth(grown)] : []),
       ...(mcp ? [printMcpOverhead(mcp)] : []),
       printColdStart(cold),
+      printCliLatency(cli),
       ...profiles.map((p) => printProfile(p.scenario, p.summary, p.file)),
       ...(targets ? [table('Targets of issues 2 and 8', ['target', 'figure', 'met'], targets.map((t) => [t.target, t.figure, t.met ? 'yes' : 'NO']))] : []),
       table('Issue 13: speed and cost', ['figure', 'now', 'target', 'met'], figures.map((f) => [f.figure, f.now, f.target, f.met ? 'yes' : 'NO'])),
@@ -127,7 +131,7 @@ async function main() {
     const file = join(dir, `bench-${stamp}${quick ? '-quick' : ''}.json`);
     await writeFile(
       file,
-      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, loop, requests, relay, concurrency: concurrent, cost, growth: grown, mcp, cold_start: cold, profiles, targets, issue13: figures }, null, 2),
+      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, loop, requests, relay, concurrency: concurrent, cost, growth: grown, mcp, cold_start: cold, cli, profiles, targets, issue13: figures }, null, 2),
     );
     console.log(`\nResults: ${file}`);
   } finally {

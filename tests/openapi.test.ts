@@ -85,6 +85,13 @@ describe('the OpenAPI document at GET /api/v2/openapi.json', () => {
     expect(doc.paths['/api/v2/chat']!.post!.responses['200']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ChatResult' });
   });
 
+  it('documents that POST /chat takes a message or a plan (goal, context, steps)', () => {
+    const chat = doc.components.schemas.ChatRequest as { properties: Record<string, { properties?: Record<string, unknown> }>; required?: string[] };
+    expect(Object.keys(chat.properties)).toEqual(expect.arrayContaining(['message', 'plan']));
+    expect(chat.required ?? []).not.toContain('message');
+    expect(Object.keys(chat.properties.plan!.properties ?? {})).toEqual(expect.arrayContaining(['goal', 'context', 'steps']));
+  });
+
   it('describes what the server really answers: a chat, the session, the lists', async () => {
     h.fake.script({ text: 'Hello there.' });
     const chat = await postJson(`${h.url}/api/v2/chat`, { agent_id: 'tester', message: 'hi' });

@@ -19,8 +19,8 @@ export interface Harness {
   tools: ReturnType<typeof testTools>;
   /** Creates an API key for a user through the API and returns its auth header. */
   userHeaders(userId: string, name?: string): Promise<Record<string, string>>;
-  /** Restarts the HTTP server (same stores), as after a process restart. */
-  restartServer(): Promise<void>;
+  /** Restarts the HTTP server (same stores), as after a process restart; `samePort` keeps its URL (for a client that reconnects). */
+  restartServer(options?: { samePort?: boolean; downMs?: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,9 +93,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (status !== 201) throw new Error(`could not create a key for ${userId}: ${status}`);
       return { authorization: `Bearer ${json.key}` };
     },
-    async restartServer() {
+    async restartServer({ samePort = false, downMs = 0 } = {}) {
       await server.close();
-      server = await startServer(config(), 0, '127.0.0.1', appOptions);
+      await new Promise((r) => setTimeout(r, downMs));
+      server = await startServer(config(), samePort ? Number(new URL(server.url).port) : 0, '127.0.0.1', appOptions);
       harness.server = server;
       harness.url = server.url;
     },

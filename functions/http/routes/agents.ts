@@ -24,6 +24,7 @@ export function agentRoutes(deps: AppDeps) {
       id: a.id,
       name: a.name,
       description: a.description,
+      ...(a.color ? { color: a.color } : {}),
       model: resolveModel(a.model, deps.defaultModel),
       tools: a.tools,
       unavailable_tools: [...a.unavailable_tools, ...mcp[i]!.unavailable],

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { collectRun, startChat, tooLarge } from '@zero/core';
-import { MAX_MESSAGE_CHARS, chatRequestSchema, chatResultSchema, streamEventSchema } from '@zero/core/wire';
+import { collectRun, planPrompt, startChat, tooLarge } from '@zero/core';
+import { MAX_MESSAGE_CHARS, chatRequestSchema, chatResultSchema, streamEventSchema, type ChatRequest, type ChatRequestBody } from '@zero/core/wire';
 import { describe, json } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
@@ -13,6 +13,17 @@ function messageSize(body: unknown) {
   }
 }
 
+/**
+ * The request a session takes: the message, or the message a plan becomes (its
+ * agent and project used where the request names none), held to the same limit.
+ */
+function messageOf({ plan, message, ...rest }: ChatRequestBody): ChatRequest {
+  if (!plan) return { ...rest, message: message! };
+  const prompt = planPrompt(plan);
+  if (prompt.length > MAX_MESSAGE_CHARS) throw tooLarge(`the plan makes a message of ${prompt.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 'plan');
+  return { ...rest, agent_id: rest.agent_id ?? plan.agent, project_id: rest.project_id ?? plan.project, message: prompt };
+}
+
 /** `POST /chat`: Zero's chat request, answered as SSE or, without `stream`, as one JSON body. */
 export function chatRoutes(deps: AppDeps) {
   const app = new Hono<Env>();
@@ -21,7 +32,7 @@ export function chatRoutes(deps: AppDeps) {
     describe({ summary: 'Send a message: the run streams as SSE (`stream: true`) or answers as one JSON body', responses: { 200: chatResultSchema }, events: streamEventSchema }),
     json(chatRequestSchema, { guard: messageSize }),
     async (c) => {
-      const body = c.req.valid('json');
+      const body = messageOf(c.req.valid('json'));
       const run = await startChat(deps, body, c.get('user'), { deadline: c.get('deadline') });
       if (body.stream) return streamEvents(c, (signal) => run.events(signal), { finished: run.finished });
       const result = await collectRun(run);

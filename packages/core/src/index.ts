@@ -17,3 +17,4 @@ export * from './sessions';
 export * from './webhooks';
 export * from './mcp';
 export * from './runtime';
+export * from './plan';

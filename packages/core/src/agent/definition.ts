@@ -67,6 +67,8 @@ export const agentDefinitionSchema = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
   name: z.string(),
   description: z.string(),
+  /** The file's `color` (Claude Code's field): how clients show the agent. */
+  color: z.string().optional(),
   /** Model alias or id; undefined means the deployment's default. */
   model: z.string().optional(),
   /**

@@ -29,7 +29,7 @@ export function agentIdFromFile(file: string): string {
   return base.replace(/\.md$/i, '').toLowerCase();
 }
 
-/** The frontmatter keys Zero reads; the others (`color`, `skills`, …) are Claude Code's own. */
+/** The frontmatter keys Zero reads; the others (`skills`, …) are Claude Code's own. */
 const FRONTMATTER_KEYS = Object.keys(agentFrontmatterSchema.shape);
 
 /**
@@ -92,6 +92,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     id,
     name: front.name,
     description: front.description,
+    ...(front.color ? { color: front.color } : {}),
     model: front.model && front.model !== 'inherit' ? front.model : undefined,
     tools: grants.tools,
     unavailable_tools: grants.unavailable,

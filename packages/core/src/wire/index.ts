@@ -11,3 +11,4 @@ export * from './ui-parts';
 export * from './permissions';
 export * from './mcp-servers';
 export * from './memory';
+export * from './plan';

@@ -8,6 +8,7 @@ import {
   userIdSchema,
   voiceModeSchema,
 } from './fields';
+import { planSchema } from './plan';
 
 const id = sessionIdSchema;
 const agentId = z.string().min(1).max(64);
@@ -44,8 +45,8 @@ const clientTools = z
     });
   });
 
-/** The body of `POST /api/v2/chat`. */
-export const chatRequestSchema = z.strictObject({
+/** A message for a session, and how to run it: what `POST /api/v2/chat` hands to the session once a plan is turned into its message. */
+export const chatMessageSchema = z.strictObject({
   session_id: id.optional(),
   agent_id: id.optional(),
   project_id: projectIdSchema.optional(),
@@ -57,9 +58,18 @@ export const chatRequestSchema = z.strictObject({
   strategy: strategySchema.optional(),
   client_tools: clientTools.optional(),
 });
-export type ChatRequest = z.infer<typeof chatRequestSchema>;
+export type ChatRequest = z.infer<typeof chatMessageSchema>;
 
-const chatOptions = chatRequestSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true });
+/** The body of `POST /api/v2/chat`: a `message`, or a `plan` (goal, context, steps) the server turns into one. */
+export const chatRequestSchema = chatMessageSchema
+  .extend({ message: chatMessageSchema.shape.message.optional(), plan: planSchema.optional() })
+  .superRefine((body, ctx) => {
+    if (body.message === undefined && body.plan === undefined) ctx.addIssue({ code: 'custom', path: ['message'], message: 'is required (or send a plan)' });
+    if (body.message !== undefined && body.plan !== undefined) ctx.addIssue({ code: 'custom', path: ['plan'], message: 'must not be sent with a message: send one or the other' });
+  });
+export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
+
+const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true });
 
 /** The body of `POST /api/v2/ui/chat`: the AI SDK's default chat transport, plus Zero's options as extra body fields. */
 export const uiChatRequestSchema = z.strictObject({

@@ -253,6 +253,8 @@ export const agentInfoSchema = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string(),
+  /** The `color` field of its file, for clients that show each agent in its colour. */
+  color: z.string().optional(),
   model: z.string(),
   tools: z.array(z.string()),
   /** Tools the file names that Zero does not have, each with the reason. */

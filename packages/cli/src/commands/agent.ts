@@ -1,0 +1,105 @@
+import { createInterface } from 'node:readline/promises';
+import type { ChatInput } from '@zero/client';
+import { voiceModeSchema, type VoiceMode } from '@zero/core/wire';
+import { askApproval } from '../approvals';
+import { connect, type Connection } from '../connect';
+import { CliError, EXIT, exitCodeOf } from '../exit';
+import { RunView } from '../render/run-view';
+import { colors, richOutput } from '../render/theme';
+import { runTurn } from '../turn';
+
+export interface AgentOptions {
+  q?: string;
+  json?: boolean;
+  jsonl?: boolean;
+  agent?: string;
+  voice?: string;
+  session?: string;
+  profile?: string;
+}
+
+/** `zero agent [owner/repo]`: one message (`-q`, stdin) and exit, or the REPL. */
+export async function agentCommand(project: string | undefined, options: AgentOptions): Promise<number> {
+  const voice = parseVoice(options.voice);
+  const piped = process.stdin.isTTY ? '' : await readStdin();
+  const message = [options.q, piped.trim()].filter(Boolean).join('\n\n');
+  if (!message) {
+    if (options.q !== undefined || !process.stdin.isTTY) throw new CliError('nothing to send: the message (-q or stdin) is empty', EXIT.usage);
+    if (options.json || options.jsonl) throw new CliError('--json and --jsonl need a message (-q or stdin)', EXIT.usage);
+    const { startRepl } = await import('../repl/repl');
+    return startRepl({ project, agent: options.agent, voice, session: options.session, profile: options.profile });
+  }
+  const connection = await connect(options.profile, { embedded: true });
+  try {
+    return await oneShot(connection, { message, agent_id: options.agent, project_id: project, voice_mode: voice, session_id: options.session }, options);
+  } finally {
+    await connection.close?.();
+  }
+}
+
+/** Sends one message (or plan), prints the run, and answers with the exit code of its end. */
+export async function oneShot(connection: Connection, body: ChatInput, options: { json?: boolean; jsonl?: boolean }): Promise<number> {
+  const { client } = connection;
+  const rich = !options.json && !options.jsonl && richOutput();
+  const c = colors(richOutput(process.stderr));
+  const agentColors = rich ? await agentColorMap(connection) : undefined;
+  const render = rich ? (await import('../render/markdown')).renderMarkdown : undefined;
+  const view = options.json || options.jsonl ? undefined : new RunView({ rich, out: process.stdout, side: process.stderr, agentColors, render });
+  // Ctrl+C once stops the run through the cancel route (what was said is kept); twice leaves at once.
+  const controller = new AbortController();
+  let sessionId = body.session_id;
+  let interrupts = 0;
+  const onInterrupt = () => {
+    if (++interrupts > 1 || !sessionId) process.exit(130);
+    process.stderr.write(`\n${c.dim('cancelling… (Ctrl+C again to leave)')}\n`);
+    void client.cancel(sessionId).catch(() => undefined);
+  };
+  process.on('SIGINT', onInterrupt);
+  const rl = process.stdin.isTTY && !options.json && !options.jsonl ? createInterface({ input: process.stdin, output: process.stderr }) : undefined;
+  try {
+    const result = await runTurn({
+      client,
+      body,
+      view,
+      signal: controller.signal,
+      onStart: (id) => (sessionId = id),
+      onEvent: options.jsonl ? ({ id, event }) => process.stdout.write(`${JSON.stringify({ ...event, ...(id ? { event_id: id } : {}) })}\n`) : undefined,
+      ask: rl ? (call) => askApproval(rl, c, call) : undefined,
+      onReconnect: () => process.stderr.write(c.dim('zero: the connection dropped; reconnecting…\n')),
+    });
+    view?.finish();
+    if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    const code = exitCodeOf(result.status);
+    if (code !== EXIT.ok) {
+      const why = result.error ? `${result.error.code}: ${result.error.message}` : (result.reason ?? '');
+      const waiting =
+        result.status === 'awaiting_approval'
+          ? `; decide with: ${(result.pending ?? []).map((p) => `zero approve ${result.session_id} ${p.id}`).join(', ')} (or zero deny …)`
+          : '';
+      process.stderr.write(`zero: the run ended with status "${result.status}"${why ? `: ${why}` : ''}${waiting}\n`);
+    }
+    return code;
+  } finally {
+    rl?.close();
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+/** Each agent's colour (the `color` of its file), for a terminal; none when the catalog cannot be read. */
+export async function agentColorMap(connection: Connection) {
+  const list = await connection.client.listAgents().catch(() => undefined);
+  return new Map(list?.agents.map((a) => [a.id, a.color]) ?? []);
+}
+
+function parseVoice(voice: string | undefined): VoiceMode | undefined {
+  if (voice === undefined) return undefined;
+  const parsed = voiceModeSchema.safeParse(voice);
+  if (!parsed.success) throw new CliError(`--voice must be one of ${voiceModeSchema.options.join(', ')}`, EXIT.usage);
+  return parsed.data;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

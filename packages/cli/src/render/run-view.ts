@@ -1,0 +1,226 @@
+import type { StreamEvent } from '@zero/core/wire';
+import { MarkdownStream } from './markdown-stream';
+import { summariseInput, summariseResult } from './summary';
+import { agentPaint, colors, type Colors } from './theme';
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** A tool call as shown, kept for `/last`. */
+export interface ShownCall {
+  id: string;
+  name: string;
+  input: unknown;
+  agentId?: string;
+  result?: string;
+  isError?: boolean;
+}
+
+export interface RunViewOptions {
+  /** Render Markdown, colour, animate: a terminal without NO_COLOR. */
+  rich: boolean;
+  /** Where the answer goes. */
+  out: NodeJS.WritableStream;
+  /** Where tool lines and notices go when output is plain (stderr, so stdout holds only the answer). */
+  side: NodeJS.WritableStream;
+  /** Each agent's `color` field. */
+  agentColors?: Map<string, string | undefined>;
+  /** Renders a Markdown block (loaded only for rich output). */
+  render?: (markdown: string) => string;
+}
+
+/**
+ * Prints a run's events for a person: the answer's text as it streams
+ * (Markdown rendered a block at a time on a terminal, raw otherwise), each
+ * tool call as one line (a spinner, then ✓ or ✗ with a summary), delegations
+ * indented under the agent that delegated (`zero → cereal`).
+ */
+export class RunView {
+  readonly calls: ShownCall[] = [];
+  private readonly c: Colors;
+  private readonly depth = new Map<string, number>();
+  private readonly agentOf = new Map<string, string>();
+  private readonly markdown = new Map<string, MarkdownStream>();
+  private readonly running = new Map<string, ShownCall & { depth: number }>();
+  private spinnerTimer?: NodeJS.Timeout;
+  private frame = 0;
+  private spinnerShown = false;
+  /** Plain output: whether the last thing written ended a line. */
+  private atLineStart = true;
+  private currentAgent?: string;
+
+  constructor(private readonly options: RunViewOptions) {
+    this.c = colors(options.rich);
+  }
+
+  paint(agentId: string) {
+    return agentPaint(this.c, this.options.agentColors?.get(agentId))(agentId);
+  }
+
+  handle(event: StreamEvent): void {
+    const runId = 'run_id' in event ? event.run_id : undefined;
+    const parent = 'parent_run_id' in event ? event.parent_run_id : undefined;
+    if (runId && parent && !this.depth.has(runId)) this.depth.set(runId, (this.depth.get(parent) ?? 0) + 1);
+    const depth = runId ? (this.depth.get(runId) ?? 0) : 0;
+    switch (event.type) {
+      case 'start':
+        this.depth.set(event.run_id, 0);
+        this.agentOf.set(event.run_id, event.agent_id);
+        if (this.currentAgent && this.currentAgent !== event.agent_id) this.line(`${this.paint(this.currentAgent)} → ${this.paint(event.agent_id)}`, 0);
+        this.currentAgent = event.agent_id;
+        if (event.resumed) this.notice('(the run was carried on after an interruption)', 0);
+        break;
+      case 'agent_switch':
+        this.flushText();
+        if (event.reason === 'delegate') {
+          this.line(`${this.paint(event.from ?? '?')} → ${this.paint(event.to)}`, Math.max(depth, 1));
+          if (event.run_id) this.agentOf.set(event.run_id, event.to);
+        } else if (event.reason === 'return') {
+          const status = event.status && event.status !== 'completed' ? ` (${event.status})` : '';
+          this.line(`${this.paint(event.from ?? '?')} ↩ ${this.paint(event.to)}${status}`, Math.max(depth, 1));
+        } else if (event.from && event.from !== event.to) {
+          this.line(`${this.paint(event.from)} → ${this.paint(event.to)}`, 0);
+          this.currentAgent = event.to;
+        }
+        break;
+      case 'text':
+        this.text(event.delta, runId ?? '', depth);
+        break;
+      case 'tool_call': {
+        this.flushText();
+        const call = { id: event.id, name: event.name, input: event.input, agentId: event.agent_id, depth };
+        this.calls.push(call);
+        this.running.set(event.id, call);
+        this.spin();
+        break;
+      }
+      case 'tool_result': {
+        const call = this.running.get(event.id) ?? this.calls.find((c) => c.id === event.id);
+        this.running.delete(event.id);
+        const shown = call ?? { id: event.id, name: event.name, input: undefined, depth };
+        Object.assign(shown, { result: event.content, isError: event.is_error });
+        const mark = event.is_error ? this.c.red('✗') : this.c.green('✓');
+        const input = shown.input === undefined ? '' : ` ${this.c.dim(summariseInput(shown.input))}`;
+        this.toolLine(`${mark} ${this.c.bold(event.name)}${input} ${this.c.dim('—')} ${summariseResult(event.content)}`, 'depth' in shown ? shown.depth : depth);
+        if (this.running.size === 0) this.stopSpinner();
+        break;
+      }
+      case 'retry':
+        this.flushText();
+        this.notice(`(step ${event.step} is asked again: ${event.reason})`, depth);
+        break;
+      case 'confirmation_required':
+        this.flushText();
+        this.toolLine(`${this.c.yellow('?')} ${this.c.bold(event.name)} ${this.c.dim(summariseInput(event.input))} ${this.c.dim('— waits for approval')}`, depth);
+        this.running.delete(event.id);
+        if (this.running.size === 0) this.stopSpinner();
+        break;
+      case 'approval':
+        this.notice(`${event.decision === 'allow' ? 'allowed' : 'denied'}${event.by ? ` by ${event.by.name ?? event.by.id}` : ''}${event.reason ? ` (${event.reason})` : ''}`, depth);
+        break;
+      case 'handover':
+        this.notice('(the run goes on in the background; following it)', 0);
+        break;
+      case 'error':
+        this.flushText();
+        this.stopSpinner();
+        this.line(this.c.red(`error: ${event.code}: ${event.message}`), depth);
+        break;
+      case 'done':
+        if (runId && depth === 0) {
+          this.flushText();
+          this.stopSpinner();
+          if (!this.options.rich && !this.atLineStart) this.write('\n');
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Ends the view: text held back is printed, the spinner is stopped. */
+  finish(): void {
+    this.flushText();
+    this.stopSpinner();
+  }
+
+  private text(delta: string, runId: string, depth: number) {
+    if (!this.options.rich) {
+      this.write(indentPlain(delta, depth, this.atLineStart));
+      return;
+    }
+    let stream = this.markdown.get(runId);
+    if (!stream) {
+      const indent = '  '.repeat(depth);
+      stream = new MarkdownStream(this.options.render ?? ((m) => m), (text) => this.write(indent ? text.replace(/^(?=.)/gm, indent) : text));
+      this.markdown.set(runId, stream);
+    }
+    stream.push(delta);
+  }
+
+  private flushText() {
+    for (const stream of this.markdown.values()) stream.flush();
+  }
+
+  /** Writes to the answer's stream, around the spinner. */
+  private write(text: string) {
+    if (!text) return;
+    this.clearSpinner();
+    this.options.out.write(text);
+    this.atLineStart = text.endsWith('\n');
+    this.drawSpinner();
+  }
+
+  /** A line of the conversation's structure (agent switches). */
+  private line(text: string, depth: number) {
+    const target = this.options.rich ? this.options.out : this.options.side;
+    this.clearSpinner();
+    target.write(`${'  '.repeat(depth)}${text}\n`);
+    if (this.options.rich) this.atLineStart = true;
+    this.drawSpinner();
+  }
+
+  private toolLine(text: string, depth: number) {
+    this.line(text, depth);
+  }
+
+  private notice(text: string, depth: number) {
+    this.line(this.c.dim(text), depth);
+  }
+
+  private spin() {
+    if (!this.options.rich) return;
+    this.drawSpinner();
+    this.spinnerTimer ??= setInterval(() => {
+      this.frame++;
+      this.clearSpinner();
+      this.drawSpinner();
+    }, 80);
+  }
+
+  private drawSpinner() {
+    if (!this.options.rich || this.running.size === 0) return;
+    const latest = [...this.running.values()].at(-1)!;
+    const others = this.running.size > 1 ? this.c.dim(` (+${this.running.size - 1})`) : '';
+    this.options.out.write(`${'  '.repeat(latest.depth)}${this.c.cyan(SPINNER[this.frame % SPINNER.length]!)} ${this.c.bold(latest.name)} ${this.c.dim(summariseInput(latest.input))}${others}`);
+    this.spinnerShown = true;
+  }
+
+  private clearSpinner() {
+    if (!this.spinnerShown) return;
+    this.options.out.write('\r\x1b[2K');
+    this.spinnerShown = false;
+  }
+
+  private stopSpinner() {
+    clearInterval(this.spinnerTimer);
+    this.spinnerTimer = undefined;
+    this.clearSpinner();
+  }
+}
+
+/** Plain text of a delegate, indented line by line. */
+function indentPlain(delta: string, depth: number, atLineStart: boolean) {
+  if (depth === 0) return delta;
+  const indent = '  '.repeat(depth);
+  return (atLineStart ? indent : '') + delta.replace(/\n(?=.)/g, `\n${indent}`);
+}

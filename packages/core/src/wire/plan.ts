@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { projectIdSchema } from './fields';
+
+/**
+ * A plan: a task written down ahead (a file for `zero run --plan`, or the
+ * `plan` of `POST /chat`), turned by the server into the run's message.
+ */
+export const planSchema = z.strictObject({
+  /** What should be true when the run is done. */
+  goal: z.string().trim().min(1, 'must not be empty').max(10_000),
+  /** What the agent should know: prose, or a list of facts. */
+  context: z.union([z.string().trim().max(50_000), z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100)]).optional(),
+  /** How to go about it, in order; guidance, not a script. */
+  steps: z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100).optional(),
+  /** The agent to run it, when the request names none. */
+  agent: z.string().min(1).max(64).optional(),
+  /** The project, when the request names none. */
+  project: projectIdSchema.optional(),
+});
+export type Plan = z.infer<typeof planSchema>;
