@@ -161,6 +161,24 @@ describe('the console in a real browser', () => {
     await shot(carol, '07-stopped-mid-stream');
   }, 60_000);
 
+  it("an agent's extended thinking shows as a closed Thinking block above its answer, which a reader can open", async () => {
+    const erin = await signIn('erin', 'Erin');
+    await erin.getByTestId('sign-in').click();
+    await erin.getByTestId('new-session').waitFor();
+    await erin.getByTestId('agent').selectOption('thinker');
+    h.fake.script({ thinking: 'The user greets me. A short, friendly answer will do.', text: 'Hello, Erin.' });
+    await erin.getByTestId('composer').fill('Hi');
+    await erin.getByTestId('send').click();
+    await assistant(erin).getByText('Hello, Erin.').waitFor();
+    const block = assistant(erin).getByTestId('thinking');
+    await block.waitFor();
+    expect(await block.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    expect(await block.getByText('A short, friendly answer').isVisible()).toBe(false);
+    await block.locator('summary').click();
+    await block.getByText('A short, friendly answer will do.').waitFor();
+    await shot(erin, '10-thinking-opened');
+  }, 60_000);
+
   it('a call that asks shows Approve / Deny to every member; a second member approves, the first sees it live and the run completes', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'zero-console-approvals-'));
     process.env.ZERO_TEST_LEDGER = join(dir, 'ledger.txt');

@@ -47,6 +47,15 @@ function ToolCall({ part, approvals }: { part: ToolPart; approvals?: Approvals }
 
 function PartView({ part, approvals }: { part: Part; approvals?: Approvals }) {
   if (part.type === 'text') return <div className="text">{part.text}</div>;
+  if (part.type === 'reasoning') {
+    // The model's extended thinking: closed unless a reader opens it.
+    return (
+      <details className="thinking" data-testid="thinking">
+        <summary>{part.state === 'streaming' ? 'Thinking…' : 'Thought'}</summary>
+        <div className="text">{part.text}</div>
+      </details>
+    );
+  }
   if (part.type.startsWith('tool-')) return <ToolCall part={part as unknown as ToolPart} approvals={approvals} />;
   if (part.type === 'data-compacted') {
     return (

@@ -37,12 +37,20 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
   let afterTools = false;
   let openText: string | undefined;
   let textParts = 0;
+  /** The reasoning part being streamed (the model's extended thinking), if any. */
+  let openReasoning: string | undefined;
   /** Tool calls whose input is streaming: their `tool-input-start` is out. */
   const streamingInputs = new Set<string>();
   /** Denied calls: their part shows the denial, not the error result the model is given. */
   const denied = new Set<string>();
 
+  function* closeReasoning(): Generator<ZeroUIMessageChunk> {
+    if (openReasoning) yield { type: 'reasoning-end', id: openReasoning };
+    openReasoning = undefined;
+  }
+  /** Ends the text (and reasoning) part being streamed: something else comes next. */
   function* closeText(): Generator<ZeroUIMessageChunk> {
+    yield* closeReasoning();
     if (openText) yield { type: 'text-end', id: openText };
     openText = undefined;
   }
@@ -72,8 +80,24 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
       case 'message':
         // The user's message is already on the client (or, for a watcher, in the session's history).
         break;
+      case 'thinking':
+        yield* stepFor();
+        if (openText) {
+          yield { type: 'text-end', id: openText };
+          openText = undefined;
+        }
+        // A redacted block has no text to show: it is a part of its own that says so.
+        if (event.redacted) yield* closeReasoning();
+        if (!openReasoning) {
+          openReasoning = `reasoning-${++textParts}`;
+          yield { type: 'reasoning-start', id: openReasoning };
+        }
+        yield { type: 'reasoning-delta', id: openReasoning, delta: event.redacted ? '[redacted thinking]' : event.delta };
+        if (event.redacted) yield* closeReasoning();
+        break;
       case 'text':
         yield* stepFor();
+        yield* closeReasoning();
         if (!openText) {
           openText = `text-${++textParts}`;
           yield { type: 'text-start', id: openText };

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { resolveModel } from '@zero/core';
+import { describeThinking, resolveModel } from '@zero/core';
 import { agentListSchema } from '@zero/core/wire';
 import { describe } from '../declare';
 import type { AppDeps, Env } from '../env';
@@ -26,6 +26,7 @@ export function agentRoutes(deps: AppDeps) {
       description: a.description,
       ...(a.color ? { color: a.color } : {}),
       model: resolveModel(a.model, deps.defaultModel),
+      thinking: describeThinking(resolveModel(a.model, deps.defaultModel), a, deps.limits),
       tools: a.tools,
       unavailable_tools: [...a.unavailable_tools, ...mcp[i]!.unavailable],
       mcp_tools: a.mcp?.tools ?? [],

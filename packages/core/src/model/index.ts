@@ -2,3 +2,5 @@
 export * from './provider';
 export * from './anthropic';
 export * from './pricing';
+export * from './thinking';
+export * from './context-windows';

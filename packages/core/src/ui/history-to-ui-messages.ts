@@ -67,6 +67,8 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
         answer.parts.push({ type: 'step-start' });
         for (const block of record.content as { type: string; [key: string]: unknown }[]) {
           if (block.type === 'text' && typeof block.text === 'string' && block.text) answer.parts.push({ type: 'text', text: block.text, state: 'done' });
+          else if (block.type === 'thinking' && typeof block.thinking === 'string') answer.parts.push({ type: 'reasoning', text: block.thinking, state: 'done' });
+          else if (block.type === 'redacted_thinking') answer.parts.push({ type: 'reasoning', text: '[redacted thinking]', state: 'done' });
           else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
             answer.parts.push({ type: `tool-${String(block.name)}`, toolCallId: String(block.id), state: 'input-available', input: block.input } as Part);
           } else if (block.type === 'web_search_tool_result') {

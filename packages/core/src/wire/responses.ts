@@ -256,6 +256,8 @@ export const agentInfoSchema = z.object({
   /** The `color` field of its file, for clients that show each agent in its colour. */
   color: z.string().optional(),
   model: z.string(),
+  /** Extended thinking for this agent on its model: the budget, or why it is off. */
+  thinking: z.union([z.object({ budget_tokens: z.number().int() }), z.object({ off: z.string() })]).optional(),
   tools: z.array(z.string()),
   /** Tools the file names that Zero does not have, each with the reason. */
   unavailable_tools: z.array(z.object({ name: z.string(), reason: z.string() })),
