@@ -110,7 +110,7 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     const done = await untilRunEnds(h, id);
     expect(ledgerRuns()).toBe(before + 1);
     expect(done.awaiting_approval).toBeNull();
-    await expect.poll(async () => (await listed(DEV))!.awaiting_approval_since ?? null).toBeNull();
+    await expect.poll(async () => (await listed(DEV))!.awaiting_approval_since ?? null, { timeout: 10_000 }).toBeNull();
     expect(done.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
     expect(done.history.find((r: { kind: string }) => r.kind === 'approval')).toMatchObject({ tool_use_id: callId, decision: 'allow', by: { id: 'bob' } });
     expect(done.history.find((r: { kind: string }) => r.kind === 'tool_result')).toMatchObject({ tool_use_id: callId, content: 'recorded approved' });

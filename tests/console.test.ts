@@ -233,7 +233,7 @@ describe('the console in a real browser', () => {
     expect(ledgerRuns()).toBe(before + 1);
     // Once the run is over, no session in Dave's list waits.
     await dave.getByTestId('sessions').locator(`a[href="#/s/${sessionId}"]`).waitFor();
-    await expect.poll(() => dave.getByTestId('session-waiting').count()).toBe(0);
+    await expect.poll(() => dave.getByTestId('session-waiting').count(), { timeout: 15_000 }).toBe(0);
     await shot(dave, '09-approved-by-another-member');
     await rm(dir, { recursive: true, force: true });
   }, 90_000);

@@ -19,8 +19,8 @@ export const getAgentInfoTool = defineTool({
     if (!agent_id) {
       const lines = [...agents.values()]
         .sort((a, b) => a.id.localeCompare(b.id))
-        .map((a) => `- ${a.id} (${a.name}): ${a.description}${mayDelegate.has(a.id) ? ' [you may delegate to it]' : ''}`);
-      return `Available agents:\n${lines.join('\n')}`;
+        .map((a) => `- ${a.id} (${a.name}): ${gist(a.description)}${mayDelegate.has(a.id) ? ' [you may delegate to it]' : ''}`);
+      return `Available agents (ask with agent_id for one's whole description):\n${lines.join('\n')}`;
     }
     try {
       const agent = await requireAgent(catalog, agent_id);
@@ -47,3 +47,12 @@ export const getAgentInfoTool = defineTool({
     }
   },
 });
+
+/**
+ * A description's first sentence, at most 160 characters: the listing stays short however many agents
+ * there are and however long their descriptions (Claude Code's carry whole <example> blocks).
+ */
+function gist(description: string): string {
+  const first = description.split(/(?<=[.!?])\s/u)[0]!.trim();
+  return first.length > 160 ? `${first.slice(0, 159)}…` : first;
+}
