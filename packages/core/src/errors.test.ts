@@ -23,6 +23,7 @@ describe('error codes and statuses', () => {
       invalid_request: 400,
       invalid_json: 400,
       unauthorized: 401,
+      budget_reached: 402,
       forbidden: 403,
       not_found: 404,
       agent_not_found: 404,

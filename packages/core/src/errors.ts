@@ -5,6 +5,7 @@ const STATUS = {
   invalid_request: 400,
   invalid_json: 400,
   unauthorized: 401,
+  budget_reached: 402,
   forbidden: 403,
   not_found: 404,
   agent_not_found: 404,

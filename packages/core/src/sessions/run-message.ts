@@ -190,8 +190,11 @@ export async function runMessage(
       return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
     }
 
+    // Spend counts against the session, the user who sent the message (its creator for a resumed run's older records) and the deployment.
+    const payer = (message ? message.author?.id : spec.record.author?.id) ?? session.created_by ?? 'unknown';
+    const runDeps = { ...deps, budget: (await deps.budgets?.())?.forRun(sessionId, payer) };
     const outcome = await runLoop(
-      deps,
+      runDeps,
       {
         sessionId,
         runId,
@@ -207,7 +210,7 @@ export async function runMessage(
         deadline,
         handoverReserveMs: deps.handoverReserveMs,
         delegator: RunDelegator.forRun(
-          { deps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease },
+          { deps: runDeps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease },
           agent,
           runId,
         ),

@@ -14,6 +14,7 @@ import { sessionMemberItem } from './items/session-member';
 import { sessionMetaItem } from './items/session-meta';
 import { sessionPermissionsItem } from './items/session-permissions';
 import { sessionSummaryItem } from './items/session-summary';
+import { spendCounterItem } from './items/spend-counter';
 import { streamSlotsItem } from './items/stream-slots';
 import { deliveryClaimItem } from './items/webhook-delivery';
 import { StoredItemError, type StoredItem } from './stored-item';
@@ -33,6 +34,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'session-meta': sessionMetaItem,
   'session-permissions': sessionPermissionsItem,
   'session-summary': sessionSummaryItem,
+  'spend-counter': spendCounterItem,
   'stream-slots': streamSlotsItem,
   'user-api-key': userKeyItem,
   'webhook-delivery': deliveryClaimItem,

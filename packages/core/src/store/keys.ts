@@ -45,6 +45,11 @@ export const keys = {
   webhook: (hookId: string) => `WEBHOOK#${hookId}`,
   delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,
   deliveryBody: (sha256: string) => `BODY#${sha256}`,
+  /** Spend counters (see `budgets/`): a session's (`SESSION#<id>` / `SPEND`), a user's or the deployment's per UTC day. */
+  sessionSpend: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SPEND' }),
+  userSpend: (userId: string, day: string) => ({ pk: `USER#${userId}`, sk: `SPEND#${day}` }),
+  deploymentSpend: (day: string) => ({ pk: 'DEPLOYMENT', sk: `SPEND#${day}` }),
+  spendPrefix: 'SPEND#',
   /** The write lock of a memory store (`user:<id>`, `project:<owner>/<repo>`): one writer at a time. */
   memoryLock: (store: string) => ({ pk: `MEMORY#${store}`, sk: 'LOCK' }),
 };
