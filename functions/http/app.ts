@@ -11,6 +11,7 @@ import { mcpServerRoutes } from './routes/mcp-servers';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { budgetRoutes } from './routes/budgets';
+import { adminRoutes } from './routes/admin';
 import { mcpRoutes } from './routes/mcp';
 import { permissionRoutes } from './routes/permissions';
 import { approvalRoutes } from './routes/approvals';
@@ -48,6 +49,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   const api = new Hono<Env>();
   api.use('*', requireUser(deps.auth));
+  // A suspended user's requests are refused (its check loads with the first request, not at cold start).
+  if (deps.budgets) api.use('*', async (c, next) => (await import('./suspended')).refuseSuspended(deps)(c, next));
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
@@ -60,6 +63,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', agentRoutes(deps));
   api.route('/', mcpServerRoutes(deps));
   if (deps.budgets) api.route('/', budgetRoutes(deps));
+  if (deps.budgets) api.route('/', adminRoutes(deps));
 
   app.route('/api/v2', api);
   return app;

@@ -25,6 +25,7 @@ describe('error codes and statuses', () => {
       unauthorized: 401,
       budget_reached: 402,
       forbidden: 403,
+      user_suspended: 403,
       not_found: 404,
       agent_not_found: 404,
       session_not_found: 404,

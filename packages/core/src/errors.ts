@@ -7,6 +7,7 @@ const STATUS = {
   unauthorized: 401,
   budget_reached: 402,
   forbidden: 403,
+  user_suspended: 403,
   not_found: 404,
   agent_not_found: 404,
   session_not_found: 404,

@@ -1,6 +1,7 @@
 import { ZeroError, invalidField } from '../errors';
-import type { RunBudget, BudgetStop } from '../run/budget';
+import type { ActiveRunBudget, BudgetStop } from '../run/budget';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { OperationsStore } from '../store/operations-store';
 import { SpendStore, dayOf, toMicros, toUsd, type SpendScope } from '../store/spend-store';
 import type { SpendCounter } from '../store/items/spend-counter';
 import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '../wire';
@@ -32,6 +33,8 @@ export class Budgets {
   constructor(
     readonly spend: SpendStore,
     readonly limits: BudgetLimits,
+    /** The active runs, audit log and suspensions (the kill switch). */
+    readonly operations: OperationsStore,
   ) {}
 
   /** The limit of a scope given its counter item. */
@@ -114,15 +117,18 @@ export class Budgets {
     };
   }
 
-  /** A run's budget: its session, its user's day and the deployment's day. */
-  forRun(sessionId: string, userId: string): RunBudget {
-    return new ScopedRunBudget(this, sessionId, userId);
+  /**
+   * A run's budget: its session, its user's day and the deployment's day. The run is listed as active
+   * (with what it spends) until `ended`.
+   */
+  forRun(run: { sessionId: string; runId: string; userId: string; agentId: string; instance: string; expiresAt: number }): ActiveRunBudget {
+    return new ScopedRunBudget(this, run);
   }
 }
 
 /** Budgets over the table's spend counters. */
 export function createBudgets(db: DynamoDBDocumentClient, table: string, limits: BudgetLimits): Budgets {
-  return new Budgets(new SpendStore(db, table), limits);
+  return new Budgets(new SpendStore(db, table), limits, new OperationsStore(db, table));
 }
 
 /**
@@ -130,28 +136,38 @@ export function createBudgets(db: DynamoDBDocumentClient, table: string, limits:
  * after that every step's `ADD`s answer the totals, so a check costs no
  * request. Spending is not awaited by the step: the next check waits for it.
  */
-class ScopedRunBudget implements RunBudget {
+class ScopedRunBudget implements ActiveRunBudget {
   private readonly known = new Map<BudgetScope, ScopeSpend>();
   private readonly pending = new Set<Promise<unknown>>();
   private first?: Promise<unknown>;
+  private readonly listed: Promise<unknown>;
 
   constructor(
     private readonly budgets: Budgets,
-    private readonly sessionId: string,
-    private readonly userId: string,
-  ) {}
+    private readonly run: { sessionId: string; runId: string; userId: string; agentId: string; instance: string; expiresAt: number },
+  ) {
+    const { runId, sessionId, userId, agentId, instance, expiresAt } = run;
+    const started = { run_id: runId, session_id: sessionId, user_id: userId, agent_id: agentId, instance, started_at: new Date().toISOString(), expires_at: expiresAt };
+    // Listed before its first model call (the first check waits for it); a run that cannot be listed still runs.
+    this.listed = budgets.operations.runStarted(started).catch(() => undefined);
+  }
 
   private scopes(): [BudgetScope, SpendScope][] {
     const day = dayOf();
     return [
-      ['session', { scope: 'session', sessionId: this.sessionId }],
-      ['user', { scope: 'user', userId: this.userId, day }],
+      ['session', { scope: 'session', sessionId: this.run.sessionId }],
+      ['user', { scope: 'user', userId: this.run.userId, day }],
       ['deployment', { scope: 'deployment', day }],
     ];
   }
 
+  async ended(): Promise<void> {
+    await Promise.all([this.listed, ...this.pending]);
+    await this.budgets.operations.runEnded(this.run.runId).catch(() => undefined);
+  }
+
   async check(): Promise<BudgetStop | undefined> {
-    this.first ??= Promise.all(this.scopes().map(async ([name, scope]) => this.known.set(name, this.budgets.spendOf(name, await this.budgets.spend.read(scope)))));
+    this.first ??= Promise.all([this.listed, ...this.scopes().map(async ([name, scope]) => this.known.set(name, this.budgets.spendOf(name, await this.budgets.spend.read(scope))))]);
     await this.first;
     await Promise.all(this.pending);
     for (const [scope, spend] of this.known) {
@@ -168,8 +184,13 @@ class ScopedRunBudget implements RunBudget {
         (counter) => this.known.set(name, this.budgets.spendOf(name, counter)),
         () => undefined,
       );
-      this.pending.add(added);
-      void added.finally(() => this.pending.delete(added));
+      this.track(added);
     }
+    this.track(this.budgets.operations.runSpent(this.run.runId, toMicros(usage.cost_usd)).catch(() => undefined));
+  }
+
+  private track(write: Promise<unknown>): void {
+    this.pending.add(write);
+    void write.finally(() => this.pending.delete(write));
   }
 }

@@ -18,3 +18,8 @@ export interface RunBudget {
   /** Counts a model call's usage (a step's, a compaction's); not awaited by the caller. */
   spend(usage: Usage): void;
 }
+
+/** A top-level run's budget: the run is listed as active until `ended` (see `budgets/`). */
+export interface ActiveRunBudget extends RunBudget {
+  ended(): Promise<void>;
+}

@@ -14,6 +14,7 @@ import { sessionMemberItem } from './items/session-member';
 import { sessionMetaItem } from './items/session-meta';
 import { sessionPermissionsItem } from './items/session-permissions';
 import { sessionSummaryItem } from './items/session-summary';
+import { activeRunItem, auditRecordItem, suspensionItem } from './items/operations';
 import { spendCounterItem } from './items/spend-counter';
 import { streamSlotsItem } from './items/stream-slots';
 import { deliveryClaimItem } from './items/webhook-delivery';
@@ -21,7 +22,9 @@ import { StoredItemError, type StoredItem } from './stored-item';
 
 /** Every item type of the table, by its fixture folder. */
 const itemTypes: Record<string, StoredItem<unknown>> = {
+  'active-run': activeRunItem,
   'api-key': apiKeyItem,
+  'audit-record': auditRecordItem,
   'event-batch': eventBatchItem,
   'inbox-message': inboxMessageItem,
   'log-record': logRecordItem,
@@ -37,6 +40,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'spend-counter': spendCounterItem,
   'stream-slots': streamSlotsItem,
   'user-api-key': userKeyItem,
+  'user-suspension': suspensionItem,
   'webhook-delivery': deliveryClaimItem,
 };
 

@@ -13,3 +13,4 @@ export * from './mcp-servers';
 export * from './memory';
 export * from './plan';
 export * from './budgets';
+export * from './operations';
