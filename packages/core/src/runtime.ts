@@ -98,8 +98,8 @@ export interface RuntimeConfig {
   webhookCallback?: Omit<CallbackOptions, keyof OutboundOptions>;
   /** Caps of a memory store (`ZERO_MEMORY_MAX_FILE_BYTES`, `_STORE_BYTES`, `_FILES`); see DEFAULT_MEMORY_LIMITS. */
   memory?: Partial<MemoryLimits>;
-  /** Session, user and deployment budgets (`ZERO_BUDGET_*`). */
-  budgets?: BudgetLimits;
+  /** Session, user and deployment budgets (`ZERO_BUDGET_*`); `false`: nothing is counted or checked (the benchmark's baseline). */
+  budgets?: BudgetLimits | false;
 }
 
 /** Everything the HTTP edge needs. */
@@ -181,7 +181,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       // Lambda cannot start processes: a stdio server is refused there, with the reason.
       canSpawn: !process.env.AWS_LAMBDA_FUNCTION_NAME,
     }),
-    budgets: loadBudgets(db, config.store.table, config.budgets ?? {}),
+    budgets: config.budgets === false ? undefined : loadBudgets(db, config.store.table, config.budgets ?? {}),
     leases: new LeaseStore(db, config.store.table, sessions, config.leaseTtlMs ?? 30_000),
     runs: new LocalRuns(),
     instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
