@@ -10,6 +10,8 @@ import { agentRoutes } from './routes/agents';
 import { mcpServerRoutes } from './routes/mcp-servers';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
+import { budgetRoutes } from './routes/budgets';
+import { adminRoutes } from './routes/admin';
 import { mcpRoutes } from './routes/mcp';
 import { permissionRoutes } from './routes/permissions';
 import { approvalRoutes } from './routes/approvals';
@@ -18,7 +20,6 @@ import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { projectRoutes } from './projects';
 import { memoryRoutes } from './memories';
-import { openApiDocument } from './openapi';
 
 export type { AppDeps };
 export { FIRST_FLUSH_PADDING } from './sse';
@@ -35,10 +36,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   app.get('/health', describe({ summary: 'Liveness', responses: { 200: healthResponseSchema }, public: true }), (c) => c.json({ ok: true as const }));
 
-  // Read off the routes once, when first asked for: nothing at cold start.
-  let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get('/api/v2/openapi.json', describe({ summary: 'This document: the HTTP API as OpenAPI 3.1', responses: { 200: z.looseObject({ openapi: z.string() }) }, public: true }), (c) =>
-    c.json((document ??= openApiDocument(app, { title: 'Zero', version: '2' }))),
+  // Read off the routes once, when first asked for: nothing at cold start, not even the code that reads them.
+  let document: Promise<unknown> | undefined;
+  app.get('/api/v2/openapi.json', describe({ summary: 'This document: the HTTP API as OpenAPI 3.1', responses: { 200: z.looseObject({ openapi: z.string() }) }, public: true }), async (c) =>
+    c.json(await (document ??= import('./openapi').then(({ openApiDocument }) => openApiDocument(app, { title: 'Zero', version: '2' })))),
   );
 
   // Registered before the API's bearer auth: a delivery is authenticated by its hook's HMAC signature.
@@ -48,6 +49,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   const api = new Hono<Env>();
   api.use('*', requireUser(deps.auth));
+  // A suspended user's requests are refused (its check loads with the first request, not at cold start).
+  if (deps.budgets) api.use('*', async (c, next) => (await import('./suspended')).refuseSuspended(deps)(c, next));
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
@@ -59,6 +62,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', memoryRoutes(deps));
   api.route('/', agentRoutes(deps));
   api.route('/', mcpServerRoutes(deps));
+  if (deps.budgets) api.route('/', budgetRoutes(deps));
+  if (deps.budgets) api.route('/', adminRoutes(deps));
 
   app.route('/api/v2', api);
   return app;

@@ -24,6 +24,8 @@ const FINISH_REASON: Record<DoneStatus, 'stop' | 'length' | 'error' | 'other'> =
   limit: 'length',
   error: 'error',
   cancelled: 'other',
+  // A spent budget stops the answer short, as a length limit does.
+  budget_reached: 'length',
 };
 
 /**

@@ -50,6 +50,8 @@ export interface HarnessOptions {
   permissions?: DeploymentPermissions;
   /** Caps of a memory store (the deployment's `ZERO_MEMORY_*`). */
   memory?: RuntimeConfig['memory'];
+  /** Session, user and deployment budgets (the deployment's `ZERO_BUDGET_*`). */
+  budgets?: RuntimeConfig['budgets'];
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -79,6 +81,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     maxStreamsPerUser: options.maxStreamsPerUser,
     memory: options.memory,
+    budgets: options.budgets,
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);

@@ -50,8 +50,13 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
   const app = new Hono<Env>();
 
   app.post('/sessions', describe({ summary: 'Open a session', responses: { 201: sessionResponseSchema } }), json(createSessionRequestSchema), async (c) => {
-    const body = c.req.valid('json');
-    const session = await openSession(deps, c.get('user'), { ...body, title: body.title ?? 'New session' });
+    const { max_cost_usd: maxCost, ...body } = c.req.valid('json');
+    const user = c.get('user');
+    // Checked against the deployment's cap before the session exists: a refused budget opens nothing.
+    const budgets = maxCost === undefined ? undefined : await deps.budgets?.();
+    budgets?.checkSessionBudget(maxCost!);
+    const session = await openSession(deps, user, { ...body, title: body.title ?? 'New session' });
+    await budgets?.setSessionBudget(session.session_id, maxCost!, user.id);
     return c.json({ session }, 201);
   });
 
@@ -65,12 +70,13 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const { session, member } = await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
     // Read before the history: following the events from here misses nothing the history lacks.
     const lastEventSeq = await deps.sessions.lastEventSeq(id);
-    const [log, members, lease, waiting, artifacts] = await Promise.all([
+    const [log, members, lease, waiting, artifacts, spend] = await Promise.all([
       deps.sessions.readLog(id),
       deps.sessions.listMembers(id),
       deps.leases.inspect(id),
       deps.sessions.peekInbox(id, 100),
       deps.sessions.listArtifacts(id),
+      deps.budgets?.().then((budgets) => budgets.sessionSpend(id)),
     ]);
     // Calls that waited past the approval time are denied now, and the run goes on.
     const history = (await expireApprovals(deps, id, log)) ? await deps.sessions.readLog(id) : log;
@@ -86,6 +92,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       awaiting_approval: awaiting ? { run_id: awaiting.runId, pending: awaiting.pending.map((p) => pendingApproval(p, deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS)) } : null,
       history: history.filter((r) => r.kind !== 'void'),
       artifacts,
+      ...(spend ? { spend } : {}),
     });
   });
 

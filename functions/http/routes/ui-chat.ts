@@ -31,8 +31,10 @@ import {
 } from '@zero/core/wire';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
-import { streamUIMessages } from '../ui-message-stream';
 
+
+// The mapping to the UI message stream loads with the first useChat request: nothing of it at cold start.
+const uiMessageStream = () => import('../ui-message-stream');
 /**
  * An answer the client left on a tool part of the last assistant message: a decision
  * (`addToolApprovalResponse`) or a client tool's output (`addToolOutput` / `addToolResult`).
@@ -117,14 +119,14 @@ export function uiChatRoutes(deps: AppDeps) {
       if (answers.length) {
         const decided = await decideFromChat(deps, id, user, answers);
         // Calls still waiting for others' answers: the run stays put, and the stream ends with the decisions.
-        if (decided.pending.length) return streamUIMessages(c, () => replay(decided.recorded.map(approvalEvent)));
-        return streamUIMessages(c, (signal) => followRun(deps, id, decided.runId, decided.after, signal));
+        if (decided.pending.length) return (await uiMessageStream()).streamUIMessages(c, () => replay(decided.recorded.map(approvalEvent)));
+        return (await uiMessageStream()).streamUIMessages(c, (signal) => followRun(deps, id, decided.runId, decided.after, signal));
       }
       const message = newMessageText(messages);
       const { client_tools: _clientTools, ...settings } = options;
       await ensureSession(deps, id, settings, user, message);
       const run = await startChat(deps, { session_id: id, message, ...options }, user, { deadline: c.get('deadline') });
-      return streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
+      return (await uiMessageStream()).streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
     },
   );
 
@@ -138,7 +140,7 @@ export function uiChatRoutes(deps: AppDeps) {
       await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
       const active = await activeRunStart(deps, id);
       if (!active) return c.body(null, 204);
-      return streamUIMessages(c, (signal) => followRun(deps, id, active.runId, active.after, signal, active.waits));
+      return (await uiMessageStream()).streamUIMessages(c, (signal) => followRun(deps, id, active.runId, active.after, signal, active.waits));
     },
   );
 

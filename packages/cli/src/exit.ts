@@ -12,6 +12,7 @@ export const EXIT = {
   awaitingApproval: 5,
   unauthorized: 6,
   unreachable: 7,
+  budgetReached: 8,
 } as const;
 
 /** The exit code of a run's end. */
@@ -20,6 +21,7 @@ export function exitCodeOf(status: DoneStatus | undefined): number {
   if (status === 'limit') return EXIT.limit;
   if (status === 'cancelled') return EXIT.cancelled;
   if (status === 'awaiting_approval') return EXIT.awaitingApproval;
+  if (status === 'budget_reached') return EXIT.budgetReached;
   return EXIT.error;
 }
 
@@ -40,6 +42,7 @@ export function explain(error: unknown, url?: string): { message: string; exitCo
     if (error.status === 401) {
       return { message: `the key was refused by ${url ?? 'the server'} (401: ${error.message}); run "zero login" or set ZERO_KEY`, exitCode: EXIT.unauthorized };
     }
+    if (error.code === 'budget_reached') return { message: `budget_reached: ${error.message}`, exitCode: EXIT.budgetReached };
     const field = error.field ? ` (field ${error.field})` : '';
     return { message: `${error.code}: ${error.message}${field}`, exitCode: error.status === 400 ? EXIT.usage : EXIT.error };
   }

@@ -18,3 +18,4 @@ export * from './webhooks';
 export * from './mcp';
 export * from './runtime';
 export * from './plan';
+export * from './budgets';

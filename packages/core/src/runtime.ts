@@ -8,6 +8,7 @@ import { createDynamoClient, createS3Client, type StoreConfig } from './store/cl
 import { SessionStore } from './store/session-store';
 import { LeaseStore } from './store/lease-store';
 import { StreamSlots } from './store/stream-slots';
+import { budgetLimitsFromEnv, loadBudgets, type BudgetLimits } from './budgets/limits';
 import { LocalRuns } from './sessions/run-registry';
 import { randomUUID } from 'node:crypto';
 import { InProcessQueue, type RunQueue } from './sessions/queue';
@@ -97,6 +98,8 @@ export interface RuntimeConfig {
   webhookCallback?: Omit<CallbackOptions, keyof OutboundOptions>;
   /** Caps of a memory store (`ZERO_MEMORY_MAX_FILE_BYTES`, `_STORE_BYTES`, `_FILES`); see DEFAULT_MEMORY_LIMITS. */
   memory?: Partial<MemoryLimits>;
+  /** Session, user and deployment budgets (`ZERO_BUDGET_*`); `false`: nothing is counted or checked (the benchmark's baseline). */
+  budgets?: BudgetLimits | false;
 }
 
 /** Everything the HTTP edge needs. */
@@ -178,6 +181,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       // Lambda cannot start processes: a stdio server is refused there, with the reason.
       canSpawn: !process.env.AWS_LAMBDA_FUNCTION_NAME,
     }),
+    budgets: config.budgets === false ? undefined : loadBudgets(db, config.store.table, config.budgets ?? {}),
     leases: new LeaseStore(db, config.store.table, sessions, config.leaseTtlMs ?? 30_000),
     runs: new LocalRuns(),
     instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
@@ -243,6 +247,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
         : undefined,
     },
     maxStreamsPerUser: positiveInt(env, 'ZERO_MAX_STREAMS_PER_USER', 'streams'),
+    budgets: budgetLimitsFromEnv(env),
     memory: {
       maxFileBytes: positiveInt(env, 'ZERO_MEMORY_MAX_FILE_BYTES', 'bytes'),
       maxStoreBytes: positiveInt(env, 'ZERO_MEMORY_MAX_STORE_BYTES', 'bytes'),

@@ -1,5 +1,5 @@
 import { ZeroError } from '../errors';
-import type { RunStatus, StreamEvent, Usage } from '../wire';
+import type { BudgetScope, RunStatus, StreamEvent, Usage } from '../wire';
 import { ModelError } from '../model/provider';
 import { LeaseLostError } from '../store/lease-store';
 import type { NewLogRecord } from '../store/records';
@@ -14,6 +14,8 @@ export interface RunOutcome {
   usage: Usage;
   reason?: string;
   error?: { code: string; message: string };
+  /** With `budget_reached`: the budget that is spent. */
+  budget?: BudgetScope;
 }
 
 /** What ending a run needs: where its records and events go. */
@@ -100,7 +102,7 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
       emit({ type: 'error', code: described.code, message: `the run's end could not be recorded: ${described.message}`, run_id: runId });
     }
   }
-  emit({ type: 'done', run_id: runId, status, steps: ended.steps, usage: ended.usage, ...(ended.reason ? { reason: ended.reason } : {}) });
+  emit({ type: 'done', run_id: runId, status, steps: ended.steps, usage: ended.usage, ...(ended.reason ? { reason: ended.reason } : {}), ...(ended.budget ? { budget: ended.budget } : {}) });
   return outcome;
 }
 

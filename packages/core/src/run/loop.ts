@@ -14,6 +14,7 @@ import { contextWindowOf } from '../model/context-windows';
 import { thinkingFor } from '../model/thinking';
 import { ContextGauge, sizeOf } from './compaction';
 import { toolResultContent, withConversationBreakpoint } from './history';
+import type { RunBudget } from './budget';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
 import { buildSystemPrompt } from './prompt';
@@ -31,6 +32,8 @@ export interface RunDeps {
   secrets?: readonly string[];
   /** Tools found when a run starts: the agent's MCP servers' (see `mcp/`). */
   mcp?: AgentToolSource;
+  /** What the run may spend, checked before each model call (see `budgets/`); a delegated run shares its caller's. */
+  budget?: RunBudget;
 }
 
 export interface RunParams {
@@ -200,6 +203,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
     const compacted = params.compact ? await params.compact({ model: params.model, tokensBefore: before, window, estimate: (m) => gauge.estimate(m) }) : undefined;
     if (!compacted) return before >= window ? exhausted('nothing older than the turns kept can be compacted') : undefined;
     addUsage(usage, compacted.usage);
+    deps.budget?.spend(compacted.usage);
     messages.splice(0, messages.length, ...compacted.messages);
     const after = compacted.tokensAfter;
     emit({ type: 'compacted', tokens_before: before, tokens_after: after, turns_folded: compacted.turns, agent_id: agent.id, run_id: runId });
@@ -228,6 +232,8 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         if (Date.now() - started >= limits.wallTimeMs) return { status: 'limit', steps, usage, reason: `time limit reached (${limits.wallTimeMs} ms)` };
         const tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
         if (tokens >= limits.maxTokens) return { status: 'limit', steps, usage, reason: `token limit reached (${limits.maxTokens} tokens)` };
+        const spent = await deps.budget?.check();
+        if (spent) return { status: 'budget_reached', steps, usage, reason: spent.reason, budget: spent.budget };
         const exhausted = await compactIfFull();
         if (exhausted) return exhausted;
         steps += 1;
@@ -236,6 +242,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         gauge.observe(messages, response.usage);
         const stepUsage = { ...response.usage, cost_usd: costOf(params.model, response.usage) };
         addUsage(usage, stepUsage);
+        deps.budget?.spend(stepUsage);
         const assistant: MessageParam = { role: 'assistant', content: response.content };
         const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage });
         // Awaited below, wherever the step goes; this only keeps an early failure from counting as unhandled.
@@ -259,7 +266,11 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
   } catch (error) {
     const stop = stopped();
     // What a stopped call had used is billed all the same.
-    if (stop && ModelCallAborted.isInstance(error) && error.usage) addUsage(usage, { ...error.usage, cost_usd: costOf(params.model, error.usage) });
+    if (stop && ModelCallAborted.isInstance(error) && error.usage) {
+      const billed = { ...error.usage, cost_usd: costOf(params.model, error.usage) };
+      addUsage(usage, billed);
+      deps.budget?.spend(billed);
+    }
     if (stop) outcome = stop;
     // The step in flight is not recorded: a handover redoes it where the run continues.
     else if (StepOutOfTime.isInstance(error)) outcome = { status: error.handover ? 'handover' : 'limit', steps: error.handover ? steps - 1 : steps, usage, reason: error.message };

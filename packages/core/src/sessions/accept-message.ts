@@ -40,6 +40,8 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   request.client_tools?.forEach((tool, i) => {
     if (deps.tools.names().has(tool.name)) throw invalidField(`client_tools.${i}.name`, `"${tool.name}" is the name of one of Zero's tools`);
   });
+  // A user (or deployment) whose day's budget is spent is told so before anything is written.
+  await (await deps.budgets?.())?.refuseIfSpent(user.id);
   let session: SessionMeta;
   let created = false;
   if (request.session_id) {

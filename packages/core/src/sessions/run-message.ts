@@ -6,6 +6,7 @@ import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
 import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
+import type { ActiveRunBudget } from '../run/budget';
 import { memoryIndexFor } from '../memory/session-memory';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
@@ -132,6 +133,8 @@ export async function runMessage(
   const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
   const background: Promise<unknown>[] = [];
   let next = session;
+  // The run's budgets; it is listed among the active runs (GET /admin/runs) until it ends here.
+  let budget: ActiveRunBudget | undefined;
   try {
     const message = spec.message;
     // The voice the message or the session asked for: delegates without one speak in their own default voice.
@@ -190,8 +193,12 @@ export async function runMessage(
       return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
     }
 
+    // Spend counts against the session, the user who sent the message (its creator for a resumed run's older records) and the deployment.
+    const payer = (message ? message.author?.id : spec.record.author?.id) ?? session.created_by ?? 'unknown';
+    budget = (await deps.budgets?.())?.forRun({ sessionId, runId, userId: payer, agentId: agent.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000 });
+    const runDeps = { ...deps, budget };
     const outcome = await runLoop(
-      deps,
+      runDeps,
       {
         sessionId,
         runId,
@@ -207,7 +214,7 @@ export async function runMessage(
         deadline,
         handoverReserveMs: deps.handoverReserveMs,
         delegator: RunDelegator.forRun(
-          { deps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease },
+          { deps: runDeps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease },
           agent,
           runId,
         ),
@@ -229,6 +236,7 @@ export async function runMessage(
     if (outcome.error?.code === LEASE_LOST) return { session: next, outcome };
     throw error;
   } finally {
+    background.push(budget?.ended() ?? Promise.resolve());
     await Promise.allSettled(background);
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);

@@ -1,3 +1,4 @@
+import type { LoadBudgets } from '../budgets/limits';
 import type { LeaseStore, RunLease } from '../store/lease-store';
 import type { InboxMessage, LogRecord, SessionMeta } from '../store/records';
 import type { RunDeps } from '../run/loop';
@@ -12,6 +13,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   runs: LocalRuns;
   /** Where a run that hands over near its time limit is sent to be carried on. */
   queue: RunQueue;
+  /** What sessions, users and the deployment may spend (absent: nothing is counted). */
+  budgets?: LoadBudgets;
   /** Names this process in lease items. */
   instanceId: string;
   defaultAgentId: string;

@@ -9,3 +9,4 @@ export * from './keys';
 export * from './lease-store';
 export * from './positions';
 export * from './stream-slots';
+export * from './spend-store';

@@ -14,13 +14,17 @@ import { sessionMemberItem } from './items/session-member';
 import { sessionMetaItem } from './items/session-meta';
 import { sessionPermissionsItem } from './items/session-permissions';
 import { sessionSummaryItem } from './items/session-summary';
+import { activeRunItem, auditRecordItem, suspensionItem } from './items/operations';
+import { spendCounterItem } from './items/spend-counter';
 import { streamSlotsItem } from './items/stream-slots';
 import { deliveryClaimItem } from './items/webhook-delivery';
 import { StoredItemError, type StoredItem } from './stored-item';
 
 /** Every item type of the table, by its fixture folder. */
 const itemTypes: Record<string, StoredItem<unknown>> = {
+  'active-run': activeRunItem,
   'api-key': apiKeyItem,
+  'audit-record': auditRecordItem,
   'event-batch': eventBatchItem,
   'inbox-message': inboxMessageItem,
   'log-record': logRecordItem,
@@ -33,8 +37,10 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'session-meta': sessionMetaItem,
   'session-permissions': sessionPermissionsItem,
   'session-summary': sessionSummaryItem,
+  'spend-counter': spendCounterItem,
   'stream-slots': streamSlotsItem,
   'user-api-key': userKeyItem,
+  'user-suspension': suspensionItem,
   'webhook-delivery': deliveryClaimItem,
 };
 

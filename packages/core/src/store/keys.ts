@@ -45,6 +45,19 @@ export const keys = {
   webhook: (hookId: string) => `WEBHOOK#${hookId}`,
   delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,
   deliveryBody: (sha256: string) => `BODY#${sha256}`,
+  /** Spend counters (see `budgets/`): a session's (`SESSION#<id>` / `SPEND`), a user's or the deployment's per UTC day. */
+  sessionSpend: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SPEND' }),
+  userSpend: (userId: string, day: string) => ({ pk: `USER#${userId}`, sk: `SPEND#${day}` }),
+  deploymentSpend: (day: string) => ({ pk: 'DEPLOYMENT', sk: `SPEND#${day}` }),
+  spendPrefix: 'SPEND#',
+  /** The runs active now, across sessions (`RUNS` / `RUN#<id>`): what the admin runs list reads. */
+  activeRun: (runId: string) => ({ pk: 'RUNS', sk: `RUN#${runId}` }),
+  activeRuns: 'RUNS',
+  /** Administrators' actions (`AUDIT` / `<at>#<id>`), oldest first. */
+  audit: (at: string, id: string) => ({ pk: 'AUDIT', sk: `${at}#${id}` }),
+  auditLog: 'AUDIT',
+  /** A suspended user's item; absent while they are not suspended. */
+  suspension: (userId: string) => ({ pk: `USER#${userId}`, sk: 'SUSPENDED' }),
   /** The write lock of a memory store (`user:<id>`, `project:<owner>/<repo>`): one writer at a time. */
   memoryLock: (store: string) => ({ pk: `MEMORY#${store}`, sk: 'LOCK' }),
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { doneStatusSchema, runStatusSchema, usageSchema } from './fields';
+import { budgetScopeSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
 
 /**
  * Fields that tag an event with the agent and run that produced it. A child run
@@ -113,6 +113,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     steps: z.number().int(),
     usage: usageSchema,
     reason: z.string().optional(),
+    /** With status `budget_reached`: the budget that is spent (raise it and send a message to carry on). */
+    budget: budgetScopeSchema.optional(),
   }),
   z.object({ type: z.literal('error'), code: z.string(), message: z.string(), ...origin }),
 ]);

@@ -68,8 +68,12 @@ export const usageSchema = z.object({
 export type Usage = z.infer<typeof usageSchema>;
 
 /** How a run ended. */
-export const runStatusSchema = z.enum(['completed', 'limit', 'error', 'cancelled']);
+export const runStatusSchema = z.enum(['completed', 'limit', 'error', 'cancelled', 'budget_reached']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** The budget a run spends against: its session's, its user's for the day, or the deployment's for the day. */
+export const budgetScopeSchema = z.enum(['session', 'user', 'deployment']);
+export type BudgetScope = z.infer<typeof budgetScopeSchema>;
 
 /** How a run's invocation ended: its status, or `awaiting_approval` when it waits for a person (it is not over). */
 export const doneStatusSchema = z.union([runStatusSchema, z.literal('awaiting_approval')]);

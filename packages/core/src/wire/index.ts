@@ -12,3 +12,5 @@ export * from './permissions';
 export * from './mcp-servers';
 export * from './memory';
 export * from './plan';
+export * from './budgets';
+export * from './operations';

@@ -94,6 +94,8 @@ export const createSessionRequestSchema = z.strictObject({
   project_id: projectIdSchema.optional(),
   voice_mode: voiceModeSchema.optional(),
   strategy: strategySchema.optional(),
+  /** The session's budget in dollars: its runs stop with `budget_reached` once it is spent (capped by `ZERO_BUDGET_SESSION_MAX_USD`). */
+  max_cost_usd: z.number().positive().max(1_000_000).optional(),
 });
 export type CreateSessionRequest = z.infer<typeof createSessionRequestSchema>;
 

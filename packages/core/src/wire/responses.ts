@@ -3,6 +3,7 @@ import { hookInputSchema } from './requests';
 import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
 import { permissionMapSchema, permissionModeSchema, toolPolicySchema } from './permissions';
 import { mcpServerViewSchema } from './mcp-servers';
+import { sessionSpendSchema } from './budgets';
 
 // Objects that are stored items as well are loose: the API may send a field a client does not know yet.
 
@@ -221,6 +222,8 @@ export const sessionDetailSchema = z.object({
   awaiting_approval: awaitingApprovalSchema.nullable(),
   history: z.array(historyRecordSchema),
   artifacts: z.array(artifactInfoSchema),
+  /** What the session's runs have spent in all, and its budget. */
+  spend: sessionSpendSchema.optional(),
 });
 export type SessionDetail = z.infer<typeof sessionDetailSchema>;
 

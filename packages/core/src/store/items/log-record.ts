@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { runStatusSchema, usageSchema, voiceModeSchema } from '../../wire';
+import { budgetScopeSchema, runStatusSchema, usageSchema, voiceModeSchema } from '../../wire';
 import { keys, objectKeys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';
@@ -64,6 +64,7 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     usage: usageSchema,
     reason: z.string().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
+    budget: budgetScopeSchema.optional(),
   }),
   /** One tool call's result, written as soon as the call completes (keyed by run id and tool call id). */
   z.object({

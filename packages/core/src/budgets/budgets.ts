@@ -1,0 +1,196 @@
+import { ZeroError, invalidField } from '../errors';
+import type { ActiveRunBudget, BudgetStop } from '../run/budget';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { OperationsStore } from '../store/operations-store';
+import { SpendStore, dayOf, toMicros, toUsd, type SpendScope } from '../store/spend-store';
+import type { SpendCounter } from '../store/items/spend-counter';
+import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '../wire';
+import type { BudgetLimits } from './limits';
+
+/** A scope's spend and its limit, in micro-dollars (no limit: `undefined`). */
+export interface ScopeSpend {
+  spentMicros: number;
+  limitMicros?: number;
+}
+
+const usd = (micros: number) => `$${Number(toUsd(micros).toFixed(6))}`;
+
+/** The words a refusal or a `done` gives for a spent budget: which, how much, and who can raise it. */
+export function budgetReason(scope: BudgetScope, spend: ScopeSpend): string {
+  const of = `${usd(spend.spentMicros)} of ${usd(spend.limitMicros ?? 0)}`;
+  if (scope === 'session') return `the session's budget is spent (${of}); its owner can raise it with PUT /api/v2/sessions/:id/budget, then send a message to carry on`;
+  if (scope === 'user') return `your daily budget is spent (${of} today, UTC); an administrator can raise it with PUT /api/v2/admin/budgets/users/:id`;
+  return `the deployment's daily budget is spent (${of} today, UTC); an administrator can raise it with PUT /api/v2/admin/budgets/deployment`;
+}
+
+/**
+ * Budgets: what sessions, users and the deployment may spend, and what they
+ * have spent, kept in DynamoDB counters (see `SpendStore`). A limit kept on a
+ * counter item (a session's own budget, an administrator's raise for the day)
+ * wins over the deployment's setting.
+ */
+export class Budgets {
+  constructor(
+    readonly spend: SpendStore,
+    readonly limits: BudgetLimits,
+    /** The active runs, audit log and suspensions (the kill switch). */
+    readonly operations: OperationsStore,
+  ) {}
+
+  /** The limit of a scope given its counter item. */
+  limitOf(scope: BudgetScope, counter: SpendCounter): number | undefined {
+    if (scope === 'session') {
+      const cap = this.limits.sessionMaxMicros;
+      const own = counter.limit_micros;
+      return own === undefined ? cap : cap === undefined ? own : Math.min(own, cap);
+    }
+    return counter.limit_micros ?? (scope === 'user' ? this.limits.userDailyMicros : this.limits.deploymentDailyMicros);
+  }
+
+  spendOf(scope: BudgetScope, counter: SpendCounter): ScopeSpend {
+    return { spentMicros: counter.cost_micros ?? 0, limitMicros: this.limitOf(scope, counter) };
+  }
+
+  /** The first of a user's scopes (their day, then the deployment's) that is spent; read before a message is accepted. */
+  async refuseIfSpent(userId: string): Promise<void> {
+    const day = dayOf();
+    const [user, deployment] = await Promise.all([this.spend.read({ scope: 'user', userId, day }), this.spend.read({ scope: 'deployment', day })]);
+    for (const [scope, counter] of [['user', user], ['deployment', deployment]] as const) {
+      const spend = this.spendOf(scope, counter);
+      if (spend.limitMicros !== undefined && spend.spentMicros >= spend.limitMicros) {
+        throw new ZeroError('budget_reached', budgetReason(scope, spend), { budget: scope, spent_usd: toUsd(spend.spentMicros), limit_usd: toUsd(spend.limitMicros) });
+      }
+    }
+  }
+
+  /** Refuses a session budget over the deployment's maximum (a 400 naming `max_cost_usd`). */
+  checkSessionBudget(maxCostUsd: number | null): number | undefined {
+    const cap = this.limits.sessionMaxMicros;
+    const micros = maxCostUsd === null ? undefined : toMicros(maxCostUsd);
+    if (cap !== undefined && micros !== undefined && micros > cap) throw invalidField('max_cost_usd', `may be at most ${usd(cap)} in this deployment (ZERO_BUDGET_SESSION_MAX_USD)`);
+    return micros;
+  }
+
+  /** Sets a session's budget (its owner, or a hook at creation), capped by the deployment's maximum. */
+  async setSessionBudget(sessionId: string, maxCostUsd: number | null, by: string): Promise<SpendCounter> {
+    return this.spend.setLimit({ scope: 'session', sessionId }, this.checkSessionBudget(maxCostUsd), by);
+  }
+
+  /** Sets today's limit (UTC) of a user or of the deployment (administrators); `null`: the configured one again. */
+  async setDailyBudget(scope: 'user' | 'deployment', userId: string | undefined, dailyUsd: number | null, by: string): Promise<SpendCounter> {
+    const day = dayOf();
+    const micros = dailyUsd === null ? undefined : toMicros(dailyUsd);
+    return this.spend.setLimit(scope === 'user' ? { scope, userId: userId!, day } : { scope, day }, micros, by);
+  }
+
+  /** A session's total spend and tokens, and its budget. */
+  async sessionSpend(sessionId: string): Promise<SessionSpend> {
+    const counter = await this.spend.read({ scope: 'session', sessionId });
+    const limit = this.limitOf('session', counter);
+    return {
+      cost_usd: toUsd(counter.cost_micros ?? 0),
+      input_tokens: counter.input_tokens ?? 0,
+      output_tokens: counter.output_tokens ?? 0,
+      cache_read_input_tokens: counter.cache_read_input_tokens ?? 0,
+      cache_creation_input_tokens: counter.cache_creation_input_tokens ?? 0,
+      max_cost_usd: limit === undefined ? null : toUsd(limit),
+    };
+  }
+
+  /** A user's or the deployment's budget today, as the API shows it. */
+  async today(scope: 'user' | 'deployment', userId?: string): Promise<BudgetResponse> {
+    const day = dayOf();
+    return this.view(scope, await this.spend.read(scope === 'user' ? { scope, userId: userId!, day } : { scope, day }));
+  }
+
+  /** A budget as the API shows it (a user's or the deployment's: today's). */
+  view(scope: BudgetScope, counter: SpendCounter): BudgetResponse {
+    const day = scope === 'session' ? undefined : dayOf();
+    const limit = this.limitOf(scope, counter);
+    return {
+      budget: scope,
+      ...(day ? { day } : {}),
+      spent_usd: toUsd(counter.cost_micros ?? 0),
+      limit_usd: limit === undefined ? null : toUsd(limit),
+      ...(counter.limit_set_by ? { limit_set_by: counter.limit_set_by } : {}),
+      ...(counter.limit_set_at ? { limit_set_at: counter.limit_set_at } : {}),
+    };
+  }
+
+  /**
+   * A run's budget: its session, its user's day and the deployment's day. The run is listed as active
+   * (with what it spends) until `ended`.
+   */
+  forRun(run: { sessionId: string; runId: string; userId: string; agentId: string; instance: string; expiresAt: number }): ActiveRunBudget {
+    return new ScopedRunBudget(this, run);
+  }
+}
+
+/** Budgets over the table's spend counters. */
+export function createBudgets(db: DynamoDBDocumentClient, table: string, limits: BudgetLimits): Budgets {
+  return new Budgets(new SpendStore(db, table), limits, new OperationsStore(db, table));
+}
+
+/**
+ * One run's view of its budgets. The first check reads the three counters;
+ * after that every step's `ADD`s answer the totals, so a check costs no
+ * request. Spending is not awaited by the step: the next check waits for it.
+ */
+class ScopedRunBudget implements ActiveRunBudget {
+  private readonly known = new Map<BudgetScope, ScopeSpend>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private first?: Promise<unknown>;
+  private readonly listed: Promise<unknown>;
+
+  constructor(
+    private readonly budgets: Budgets,
+    private readonly run: { sessionId: string; runId: string; userId: string; agentId: string; instance: string; expiresAt: number },
+  ) {
+    const { runId, sessionId, userId, agentId, instance, expiresAt } = run;
+    const started = { run_id: runId, session_id: sessionId, user_id: userId, agent_id: agentId, instance, started_at: new Date().toISOString(), expires_at: expiresAt };
+    // Listed before its first model call (the first check waits for it); a run that cannot be listed still runs.
+    this.listed = budgets.operations.runStarted(started).catch(() => undefined);
+  }
+
+  private scopes(): [BudgetScope, SpendScope][] {
+    const day = dayOf();
+    return [
+      ['session', { scope: 'session', sessionId: this.run.sessionId }],
+      ['user', { scope: 'user', userId: this.run.userId, day }],
+      ['deployment', { scope: 'deployment', day }],
+    ];
+  }
+
+  async ended(): Promise<void> {
+    await Promise.all([this.listed, ...this.pending]);
+    await this.budgets.operations.runEnded(this.run.runId).catch(() => undefined);
+  }
+
+  async check(): Promise<BudgetStop | undefined> {
+    this.first ??= Promise.all([this.listed, ...this.scopes().map(async ([name, scope]) => this.known.set(name, this.budgets.spendOf(name, await this.budgets.spend.read(scope))))]);
+    await this.first;
+    await Promise.all(this.pending);
+    for (const [scope, spend] of this.known) {
+      if (spend.limitMicros !== undefined && spend.spentMicros >= spend.limitMicros) return { budget: scope, reason: budgetReason(scope, spend) };
+    }
+    return undefined;
+  }
+
+  spend(usage: Usage): void {
+    if (usage.cost_usd === 0 && usage.input_tokens === 0 && usage.output_tokens === 0) return;
+    for (const [name, scope] of this.scopes()) {
+      // A counter that cannot be written is not a reason to lose the step: the next check reads what is known.
+      const added = this.budgets.spend.add(scope, usage).then(
+        (counter) => this.known.set(name, this.budgets.spendOf(name, counter)),
+        () => undefined,
+      );
+      this.track(added);
+    }
+    this.track(this.budgets.operations.runSpent(this.run.runId, toMicros(usage.cost_usd)).catch(() => undefined));
+  }
+
+  private track(write: Promise<unknown>): void {
+    this.pending.add(write);
+    void write.finally(() => this.pending.delete(write));
+  }
+}

@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { storedItem } from '../stored-item';
+
+/**
+ * `RUNS` / `RUN#<id>`: a run active now, written when it starts (or is carried
+ * on) and deleted when it ends; its cost and model calls so far are `ADD`ed
+ * each step with its budgets'. One that outlives `expires_at` died with its process.
+ */
+export const activeRunSchema = z.object({
+  run_id: z.string(),
+  session_id: z.string(),
+  user_id: z.string(),
+  agent_id: z.string(),
+  instance: z.string(),
+  started_at: z.string(),
+  expires_at: z.number().int(),
+  cost_micros: z.number().int().nonnegative().optional(),
+  calls: z.number().int().nonnegative().optional(),
+});
+export type ActiveRunItem = z.infer<typeof activeRunSchema>;
+export const activeRunItem = storedItem<ActiveRunItem>('active run', { 1: activeRunSchema });
+
+/** `AUDIT` / `<at>#<id>`: what an administrator did, to what, and when. */
+export const auditRecordSchema = z.object({
+  action: z.enum(['cancel_run', 'suspend_user', 'resume_user']),
+  by: z.string(),
+  at: z.string(),
+  target: z.string(),
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
+export type AuditRecord = z.infer<typeof auditRecordSchema>;
+export const auditRecordItem = storedItem<AuditRecord>('audit record', { 1: auditRecordSchema });
+
+/** `USER#<id>` / `SUSPENDED`: the user's requests are refused until an administrator resumes them. */
+export const suspensionSchema = z.object({ by: z.string(), at: z.string(), reason: z.string().optional() });
+export type Suspension = z.infer<typeof suspensionSchema>;
+export const suspensionItem = storedItem<Suspension>('user suspension', { 1: suspensionSchema });

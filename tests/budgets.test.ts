@@ -1,0 +1,101 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEV, send, startHarness, type Harness } from './support/harness';
+import { chatStream, type ReceivedEvent } from './support/sse';
+
+const done = (events: ReceivedEvent[]) => events.at(-1) as Extract<ReceivedEvent, { type: 'done' }>;
+/** A model that never stops calling tools: each step costs $0.006 at Sonnet's prices (1000 in, 200 out). */
+const looping = (turns: number) => Array.from({ length: turns }, (_, i) => ({ toolCalls: [{ name: 'echo', input: { text: `round ${i}` } }], usage: { input_tokens: 1000, output_tokens: 200 } }));
+
+describe('budgets', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ limits: { maxSteps: 30 }, budgets: { sessionMaxMicros: 1_000_000 } });
+  });
+  afterAll(() => h.close());
+  afterEach(() => h.fake.reset());
+
+  it('stops a looping run at its session budget within one step, and carries on once the owner raises it', async () => {
+    const alice = await h.userHeaders('alice');
+    const created = await send(h, 'POST', '/sessions', alice, { agent_id: 'tester', max_cost_usd: 0.01 });
+    expect(created.status).toBe(201);
+    const sessionId = created.json.session.session_id;
+
+    h.fake.script(...looping(20));
+    const first = await chatStream(h.url, { session_id: sessionId, message: 'loop forever' }, alice);
+    // $0.006 after one step, $0.012 after two: the check before the third model call stops the run.
+    expect(done(first.events)).toMatchObject({ status: 'budget_reached', budget: 'session', steps: 2, reason: expect.stringContaining("session's budget is spent") });
+    expect(h.fake.requests).toHaveLength(2);
+    const detail = await send(h, 'GET', `/sessions/${sessionId}`, alice);
+    expect(detail.json.spend).toMatchObject({ cost_usd: 0.012, input_tokens: 2000, output_tokens: 400, max_cost_usd: 0.01 });
+    // The work is recorded: both steps and their tool results, and the run's end with the budget it met.
+    const runEnd = detail.json.history.findLast((r: { kind: string }) => r.kind === 'run_end');
+    expect(runEnd).toMatchObject({ status: 'budget_reached', budget: 'session', steps: 2 });
+    expect(detail.json.history.filter((r: { kind: string }) => r.kind === 'tool_result')).toHaveLength(2);
+
+    // A message before the raise stops at once, without a model call.
+    const before = await chatStream(h.url, { session_id: sessionId, message: 'again?' }, alice);
+    expect(done(before.events)).toMatchObject({ status: 'budget_reached', budget: 'session', steps: 0 });
+    expect(h.fake.requests).toHaveLength(2);
+
+    // Over the deployment's maximum: refused, naming the field; an editor may not raise it.
+    const tooMuch = await send(h, 'PUT', `/sessions/${sessionId}/budget`, alice, { max_cost_usd: 5 });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.json.error).toMatchObject({ field: 'max_cost_usd', message: expect.stringContaining('ZERO_BUDGET_SESSION_MAX_USD') });
+    const raised = await send(h, 'PUT', `/sessions/${sessionId}/budget`, alice, { max_cost_usd: 0.5 });
+    expect(raised).toMatchObject({ status: 200, json: { budget: 'session', spent_usd: 0.012, limit_usd: 0.5, limit_set_by: 'alice' } });
+
+    h.fake.reset();
+    h.fake.script({ text: 'Carrying on: done.', usage: { input_tokens: 1000, output_tokens: 200 } });
+    const after = await chatStream(h.url, { session_id: sessionId, message: 'go on' }, alice);
+    expect(done(after.events)).toMatchObject({ status: 'completed', steps: 1 });
+    expect((await send(h, 'GET', `/sessions/${sessionId}`, alice)).json.spend.cost_usd).toBe(0.018);
+  });
+
+  it("refuses a user whose day's budget is spent, says why, and lets them on once an administrator raises it", async () => {
+    const bob = await h.userHeaders('bob');
+    // Only an administrator sets a user's budget.
+    expect((await send(h, 'PUT', '/admin/budgets/users/bob', bob, { daily_usd: 100 })).status).toBe(403);
+    expect((await send(h, 'PUT', '/admin/budgets/users/bob', DEV, { daily_usd: 0.005 })).json).toMatchObject({ budget: 'user', limit_usd: 0.005, limit_set_by: 'dev' });
+
+    h.fake.script(...looping(20));
+    const run = await chatStream(h.url, { agent_id: 'tester', message: 'loop' }, bob);
+    expect(done(run.events)).toMatchObject({ status: 'budget_reached', budget: 'user', steps: 1, reason: expect.stringContaining('daily budget') });
+
+    const refused = await send(h, 'POST', '/chat', bob, { agent_id: 'tester', message: 'one more' });
+    expect(refused.status).toBe(402);
+    expect(refused.json.error).toMatchObject({ code: 'budget_reached', budget: 'user', limit_usd: 0.005, message: expect.stringContaining('your daily budget is spent') });
+    // Nothing happened: no model call, no session.
+    expect(h.fake.requests).toHaveLength(1);
+    expect((await send(h, 'GET', '/sessions', bob)).json.sessions).toHaveLength(1);
+    // Bob reads his own day; another user's is an administrator's to read.
+    expect((await send(h, 'GET', '/admin/budgets/users/bob', bob)).json).toMatchObject({ spent_usd: 0.006, limit_usd: 0.005 });
+    expect((await send(h, 'GET', '/admin/budgets/users/alice', bob)).status).toBe(403);
+
+    await send(h, 'PUT', '/admin/budgets/users/bob', DEV, { daily_usd: 1 });
+    h.fake.reset();
+    h.fake.script({ text: 'Back.' });
+    expect(done((await chatStream(h.url, { agent_id: 'tester', message: 'now?' }, bob)).events)).toMatchObject({ status: 'completed' });
+  });
+
+  it("counts delegated runs against the caller's budget", async () => {
+    const carol = await h.userHeaders('carol');
+    await send(h, 'PUT', '/admin/budgets/users/carol', DEV, { daily_usd: 0.01 });
+    // The caller delegates; its delegate loops. The delegate's steps spend the same budget and it stops there.
+    h.fake.script({ toolCalls: [{ name: 'delegate_agent', input: { agent_id: 'relay-b', task: 'loop' } }], usage: { input_tokens: 1000, output_tokens: 200 } }, ...looping(20));
+    const run = await chatStream(h.url, { agent_id: 'relay-a', message: 'hand it off' }, carol);
+    const back = run.events.find((e) => e.type === 'agent_switch' && e.reason === 'return');
+    expect(back).toMatchObject({ status: 'budget_reached' });
+    expect(done(run.events)).toMatchObject({ status: 'budget_reached', budget: 'user' });
+    // One step of the caller, one of the delegate, then nothing more.
+    expect(h.fake.requests).toHaveLength(2);
+    expect((await send(h, 'GET', '/admin/budgets/users/carol', DEV)).json.spent_usd).toBe(0.012);
+  });
+
+  it('shows the deployment day to administrators only', async () => {
+    const dave = await h.userHeaders('dave');
+    expect((await send(h, 'GET', '/admin/budgets/deployment', dave)).status).toBe(403);
+    const day = await send(h, 'GET', '/admin/budgets/deployment', DEV);
+    expect(day.json).toMatchObject({ budget: 'deployment', limit_usd: null });
+    expect(day.json.spent_usd).toBeGreaterThan(0);
+  });
+});

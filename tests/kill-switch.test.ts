@@ -1,0 +1,79 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '@zero/core';
+import { startServer, type RunningServer } from '../local/server';
+import { DEV, DEV_KEY, TEST_API_KEY, send, startHarness, type Harness } from './support/harness';
+import { chatUntil, type ReceivedEvent } from './support/sse';
+import { testTools } from './support/tools';
+
+/** A model that keeps calling a slow tool: the run is active until someone stops it. */
+const slowLoop = (turns: number) => Array.from({ length: turns }, () => ({ toolCalls: [{ name: 'slow', input: { ms: 150 } }], usage: { input_tokens: 1000, output_tokens: 200 } }));
+const last = (events: ReceivedEvent[]) => events.at(-1) as Extract<ReceivedEvent, { type: 'done' }>;
+
+describe('the kill switch, across two instances on the same stores', () => {
+  let h: Harness;
+  let other: RunningServer;
+  beforeAll(async () => {
+    h = await startHarness({ limits: { maxSteps: 200 } });
+    other = await startServer({
+      store: h.stack.store,
+      anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url },
+      limits: { ...DEFAULT_LIMITS, maxSteps: 200 },
+      tools: testTools().tools,
+      catalogRevalidateMs: 0,
+      permissions: { side_effects: 'allow' },
+      auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
+    });
+  });
+  afterAll(async () => {
+    await other.close();
+    await h.close();
+  });
+  afterEach(() => h.fake.reset());
+
+  it('lists a run of one instance on the other, which cancels it; both actions are audited', async () => {
+    const alice = await h.userHeaders('alice');
+    h.fake.script(...slowLoop(100));
+    const run = await chatUntil(h.url, { agent_id: 'tester', message: 'keep going' }, (e) => e.type === 'tool_result', alice);
+
+    // Only administrators see every session's runs.
+    expect((await send(other, 'GET', '/admin/runs', alice)).status).toBe(403);
+    const listed = await send(other, 'GET', '/admin/runs', DEV);
+    const mine = listed.json.runs.find((r: { session_id: string }) => r.session_id === run.sessionId);
+    expect(mine).toMatchObject({ user_id: 'alice', agent_id: 'tester', instance: h.server.runtime.instanceId });
+    expect(mine.steps).toBeGreaterThanOrEqual(1);
+    expect(mine.cost_usd).toBeGreaterThan(0);
+    expect(mine.instance).not.toBe(other.runtime.instanceId);
+
+    const cancelled = await send(other, 'POST', `/admin/runs/${mine.run_id}/cancel`, DEV);
+    expect(cancelled.json).toMatchObject({ stopped_runs: [mine.run_id], audit: { action: 'cancel_run', by: 'dev', target: mine.run_id } });
+    const events = await run.rest();
+    expect(last(events)).toMatchObject({ type: 'done', status: 'cancelled' });
+    // Gone from the list once it ended; the audit log names who did it and when.
+    expect((await send(other, 'GET', '/admin/runs', DEV)).json.runs.map((r: { run_id: string }) => r.run_id)).not.toContain(mine.run_id);
+    const audit = await send(h, 'GET', '/admin/audit', DEV);
+    expect(audit.json.records[0]).toMatchObject({ action: 'cancel_run', by: 'dev', target: mine.run_id, at: expect.any(String) });
+    expect((await send(other, 'POST', '/admin/runs/run_nope/cancel', DEV)).status).toBe(404);
+  });
+
+  it("suspending a user stops their run and refuses their requests with 403 until they are resumed", async () => {
+    const bob = await h.userHeaders('bob');
+    h.fake.script(...slowLoop(100));
+    const run = await chatUntil(h.url, { agent_id: 'tester', message: 'loop' }, (e) => e.type === 'tool_result', bob);
+    const calls = () => h.fake.requests.length;
+
+    expect((await send(other, 'POST', '/admin/users/bob/suspend', bob, {})).status).toBe(403);
+    const suspended = await send(other, 'POST', '/admin/users/bob/suspend', DEV, { reason: 'a runaway script' });
+    expect(suspended.json).toMatchObject({ audit: { action: 'suspend_user', by: 'dev', target: 'bob' }, stopped_runs: [expect.any(String)] });
+    expect(last(await run.rest())).toMatchObject({ status: 'cancelled' });
+
+    const refused = await send(other, 'POST', '/chat', bob, { agent_id: 'tester', message: 'again' });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toMatchObject({ code: 'user_suspended', message: expect.stringContaining('suspended') });
+    const before = calls();
+    expect((await send(other, 'GET', '/sessions', bob)).status).toBe(403);
+    expect(calls()).toBe(before);
+
+    await send(other, 'POST', '/admin/users/bob/resume', DEV);
+    expect((await send(other, 'GET', '/sessions', bob)).status).toBe(200);
+  });
+});
