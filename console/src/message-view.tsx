@@ -1,5 +1,7 @@
 import { ApprovalView, type Approvals } from './approvals';
+import { CopyButton } from './copy';
 import type { ConsoleMessage } from './history';
+import { Markdown } from './markdown';
 
 type Part = ConsoleMessage['parts'][number];
 type ToolPart = { type: string; toolCallId: string; state: string; input?: unknown; output?: unknown; errorText?: string };
@@ -45,8 +47,9 @@ function ToolCall({ part, approvals }: { part: ToolPart; approvals?: Approvals }
   );
 }
 
-function PartView({ part, approvals }: { part: Part; approvals?: Approvals }) {
-  if (part.type === 'text') return <div className="text">{part.text}</div>;
+function PartView({ part, approvals, markdown }: { part: Part; approvals?: Approvals; markdown: boolean }) {
+  // A person's message shows as they typed it; an answer is Markdown.
+  if (part.type === 'text') return markdown ? <Markdown text={part.text} /> : <div className="text">{part.text}</div>;
   if (part.type.startsWith('tool-')) return <ToolCall part={part as unknown as ToolPart} approvals={approvals} />;
   if (part.type === 'data-compacted') {
     return (
@@ -63,16 +66,31 @@ function PartView({ part, approvals }: { part: Part; approvals?: Approvals }) {
   return null;
 }
 
+/** The answer's words, as Markdown, for its copy button. */
+const answerText = (message: ConsoleMessage) =>
+  message.parts
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .filter(Boolean)
+    .join('\n\n');
+
 function Footer({ message }: { message: ConsoleMessage }) {
   const meta = message.metadata;
-  if (!meta?.status) return null;
-  const usage = meta.usage;
+  const hasText = message.role === 'assistant' && message.parts.some((p) => p.type === 'text' && p.text.trim());
+  if (!meta?.status && !hasText) return null;
+  const usage = meta?.usage;
   return (
-    <div className="footer" data-testid="run-status">
-      {meta.agent_id ? `${meta.agent_id} · ` : ''}
-      {meta.status}
-      {usage ? ` · ${(usage.input_tokens + usage.output_tokens).toLocaleString()} tokens · $${usage.cost_usd.toFixed(4)}` : ''}
-      {meta.error ? <div className="error-text">{meta.error.message}</div> : null}
+    <div className="footer">
+      {meta?.status ? (
+        <span data-testid="run-status">
+          {meta.agent_id ? `${meta.agent_id} · ` : ''}
+          {meta.status}
+          {usage ? ` · ${(usage.input_tokens + usage.output_tokens).toLocaleString()} tokens · $${usage.cost_usd.toFixed(4)}` : ''}
+        </span>
+      ) : (
+        <span />
+      )}
+      {hasText ? <CopyButton text={() => answerText(message)} label="Copy answer" testId="copy-answer" /> : null}
+      {meta?.error ? <div className="error-text">{meta.error.message}</div> : null}
     </div>
   );
 }
@@ -95,7 +113,7 @@ export function MessageView({ message, approvals }: { message: ConsoleMessage; a
         ) : null}
       </div>
       {message.parts.map((part, i) => (
-        <PartView key={i} part={part} approvals={approvals} />
+        <PartView key={i} part={part} approvals={approvals} markdown={message.role === 'assistant'} />
       ))}
       {message.metadata?.status === 'cancelled' ? (
         <div className="note" data-testid="stopped">

@@ -1,0 +1,93 @@
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleBrowser, PHONE, shot } from './support/browser';
+import { startHarness, type Harness } from './support/harness';
+
+const ANSWER = [
+  '# Release notes\n\n',
+  'The build is **green** and *fast*.\n\n',
+  '- one item\n- two items\n\n',
+  '| Tool | Calls |\n|---|---|\n| echo | 3 |\n\n',
+  '```ts\nconst answer: number = 42;\n```\n\n',
+  'See [the docs](https://example.com/docs).\n\n',
+  'Raw <img src="x" onerror="window.__pwned = 1"> and <script>window.__pwned = 2</script> stay text.',
+];
+
+/** The console's chat as people use it every day: Markdown answers, copy buttons, errors with a retry. */
+describe('the console chat, in a real browser', () => {
+  let h: Harness;
+  let browser: ConsoleBrowser;
+  beforeAll(async () => {
+    h = await startHarness();
+    browser = await ConsoleBrowser.launch(h);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+  afterEach(() => {
+    h.fake.reset();
+    expect(browser.pageErrors).toEqual([]);
+  });
+  const assistant = (page: Page) => page.getByTestId('message-assistant');
+
+  async function ask(page: Page, text: string) {
+    await page.getByTestId('composer').fill(text);
+    await page.getByTestId('send').click();
+  }
+
+  it('renders an answer as Markdown while it streams, without raw HTML, with safe links, highlighted code and copy buttons', async () => {
+    const page = await browser.signIn('mara', 'Mara');
+    await page.getByTestId('agent').selectOption('tester');
+    h.fake.script({ text: ANSWER, deltaDelayMs: 250 });
+    await ask(page, 'Write the release notes');
+
+    // The heading is on screen while the rest still streams, and it is the same element at the end: nothing is redrawn from scratch.
+    const heading = assistant(page).locator('.markdown h1');
+    await heading.waitFor();
+    expect(await assistant(page).getByTestId('run-status').count()).toBe(0);
+    const first = await heading.elementHandle();
+    await assistant(page).getByTestId('run-status').getByText('completed').waitFor();
+    expect(await first!.evaluate((el) => el.isConnected)).toBe(true);
+    expect(await heading.textContent()).toBe('Release notes');
+
+    const answer = assistant(page).getByTestId('markdown');
+    expect(await answer.locator('strong').textContent()).toBe('green');
+    expect(await answer.locator('em').textContent()).toBe('fast');
+    expect(await answer.locator('ul > li').allTextContents()).toEqual(['one item', 'two items']);
+    expect(await answer.locator('table td').allTextContents()).toEqual(['echo', '3']);
+    const link = answer.getByRole('link', { name: 'the docs' });
+    expect(await link.getAttribute('href')).toBe('https://example.com/docs');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(await link.getAttribute('target')).toBe('_blank');
+    // The model's HTML is shown as text, never made into elements.
+    expect(await answer.locator('img, script').count()).toBe(0);
+    expect(await answer.textContent()).toContain('<img src="x"');
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    const code = answer.getByTestId('code-block');
+    expect(await code.locator('.code-language').textContent()).toBe('ts');
+    expect(await code.locator('.hljs-keyword').first().textContent()).toBe('const');
+    await code.getByTestId('copy-code').click();
+    await code.getByTestId('copy-code').getByText('Copied').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const answer: number = 42;');
+
+    await assistant(page).getByTestId('copy-answer').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(ANSWER.join(''));
+    // A person's own message is shown as typed.
+    expect(await page.getByTestId('message-user').locator('.markdown').count()).toBe(0);
+    await shot(page, '20-markdown-answer');
+  }, 60_000);
+
+  it('renders Markdown on a phone-sized screen without overflowing it', async () => {
+    const page = await browser.signIn('nils', 'Nils', { viewport: PHONE });
+    await page.getByTestId('agent').selectOption('tester');
+    h.fake.script({ text: ANSWER });
+    await ask(page, 'Release notes, please');
+    await assistant(page).getByTestId('run-status').getByText('completed').waitFor();
+    await assistant(page).locator('.markdown table').waitFor();
+    // The page itself never scrolls sideways; a wide table or code block scrolls within its box.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await shot(page, '21-markdown-answer-phone');
+  }, 60_000);
+});
