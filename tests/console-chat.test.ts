@@ -90,4 +90,36 @@ describe('the console chat, in a real browser', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await shot(page, '21-markdown-answer-phone');
   }, 60_000);
+
+  it('a failed answer names the agent, says what happened in a sentence with its code, and Retry sends the message again', async () => {
+    const page = await browser.signIn('olga', 'Olga');
+    await page.getByTestId('agent').selectOption('tester');
+    h.fake.script({ status: 400 });
+    await ask(page, 'Summarise the report');
+    const failed = page.getByTestId('run-error');
+    await failed.waitFor();
+    expect(await failed.textContent()).toContain('Tester could not answer. The model API refused the request.');
+    expect(await failed.getByTestId('error-code').textContent()).toBe('model_error');
+    expect(await failed.textContent()).toContain('scripted 400');
+    // Neither the upstream JSON nor a nameless "Agent".
+    expect(await page.getByTestId('messages').textContent()).not.toContain('{"type"');
+    expect(await assistant(page).getByTestId('author').textContent()).toBe('Tester');
+    await shot(page, '22-error-with-retry');
+
+    h.fake.script({ text: 'Here is the summary.' });
+    await failed.getByTestId('retry').click();
+    await assistant(page).getByText('Here is the summary.').waitFor();
+    expect(h.fake.requests).toHaveLength(2);
+    expect(JSON.stringify(h.fake.requests[1]!.body.messages)).toContain('Summarise the report');
+
+    // In a session that already has answers, a failure while streaming reads the same way.
+    h.fake.script({ status: 401 });
+    await ask(page, 'And the appendix?');
+    // The first failure stays in the history; the new one is the last.
+    const second = page.getByTestId('run-error').last();
+    await second.getByText("The model API refused this deployment's key.", { exact: false }).waitFor();
+    expect(await second.getByTestId('error-code').textContent()).toBe('model_error');
+    expect(await page.getByTestId('messages').textContent()).not.toContain('{"type"');
+    await shot(page, '23-error-while-streaming');
+  }, 60_000);
 });

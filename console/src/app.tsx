@@ -175,7 +175,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           <MemoryPanel creds={creds} />
         ) : detail ? (
           <ChatView
-            key={`${selected}:${current ? 'stored' : 'new'}`}
+            key={selected}
             creds={creds}
             sessionId={selected}
             agents={agents}

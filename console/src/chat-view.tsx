@@ -5,7 +5,7 @@ import { sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentIn
 import { api, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
-import { MessageView } from './message-view';
+import { MessageView, RunError } from './message-view';
 
 export interface ChatViewProps {
   creds: Credentials;
@@ -152,9 +152,19 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   useEffect(() => {
     // Not returned: Chromium's scroll methods now return a promise, which React would take for a cleanup.
     void bottom.current?.scrollIntoView({ block: 'end' });
-  }, [messages]);
+  }, [messages, error]);
 
   const busy = status === 'submitted' || status === 'streaming';
+  const busyNow = useRef(busy);
+  busyNow.current = busy;
+  // Esc stops the answer being written, wherever the focus is (a dialog's own Esc is its to handle).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented && busyNow.current) void cancel();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
   const canWrite = !detail || detail.role !== 'viewer';
   const approvals: Approvals = {
     pending,
@@ -175,6 +185,19 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     if (!text) return;
     setInput('');
     await chat.sendMessage({ text });
+  }
+
+  /** An agent's name by its id; none: the session's agent. */
+  function agentName(id: string | undefined): string {
+    const agent = agents.find((a) => a.id === (id ?? agentId));
+    return agent?.name || id || agentId || 'Agent';
+  }
+
+  /** Sends the last message again, after a failed answer. */
+  function retry() {
+    const last = messages.findLast((m) => m.role === 'user');
+    const text = last?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    if (text) void chat.sendMessage({ text });
   }
 
   async function cancel() {
@@ -248,13 +271,25 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       ) : null}
       <div className="messages" data-testid="messages">
         {messages.length === 0 ? <p className="empty">Send a message to start the session.</p> : null}
-        {messages.map((m) => (
-          <MessageView key={m.id} message={m} approvals={approvals} />
-        ))}
-        {error ? (
-          <div className="error" role="alert">
-            {readableError(error)}
-          </div>
+        {messages.map((m, i) => {
+          const last = i === messages.length - 1;
+          return (
+            <MessageView
+              key={m.id}
+              message={m}
+              approvals={approvals}
+              agentName={agentName}
+              onRetry={last && canWrite && !busy ? retry : undefined}
+              // A run that failed while it streamed: its answer shows the error (until the history has it).
+              streamError={last && error && m.role === 'assistant' && !m.metadata?.error ? streamError(error) : undefined}
+            />
+          );
+        })}
+        {/* A request refused before any answer began. */}
+        {error && messages.at(-1)?.role !== 'assistant' ? (
+          <article className="message message-assistant">
+            <RunError error={streamError(error)} agent={agentName(undefined)} onRetry={canWrite && !busy ? retry : undefined} />
+          </article>
         ) : null}
         {notice ? (
           <div className="error" role="alert">
@@ -280,8 +315,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             }}
           />
           {busy ? (
-            <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()}>
-              Cancel
+            <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()} title="Stop the answer (Esc)">
+              Stop
             </button>
           ) : null}
           <button type="submit" data-testid="send" disabled={!input.trim()}>
@@ -300,11 +335,17 @@ function pendingOf(detail: SessionDetail | undefined): Map<string, PendingCall> 
   return new Map(detail?.awaiting_approval?.pending.map((p) => [p.tool_call_id, { toolCallId: p.tool_call_id, name: p.name }]) ?? []);
 }
 
-/** A failed request's body is Zero's JSON error; show its message. */
-function readableError(error: Error): string {
+/**
+ * What useChat's error holds: a refused request's body (Zero's JSON error), or
+ * the stream's `error` chunk, `<message> (<code>)`.
+ */
+function streamError(error: Error): { code: string; message: string } {
   try {
-    return (JSON.parse(error.message) as { error: { message: string } }).error.message;
+    const { code, message } = (JSON.parse(error.message) as { error: { code: string; message: string } }).error;
+    if (typeof message === 'string') return { code: String(code), message };
   } catch {
-    return error.message;
+    // Not JSON: the stream's own error.
   }
+  const coded = /^([\s\S]*) \(([a-z_]+)\)$/.exec(error.message);
+  return coded ? { message: coded[1]!, code: coded[2]! } : { message: error.message, code: 'error' };
 }

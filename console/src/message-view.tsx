@@ -2,6 +2,7 @@ import { ApprovalView, type Approvals } from './approvals';
 import { CopyButton } from './copy';
 import type { ConsoleMessage } from './history';
 import { Markdown } from './markdown';
+import { describeRunError } from './run-error';
 
 type Part = ConsoleMessage['parts'][number];
 type ToolPart = { type: string; toolCallId: string; state: string; input?: unknown; output?: unknown; errorText?: string };
@@ -90,15 +91,48 @@ function Footer({ message }: { message: ConsoleMessage }) {
         <span />
       )}
       {hasText ? <CopyButton text={() => answerText(message)} label="Copy answer" testId="copy-answer" /> : null}
-      {meta?.error ? <div className="error-text">{meta.error.message}</div> : null}
     </div>
   );
 }
 
+/** A failed run: what happened in a sentence, its code, what the API said, and a way to send the message again. */
+export function RunError({ error, agent, onRetry }: { error: { code: string; message: string }; agent: string; onRetry?: () => void }) {
+  const shown = describeRunError(error);
+  return (
+    <div className="run-error" role="alert" data-testid="run-error">
+      <p>
+        <strong>{agent} could not answer.</strong> {shown.sentence}
+      </p>
+      <p className="meta">
+        <code data-testid="error-code">{shown.code}</code>
+        {shown.status ? ` · HTTP ${shown.status}` : ''}
+        {shown.detail ? ` · ${shown.detail}` : ''}
+      </p>
+      {onRetry ? (
+        <button type="button" data-testid="retry" onClick={onRetry}>
+          Retry
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export interface MessageViewProps {
+  message: ConsoleMessage;
+  approvals?: Approvals;
+  /** An agent's name by its id; an answer without one is the session's agent's. */
+  agentName(id: string | undefined): string;
+  /** Sends the message this failed answer answered again. */
+  onRetry?: () => void;
+  /** The error that ended this answer's stream, before the history records it. */
+  streamError?: { code: string; message: string };
+}
+
 /** One message: who wrote it (a person by the name they chose and by their user id, which no one else can take), then its parts in order. */
-export function MessageView({ message, approvals }: { message: ConsoleMessage; approvals?: Approvals }) {
+export function MessageView({ message, approvals, agentName, onRetry, streamError }: MessageViewProps) {
+  const failure = message.metadata?.error ?? streamError;
   const writer = message.role === 'user' ? message.metadata?.author : undefined;
-  const author = message.role === 'user' ? (writer ? (writer.name ?? writer.id) : 'You') : (message.metadata?.agent_id ?? 'Agent');
+  const author = message.role === 'user' ? (writer ? (writer.name ?? writer.id) : 'You') : agentName(message.metadata?.agent_id);
   return (
     <article className={`message message-${message.role}`} data-testid={`message-${message.role}`} data-message-id={message.id}>
       <div className="byline">
@@ -120,6 +154,7 @@ export function MessageView({ message, approvals }: { message: ConsoleMessage; a
           Stopped
         </div>
       ) : null}
+      {failure ? <RunError error={failure} agent={author} onRetry={onRetry} /> : null}
       <Footer message={message} />
     </article>
   );

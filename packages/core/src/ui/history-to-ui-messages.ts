@@ -21,10 +21,13 @@ export const userMessageId = (runId: string) => `${runId}:user`;
 export function historyToUIMessages(history: readonly HistoryRecord[], queued: readonly Pick<QueuedMessage, 'run_id' | 'text' | 'author'>[] = []): ZeroUIMessage[] {
   const messages: ZeroUIMessage[] = [];
   const answers = new Map<string, ZeroUIMessage>();
+  /** The agent each run was addressed to: an answer that failed before the model spoke still names it. */
+  const agentOf = new Map<string, string>();
   const answerFor = (runId: string) => {
     let answer = answers.get(runId);
     if (!answer) {
-      answer = { id: runId, role: 'assistant', parts: [], metadata: { run_id: runId } };
+      const agentId = agentOf.get(runId);
+      answer = { id: runId, role: 'assistant', parts: [], metadata: { run_id: runId, ...(agentId ? { agent_id: agentId } : {}) } };
       answers.set(runId, answer);
       messages.push(answer);
     }
@@ -54,6 +57,7 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
     if (record.parent_run_id) continue;
     switch (record.kind) {
       case 'user_message':
+        agentOf.set(record.run_id, record.agent_id);
         messages.push({
           id: userMessageId(record.run_id),
           role: 'user',
