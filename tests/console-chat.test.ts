@@ -122,4 +122,45 @@ describe('the console chat, in a real browser', () => {
     expect(await page.getByTestId('messages').textContent()).not.toContain('{"type"');
     await shot(page, '23-error-while-streaming');
   }, 60_000);
+
+  it("shows a delegation nested under the answer: the hand-over, the delegate's own words and tool calls, collapsible, and its usage; a reload shows the same", async () => {
+    const page = await browser.signIn('pia', 'Pia');
+    const usage = { input_tokens: 100, output_tokens: 10 };
+    h.fake.script(
+      { text: 'Bringing in Cereal.', toolCalls: [{ id: 'toolu_deleg', name: 'delegate_agent', input: { agent_id: 'cereal', task: 'Is lodash vulnerable in acme/web?' } }], usage },
+      { text: 'Checking the agent list.', toolCalls: [{ id: 'toolu_info', name: 'get_agent_info', input: { agent_id: 'phreak' } }], usage },
+      { text: ['lodash 4.17.20 is **vulnerable**; ', 'upgrade ', 'to ', '4.17.21.'], usage, deltaDelayMs: 400 },
+      { text: 'Cereal found one problem: lodash.', usage },
+    );
+    await ask(page, 'Is acme/web safe?');
+    const delegation = assistant(page).getByTestId('delegation');
+    // While cereal works, its part is open and says so.
+    await delegation.getByTestId('delegation-status').getByText('working…').waitFor();
+    expect(await delegation.getByTestId('handover').textContent()).toBe('zero → cereal');
+    expect(await delegation.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(true);
+    await shot(page, '24-delegation-working');
+
+    await assistant(page).getByText('Cereal found one problem: lodash.').waitFor();
+    await delegation.getByTestId('delegation-status').getByText('handed back · 220 tokens', { exact: false }).waitFor();
+    // Handed back: collapsed to its one line; the caller's answer does not repeat the delegate's words.
+    expect(await delegation.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    const callerWords = await assistant(page).locator(':scope > .markdown').allTextContents();
+    expect(callerWords).toEqual(['Bringing in Cereal.', 'Cereal found one problem: lodash.']);
+    // No separate "delegate_agent done" line: the delegation is the call.
+    expect(await assistant(page).locator(':scope > [data-testid="tool-call"]').count()).toBe(0);
+
+    await delegation.locator('summary').first().click();
+    expect(await delegation.locator('.markdown strong').textContent()).toBe('vulnerable');
+    const nestedCall = delegation.getByTestId('tool-call');
+    expect(await nestedCall.locator('.tool-name').textContent()).toBe('get_agent_info');
+    await nestedCall.getByText('done').waitFor();
+    await shot(page, '25-delegation-opened');
+
+    await page.reload();
+    const reloaded = assistant(page).getByTestId('delegation');
+    await reloaded.getByTestId('delegation-status').getByText('handed back · 220 tokens', { exact: false }).waitFor();
+    expect(await reloaded.getByTestId('handover').textContent()).toBe('zero → cereal');
+    await reloaded.locator('summary').first().click();
+    expect(await reloaded.getByTestId('tool-call').locator('.tool-name').textContent()).toBe('get_agent_info');
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { ApprovalView, type Approvals } from './approvals';
 import { CopyButton } from './copy';
+import type { Delegation } from '@zero/core/wire';
 import type { ConsoleMessage } from './history';
 import { Markdown } from './markdown';
 import { describeRunError } from './run-error';
@@ -48,7 +49,42 @@ function ToolCall({ part, approvals }: { part: ToolPart; approvals?: Approvals }
   );
 }
 
-function PartView({ part, approvals, markdown }: { part: Part; approvals?: Approvals; markdown: boolean }) {
+const DELEGATE_TOOL_STATE = { running: 'input-available', waiting: 'approval-requested', done: 'output-available', failed: 'output-error' } as const;
+
+const tokensAndCost = (usage: { input_tokens: number; output_tokens: number; cost_usd: number }) =>
+  `${(usage.input_tokens + usage.output_tokens).toLocaleString()} tokens · $${usage.cost_usd.toFixed(4)}`;
+
+/** A task handed to another agent: who handed it to whom, the delegate's own words and calls (open while it works), and what it spent. */
+function DelegationView({ delegation: d, approvals }: { delegation: Delegation; approvals?: Approvals }) {
+  return (
+    <details className="delegation" data-testid="delegation" open={!d.status}>
+      <summary>
+        <span className="handover" data-testid="handover">
+          {d.from} → {d.to}
+        </span>{' '}
+        <span className="tool-state" data-testid="delegation-status">
+          {d.status ? (d.status === 'completed' ? 'handed back' : d.status) : 'working…'}
+          {d.usage ? ` · ${tokensAndCost(d.usage)}` : ''}
+        </span>
+      </summary>
+      <div className="delegation-body">
+        {d.text ? <Markdown text={d.text} /> : null}
+        {d.tools.map((t) => (
+          <ToolCall
+            key={t.id}
+            part={{ type: `tool-${t.name}`, toolCallId: t.id, state: DELEGATE_TOOL_STATE[t.state], input: t.input, output: t.output, errorText: t.output }}
+            approvals={approvals}
+          />
+        ))}
+      </div>
+    </details>
+  );
+}
+
+function PartView({ part, approvals, markdown, delegated }: { part: Part; approvals?: Approvals; markdown: boolean; delegated: ReadonlySet<string> }) {
+  // A delegate_agent call shows as its delegation.
+  if ('toolCallId' in part && delegated.has(part.toolCallId)) return null;
+  if (part.type === 'data-delegation') return <DelegationView delegation={part.data} approvals={approvals} />;
   // A person's message shows as they typed it; an answer is Markdown.
   if (part.type === 'text') return markdown ? <Markdown text={part.text} /> : <div className="text">{part.text}</div>;
   if (part.type.startsWith('tool-')) return <ToolCall part={part as unknown as ToolPart} approvals={approvals} />;
@@ -85,7 +121,7 @@ function Footer({ message }: { message: ConsoleMessage }) {
         <span data-testid="run-status">
           {meta.agent_id ? `${meta.agent_id} · ` : ''}
           {meta.status}
-          {usage ? ` · ${(usage.input_tokens + usage.output_tokens).toLocaleString()} tokens · $${usage.cost_usd.toFixed(4)}` : ''}
+          {usage ? ` · ${tokensAndCost(usage)}` : ''}
         </span>
       ) : (
         <span />
@@ -131,6 +167,7 @@ export interface MessageViewProps {
 /** One message: who wrote it (a person by the name they chose and by their user id, which no one else can take), then its parts in order. */
 export function MessageView({ message, approvals, agentName, onRetry, streamError }: MessageViewProps) {
   const failure = message.metadata?.error ?? streamError;
+  const delegated = new Set(message.parts.flatMap((p) => (p.type === 'data-delegation' && p.data.tool_call_id ? [p.data.tool_call_id] : [])));
   const writer = message.role === 'user' ? message.metadata?.author : undefined;
   const author = message.role === 'user' ? (writer ? (writer.name ?? writer.id) : 'You') : agentName(message.metadata?.agent_id);
   return (
@@ -147,7 +184,7 @@ export function MessageView({ message, approvals, agentName, onRetry, streamErro
         ) : null}
       </div>
       {message.parts.map((part, i) => (
-        <PartView key={i} part={part} approvals={approvals} markdown={message.role === 'assistant'} />
+        <PartView key={i} part={part} approvals={approvals} markdown={message.role === 'assistant'} delegated={delegated} />
       ))}
       {message.metadata?.status === 'cancelled' ? (
         <div className="note" data-testid="stopped">

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { UIMessageChunk } from 'ai';
 import type { DoneStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
 import { sseFrame } from './sse';
+import { DelegationParts } from './ui-delegations';
 
 /**
  * The AI SDK's UI message stream (what `useChat` reads), encoded from Zero's
@@ -41,6 +42,7 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
   const streamingInputs = new Set<string>();
   /** Denied calls: their part shows the denial, not the error result the model is given. */
   const denied = new Set<string>();
+  const delegations = new DelegationParts();
 
   function* closeText(): Generator<ZeroUIMessageChunk> {
     if (openText) yield { type: 'text-end', id: openText };
@@ -62,6 +64,12 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
       // A stream always opens with `start`, even when the run failed before it began.
       yield { type: 'start', ...('run_id' in event && event.run_id ? { messageId: event.run_id } : {}) };
       started = true;
+    }
+    if ('parent_run_id' in event && event.parent_run_id) {
+      // A delegate's own events show nested in its delegation, not in the caller's answer.
+      yield* closeText();
+      yield* delegations.take(event);
+      continue;
     }
     switch (event.type) {
       case 'start':
