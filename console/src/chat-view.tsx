@@ -72,6 +72,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     },
   });
   const { messages, status, setMessages, resumeStream, error } = chat;
+  const listChanged = useRef(onListChanged);
+  listChanged.current = onListChanged;
   const state = useRef({ messages, status });
   state.current = { messages, status };
 
@@ -101,6 +103,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       if (!parsed.success || !('run_id' in parsed.data) || !parsed.data.run_id) return;
       const event = parsed.data;
       const { messages: shown, status: now } = state.current;
+      // A run ended or began to wait: the list's markers and order follow.
+      if (event.type === 'done') listChanged.current();
       if (event.type === 'confirmation_required') {
         if (event.run_id) waited.current.add(event.run_id);
         pendingNow.current = new Map(pendingNow.current).set(event.id, { toolCallId: event.id, name: event.name });
@@ -148,13 +152,15 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     return () => source.close();
   }, [creds, sessionId, detail, setMessages, resumeStream]);
 
-  const bottom = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    // Not returned: Chromium's scroll methods now return a promise, which React would take for a cleanup.
-    void bottom.current?.scrollIntoView({ block: 'end' });
+    // Only the messages scroll (scrollIntoView would scroll the page too, clipping the top bar and the first author).
+    const box = list.current;
+    if (box) box.scrollTop = box.scrollHeight;
   }, [messages, error]);
 
   const busy = status === 'submitted' || status === 'streaming';
+  const spent = sessionUsage(messages);
   const busyNow = useRef(busy);
   busyNow.current = busy;
   // Esc stops the answer being written, wherever the focus is (a dialog's own Esc is its to handle).
@@ -262,6 +268,11 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             <option value="neutral">neutral</option>
           </select>
         </label>
+        {spent.runs ? (
+          <span className="session-usage" data-testid="session-usage" title="What this session's answers used, as shown here">
+            {spent.tokens.toLocaleString()} tokens · ${spent.cost.toFixed(4)}
+          </span>
+        ) : null}
       </div>
 
       {pending.size ? (
@@ -269,8 +280,15 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
           <span className="badge">awaiting approval</span> {[...pending.values()].map((p) => p.name).join(', ')}
         </div>
       ) : null}
-      <div className="messages" data-testid="messages">
-        {messages.length === 0 ? <p className="empty">Send a message to start the session.</p> : null}
+      <div className="messages" data-testid="messages" ref={list} aria-live="polite" aria-busy={busy}>
+        {messages.length === 0 ? (
+          <div className="empty start" data-testid="chat-empty">
+            <p>
+              <strong>Ask {agentName(undefined)} anything.</strong> The first message starts the session; it is listed on the left under its first words.
+            </p>
+            <p>Enter sends, Shift+Enter starts a new line, Esc stops an answer.</p>
+          </div>
+        ) : null}
         {messages.map((m, i) => {
           const last = i === messages.length - 1;
           return (
@@ -296,13 +314,13 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             {notice}
           </div>
         ) : null}
-        <div ref={bottom} />
       </div>
 
       {canWrite ? (
         <form className="composer" onSubmit={(e) => void send(e)}>
           <textarea
             data-testid="composer"
+            aria-label={`Message to ${agentName(undefined)}`}
             value={input}
             placeholder="Message"
             rows={2}
@@ -328,6 +346,21 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       )}
     </section>
   );
+}
+
+/** What the session's answers used: each finished answer's tokens and cost (a delegate's are in its caller's). */
+function sessionUsage(messages: ConsoleMessage[]): { runs: number; tokens: number; cost: number } {
+  let runs = 0;
+  let tokens = 0;
+  let cost = 0;
+  for (const m of messages) {
+    const usage = m.metadata?.usage;
+    if (m.role !== 'assistant' || !usage) continue;
+    runs += 1;
+    tokens += usage.input_tokens + usage.output_tokens;
+    cost += usage.cost_usd;
+  }
+  return { runs, tokens, cost };
 }
 
 /** The calls the session's run waits on, as the server last said. */
