@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { UIMessageChunk } from 'ai';
 import type { DoneStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
 import { sseFrame } from './sse';
-import { DelegationParts } from './ui-delegations';
+import type { DelegationParts } from './ui-delegations';
 
 /**
  * The AI SDK's UI message stream (what `useChat` reads), encoded from Zero's
@@ -42,7 +42,8 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
   const streamingInputs = new Set<string>();
   /** Denied calls: their part shows the denial, not the error result the model is given. */
   const denied = new Set<string>();
-  const delegations = new DelegationParts();
+  /** Loaded with the first delegated event: most runs never delegate (and the cold-start budget is tight). */
+  let delegations: DelegationParts | undefined;
 
   function* closeText(): Generator<ZeroUIMessageChunk> {
     if (openText) yield { type: 'text-end', id: openText };
@@ -68,6 +69,7 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
     if ('parent_run_id' in event && event.parent_run_id) {
       // A delegate's own events show nested in its delegation, not in the caller's answer.
       yield* closeText();
+      delegations ??= new (await import('./ui-delegations')).DelegationParts();
       yield* delegations.take(event);
       continue;
     }
