@@ -28,6 +28,16 @@ export class ConsoleBrowser {
     return new ConsoleBrowser(await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), h);
   }
 
+  /** A fresh browser profile, not signed in. */
+  async newPage(options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+    const context = await this.browser.newContext({ viewport: options.viewport ?? DESKTOP, colorScheme: options.colorScheme ?? 'light' });
+    this.contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (error) => this.pageErrors.push(`[anonymous] ${error.stack ?? error.message}`));
+    return page;
+  }
+
   /** A fresh browser profile signed in as this user (a key made through the API), at the console's start page. */
   async signIn(userId: string, name: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
     const context = await this.browser.newContext({ viewport: options.viewport ?? DESKTOP, colorScheme: options.colorScheme ?? 'light' });
