@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { MemoryPanel } from './memory';
+import { ProjectsPanel } from './projects';
 import { meResponseSchema, sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type Me, type SessionDetail } from '@zero/core/wire';
 import { Members } from './members';
 import { SessionsList, type ListedSession } from './sessions-list';
@@ -97,6 +98,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   const [me, setMe] = useState<Me>();
   const [menuOpen, setMenuOpen] = useState(false);
   const [memoryOpen, setMemoryOpen] = useState(false);
+  const [projectsOpen, setProjectsOpen] = useState(false);
 
   const refreshList = useCallback(async () => {
     setSessions((await api(creds, 'GET', '/sessions?limit=100', undefined, sessionListSchema)).sessions);
@@ -137,6 +139,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   function closePanels() {
     setMenuOpen(false);
     setMemoryOpen(false);
+    setProjectsOpen(false);
   }
   function startNew() {
     const id = freshChat(fresh.current);
@@ -154,9 +157,14 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           New session
         </button>
         <SessionsList sessions={sessions} selected={selected} onOpen={closePanels} />
-        <button className="secondary" data-testid="open-memory" onClick={() => (setMemoryOpen(true), setMenuOpen(false))}>
-          Memory
-        </button>
+        <div className="panel-buttons">
+          <button className="secondary" data-testid="open-projects" onClick={() => (closePanels(), setProjectsOpen(true))}>
+            Projects
+          </button>
+          <button className="secondary" data-testid="open-memory" onClick={() => (closePanels(), setMemoryOpen(true))}>
+            Memory
+          </button>
+        </div>
         <div className="account" data-testid="account">
           <span className="account-name">
             {me ? (me.name ?? me.id) : '…'}
@@ -176,6 +184,9 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           <button className="secondary menu" onClick={() => setMenuOpen(!menuOpen)} aria-label="Sessions" aria-expanded={menuOpen}>
             ☰
           </button>
+          {memoryOpen || projectsOpen ? (
+            <h2 data-testid="panel-title">{memoryOpen ? 'Memory' : 'Projects'}</h2>
+          ) : (
           <SessionTitle
             key={selected}
             creds={creds}
@@ -183,10 +194,13 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
             onChanged={() => (void refreshList(), void loadDetail(selected))}
             onDeleted={() => (void refreshList(), startNew())}
           />
-          {current ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void loadDetail(selected)} /> : null}
+          )}
+          {current && !memoryOpen && !projectsOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void loadDetail(selected)} /> : null}
         </header>
         {memoryOpen ? (
           <MemoryPanel creds={creds} />
+        ) : projectsOpen ? (
+          <ProjectsPanel creds={creds} />
         ) : detail ? (
           <ChatView
             key={selected}
