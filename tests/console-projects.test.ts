@@ -23,7 +23,10 @@ describe('the console: projects and reports', () => {
     await h?.close();
     await rm(dir, { recursive: true, force: true });
   });
-  afterEach(() => expect(browser.pageErrors).toEqual([]));
+  afterEach(() => {
+    h.fake.reset();
+    expect(browser.pageErrors).toEqual([]);
+  });
 
   it('browses a project: reports open (Markdown rendered, the PDF in the viewer) and download; files show; a .tar.gz and a folder upload', async () => {
     const ada = await h.userHeaders('ada', 'Ada');
@@ -80,6 +83,16 @@ describe('the console: projects and reports', () => {
     expect(json.files.map((f: { path: string }) => f.path).sort()).toEqual(['CHANGELOG.md', 'README.md', 'docs/guide.md', 'notes/todo.txt', 'src/index.ts']);
     expect(await (await fetch(`${h.url}/api/v2/projects/acme/site/files/notes/todo.txt`, { headers: ada })).text()).toBe('ship it\n');
     await shot(page, '52-project-files');
+
+    // A new session offers the project and is listed with it.
+    await page.getByTestId('new-session').click();
+    await expect.poll(() => page.locator('#project-options option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(['acme/site']);
+    await page.getByTestId('agent').selectOption('tester');
+    await page.getByTestId('project').fill('acme/site');
+    h.fake.script({ text: 'Reading the site.' });
+    await page.getByTestId('composer').fill('What is in the site?');
+    await page.getByTestId('send').click();
+    await page.getByTestId('sessions').getByTestId('session-meta').getByText('tester · acme/site', { exact: false }).waitFor();
 
     const phone = await browser.signIn('ada', 'Ada', { viewport: PHONE });
     await phone.getByRole('button', { name: 'Sessions' }).click();

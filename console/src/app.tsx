@@ -187,13 +187,13 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           {memoryOpen || projectsOpen ? (
             <h2 data-testid="panel-title">{memoryOpen ? 'Memory' : 'Projects'}</h2>
           ) : (
-          <SessionTitle
-            key={selected}
-            creds={creds}
-            detail={current}
-            onChanged={() => (void refreshList(), void loadDetail(selected))}
-            onDeleted={() => (void refreshList(), startNew())}
-          />
+            <SessionTitle
+              key={selected}
+              creds={creds}
+              detail={current}
+              onChanged={() => (void refreshList(), void loadDetail(selected))}
+              onDeleted={() => (void refreshList(), startNew())}
+            />
           )}
           {current && !memoryOpen && !projectsOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void loadDetail(selected)} /> : null}
         </header>

@@ -1,7 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
+import { projectListSchema, sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
 import { api, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
@@ -26,6 +26,15 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   const [voice, setVoice] = useState<Voice | ''>(detail?.session.voice_mode ?? '');
   const [input, setInput] = useState('');
   const [notice, setNotice] = useState<string>();
+  /** The projects a new session may be bound to, offered as the Project box's suggestions. */
+  const [projectIds, setProjectIds] = useState<string[]>([]);
+  useEffect(() => {
+    if (detail) return;
+    api(creds, 'GET', '/projects', undefined, projectListSchema).then(
+      ({ projects }) => setProjectIds(projects.map((p) => p.id)),
+      () => undefined,
+    );
+  }, []);
   const options = useRef({ agentId, projectId, voice, created: Boolean(detail) });
   options.current = { agentId, projectId, voice, created: options.current.created };
   const pendingSync = useRef(false);
@@ -252,6 +261,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
           Project
           <input
             data-testid="project"
+            list="project-options"
             value={projectId}
             placeholder="owner/repo"
             onChange={(e) => setProjectId(e.target.value)}
@@ -259,6 +269,11 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             title={options.current.created ? 'A session keeps the project it started with' : 'Bind the session to a project'}
           />
         </label>
+        <datalist id="project-options">
+          {projectIds.map((id) => (
+            <option key={id} value={id} />
+          ))}
+        </datalist>
         <label>
           Voice
           <select data-testid="voice" value={voice} onChange={(e) => void switchVoice(e.target.value as Voice | '')} disabled={!canWrite}>
