@@ -299,7 +299,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
         {messages.length === 0 ? (
           <div className="empty start" data-testid="chat-empty">
             <p>
-              <strong>Ask {agentName(undefined)} anything.</strong> The first message starts the session; it is listed on the left under its first words.
+              <strong>Ask {agentName(undefined)} anything.</strong> The first message starts the session, listed under Sessions by its first words.
             </p>
             <p>Enter sends, Shift+Enter starts a new line, Esc stops an answer.</p>
           </div>
