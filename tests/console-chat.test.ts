@@ -154,6 +154,8 @@ describe('the console chat, in a real browser', () => {
     const nestedCall = delegation.getByTestId('tool-call');
     expect(await nestedCall.locator('.tool-name').textContent()).toBe('get_agent_info');
     await nestedCall.getByText('done').waitFor();
+    // Its words and its call in the order it made them.
+    expect(await delegation.locator('.delegation-body > *').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).toEqual(['markdown', 'tool-call', 'markdown']);
     await shot(page, '25-delegation-opened');
 
     await page.reload();

@@ -40,11 +40,15 @@ describe('a delegation in the UI message stream', () => {
       from: 'zero',
       to: 'cereal',
       tool_call_id: 'toolu_deleg',
-      text: 'Checking the agent list.\n\nlodash 4.17.20 is **vulnerable**; upgrade to 4.17.21.',
       status: 'completed',
       usage: { input_tokens: 200, output_tokens: 20 },
     });
-    expect(data.tools).toEqual([{ id: 'toolu_info', name: 'get_agent_info', input: { agent_id: 'phreak' }, state: 'done', output: expect.stringContaining('phreak') }]);
+    // Its words and calls in the order it made them.
+    expect(data.items).toEqual([
+      { type: 'text', text: 'Checking the agent list.' },
+      { type: 'tool', id: 'toolu_info', name: 'get_agent_info', input: { agent_id: 'phreak' }, state: 'done', output: expect.stringContaining('phreak') },
+      { type: 'text', text: 'lodash 4.17.20 is **vulnerable**; upgrade to 4.17.21.' },
+    ]);
     // The part sits right after the call that delegated.
     const callIndex = answer.parts.findIndex((p) => 'toolCallId' in p && p.toolCallId === 'toolu_deleg');
     expect(answer.parts[callIndex + 1]!.type).toBe('data-delegation');

@@ -68,14 +68,17 @@ function DelegationView({ delegation: d, approvals }: { delegation: Delegation; 
         </span>
       </summary>
       <div className="delegation-body">
-        {d.text ? <Markdown text={d.text} /> : null}
-        {d.tools.map((t) => (
-          <ToolCall
-            key={t.id}
-            part={{ type: `tool-${t.name}`, toolCallId: t.id, state: DELEGATE_TOOL_STATE[t.state], input: t.input, output: t.output, errorText: t.output }}
-            approvals={approvals}
-          />
-        ))}
+        {d.items.map((item, i) =>
+          item.type === 'text' ? (
+            <Markdown key={i} text={item.text} />
+          ) : (
+            <ToolCall
+              key={item.id}
+              part={{ type: `tool-${item.name}`, toolCallId: item.id, state: DELEGATE_TOOL_STATE[item.state], input: item.input, output: item.output, errorText: item.output }}
+              approvals={approvals}
+            />
+          ),
+        )}
       </div>
     </details>
   );

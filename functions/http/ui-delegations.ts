@@ -1,4 +1,4 @@
-import type { Delegation, StreamEvent } from '@zero/core/wire';
+import type { DelegateTool, Delegation, StreamEvent } from '@zero/core/wire';
 import type { ZeroUIMessageChunk } from './ui-message-stream';
 
 /** A text update is sent once this much text waits, or this long after the last one (the next event sends it). */
@@ -22,7 +22,7 @@ export class DelegationParts {
     let part = this.shown.get(runId);
     if (!part) {
       const from = event.type === 'agent_switch' ? (event.from ?? '') : '';
-      part = { run_id: runId, parent_run_id: event.parent_run_id, from, to: event.agent_id ?? '', text: '', tools: [] };
+      part = { run_id: runId, parent_run_id: event.parent_run_id, from, to: event.agent_id ?? '', items: [] };
       this.shown.set(runId, part);
     }
     switch (event.type) {
@@ -37,24 +37,25 @@ export class DelegationParts {
         }
         break;
       case 'text': {
-        part.text += event.delta;
+        const last = part.items.at(-1);
+        if (last?.type === 'text') last.text += event.delta;
+        else part.items.push({ type: 'text', text: event.delta });
+        const chars = textLength(part);
         const sent = this.sentAt.get(runId) ?? { chars: 0, at: 0 };
-        if (part.text.length - sent.chars < TEXT_BATCH_CHARS && Date.now() - sent.at < TEXT_BATCH_MS) return;
+        if (chars - sent.chars < TEXT_BATCH_CHARS && Date.now() - sent.at < TEXT_BATCH_MS) return;
         break;
       }
       case 'tool_call':
-        // Words after a tool call start a new paragraph.
-        if (part.text && !part.text.endsWith('\n')) part.text += '\n\n';
-        part.tools.push({ id: event.id, name: event.name, input: event.input ?? {}, state: 'running' });
+        part.items.push({ type: 'tool', id: event.id, name: event.name, input: event.input ?? {}, state: 'running' });
         break;
       case 'tool_result': {
-        const tool = part.tools.find((t) => t.id === event.id);
+        const tool = toolOf(part, event.id);
         if (tool) Object.assign(tool, { state: event.is_error ? 'failed' : 'done', output: event.content });
         break;
       }
       case 'confirmation_required': {
         // The delegate's call waits for a person: the console shows Approve / Deny under it.
-        const tool = part.tools.find((t) => t.id === event.id);
+        const tool = toolOf(part, event.id);
         if (tool) tool.state = 'waiting';
         break;
       }
@@ -69,7 +70,10 @@ export class DelegationParts {
   }
 
   private *send(part: Delegation): Generator<ZeroUIMessageChunk> {
-    this.sentAt.set(part.run_id, { chars: part.text.length, at: Date.now() });
+    this.sentAt.set(part.run_id, { chars: textLength(part), at: Date.now() });
     yield { type: 'data-delegation', id: part.run_id, data: structuredClone(part) };
   }
 }
+
+const textLength = (part: Delegation) => part.items.reduce((sum, item) => sum + (item.type === 'text' ? item.text.length : 0), 0);
+const toolOf = (part: Delegation, id: string) => part.items.find((item): item is DelegateTool => item.type === 'tool' && item.id === id);

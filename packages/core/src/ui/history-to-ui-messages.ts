@@ -1,5 +1,5 @@
 import type { UIMessage } from 'ai';
-import type { Delegation, HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
+import type { DelegateTool, Delegation, HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
 
 /** A chat message as `useChat` holds it, with Zero's metadata and data parts. */
 export type ZeroUIMessage = UIMessage<UIMessageMetadata, UIDataTypes>;
@@ -65,7 +65,7 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
       // A child run's id is the caller's run id and its `delegate_agent` call's id.
       const toolCallId = record.run_id.startsWith(`${parent}:`) ? record.run_id.slice(parent.length + 1) : undefined;
       const to = 'agent_id' in record && typeof record.agent_id === 'string' ? record.agent_id : '';
-      const data: Delegation = { run_id: record.run_id, parent_run_id: parent, from, to, ...(toolCallId ? { tool_call_id: toolCallId } : {}), text: '', tools: [] };
+      const data: Delegation = { run_id: record.run_id, parent_run_id: parent, from, to, ...(toolCallId ? { tool_call_id: toolCallId } : {}), items: [] };
       shown = { data, answerRun };
       delegations.set(record.run_id, shown);
       answerFor(answerRun).parts.push({ type: 'data-delegation', id: record.run_id, data });
@@ -73,7 +73,7 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
     return shown.data;
   };
   const settleDelegated = (delegation: Delegation, id: string, content: string, isError?: boolean) => {
-    const tool = delegation.tools.find((t) => t.id === id);
+    const tool = delegatedCall(delegation, id);
     if (tool) Object.assign(tool, { state: isError ? 'failed' : 'done', output: content });
   };
 
@@ -82,16 +82,18 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
       const delegation = delegationFor(record as HistoryRecord & { parent_run_id: string });
       if (record.kind === 'assistant') {
         for (const block of record.content as { type: string; [key: string]: unknown }[]) {
-          if (block.type === 'text' && typeof block.text === 'string') delegation.text += block.text;
-          else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
-            if (delegation.text && !delegation.text.endsWith('\n')) delegation.text += '\n\n';
-            delegation.tools.push({ id: String(block.id), name: String(block.name), input: block.input ?? {}, state: 'running' });
+          const last = delegation.items.at(-1);
+          if (block.type === 'text' && typeof block.text === 'string' && block.text) {
+            if (last?.type === 'text') last.text += block.text;
+            else delegation.items.push({ type: 'text', text: block.text });
+          } else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+            delegation.items.push({ type: 'tool', id: String(block.id), name: String(block.name), input: block.input ?? {}, state: 'running' });
           }
         }
       } else if (record.kind === 'tool_results') for (const result of record.results) settleDelegated(delegation, result.tool_use_id, result.content, result.is_error);
       else if (record.kind === 'tool_result') settleDelegated(delegation, record.tool_use_id, record.content, record.is_error);
       else if (record.kind === 'approval_request' && !record.client_tool) {
-        const tool = delegation.tools.find((t) => t.id === record.tool_use_id);
+        const tool = delegatedCall(delegation, record.tool_use_id);
         if (tool) tool.state = 'waiting';
       } else if (record.kind === 'approval' && record.result) settleDelegated(delegation, record.tool_use_id, record.result.content, record.result.is_error);
       else if (record.kind === 'run_end') Object.assign(delegation, { status: record.status, usage: record.usage });
@@ -169,6 +171,9 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
   }
   return messages;
 }
+
+/** A delegate's call in its delegation part. */
+const delegatedCall = (delegation: Delegation, id: string) => delegation.items.find((item): item is DelegateTool => item.type === 'tool' && item.id === id);
 
 /** A web search result block as the stream's `tool_result` shows it: titles and URLs. */
 function describeSearchResult(content: unknown): { content: string; is_error: boolean } {

@@ -3,6 +3,7 @@ import { authorSchema, doneStatusSchema, runStatusSchema, usageSchema } from './
 
 /** A tool call of a delegate, as its delegation part shows it. */
 export const delegateToolSchema = z.object({
+  type: z.literal('tool'),
   id: z.string(),
   name: z.string(),
   input: z.unknown(),
@@ -24,12 +25,13 @@ export const delegationSchema = z.object({
   to: z.string(),
   /** The caller's `delegate_agent` call this delegation answers. */
   tool_call_id: z.string().optional(),
-  text: z.string(),
-  tools: z.array(delegateToolSchema),
+  /** The delegate's words and tool calls, in the order it wrote and made them. */
+  items: z.array(z.union([z.object({ type: z.literal('text'), text: z.string() }), delegateToolSchema])),
   status: runStatusSchema.optional(),
   usage: usageSchema.optional(),
 });
 export type Delegation = z.infer<typeof delegationSchema>;
+export type DelegateTool = z.infer<typeof delegateToolSchema>;
 
 /**
  * What Zero puts on a message of the AI SDK's UI message stream (`POST /ui/chat`):
