@@ -1,6 +1,9 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { MemoryPanel } from './memory';
-import { sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type SessionDetail, type SessionList } from '@zero/core/wire';
+import { ProjectsPanel } from './projects';
+import { meResponseSchema, sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type Me, type SessionDetail } from '@zero/core/wire';
+import { Members } from './members';
+import { SessionsList, type ListedSession } from './sessions-list';
 import { ApiError, api, loadAgents, type Credentials } from './api';
 import { ChatView } from './chat-view';
 
@@ -87,22 +90,27 @@ function SignIn({ onSignedIn, failure }: { onSignedIn(creds: Credentials): void;
 }
 
 function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: Agent[]; onSignOut(): void }) {
-  const [sessions, setSessions] = useState<SessionList['sessions']>([]);
-  const [selected, setSelected] = useState<string>(() => sessionFromHash() ?? newChatId());
+  const [sessions, setSessions] = useState<ListedSession[]>();
+  /** Ids of new chats opened here: no session exists for them until the first message, so nothing is fetched. */
+  const fresh = useRef(new Set<string>());
+  const [selected, setSelected] = useState<string>(() => sessionFromHash() ?? freshChat(fresh.current));
   const [detail, setDetail] = useState<SessionDetail | 'missing'>();
+  const [me, setMe] = useState<Me>();
   const [menuOpen, setMenuOpen] = useState(false);
   const [memoryOpen, setMemoryOpen] = useState(false);
+  const [projectsOpen, setProjectsOpen] = useState(false);
 
   const refreshList = useCallback(async () => {
-    setSessions((await api(creds, 'GET', '/sessions?limit=50', undefined, sessionListSchema)).sessions);
+    setSessions((await api(creds, 'GET', '/sessions?limit=100', undefined, sessionListSchema)).sessions);
   }, [creds]);
 
   const loadDetail = useCallback(
     async (id: string) => {
       try {
         setDetail(await api(creds, 'GET', `/sessions/${id}`, undefined, sessionDetailSchema));
+        fresh.current.delete(id);
       } catch (error) {
-        // A new chat's id: the first message creates the session.
+        // A chat whose first message has not been sent: the message creates the session.
         if (error instanceof ApiError && error.status === 404) setDetail('missing');
         else throw error;
       }
@@ -112,8 +120,10 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
 
   useEffect(() => {
     void refreshList();
-  }, [refreshList]);
+    void api(creds, 'GET', '/me', undefined, meResponseSchema).then(({ user }) => setMe(user));
+  }, [refreshList, creds]);
   useEffect(() => {
+    if (fresh.current.has(selected)) return setDetail('missing');
     setDetail(undefined);
     void loadDetail(selected);
   }, [selected, loadDetail]);
@@ -126,56 +136,74 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
     return () => removeEventListener('hashchange', onHash);
   }, []);
 
-  function open(id: string) {
-    location.hash = `#/s/${id}`;
-    setSelected(id);
+  function closePanels() {
     setMenuOpen(false);
     setMemoryOpen(false);
+    setProjectsOpen(false);
+  }
+  function startNew() {
+    const id = freshChat(fresh.current);
+    // The URL names a session once it exists.
+    history.replaceState(null, '', location.pathname + location.search);
+    setSelected(id);
+    closePanels();
   }
 
   const current = detail && detail !== 'missing' ? detail : undefined;
   return (
     <div className="workspace">
-      <aside className={menuOpen ? 'sidebar open' : 'sidebar'}>
-        <button data-testid="new-session" onClick={() => open(newChatId())}>
+      <aside className={menuOpen ? 'sidebar open' : 'sidebar'} aria-label="Sessions and account">
+        <button data-testid="new-session" onClick={startNew}>
           New session
         </button>
-        <nav data-testid="sessions">
-          {sessions.map((s) => (
-            <a key={s.session_id} href={`#/s/${s.session_id}`} className={s.session_id === selected ? 'active' : ''} onClick={() => (setMenuOpen(false), setMemoryOpen(false))}>
-              <span className="title">{s.title}</span>
-              {s.awaiting_approval_since ? (
-                <span className="badge" data-testid="session-waiting">
-                  awaiting approval
-                </span>
-              ) : null}
-              <span className="meta">
-                {s.agent_id}
-                {s.role && s.role !== 'owner' ? ` · ${s.role}` : ''}
-              </span>
-            </a>
-          ))}
-        </nav>
-        <button className="secondary" data-testid="open-memory" onClick={() => (setMemoryOpen(true), setMenuOpen(false))}>
-          Memory
-        </button>
-        <button className="secondary" data-testid="sign-out" onClick={onSignOut}>
-          Sign out
-        </button>
+        <SessionsList sessions={sessions} selected={selected} onOpen={closePanels} />
+        <div className="panel-buttons">
+          <button className="secondary" data-testid="open-projects" onClick={() => (closePanels(), setProjectsOpen(true))}>
+            Projects
+          </button>
+          <button className="secondary" data-testid="open-memory" onClick={() => (closePanels(), setMemoryOpen(true))}>
+            Memory
+          </button>
+        </div>
+        <div className="account" data-testid="account">
+          <span className="account-name">
+            {me ? (me.name ?? me.id) : '…'}
+            {me?.name ? <span className="author-id"> {me.id}</span> : null}
+          </span>
+          <span className="meta" data-testid="account-role">
+            {me ? (me.admin ? 'administrator' : 'user') : ''}
+            {current ? ` · ${current.role} of this session` : ''}
+          </span>
+          <button className="secondary" data-testid="sign-out" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
       </aside>
       <main>
         <header className="topbar">
-          <button className="secondary menu" onClick={() => setMenuOpen(!menuOpen)} aria-label="Sessions">
+          <button className="secondary menu" onClick={() => setMenuOpen(!menuOpen)} aria-label="Sessions" aria-expanded={menuOpen}>
             ☰
           </button>
-          <h2 data-testid="session-title">{current?.session.title ?? 'New session'}</h2>
-          {current ? <Members creds={creds} detail={current} onChanged={() => void loadDetail(selected)} /> : null}
+          {memoryOpen || projectsOpen ? (
+            <h2 data-testid="panel-title">{memoryOpen ? 'Memory' : 'Projects'}</h2>
+          ) : (
+            <SessionTitle
+              key={selected}
+              creds={creds}
+              detail={current}
+              onChanged={() => (void refreshList(), void loadDetail(selected))}
+              onDeleted={() => (void refreshList(), startNew())}
+            />
+          )}
+          {current && !memoryOpen && !projectsOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void loadDetail(selected)} /> : null}
         </header>
         {memoryOpen ? (
           <MemoryPanel creds={creds} />
+        ) : projectsOpen ? (
+          <ProjectsPanel creds={creds} />
         ) : detail ? (
           <ChatView
-            key={`${selected}:${current ? 'stored' : 'new'}`}
+            key={selected}
             creds={creds}
             sessionId={selected}
             agents={agents}
@@ -195,48 +223,99 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   );
 }
 
-/** Who is in the session; an owner can add someone by user id. */
-function Members({ creds, detail, onChanged }: { creds: Credentials; detail: SessionDetail; onChanged(): void }) {
-  const [userId, setUserId] = useState('');
-  const [role, setRole] = useState('editor');
+/** The session's title, renamed in place by its editors; its owner may delete it (after saying so twice). */
+function SessionTitle({ creds, detail, onChanged, onDeleted }: { creds: Credentials; detail?: SessionDetail; onChanged(): void; onDeleted(): void }) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState('');
+  const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string>();
-  async function add(e: FormEvent) {
+  if (!detail) return <h2 data-testid="session-title">New session</h2>;
+  const id = detail.session.session_id;
+
+  async function rename(e: FormEvent) {
     e.preventDefault();
+    const next = title.trim();
+    if (!next || next === detail!.session.title) return setEditing(false);
     try {
-      await api(creds, 'PUT', `/sessions/${detail.session.session_id}/members/${encodeURIComponent(userId.trim())}`, { role });
-      setUserId('');
+      await api(creds, 'PATCH', `/sessions/${id}`, { title: next });
+      setEditing(false);
       setError(undefined);
       onChanged();
     } catch (err) {
       setError((err as Error).message);
     }
   }
+  async function remove() {
+    try {
+      await api(creds, 'DELETE', `/sessions/${id}`);
+      onDeleted();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+
   return (
-    <details className="members">
-      <summary data-testid="members">{detail.members.length} member{detail.members.length === 1 ? '' : 's'}</summary>
-      <ul>
-        {detail.members.map((m) => (
-          <li key={m.user_id}>
-            {m.name ?? m.user_id} <span className="meta">{m.role}</span>
-          </li>
-        ))}
-      </ul>
-      {detail.role === 'owner' ? (
-        <form onSubmit={(e) => void add(e)}>
-          <input placeholder="user id" value={userId} onChange={(e) => setUserId(e.target.value)} required />
-          <select value={role} onChange={(e) => setRole(e.target.value)}>
-            <option value="editor">editor</option>
-            <option value="viewer">viewer</option>
-            <option value="owner">owner</option>
-          </select>
-          <button type="submit">Add</button>
+    <div className="session-title">
+      {editing ? (
+        <form onSubmit={(e) => void rename(e)} className="rename">
+          <input
+            aria-label="Session title"
+            data-testid="rename-input"
+            value={title}
+            maxLength={200}
+            autoFocus
+            onChange={(e) => setTitle(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') {
+                // Esc leaves the title as it was (and does not stop a run).
+                e.preventDefault();
+                setEditing(false);
+              }
+            }}
+          />
+          <button type="submit" data-testid="rename-save">
+            Save
+          </button>
         </form>
+      ) : (
+        <h2 data-testid="session-title" title={detail.session.title}>
+          {detail.session.title}
+        </h2>
+      )}
+      {!editing && detail.role !== 'viewer' ? (
+        <button type="button" className="secondary small" data-testid="rename" onClick={() => (setTitle(detail.session.title), setEditing(true))}>
+          Rename
+        </button>
       ) : null}
-      {error ? <p className="error">{error}</p> : null}
-    </details>
+      {!editing && detail.role === 'owner' ? (
+        confirming ? (
+          <span className="confirm" role="group" aria-label="Delete this session?">
+            Delete for everyone?
+            <button type="button" className="danger small" data-testid="delete-confirm" onClick={() => void remove()}>
+              Delete
+            </button>
+            <button type="button" className="secondary small" onClick={() => setConfirming(false)}>
+              Keep
+            </button>
+          </span>
+        ) : (
+          <button type="button" className="secondary small" data-testid="delete" onClick={() => setConfirming(true)}>
+            Delete
+          </button>
+        )
+      ) : null}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
   );
 }
 
-function newChatId(): string {
-  return crypto.randomUUID();
+/** A new chat's id, remembered as not yet a session. */
+function freshChat(fresh: Set<string>): string {
+  const id = crypto.randomUUID();
+  fresh.add(id);
+  return id;
 }

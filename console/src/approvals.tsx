@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { Author } from '@zero/core/wire';
+import type { StreamEvent } from '@zero/core/wire';
 
 /** A call that waits for a person, as the console shows it. */
 export interface PendingCall {
@@ -7,13 +7,8 @@ export interface PendingCall {
   name: string;
 }
 
-/** A decision recorded on a call, by a member or by Zero (an expiry, an interruption). */
-export interface ShownDecision {
-  decision: 'allow' | 'deny';
-  message?: string;
-  by?: Author;
-  reason?: 'expired' | 'interrupted';
-}
+/** A decision recorded on a call, by a member or by Zero (an expiry, an interruption): the wire's `approval` event's fields. */
+export type ShownDecision = Pick<Extract<StreamEvent, { type: 'approval' }>, 'decision' | 'message' | 'by' | 'reason'>;
 
 /** What a message needs to show and answer the session's approvals. */
 export interface Approvals {

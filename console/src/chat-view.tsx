@@ -1,11 +1,11 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
+import { projectListSchema, sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
 import { api, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
-import { MessageView } from './message-view';
+import { MessageView, RunError } from './message-view';
 
 export interface ChatViewProps {
   creds: Credentials;
@@ -26,6 +26,15 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   const [voice, setVoice] = useState<Voice | ''>(detail?.session.voice_mode ?? '');
   const [input, setInput] = useState('');
   const [notice, setNotice] = useState<string>();
+  /** The projects a new session may be bound to, offered as the Project box's suggestions. */
+  const [projectIds, setProjectIds] = useState<string[]>([]);
+  useEffect(() => {
+    if (detail) return;
+    api(creds, 'GET', '/projects', undefined, projectListSchema).then(
+      ({ projects }) => setProjectIds(projects.map((p) => p.id)),
+      () => undefined,
+    );
+  }, []);
   const options = useRef({ agentId, projectId, voice, created: Boolean(detail) });
   options.current = { agentId, projectId, voice, created: options.current.created };
   const pendingSync = useRef(false);
@@ -72,6 +81,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     },
   });
   const { messages, status, setMessages, resumeStream, error } = chat;
+  const listChanged = useRef(onListChanged);
+  listChanged.current = onListChanged;
   const state = useRef({ messages, status });
   state.current = { messages, status };
 
@@ -101,6 +112,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       if (!parsed.success || !('run_id' in parsed.data) || !parsed.data.run_id) return;
       const event = parsed.data;
       const { messages: shown, status: now } = state.current;
+      // A run ended or began to wait: the list's markers and order follow.
+      if (event.type === 'done') listChanged.current();
       if (event.type === 'confirmation_required') {
         if (event.run_id) waited.current.add(event.run_id);
         pendingNow.current = new Map(pendingNow.current).set(event.id, { toolCallId: event.id, name: event.name });
@@ -148,13 +161,25 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     return () => source.close();
   }, [creds, sessionId, detail, setMessages, resumeStream]);
 
-  const bottom = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    // Not returned: Chromium's scroll methods now return a promise, which React would take for a cleanup.
-    void bottom.current?.scrollIntoView({ block: 'end' });
-  }, [messages]);
+    // Only the messages scroll (scrollIntoView would scroll the page too, clipping the top bar and the first author).
+    const box = list.current;
+    if (box) box.scrollTop = box.scrollHeight;
+  }, [messages, error]);
 
   const busy = status === 'submitted' || status === 'streaming';
+  const spent = sessionUsage(messages);
+  const busyNow = useRef(busy);
+  busyNow.current = busy;
+  // Esc stops the answer being written, wherever the focus is (a dialog's own Esc is its to handle).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented && busyNow.current) void cancel();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
   const canWrite = !detail || detail.role !== 'viewer';
   const approvals: Approvals = {
     pending,
@@ -175,6 +200,19 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     if (!text) return;
     setInput('');
     await chat.sendMessage({ text });
+  }
+
+  /** An agent's name by its id; none: the session's agent. */
+  function agentName(id: string | undefined): string {
+    const agent = agents.find((a) => a.id === (id ?? agentId));
+    return agent?.name || id || agentId || 'Agent';
+  }
+
+  /** Sends the last message again, after a failed answer. */
+  function retry() {
+    const last = messages.findLast((m) => m.role === 'user');
+    const text = last?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    if (text) void chat.sendMessage({ text });
   }
 
   async function cancel() {
@@ -223,6 +261,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
           Project
           <input
             data-testid="project"
+            list="project-options"
             value={projectId}
             placeholder="owner/repo"
             onChange={(e) => setProjectId(e.target.value)}
@@ -230,6 +269,11 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             title={options.current.created ? 'A session keeps the project it started with' : 'Bind the session to a project'}
           />
         </label>
+        <datalist id="project-options">
+          {projectIds.map((id) => (
+            <option key={id} value={id} />
+          ))}
+        </datalist>
         <label>
           Voice
           <select data-testid="voice" value={voice} onChange={(e) => void switchVoice(e.target.value as Voice | '')} disabled={!canWrite}>
@@ -239,6 +283,11 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             <option value="neutral">neutral</option>
           </select>
         </label>
+        {spent.runs ? (
+          <span className="session-usage" data-testid="session-usage" title="What this session's answers used, as shown here">
+            {spent.tokens.toLocaleString()} tokens · ${spent.cost.toFixed(4)}
+          </span>
+        ) : null}
       </div>
 
       {pending.size ? (
@@ -246,28 +295,47 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
           <span className="badge">awaiting approval</span> {[...pending.values()].map((p) => p.name).join(', ')}
         </div>
       ) : null}
-      <div className="messages" data-testid="messages">
-        {messages.length === 0 ? <p className="empty">Send a message to start the session.</p> : null}
-        {messages.map((m) => (
-          <MessageView key={m.id} message={m} approvals={approvals} />
-        ))}
-        {error ? (
-          <div className="error" role="alert">
-            {readableError(error)}
+      <div className="messages" data-testid="messages" ref={list} aria-live="polite" aria-busy={busy}>
+        {messages.length === 0 ? (
+          <div className="empty start" data-testid="chat-empty">
+            <p>
+              <strong>Ask {agentName(undefined)} anything.</strong> The first message starts the session, listed under Sessions by its first words.
+            </p>
+            <p>Enter sends, Shift+Enter starts a new line, Esc stops an answer.</p>
           </div>
+        ) : null}
+        {messages.map((m, i) => {
+          const last = i === messages.length - 1;
+          return (
+            <MessageView
+              key={m.id}
+              message={m}
+              approvals={approvals}
+              agentName={agentName}
+              onRetry={last && canWrite && !busy ? retry : undefined}
+              // A run that failed while it streamed: its answer shows the error (until the history has it).
+              streamError={last && error && m.role === 'assistant' && !m.metadata?.error ? streamError(error) : undefined}
+            />
+          );
+        })}
+        {/* A request refused before any answer began. */}
+        {error && messages.at(-1)?.role !== 'assistant' ? (
+          <article className="message message-assistant">
+            <RunError error={streamError(error)} agent={agentName(undefined)} onRetry={canWrite && !busy ? retry : undefined} />
+          </article>
         ) : null}
         {notice ? (
           <div className="error" role="alert">
             {notice}
           </div>
         ) : null}
-        <div ref={bottom} />
       </div>
 
       {canWrite ? (
         <form className="composer" onSubmit={(e) => void send(e)}>
           <textarea
             data-testid="composer"
+            aria-label={`Message to ${agentName(undefined)}`}
             value={input}
             placeholder="Message"
             rows={2}
@@ -280,8 +348,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             }}
           />
           {busy ? (
-            <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()}>
-              Cancel
+            <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()} title="Stop the answer (Esc)">
+              Stop
             </button>
           ) : null}
           <button type="submit" data-testid="send" disabled={!input.trim()}>
@@ -295,16 +363,37 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   );
 }
 
+/** What the session's answers used: each finished answer's tokens and cost (a delegate's are in its caller's). */
+function sessionUsage(messages: ConsoleMessage[]): { runs: number; tokens: number; cost: number } {
+  let runs = 0;
+  let tokens = 0;
+  let cost = 0;
+  for (const m of messages) {
+    const usage = m.metadata?.usage;
+    if (m.role !== 'assistant' || !usage) continue;
+    runs += 1;
+    tokens += usage.input_tokens + usage.output_tokens;
+    cost += usage.cost_usd;
+  }
+  return { runs, tokens, cost };
+}
+
 /** The calls the session's run waits on, as the server last said. */
 function pendingOf(detail: SessionDetail | undefined): Map<string, PendingCall> {
   return new Map(detail?.awaiting_approval?.pending.map((p) => [p.tool_call_id, { toolCallId: p.tool_call_id, name: p.name }]) ?? []);
 }
 
-/** A failed request's body is Zero's JSON error; show its message. */
-function readableError(error: Error): string {
+/**
+ * What useChat's error holds: a refused request's body (Zero's JSON error), or
+ * the stream's `error` chunk, `<message> (<code>)`.
+ */
+function streamError(error: Error): { code: string; message: string } {
   try {
-    return (JSON.parse(error.message) as { error: { message: string } }).error.message;
+    const { code, message } = (JSON.parse(error.message) as { error: { code: string; message: string } }).error;
+    if (typeof message === 'string') return { code: String(code), message };
   } catch {
-    return error.message;
+    // Not JSON: the stream's own error.
   }
+  const coded = /^([\s\S]*) \(([a-z_]+)\)$/.exec(error.message);
+  return coded ? { message: coded[1]!, code: coded[2]! } : { message: error.message, code: 'error' };
 }

@@ -1,5 +1,9 @@
 import { ApprovalView, type Approvals } from './approvals';
+import { CopyButton } from './copy';
+import type { Delegation } from '@zero/core/wire';
 import type { ConsoleMessage } from './history';
+import { Markdown } from './markdown';
+import { describeRunError } from './run-error';
 
 type Part = ConsoleMessage['parts'][number];
 type ToolPart = { type: string; toolCallId: string; state: string; input?: unknown; output?: unknown; errorText?: string };
@@ -45,8 +49,47 @@ function ToolCall({ part, approvals }: { part: ToolPart; approvals?: Approvals }
   );
 }
 
-function PartView({ part, approvals }: { part: Part; approvals?: Approvals }) {
-  if (part.type === 'text') return <div className="text">{part.text}</div>;
+const DELEGATE_TOOL_STATE = { running: 'input-available', waiting: 'approval-requested', done: 'output-available', failed: 'output-error' } as const;
+
+const tokensAndCost = (usage: { input_tokens: number; output_tokens: number; cost_usd: number }) =>
+  `${(usage.input_tokens + usage.output_tokens).toLocaleString()} tokens · $${usage.cost_usd.toFixed(4)}`;
+
+/** A task handed to another agent: who handed it to whom, the delegate's own words and calls (open while it works), and what it spent. */
+function DelegationView({ delegation: d, approvals }: { delegation: Delegation; approvals?: Approvals }) {
+  return (
+    <details className="delegation" data-testid="delegation" open={!d.status}>
+      <summary>
+        <span className="handover" data-testid="handover">
+          {d.from} → {d.to}
+        </span>{' '}
+        <span className="tool-state" data-testid="delegation-status">
+          {d.status ? (d.status === 'completed' ? 'handed back' : d.status) : 'working…'}
+          {d.usage ? ` · ${tokensAndCost(d.usage)}` : ''}
+        </span>
+      </summary>
+      <div className="delegation-body">
+        {d.items.map((item, i) =>
+          item.type === 'text' ? (
+            <Markdown key={i} text={item.text} />
+          ) : (
+            <ToolCall
+              key={item.id}
+              part={{ type: `tool-${item.name}`, toolCallId: item.id, state: DELEGATE_TOOL_STATE[item.state], input: item.input, output: item.output, errorText: item.output }}
+              approvals={approvals}
+            />
+          ),
+        )}
+      </div>
+    </details>
+  );
+}
+
+function PartView({ part, approvals, markdown, delegated }: { part: Part; approvals?: Approvals; markdown: boolean; delegated: ReadonlySet<string> }) {
+  // A delegate_agent call shows as its delegation.
+  if ('toolCallId' in part && delegated.has(part.toolCallId)) return null;
+  if (part.type === 'data-delegation') return <DelegationView delegation={part.data} approvals={approvals} />;
+  // A person's message shows as they typed it; an answer is Markdown.
+  if (part.type === 'text') return markdown ? <Markdown text={part.text} /> : <div className="text">{part.text}</div>;
   if (part.type === 'reasoning') {
     // The model's extended thinking: closed unless a reader opens it.
     return (
@@ -72,24 +115,73 @@ function PartView({ part, approvals }: { part: Part; approvals?: Approvals }) {
   return null;
 }
 
+/** The answer's words, as Markdown, for its copy button. */
+const answerText = (message: ConsoleMessage) =>
+  message.parts
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .filter(Boolean)
+    .join('\n\n');
+
 function Footer({ message }: { message: ConsoleMessage }) {
   const meta = message.metadata;
-  if (!meta?.status) return null;
-  const usage = meta.usage;
+  const hasText = message.role === 'assistant' && message.parts.some((p) => p.type === 'text' && p.text.trim());
+  if (!meta?.status && !hasText) return null;
+  const usage = meta?.usage;
   return (
-    <div className="footer" data-testid="run-status">
-      {meta.agent_id ? `${meta.agent_id} · ` : ''}
-      {meta.status}
-      {usage ? ` · ${(usage.input_tokens + usage.output_tokens).toLocaleString()} tokens · $${usage.cost_usd.toFixed(4)}` : ''}
-      {meta.error ? <div className="error-text">{meta.error.message}</div> : null}
+    <div className="footer">
+      {meta?.status ? (
+        <span data-testid="run-status">
+          {meta.agent_id ? `${meta.agent_id} · ` : ''}
+          {meta.status}
+          {usage ? ` · ${tokensAndCost(usage)}` : ''}
+        </span>
+      ) : (
+        <span />
+      )}
+      {hasText ? <CopyButton text={() => answerText(message)} label="Copy answer" testId="copy-answer" /> : null}
     </div>
   );
 }
 
+/** A failed run: what happened in a sentence, its code, what the API said, and a way to send the message again. */
+export function RunError({ error, agent, onRetry }: { error: { code: string; message: string }; agent: string; onRetry?: () => void }) {
+  const shown = describeRunError(error);
+  return (
+    <div className="run-error" role="alert" data-testid="run-error">
+      <p>
+        <strong>{agent} could not answer.</strong> {shown.sentence}
+      </p>
+      <p className="meta">
+        <code data-testid="error-code">{shown.code}</code>
+        {shown.status ? ` · HTTP ${shown.status}` : ''}
+        {shown.detail ? ` · ${shown.detail}` : ''}
+      </p>
+      {onRetry ? (
+        <button type="button" data-testid="retry" onClick={onRetry}>
+          Retry
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export interface MessageViewProps {
+  message: ConsoleMessage;
+  approvals?: Approvals;
+  /** An agent's name by its id; an answer without one is the session's agent's. */
+  agentName(id: string | undefined): string;
+  /** Sends the message this failed answer answered again. */
+  onRetry?: () => void;
+  /** The error that ended this answer's stream, before the history records it. */
+  streamError?: { code: string; message: string };
+}
+
 /** One message: who wrote it (a person by the name they chose and by their user id, which no one else can take), then its parts in order. */
-export function MessageView({ message, approvals }: { message: ConsoleMessage; approvals?: Approvals }) {
+export function MessageView({ message, approvals, agentName, onRetry, streamError }: MessageViewProps) {
+  const failure = message.metadata?.error ?? streamError;
+  const delegated = new Set(message.parts.flatMap((p) => (p.type === 'data-delegation' && p.data.tool_call_id ? [p.data.tool_call_id] : [])));
   const writer = message.role === 'user' ? message.metadata?.author : undefined;
-  const author = message.role === 'user' ? (writer ? (writer.name ?? writer.id) : 'You') : (message.metadata?.agent_id ?? 'Agent');
+  const author = message.role === 'user' ? (writer ? (writer.name ?? writer.id) : 'You') : agentName(message.metadata?.agent_id);
   return (
     <article className={`message message-${message.role}`} data-testid={`message-${message.role}`} data-message-id={message.id}>
       <div className="byline">
@@ -104,13 +196,14 @@ export function MessageView({ message, approvals }: { message: ConsoleMessage; a
         ) : null}
       </div>
       {message.parts.map((part, i) => (
-        <PartView key={i} part={part} approvals={approvals} />
+        <PartView key={i} part={part} approvals={approvals} markdown={message.role === 'assistant'} delegated={delegated} />
       ))}
       {message.metadata?.status === 'cancelled' ? (
         <div className="note" data-testid="stopped">
           Stopped
         </div>
       ) : null}
+      {failure ? <RunError error={failure} agent={author} onRetry={onRetry} /> : null}
       <Footer message={message} />
     </article>
   );

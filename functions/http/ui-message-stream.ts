@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { UIMessageChunk } from 'ai';
 import type { DoneStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
 import { sseFrame } from './sse';
+import type { DelegationParts } from './ui-delegations';
 
 /**
  * The AI SDK's UI message stream (what `useChat` reads), encoded from Zero's
@@ -45,6 +46,8 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
   const streamingInputs = new Set<string>();
   /** Denied calls: their part shows the denial, not the error result the model is given. */
   const denied = new Set<string>();
+  /** Loaded with the first delegated event: most runs never delegate (and the cold-start budget is tight). */
+  let delegations: DelegationParts | undefined;
 
   function* closeReasoning(): Generator<ZeroUIMessageChunk> {
     if (openReasoning) yield { type: 'reasoning-end', id: openReasoning };
@@ -72,6 +75,13 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
       // A stream always opens with `start`, even when the run failed before it began.
       yield { type: 'start', ...('run_id' in event && event.run_id ? { messageId: event.run_id } : {}) };
       started = true;
+    }
+    if ('parent_run_id' in event && event.parent_run_id) {
+      // A delegate's own events show nested in its delegation, not in the caller's answer.
+      yield* closeText();
+      delegations ??= new (await import('./ui-delegations')).DelegationParts();
+      yield* delegations.take(event);
+      continue;
     }
     switch (event.type) {
       case 'start':

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { forbidden, type AuthUser } from '@zero/core';
-import { createKeyRequestSchema, createdKeySchema, keyIdSchema, keyListSchema, keysQuerySchema } from '@zero/core/wire';
+import { createKeyRequestSchema, createdKeySchema, keyIdSchema, keyListSchema, keysQuerySchema, meResponseSchema } from '@zero/core/wire';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 
@@ -34,6 +34,11 @@ export function keyRoutes(deps: AppDeps) {
     const userId = whoseKeys(c.get('user'), c.req.valid('query').user_id, 'revokes');
     await deps.auth.keys.revoke(userId, keyId);
     return c.body(null, 204);
+  });
+
+  app.get('/me', describe({ summary: 'Who the credentials are (the console shows it beside sign-out)', responses: { 200: meResponseSchema } }), (c) => {
+    const { id, name, admin, via } = c.get('user');
+    return c.json({ user: { id, ...(name ? { name } : {}), admin, via } });
   });
 
   return app;

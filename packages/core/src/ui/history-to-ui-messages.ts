@@ -1,5 +1,5 @@
 import type { UIMessage } from 'ai';
-import type { HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
+import type { DelegateTool, Delegation, HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
 
 /** A chat message as `useChat` holds it, with Zero's metadata and data parts. */
 export type ZeroUIMessage = UIMessage<UIMessageMetadata, UIDataTypes>;
@@ -14,17 +14,20 @@ export const userMessageId = (runId: string) => `${runId}:user`;
  * so an app can open a chat with them: `useChat({ id, messages })`. Each
  * answer has the parts the UI message stream sends (`step-start`, `text`,
  * `tool-<name>`, `data-usage`) and its metadata. Runs still going end
- * without `data-usage`; delegates' own steps show only as the
- * `delegate_agent` call's result, as in the stream's top-level message.
+ * without `data-usage`; a delegate's own steps become a `data-delegation`
+ * part of the answer that delegated, as the stream sends them.
  * Only type imports: it runs in a browser (the console uses it) as well as on a server.
  */
 export function historyToUIMessages(history: readonly HistoryRecord[], queued: readonly Pick<QueuedMessage, 'run_id' | 'text' | 'author'>[] = []): ZeroUIMessage[] {
   const messages: ZeroUIMessage[] = [];
   const answers = new Map<string, ZeroUIMessage>();
+  /** The agent each run was addressed to: an answer that failed before the model spoke still names it. */
+  const agentOf = new Map<string, string>();
   const answerFor = (runId: string) => {
     let answer = answers.get(runId);
     if (!answer) {
-      answer = { id: runId, role: 'assistant', parts: [], metadata: { run_id: runId } };
+      const agentId = agentOf.get(runId);
+      answer = { id: runId, role: 'assistant', parts: [], metadata: { run_id: runId, ...(agentId ? { agent_id: agentId } : {}) } };
       answers.set(runId, answer);
       messages.push(answer);
     }
@@ -50,10 +53,55 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
     answer.parts[index] = { type: part.type, toolCallId: id, state, input: 'input' in part ? part.input : {}, approval: { id, ...approval } } as Part;
   };
 
+  /** Each child run's part, and the answer it shows in (a delegate's delegate shows in the same answer). */
+  const delegations = new Map<string, { data: Delegation; answerRun: string }>();
+  const delegationFor = (record: HistoryRecord & { parent_run_id: string }) => {
+    let shown = delegations.get(record.run_id);
+    if (!shown) {
+      const parent = record.parent_run_id;
+      const caller = delegations.get(parent);
+      const answerRun = caller?.answerRun ?? parent;
+      const from = caller?.data.to ?? answerFor(parent).metadata?.agent_id ?? agentOf.get(parent) ?? '';
+      // A child run's id is the caller's run id and its `delegate_agent` call's id.
+      const toolCallId = record.run_id.startsWith(`${parent}:`) ? record.run_id.slice(parent.length + 1) : undefined;
+      const to = 'agent_id' in record && typeof record.agent_id === 'string' ? record.agent_id : '';
+      const data: Delegation = { run_id: record.run_id, parent_run_id: parent, from, to, ...(toolCallId ? { tool_call_id: toolCallId } : {}), items: [] };
+      shown = { data, answerRun };
+      delegations.set(record.run_id, shown);
+      answerFor(answerRun).parts.push({ type: 'data-delegation', id: record.run_id, data });
+    }
+    return shown.data;
+  };
+  const settleDelegated = (delegation: Delegation, id: string, content: string, isError?: boolean) => {
+    const tool = delegatedCall(delegation, id);
+    if (tool) Object.assign(tool, { state: isError ? 'failed' : 'done', output: content });
+  };
+
   for (const record of history) {
-    if (record.parent_run_id) continue;
+    if (record.parent_run_id) {
+      const delegation = delegationFor(record as HistoryRecord & { parent_run_id: string });
+      if (record.kind === 'assistant') {
+        for (const block of record.content as { type: string; [key: string]: unknown }[]) {
+          const last = delegation.items.at(-1);
+          if (block.type === 'text' && typeof block.text === 'string' && block.text) {
+            if (last?.type === 'text') last.text += block.text;
+            else delegation.items.push({ type: 'text', text: block.text });
+          } else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+            delegation.items.push({ type: 'tool', id: String(block.id), name: String(block.name), input: block.input ?? {}, state: 'running' });
+          }
+        }
+      } else if (record.kind === 'tool_results') for (const result of record.results) settleDelegated(delegation, result.tool_use_id, result.content, result.is_error);
+      else if (record.kind === 'tool_result') settleDelegated(delegation, record.tool_use_id, record.content, record.is_error);
+      else if (record.kind === 'approval_request' && !record.client_tool) {
+        const tool = delegatedCall(delegation, record.tool_use_id);
+        if (tool) tool.state = 'waiting';
+      } else if (record.kind === 'approval' && record.result) settleDelegated(delegation, record.tool_use_id, record.result.content, record.result.is_error);
+      else if (record.kind === 'run_end') Object.assign(delegation, { status: record.status, usage: record.usage });
+      continue;
+    }
     switch (record.kind) {
       case 'user_message':
+        agentOf.set(record.run_id, record.agent_id);
         messages.push({
           id: userMessageId(record.run_id),
           role: 'user',
@@ -125,6 +173,9 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
   }
   return messages;
 }
+
+/** A delegate's call in its delegation part. */
+const delegatedCall = (delegation: Delegation, id: string) => delegation.items.find((item): item is DelegateTool => item.type === 'tool' && item.id === id);
 
 /** A web search result block as the stream's `tool_result` shows it: titles and URLs. */
 function describeSearchResult(content: unknown): { content: string; is_error: boolean } {

@@ -339,3 +339,9 @@ export const analysisDocumentSchema = z.union([z.record(z.string(), z.unknown())
 export const projectMemberInfoSchema = z.looseObject({ user_id: z.string(), name: z.string().optional(), role: roleSchema, added_at: z.string(), added_by: z.string().optional() });
 export const projectMemberResponseSchema = z.object({ project_id: z.string(), member: projectMemberInfoSchema });
 export const projectMembersResponseSchema = z.object({ project_id: z.string(), members: z.array(projectMemberInfoSchema) });
+
+/** `GET /me`: who the credentials are, as the console shows it (user id, name, whether an administrator, how signed in). */
+export const meResponseSchema = z.object({
+  user: z.object({ id: z.string(), name: z.string().optional(), admin: z.boolean(), via: z.enum(['api_key', 'jwt', 'static_key']) }),
+});
+export type Me = z.infer<typeof meResponseSchema>['user'];

@@ -1,5 +1,37 @@
 import * as z from 'zod';
-import { authorSchema, doneStatusSchema, usageSchema } from './fields';
+import { authorSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
+
+/** A tool call of a delegate, as its delegation part shows it. */
+export const delegateToolSchema = z.object({
+  type: z.literal('tool'),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+  state: z.enum(['running', 'waiting', 'done', 'failed']),
+  output: z.string().optional(),
+});
+
+/**
+ * A task one agent handed to another (`delegate_agent`): the hand-over, the delegate's own
+ * words and tool calls so far, and, once it handed back, how it ended and what it spent
+ * (already counted in the answer's usage). The part's id is the child run's id, so each
+ * update replaces it in place.
+ */
+export const delegationSchema = z.object({
+  run_id: z.string(),
+  /** The run that delegated: the answer's own, or a delegate's when delegates delegate. */
+  parent_run_id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  /** The caller's `delegate_agent` call this delegation answers. */
+  tool_call_id: z.string().optional(),
+  /** The delegate's words and tool calls, in the order it wrote and made them. */
+  items: z.array(z.union([z.object({ type: z.literal('text'), text: z.string() }), delegateToolSchema])),
+  status: runStatusSchema.optional(),
+  usage: usageSchema.optional(),
+});
+export type Delegation = z.infer<typeof delegationSchema>;
+export type DelegateTool = z.infer<typeof delegateToolSchema>;
 
 /**
  * What Zero puts on a message of the AI SDK's UI message stream (`POST /ui/chat`):
@@ -33,6 +65,7 @@ export const uiDataPartSchemas = {
   usage: z.object({ status: doneStatusSchema, steps: z.number().int(), usage: usageSchema, reason: z.string().optional() }),
   /** The conversation was compacted before the next model call (its oldest turns folded into a summary). */
   compacted: z.object({ tokens_before: z.number().int(), tokens_after: z.number().int(), turns_folded: z.number().int() }),
+  delegation: delegationSchema,
 };
 export type UIDataTypes = { [K in keyof typeof uiDataPartSchemas]: z.infer<(typeof uiDataPartSchemas)[K]> };
 
@@ -51,5 +84,6 @@ export const uiMessageChunkSchema = z.union([
   dataPart('handover'),
   dataPart('usage'),
   dataPart('compacted'),
+  dataPart('delegation'),
   z.looseObject({ type: z.string() }),
 ]);

@@ -1,0 +1,59 @@
+import { useState } from 'react';
+import type { SessionList } from '@zero/core/wire';
+
+export type ListedSession = SessionList['sessions'][number];
+
+/** Most recent activity first (the API pages by creation; a session's `updated_at` follows its messages). */
+export const byActivity = (a: ListedSession, b: ListedSession) => b.updated_at.localeCompare(a.updated_at);
+
+/** "just now", "5 min ago", "3 h ago", else the date. */
+export function sinceText(iso: string, now = Date.now()): string {
+  const minutes = Math.round((now - Date.parse(iso)) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  if (minutes < 24 * 60) return `${Math.round(minutes / 60)} h ago`;
+  return new Date(iso).toLocaleDateString();
+}
+
+/** The sidebar's list: a search by title, then each session with its agent, project, role and last activity. */
+export function SessionsList({ sessions, selected, onOpen }: { sessions: ListedSession[] | undefined; selected: string; onOpen(): void }) {
+  const [query, setQuery] = useState('');
+  const words = query.trim().toLowerCase();
+  const shown = (sessions ?? []).filter((s) => !words || s.title.toLowerCase().includes(words)).sort(byActivity);
+  return (
+    <>
+      <input type="search" className="session-search" data-testid="session-search" aria-label="Search sessions by title" placeholder="Search sessions" value={query} onChange={(e) => setQuery(e.target.value)} />
+      <nav data-testid="sessions" aria-label="Sessions">
+        {sessions && sessions.length === 0 ? (
+          <p className="empty" data-testid="sessions-empty">
+            No sessions yet. Write a message to start one; it will be listed here.
+          </p>
+        ) : null}
+        {sessions && sessions.length > 0 && shown.length === 0 ? <p className="empty">No session title contains “{query.trim()}”.</p> : null}
+        {shown.map((s) => (
+          <a
+            key={s.session_id}
+            href={`#/s/${s.session_id}`}
+            className={s.session_id === selected ? 'active' : ''}
+            aria-current={s.session_id === selected ? 'page' : undefined}
+            data-testid="session-link"
+            title={s.title}
+            onClick={onOpen}
+          >
+            <span className="title">{s.title}</span>
+            {s.awaiting_approval_since ? (
+              <span className="badge" data-testid="session-waiting">
+                awaiting approval
+              </span>
+            ) : null}
+            <span className="meta" data-testid="session-meta">
+              {s.agent_id}
+              {s.project_id ? ` · ${s.project_id}` : ''}
+              {s.role && s.role !== 'owner' ? ` · ${s.role}` : ''} · <time dateTime={s.updated_at}>{sinceText(s.updated_at)}</time>
+            </span>
+          </a>
+        ))}
+      </nav>
+    </>
+  );
+}

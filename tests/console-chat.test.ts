@@ -1,0 +1,168 @@
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleBrowser, PHONE, shot } from './support/browser';
+import { startHarness, type Harness } from './support/harness';
+
+const ANSWER = [
+  '# Release notes\n\n',
+  'The build is **green** and *fast*.\n\n',
+  '- one item\n- two items\n\n',
+  '| Tool | Calls |\n|---|---|\n| echo | 3 |\n\n',
+  '```ts\nconst answer: number = 42;\n```\n\n',
+  'See [the docs](https://example.com/docs).\n\n',
+  'Raw <img src="x" onerror="window.__pwned = 1"> and <script>window.__pwned = 2</script> stay text.',
+];
+
+/** The console's chat as people use it every day: Markdown answers, copy buttons, errors with a retry. */
+describe('the console chat, in a real browser', () => {
+  let h: Harness;
+  let browser: ConsoleBrowser;
+  beforeAll(async () => {
+    h = await startHarness();
+    browser = await ConsoleBrowser.launch(h);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+  afterEach(() => {
+    h.fake.reset();
+    expect(browser.pageErrors).toEqual([]);
+  });
+  const assistant = (page: Page) => page.getByTestId('message-assistant');
+
+  async function ask(page: Page, text: string) {
+    await page.getByTestId('composer').fill(text);
+    await page.getByTestId('send').click();
+  }
+
+  it('renders an answer as Markdown while it streams, without raw HTML, with safe links, highlighted code and copy buttons', async () => {
+    const page = await browser.signIn('mara', 'Mara');
+    await page.getByTestId('agent').selectOption('tester');
+    h.fake.script({ text: ANSWER, deltaDelayMs: 250 });
+    await ask(page, 'Write the release notes');
+
+    // The heading is on screen while the rest still streams, and it is the same element at the end: nothing is redrawn from scratch.
+    const heading = assistant(page).locator('.markdown h1');
+    await heading.waitFor();
+    expect(await assistant(page).getByTestId('run-status').count()).toBe(0);
+    const first = await heading.elementHandle();
+    await assistant(page).getByTestId('run-status').getByText('completed').waitFor();
+    expect(await first!.evaluate((el) => el.isConnected)).toBe(true);
+    expect(await heading.textContent()).toBe('Release notes');
+
+    const answer = assistant(page).getByTestId('markdown');
+    expect(await answer.locator('strong').textContent()).toBe('green');
+    expect(await answer.locator('em').textContent()).toBe('fast');
+    expect(await answer.locator('ul > li').allTextContents()).toEqual(['one item', 'two items']);
+    expect(await answer.locator('table td').allTextContents()).toEqual(['echo', '3']);
+    const link = answer.getByRole('link', { name: 'the docs' });
+    expect(await link.getAttribute('href')).toBe('https://example.com/docs');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(await link.getAttribute('target')).toBe('_blank');
+    // The model's HTML is shown as text, never made into elements.
+    expect(await answer.locator('img, script').count()).toBe(0);
+    expect(await answer.textContent()).toContain('<img src="x"');
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    const code = answer.getByTestId('code-block');
+    expect(await code.locator('.code-language').textContent()).toBe('ts');
+    expect(await code.locator('.hljs-keyword').first().textContent()).toBe('const');
+    await code.getByTestId('copy-code').click();
+    await code.getByTestId('copy-code').getByText('Copied').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const answer: number = 42;');
+
+    await assistant(page).getByTestId('copy-answer').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(ANSWER.join(''));
+    // A person's own message is shown as typed.
+    expect(await page.getByTestId('message-user').locator('.markdown').count()).toBe(0);
+    await shot(page, '20-markdown-answer');
+  }, 60_000);
+
+  it('renders Markdown on a phone-sized screen without overflowing it', async () => {
+    const page = await browser.signIn('nils', 'Nils', { viewport: PHONE });
+    await page.getByTestId('agent').selectOption('tester');
+    h.fake.script({ text: ANSWER });
+    await ask(page, 'Release notes, please');
+    await assistant(page).getByTestId('run-status').getByText('completed').waitFor();
+    await assistant(page).locator('.markdown table').waitFor();
+    // The page itself never scrolls sideways; a wide table or code block scrolls within its box.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await shot(page, '21-markdown-answer-phone');
+  }, 60_000);
+
+  it('a failed answer names the agent, says what happened in a sentence with its code, and Retry sends the message again', async () => {
+    const page = await browser.signIn('olga', 'Olga');
+    await page.getByTestId('agent').selectOption('tester');
+    h.fake.script({ status: 400 });
+    await ask(page, 'Summarise the report');
+    const failed = page.getByTestId('run-error');
+    await failed.waitFor();
+    expect(await failed.textContent()).toContain('Tester could not answer. The model API refused the request.');
+    expect(await failed.getByTestId('error-code').textContent()).toBe('model_error');
+    expect(await failed.textContent()).toContain('scripted 400');
+    // Neither the upstream JSON nor a nameless "Agent".
+    expect(await page.getByTestId('messages').textContent()).not.toContain('{"type"');
+    expect(await assistant(page).getByTestId('author').textContent()).toBe('Tester');
+    await shot(page, '22-error-with-retry');
+
+    h.fake.script({ text: 'Here is the summary.' });
+    await failed.getByTestId('retry').click();
+    await assistant(page).getByText('Here is the summary.').waitFor();
+    expect(h.fake.requests).toHaveLength(2);
+    expect(JSON.stringify(h.fake.requests[1]!.body.messages)).toContain('Summarise the report');
+
+    // In a session that already has answers, a failure while streaming reads the same way.
+    h.fake.script({ status: 401 });
+    await ask(page, 'And the appendix?');
+    // The first failure stays in the history; the new one is the last.
+    const second = page.getByTestId('run-error').last();
+    await second.getByText("The model API refused this deployment's key.", { exact: false }).waitFor();
+    expect(await second.getByTestId('error-code').textContent()).toBe('model_error');
+    expect(await page.getByTestId('messages').textContent()).not.toContain('{"type"');
+    await shot(page, '23-error-while-streaming');
+  }, 60_000);
+
+  it("shows a delegation nested under the answer: the hand-over, the delegate's own words and tool calls, collapsible, and its usage; a reload shows the same", async () => {
+    const page = await browser.signIn('pia', 'Pia');
+    const usage = { input_tokens: 100, output_tokens: 10 };
+    h.fake.script(
+      { text: 'Bringing in Cereal.', toolCalls: [{ id: 'toolu_deleg', name: 'delegate_agent', input: { agent_id: 'cereal', task: 'Is lodash vulnerable in acme/web?' } }], usage },
+      { text: 'Checking the agent list.', toolCalls: [{ id: 'toolu_info', name: 'get_agent_info', input: { agent_id: 'phreak' } }], usage },
+      { text: ['lodash 4.17.20 is **vulnerable**; ', 'upgrade ', 'to ', '4.17.21.'], usage, deltaDelayMs: 400 },
+      { text: 'Cereal found one problem: lodash.', usage },
+    );
+    await ask(page, 'Is acme/web safe?');
+    const delegation = assistant(page).getByTestId('delegation');
+    // While cereal works, its part is open and says so.
+    await delegation.getByTestId('delegation-status').getByText('working…').waitFor();
+    expect(await delegation.getByTestId('handover').textContent()).toBe('zero → cereal');
+    expect(await delegation.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(true);
+    await shot(page, '24-delegation-working');
+
+    await assistant(page).getByText('Cereal found one problem: lodash.').waitFor();
+    await delegation.getByTestId('delegation-status').getByText('handed back · 220 tokens', { exact: false }).waitFor();
+    // Handed back: collapsed to its one line; the caller's answer does not repeat the delegate's words.
+    expect(await delegation.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    const callerWords = await assistant(page).locator(':scope > .markdown').allTextContents();
+    expect(callerWords).toEqual(['Bringing in Cereal.', 'Cereal found one problem: lodash.']);
+    // No separate "delegate_agent done" line: the delegation is the call.
+    expect(await assistant(page).locator(':scope > [data-testid="tool-call"]').count()).toBe(0);
+
+    await delegation.locator('summary').first().click();
+    expect(await delegation.locator('.markdown strong').textContent()).toBe('vulnerable');
+    const nestedCall = delegation.getByTestId('tool-call');
+    expect(await nestedCall.locator('.tool-name').textContent()).toBe('get_agent_info');
+    await nestedCall.getByText('done').waitFor();
+    // Its words and its call in the order it made them.
+    expect(await delegation.locator('.delegation-body > *').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).toEqual(['markdown', 'tool-call', 'markdown']);
+    await shot(page, '25-delegation-opened');
+
+    await page.reload();
+    const reloaded = assistant(page).getByTestId('delegation');
+    await reloaded.getByTestId('delegation-status').getByText('handed back · 220 tokens', { exact: false }).waitFor();
+    expect(await reloaded.getByTestId('handover').textContent()).toBe('zero → cereal');
+    await reloaded.locator('summary').first().click();
+    expect(await reloaded.getByTestId('tool-call').locator('.tool-name').textContent()).toBe('get_agent_info');
+  }, 60_000);
+});

@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CONSOLE_DIR } from '../../local/server';
+import type { Harness } from './harness';
+
+/** Debian's Chromium; a test tool's own browser download cannot work here. */
+export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const SCREENSHOTS = join(import.meta.dirname, '..', 'screenshots');
+export const DESKTOP = { width: 1200, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/** A Chromium for the console's tests; each signed-in page records its uncaught errors in `pageErrors`. */
+export class ConsoleBrowser {
+  readonly pageErrors: string[] = [];
+  private readonly contexts: BrowserContext[] = [];
+  private constructor(
+    private readonly browser: Browser,
+    private readonly h: Harness,
+  ) {}
+
+  static async launch(h: Harness): Promise<ConsoleBrowser> {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) throw new Error('the console is not built: npm run build:console');
+    await mkdir(SCREENSHOTS, { recursive: true });
+    return new ConsoleBrowser(await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), h);
+  }
+
+  /** A fresh browser profile, not signed in. */
+  async newPage(options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+    const context = await this.browser.newContext({ viewport: options.viewport ?? DESKTOP, colorScheme: options.colorScheme ?? 'light' });
+    this.contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (error) => this.pageErrors.push(`[anonymous] ${error.stack ?? error.message}`));
+    return page;
+  }
+
+  /** A fresh browser profile signed in as this user (a key made through the API), at the console's start page. */
+  async signIn(userId: string, name: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+    const context = await this.browser.newContext({ viewport: options.viewport ?? DESKTOP, colorScheme: options.colorScheme ?? 'light' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: this.h.url });
+    this.contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (error) => this.pageErrors.push(`[${userId}] ${error.stack ?? error.message}`));
+    const key = (await this.h.userHeaders(userId, name)).authorization!.replace(/^Bearer /, '');
+    await page.goto(`${this.h.url}/`);
+    await page.getByTestId('api-key').fill(key);
+    await page.getByTestId('sign-in').click();
+    await page.getByTestId('new-session').waitFor({ state: 'attached' });
+    return page;
+  }
+
+  async close(): Promise<void> {
+    for (const context of this.contexts) await context.close().catch(() => undefined);
+    await this.browser.close();
+  }
+}
+
+export const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+/** The session the page shows, from its URL (`#/s/<id>`). */
+export async function shownSession(page: Page): Promise<string> {
+  await page.waitForURL(/#\/s\/[0-9a-f-]{36}$/);
+  return new URL(page.url()).hash.slice('#/s/'.length);
+}
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** axe-core's WCAG 2.1 A/AA checks on what the page shows now: the serious and critical findings, one line each. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+  });
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
