@@ -18,7 +18,6 @@ import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { projectRoutes } from './projects';
 import { memoryRoutes } from './memories';
-import { openApiDocument } from './openapi';
 
 export type { AppDeps };
 export { FIRST_FLUSH_PADDING } from './sse';
@@ -35,10 +34,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   app.get('/health', describe({ summary: 'Liveness', responses: { 200: healthResponseSchema }, public: true }), (c) => c.json({ ok: true as const }));
 
-  // Read off the routes once, when first asked for: nothing at cold start.
-  let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get('/api/v2/openapi.json', describe({ summary: 'This document: the HTTP API as OpenAPI 3.1', responses: { 200: z.looseObject({ openapi: z.string() }) }, public: true }), (c) =>
-    c.json((document ??= openApiDocument(app, { title: 'Zero', version: '2' }))),
+  // Read off the routes once, when first asked for; its builder is loaded then too, not at cold start.
+  let document: object | undefined;
+  app.get('/api/v2/openapi.json', describe({ summary: 'This document: the HTTP API as OpenAPI 3.1', responses: { 200: z.looseObject({ openapi: z.string() }) }, public: true }), async (c) =>
+    c.json((document ??= (await import('./openapi')).openApiDocument(app, { title: 'Zero', version: '2' }))),
   );
 
   // Registered before the API's bearer auth: a delivery is authenticated by its hook's HMAC signature.

@@ -50,6 +50,10 @@ export interface HarnessOptions {
   permissions?: DeploymentPermissions;
   /** Caps of a memory store (the deployment's `ZERO_MEMORY_*`). */
   memory?: RuntimeConfig['memory'];
+  /** GitHub's API address (a fake's) and retries, the token resolver, and the console's address for links. */
+  github?: RuntimeConfig['github'];
+  githubToken?: RuntimeConfig['githubToken'];
+  publicUrl?: string;
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -79,6 +83,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     maxStreamsPerUser: options.maxStreamsPerUser,
     memory: options.memory,
+    github: options.github,
+    githubToken: options.githubToken,
+    publicUrl: options.publicUrl,
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);

@@ -48,6 +48,8 @@ import type { McpSecretResolver } from './mcp/secrets';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import { permissionsFromEnv, type DeploymentPermissions } from './tools/policy';
 import type { ToolSpec } from './tools/tool';
+import type { GitHubOptions } from './github/client';
+import type { GitHubSettings } from './github/settings';
 import type { CallbackOptions } from './webhooks/callback';
 import { HookStore } from './webhooks/hook-config';
 import { WebhookStore } from './webhooks/webhook-store';
@@ -95,6 +97,12 @@ export interface RuntimeConfig {
   webhookSecret?: SecretResolver;
   /** Retries and time limit of webhook callbacks; they go through `outbound` like web_fetch. */
   webhookCallback?: Omit<CallbackOptions, keyof OutboundOptions>;
+  /** GitHub's API (`ZERO_GITHUB_API_URL`) and retries; requests go through `outbound` like web_fetch. */
+  github?: Omit<GitHubOptions, keyof OutboundOptions>;
+  /** Resolves a GitHub token reference (by default: the environment variable of that name). */
+  githubToken?: (ref: string) => string | undefined;
+  /** `ZERO_PUBLIC_URL`: the console's address, for links in reports posted elsewhere. */
+  publicUrl?: string;
   /** Caps of a memory store (`ZERO_MEMORY_MAX_FILE_BYTES`, `_STORE_BYTES`, `_FILES`); see DEFAULT_MEMORY_LIMITS. */
   memory?: Partial<MemoryLimits>;
 }
@@ -105,6 +113,8 @@ export interface Runtime extends ChatDeps {
   /** Places of the live-view streams open per user. */
   streams: StreamSlots;
   webhooks: Webhooks;
+  /** How GitHub is reached, for hydrating projects and reporting on pull requests. */
+  github: GitHubSettings;
   /** The MCP servers agents use, as this instance knows them. */
   mcp: McpClients;
 }
@@ -203,6 +213,11 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
       callback: { ...config.outbound, ...config.webhookCallback },
     },
+    github: {
+      options: { ...config.outbound, ...config.github },
+      token: config.githubToken ?? ((ref) => process.env[ref] || undefined),
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    },
     onRunFinished: async (finished) => (await investigations()).finishInvestigation(runtime, finished),
     onRunWaiting: async (waiting) => (await investigations()).investigationWaits(runtime, waiting),
   };
@@ -229,6 +244,9 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     approvalTtlMs: positiveInt(env, 'ZERO_APPROVAL_TTL_MS'),
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),
     webhookSecret: (ref) => env[ref] || undefined,
+    github: env.ZERO_GITHUB_API_URL ? { apiUrl: env.ZERO_GITHUB_API_URL } : undefined,
+    githubToken: (ref) => env[ref] || undefined,
+    publicUrl: env.ZERO_PUBLIC_URL || undefined,
     auth: {
       admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
       staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],

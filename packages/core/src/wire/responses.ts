@@ -228,6 +228,33 @@ export const switchAgentResponseSchema = z.object({ session: sessionSchema, from
 
 export const cancelResponseSchema = z.object({ cancelled: z.boolean(), run_id: z.string().optional(), reason: z.string().optional() });
 
+/** How a report was posted to GitHub (a hook's `report: { github }`), as the summary records it. */
+export const githubReportSchema = z.object({
+  kind: z.enum(['comment', 'check_run']),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  /** The comment's or the check run's id on GitHub. */
+  id: z.number().int().optional(),
+  /** The comment was Zero's earlier one, edited, rather than a new one. */
+  updated: z.boolean().optional(),
+  last_status: z.number().int().optional(),
+  last_error: z.string().optional(),
+  at: z.string().optional(),
+});
+
+/** The GitHub side of an investigation a GitHub hook started: the repository, the pull request, and what was hydrated and reported. */
+export const githubInvestigationSchema = z.object({
+  repo: z.string(),
+  /** The pull request (or issue) the event is about. */
+  number: z.number().int().optional(),
+  /** The commit the files are hydrated at and a check run is posted on. */
+  sha: z.string().optional(),
+  /** `pending` until the worker has hydrated the project, before the run. */
+  hydrate: z.enum(['pending', 'done', 'failed']).optional(),
+  hydrated: z.object({ sha: z.string(), files: z.number().int(), uploaded: z.number().int(), removed: z.number().int() }).optional(),
+  report: githubReportSchema.optional(),
+});
+
 /** What became of a webhook-started investigation. */
 export const investigationSummarySchema = z.looseObject({
   session_id: z.string(),
@@ -245,6 +272,7 @@ export const investigationSummarySchema = z.looseObject({
   reason: z.string().optional(),
   finished_at: z.string().optional(),
   callback: z.looseObject({ target: z.string(), status: z.enum(['pending', 'delivered', 'failed']), attempts: z.number().int() }).optional(),
+  github: githubInvestigationSchema.optional(),
 });
 export const sessionSummaryResponseSchema = z.object({ summary: investigationSummarySchema });
 
@@ -313,6 +341,8 @@ export const projectSchema = z.looseObject({
   rev: z.string(),
   description: z.string().optional(),
   last_upload: z.object({ files: z.number().int(), bytes: z.number().int(), at: z.string() }).optional(),
+  /** Where the files came from when they were hydrated from GitHub: the repository, the ref asked for and the commit it named. */
+  source: z.object({ github: z.string(), ref: z.string(), sha: z.string(), at: z.string() }).optional(),
 });
 export const projectListSchema = z.object({ projects: z.array(projectSchema.extend({ analyses: z.array(z.string()), role: roleSchema.optional() })) });
 export const projectDetailSchema = z.object({ project: projectSchema, analyses: z.array(z.string()), role: roleSchema });
@@ -321,6 +351,21 @@ export const archiveUploadSchema = z.object({
   files: z.number().int(),
   bytes: z.number().int(),
   /** Entries not extracted (links, special files), at most the first few, with the reason; `skipped_count` counts them all. */
+  skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
+  skipped_count: z.number().int(),
+});
+/** `POST /projects/:owner/:repo/hydrate`: the tree at `sha`, and what it took to store it. */
+export const hydrateResponseSchema = z.object({
+  project: projectSchema,
+  sha: z.string(),
+  files: z.number().int(),
+  /** Files written: new or changed since the last hydrate or upload. */
+  uploaded: z.number().int(),
+  /** Files whose content was already stored (same hash), left alone. */
+  unchanged: z.number().int(),
+  /** Files gone from the tree, deleted. */
+  removed: z.number().int(),
+  bytes: z.number().int(),
   skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
   skipped_count: z.number().int(),
 });
