@@ -167,7 +167,10 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const queue =
     config.queue ??
     new InProcessQueue((job) =>
-      runJob(runtime, job, { afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId) }),
+      runJob(runtime, job, {
+        beforeDrive: async (job) => (job.reason === 'webhook' ? (await import('./webhooks/prepare')).prepareInvestigation(runtime, job.session_id) : undefined),
+        afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId),
+      }),
     );
   const runtime: Runtime = {
     auth,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ZeroError } from '../errors';
-import { extractTarGz, type ArchiveLimits } from '../projects/archive';
+import { DEFAULT_ARCHIVE_LIMITS, extractTarGz, type ArchiveLimits } from '../projects/archive';
 import { projectKey } from '../projects/paths';
 import { contentTypeOf, mapLimit, type ProjectFileInput, type ProjectMeta, type ProjectStore } from '../projects/project-store';
 import { GitHubRequestError, repoPath, type GitHubClient } from './client';
@@ -11,6 +11,9 @@ export interface HydrateLimits {
   maxArchiveBytes: number;
   archive: ArchiveLimits;
 }
+
+/** The archive upload's defaults: a 50 MB tarball, and what an archive may hold. */
+export const DEFAULT_HYDRATE_LIMITS: HydrateLimits = { maxArchiveBytes: 50 * 1024 * 1024, archive: DEFAULT_ARCHIVE_LIMITS };
 
 export interface HydrateRequest {
   projectId: string;

@@ -249,6 +249,8 @@ export const githubInvestigationSchema = z.object({
   number: z.number().int().optional(),
   /** The commit the files are hydrated at and a check run is posted on. */
   sha: z.string().optional(),
+  /** Without a commit in the event (an issue comment), the branch hydrated: the repository's default. */
+  ref: z.string().optional(),
   /** `pending` until the worker has hydrated the project, before the run. */
   hydrate: z.enum(['pending', 'done', 'failed']).optional(),
   hydrated: z.object({ sha: z.string(), files: z.number().int(), uploaded: z.number().int(), removed: z.number().int() }).optional(),
