@@ -50,6 +50,7 @@ import { permissionsFromEnv, type DeploymentPermissions } from './tools/policy';
 import type { ToolSpec } from './tools/tool';
 import type { GitHubOptions } from './github/client';
 import type { GitHubSettings } from './github/settings';
+import type { SubscriptionSettings } from './subscriptions/publish';
 import type { CallbackOptions } from './webhooks/callback';
 import { HookStore } from './webhooks/hook-config';
 import { WebhookStore } from './webhooks/webhook-store';
@@ -103,6 +104,8 @@ export interface RuntimeConfig {
   githubToken?: (ref: string) => string | undefined;
   /** `ZERO_PUBLIC_URL`: the console's address, for links in reports posted elsewhere. */
   publicUrl?: string;
+  /** How long an instance keeps the list of subscriptions (default 10 s). */
+  subscriptionCacheMs?: number;
   /** Caps of a memory store (`ZERO_MEMORY_MAX_FILE_BYTES`, `_STORE_BYTES`, `_FILES`); see DEFAULT_MEMORY_LIMITS. */
   memory?: Partial<MemoryLimits>;
 }
@@ -115,6 +118,8 @@ export interface Runtime extends ChatDeps {
   webhooks: Webhooks;
   /** How GitHub is reached, for hydrating projects and reporting on pull requests. */
   github: GitHubSettings;
+  /** Signed outbound events: where subscriptions live, their secrets, how deliveries go out. */
+  subscriptions: SubscriptionSettings;
   /** The MCP servers agents use, as this instance knows them. */
   mcp: McpClients;
 }
@@ -147,6 +152,8 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
 // Webhook investigations are finished when a run ends and settled after a background job: loaded
 // then, so that a cold start serving a member's request does not evaluate them.
 const investigations = () => import('./webhooks/finish');
+// Subscribers are told and investigations finished when a run ends: loaded then, as above.
+const afterRun = () => import('./subscriptions/after-run');
 
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
 export function createRuntime(config: RuntimeConfig): Runtime {
@@ -221,8 +228,15 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       token: config.githubToken ?? ((ref) => process.env[ref] || undefined),
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     },
-    onRunFinished: async (finished) => (await investigations()).finishInvestigation(runtime, finished),
-    onRunWaiting: async (waiting) => (await investigations()).investigationWaits(runtime, waiting),
+    subscriptions: {
+      artifacts,
+      secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
+      delivery: { ...config.outbound, ...config.webhookCallback },
+      cacheMs: config.subscriptionCacheMs,
+    },
+    onRunFinished: async (finished) => (await afterRun()).runFinished(runtime, finished),
+    onRunWaiting: async (waiting) => (await afterRun()).runWaiting(runtime, waiting),
+    onSessionCreated: (session) => void afterRun().then((hooks) => hooks.sessionCreated(runtime, session)),
   };
   return runtime;
 }

@@ -1,4 +1,4 @@
-import { ZeroError } from '../errors';
+import { ZeroError, invalidField } from '../errors';
 import { GitHubClient, type GitHubOptions } from './client';
 
 /** The token Zero uses when a request or hook names none: this variable, when it is set. */
@@ -31,4 +31,14 @@ export function githubClient(settings: GitHubSettings, tokenRef: string | undefi
 /** The session's address in the console, when the deployment says where that is. */
 export function sessionLink(settings: GitHubSettings, sessionId: string): string | undefined {
   return settings.publicUrl ? `${settings.publicUrl.replace(/\/+$/, '')}/#/s/${encodeURIComponent(sessionId)}` : undefined;
+}
+
+/** A hook's GitHub fields make sense: hydrate and report need a GitHub hook, and a token reference must be set. Throws a 400 naming the field. */
+export function checkGitHubHook(settings: GitHubSettings, hook: { source: string; hydrate?: boolean; report?: unknown; github_token_ref?: string }): void {
+  if (hook.source !== 'github' && (hook.hydrate || hook.report)) {
+    throw invalidField(hook.hydrate ? 'hydrate' : 'report', 'needs a GitHub hook ("source": "github")');
+  }
+  if (hook.github_token_ref && !settings.token(hook.github_token_ref)) {
+    throw invalidField('github_token_ref', `${hook.github_token_ref} is not set in the server's environment`);
+  }
 }

@@ -26,6 +26,8 @@ export interface WebhookDeps {
   projectAccess: ProjectAccess;
   artifacts: ArtifactStore;
   queue: RunQueue;
+  /** Tells subscribers of the new session (see SessionRunnerDeps). */
+  onSessionCreated?: (session: import('../store/records').SessionMeta) => void;
   /** GitHub, for hooks that hydrate their project or report on the pull request. */
   github: GitHubSettings;
 }

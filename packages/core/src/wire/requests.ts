@@ -168,13 +168,8 @@ export const githubTokenRefSchema = z
   .string()
   .regex(/^ZERO_GITHUB_TOKEN(_[A-Z0-9_]{1,100})?$/, 'must name an environment variable starting with ZERO_GITHUB_TOKEN');
 
-/** A git ref GitHub resolves: a branch, a tag or a commit sha (no spaces, no "..", as git's own rules). */
-export const gitRefSchema = z
-  .string()
-  .min(1)
-  .max(250)
-  .regex(/^[A-Za-z0-9._\/-]+$/, 'must be a branch, tag or commit sha')
-  .refine((ref) => !ref.includes('..') && !ref.startsWith('/') && !ref.endsWith('/'), 'must be a branch, tag or commit sha');
+/** A git ref GitHub resolves: a branch, a tag or a commit sha (no "..", no leading or trailing "/", as git's own rules). */
+export const gitRefSchema = z.string().regex(/^(?!\/)(?!.*\.\.)(?!.*\/$)[\w.\/-]{1,250}$/, 'must be a branch, tag or commit sha');
 
 /** The body of `POST /api/v2/projects/:owner/:repo/hydrate`: the project's files become the GitHub repository's tree at `ref`. */
 export const hydrateRequestSchema = z.strictObject({
@@ -230,6 +225,19 @@ export const hookInputSchema = z.strictObject({
   tolerance_seconds: z.number().int().min(30).max(3600).default(300),
 });
 export type HookInput = z.input<typeof hookInputSchema>;
+
+/** The events a subscription may receive. */
+export const subscriptionEventSchema = z.enum(['session.created', 'run.completed', 'run.failed', 'run.awaiting_approval']);
+export type SubscriptionEvent = z.infer<typeof subscriptionEventSchema>;
+
+/** A subscription as an administrator sends it (`PUT /api/v2/subscriptions/:id`): where Zero POSTs which events, signed with which secret. */
+export const subscriptionInputSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000),
+  events: z.array(subscriptionEventSchema).min(1).max(20),
+  /** The signing secret's environment variable (`whsec_<base64>`, as Standard Webhooks' libraries expect). */
+  secret_ref: secretRefSchema,
+  description: z.string().max(500).optional(),
+});
 
 /** The query of `POST /api/v2/projects/:owner/:repo/archive`: leading path segments to drop, as `tar --strip-components`. */
 export const archiveQuerySchema = z.object({ strip: z.coerce.number().int().min(0).max(10).default(0) });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { hookInputSchema } from './requests';
+import { hookInputSchema, subscriptionInputSchema } from './requests';
 import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
 import { permissionMapSchema, permissionModeSchema, toolPolicySchema } from './permissions';
 import { mcpServerViewSchema } from './mcp-servers';
@@ -328,6 +328,10 @@ export const hookSchema = hookInputSchema.extend({ id: z.string(), created_at: z
 export const hookResponseSchema = z.object({ hook: hookSchema });
 export const hookListSchema = z.object({ hooks: z.array(hookSchema) });
 
+/** A subscription as stored. */
+export const subscriptionSchema = subscriptionInputSchema.extend({ id: z.string(), created_at: z.string(), updated_at: z.string() }).loose();
+export const subscriptionResponseSchema = z.object({ subscription: subscriptionSchema });
+
 /** `POST /webhooks/:hook_id`: the run that answers the delivery, or why none was started. */
 export const deliveryResponseSchema = z.union([
   z.object({ session_id: z.string(), run_id: z.string() }),
@@ -356,21 +360,8 @@ export const archiveUploadSchema = z.object({
   skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
   skipped_count: z.number().int(),
 });
-/** `POST /projects/:owner/:repo/hydrate`: the tree at `sha`, and what it took to store it. */
-export const hydrateResponseSchema = z.object({
-  project: projectSchema,
-  sha: z.string(),
-  files: z.number().int(),
-  /** Files written: new or changed since the last hydrate or upload. */
-  uploaded: z.number().int(),
-  /** Files whose content was already stored (same hash), left alone. */
-  unchanged: z.number().int(),
-  /** Files gone from the tree, deleted. */
-  removed: z.number().int(),
-  bytes: z.number().int(),
-  skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
-  skipped_count: z.number().int(),
-});
+/** `POST /projects/:owner/:repo/hydrate`: the tree at `sha`; `files` written (`uploaded`: new or changed), left alone (`unchanged`: same hash), deleted (`removed`: gone from the tree). */
+export const hydrateResponseSchema = archiveUploadSchema.extend({ sha: z.string(), uploaded: z.number().int(), unchanged: z.number().int(), removed: z.number().int() });
 export const fileUploadSchema = z.object({ project: projectSchema, path: z.string(), bytes: z.number().int() });
 export const projectObjectSchema = z.object({ path: z.string(), size: z.number().int(), etag: z.string() });
 export const projectFilesSchema = z.object({ project_id: z.string(), files: z.array(projectObjectSchema) });
