@@ -67,11 +67,12 @@ export class FakeGitHub {
   /** The login comments are posted as. */
   botLogin = 'zero-bot[bot]';
 
-  async start(): Promise<this> {
+  /** Listens on loopback: the API on `port` (any free one by default), the download host on another. */
+  async start(port = 0): Promise<this> {
     this.api = createServer((req, res) => void this.serve(req, res, 'api'));
     this.download = createServer((req, res) => void this.serve(req, res, 'download'));
-    this.url = await listen(this.api);
-    this.downloadUrl = await listen(this.download);
+    this.url = await listen(this.api, port);
+    this.downloadUrl = await listen(this.download, 0);
     return this;
   }
 
@@ -265,7 +266,7 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
   res.writeHead(status, { 'content-type': contentType }).end(body);
 }
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+async function listen(server: Server, port: number): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

@@ -70,6 +70,11 @@ export async function hydrateProject(projects: ProjectStore, github: GitHubClien
   const remove = [...stored.keys()].filter((path) => !tree.has(path));
   const bytes = [...tree.values()].reduce((n, f) => n + f.body.byteLength, 0);
   const id = request.projectId;
+  // The same commit again, nothing changed: the revision stays, so caches of the tree stay valid.
+  const current = write.length || remove.length ? undefined : await projects.getProject(id);
+  if (current?.source?.sha === sha) {
+    return { project: current, sha, files: tree.size, uploaded: 0, unchanged: tree.size, removed: 0, bytes, skipped: archive.skipped, skipped_count: archive.skippedCount };
+  }
   await mapLimit(write, 32, (f) => projects.artifacts.put(projectKey(id, 'files', f.path), f.body, f.contentType ?? contentTypeOf(f.path)));
   await projects.artifacts.deleteKeys(remove.map((path) => projectKey(id, 'files', path)));
   const at = new Date().toISOString();
