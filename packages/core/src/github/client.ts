@@ -84,7 +84,8 @@ export class GitHubClient {
       } catch (error) {
         if (ZeroError.isInstance(error)) throw error;
         retry = !OutboundBlockedError.isInstance(error);
-        last = new GitHubRequestError(0, what, String((error as Error)?.message ?? error).slice(0, 300), attempt);
+        // A download URL GitHub redirects to carries a short-lived token in its query: never shown.
+        last = new GitHubRequestError(0, what, String((error as Error)?.message ?? error).replace(/token=[^&\s"]+/g, 'token=…').slice(0, 300), attempt);
       }
       if (!retry) break;
       if (attempt < attempts) await new Promise((r) => setTimeout(r, (this.options.retryBaseMs ?? 1000) * 2 ** (attempt - 1)));
