@@ -1,5 +1,5 @@
 import { handleRunJobs } from '@zero/core/sessions';
-import { settleInvestigation } from '@zero/core/webhooks';
+import { prepareInvestigation, settleInvestigation } from '@zero/core/webhooks';
 import { lambdaRuntime } from './runtime';
 
 const runtime = lambdaRuntime();
@@ -16,5 +16,10 @@ interface SqsEvent {
  */
 export async function handler(event: SqsEvent, context?: { getRemainingTimeInMillis(): number }) {
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() : undefined;
-  return handleRunJobs(runtime, event.Records ?? [], { deadline, afterDrive: (sessionId) => settleInvestigation(runtime, sessionId) });
+  return handleRunJobs(runtime, event.Records ?? [], {
+    deadline,
+    // A webhook's job hydrates the hook's project from GitHub before the run, when the hook asks.
+    beforeDrive: (job) => (job.reason === 'webhook' ? prepareInvestigation(runtime, job.session_id) : Promise.resolve()),
+    afterDrive: (sessionId) => settleInvestigation(runtime, sessionId),
+  });
 }

@@ -18,6 +18,7 @@ import { approvalRoutes } from './routes/approvals';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
+import { subscriptionRoutes } from './routes/subscriptions';
 import { projectRoutes } from './projects';
 import { memoryRoutes } from './memories';
 
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', approvalRoutes(deps));
   api.route('/', keyRoutes(deps));
   api.route('/', hookRoutes(deps));
+  api.route('/', subscriptionRoutes(deps));
   api.route('/', projectRoutes(deps));
   api.route('/', memoryRoutes(deps));
   api.route('/', agentRoutes(deps));

@@ -13,6 +13,7 @@ import {
   tooLarge,
   type ArchiveLimits,
   type ChatDeps,
+  type GitHubSettings,
   type ProjectArea,
   type ProjectMember,
 } from '@zero/core';
@@ -22,6 +23,8 @@ import {
   archiveQuerySchema,
   archiveUploadSchema,
   fileUploadSchema,
+  hydrateRequestSchema,
+  hydrateResponseSchema,
   listProjectFilesQuerySchema,
   memberRequestSchema,
   projectDetailSchema,
@@ -69,7 +72,7 @@ const inProject = projectParams({});
  * editors write (the first writer of a new project becomes its owner),
  * owners manage members; administrators may do everything.
  */
-export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>, limits: ProjectApiLimits = DEFAULT_PROJECT_API_LIMITS) {
+export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'> & { github: GitHubSettings }, limits: ProjectApiLimits = DEFAULT_PROJECT_API_LIMITS) {
   const { projects, projectAccess: access } = deps;
   const api = new Hono<Env>();
   api.get('/projects', describe({ summary: 'The projects the caller can see, with their role', responses: { 200: projectListSchema } }), async (c) => {
@@ -92,6 +95,18 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     const archive = await extractTarGz(stream, limits.archive, c.req.valid('query').strip);
     const meta = await projects.putFiles(id, archive.files, { upload: true });
     return c.json({ project: meta, files: archive.files.length, bytes: meta.last_upload?.bytes ?? 0, skipped: archive.skipped, skipped_count: archive.skippedCount }, 201);
+  });
+
+  // The tree at a commit of the GitHub repository of the same name, under the archive limits (editors).
+  api.post('/projects/:owner/:repo/hydrate', describe({ summary: "Make the project's files the GitHub repository's tree at a ref (editors)", responses: { 200: hydrateResponseSchema } }), param(inProject), json(hydrateRequestSchema), async (c) => {
+    const id = c.req.valid('param').project_id;
+    const { ref, token_ref } = c.req.valid('json');
+    await access.requireWriter(c.get('user'), id);
+    // Loaded on first use: only hydrates reach GitHub.
+    const { githubClient, hydrateProject } = await import('@zero/core/github');
+    const { client, tokenRef } = githubClient(deps.github, token_ref);
+    const result = await hydrateProject(projects, client, { projectId: id, repo: id, ref, tokenRef }, { maxArchiveBytes: limits.maxArchiveBytes, archive: limits.archive });
+    return c.json(result, 200);
   });
 
   api.put('/projects/:owner/:repo/files/*', describe({ summary: 'Upload one file (editors)', responses: { 201: fileUploadSchema } }), body('application/octet-stream', limits.maxFileBytes), param(inProject), async (c) => {

@@ -52,6 +52,10 @@ export interface HarnessOptions {
   memory?: RuntimeConfig['memory'];
   /** Session, user and deployment budgets (the deployment's `ZERO_BUDGET_*`). */
   budgets?: RuntimeConfig['budgets'];
+  /** GitHub's API address (a fake's) and retries, the token resolver, and the console's address for links. */
+  github?: RuntimeConfig['github'];
+  githubToken?: RuntimeConfig['githubToken'];
+  publicUrl?: string;
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -82,6 +86,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     maxStreamsPerUser: options.maxStreamsPerUser,
     memory: options.memory,
     budgets: options.budgets,
+    github: options.github,
+    githubToken: options.githubToken,
+    publicUrl: options.publicUrl,
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);

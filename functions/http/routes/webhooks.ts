@@ -55,6 +55,7 @@ export function hookRoutes(deps: AppDeps) {
     if (!deps.webhooks.secret(input.secret_ref)) {
       throw invalidField('secret_ref', `${input.secret_ref} is not set in the server's environment`);
     }
+    if (input.hydrate || input.report || input.github_token_ref) (await import('@zero/core/github')).checkGitHubHook(deps.github, input);
     const refused = input.callback_url ? await refusedCallbackUrl(input.callback_url, deps.webhooks.callback.allow) : undefined;
     if (refused) throw invalidField('callback_url', refused);
     const { hook, created } = await deps.webhooks.hooks.put(id, input);

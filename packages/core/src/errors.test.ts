@@ -35,6 +35,7 @@ describe('error codes and statuses', () => {
       too_many_requests: 429,
       internal: 500,
       model_error: 502,
+      upstream_error: 502,
       model_not_configured: 503,
     });
   });

@@ -17,6 +17,8 @@ const STATUS = {
   too_many_requests: 429,
   internal: 500,
   model_error: 502,
+  /** A service Zero calls on the caller's behalf (GitHub) failed or could not be reached. */
+  upstream_error: 502,
   model_not_configured: 503,
 } as const;
 

@@ -15,6 +15,7 @@ export * from './auth';
 export * from './run';
 export * from './sessions';
 export * from './webhooks';
+export type { GitHubSettings } from './github/settings';
 export * from './mcp';
 export * from './runtime';
 export * from './plan';

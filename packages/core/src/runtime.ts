@@ -49,6 +49,9 @@ import type { McpSecretResolver } from './mcp/secrets';
 import { ToolRegistry, type ServerToolSpec } from './tools/registry';
 import { permissionsFromEnv, type DeploymentPermissions } from './tools/policy';
 import type { ToolSpec } from './tools/tool';
+import type { GitHubOptions } from './github/client';
+import type { GitHubSettings } from './github/settings';
+import type { SubscriptionSettings } from './subscriptions/publish';
 import type { CallbackOptions } from './webhooks/callback';
 import { HookStore } from './webhooks/hook-config';
 import { WebhookStore } from './webhooks/webhook-store';
@@ -96,6 +99,14 @@ export interface RuntimeConfig {
   webhookSecret?: SecretResolver;
   /** Retries and time limit of webhook callbacks; they go through `outbound` like web_fetch. */
   webhookCallback?: Omit<CallbackOptions, keyof OutboundOptions>;
+  /** GitHub's API (`ZERO_GITHUB_API_URL`) and retries; requests go through `outbound` like web_fetch. */
+  github?: Omit<GitHubOptions, keyof OutboundOptions>;
+  /** Resolves a GitHub token reference (by default: the environment variable of that name). */
+  githubToken?: (ref: string) => string | undefined;
+  /** `ZERO_PUBLIC_URL`: the console's address, for links in reports posted elsewhere. */
+  publicUrl?: string;
+  /** How long an instance keeps the list of subscriptions (default 10 s). */
+  subscriptionCacheMs?: number;
   /** Caps of a memory store (`ZERO_MEMORY_MAX_FILE_BYTES`, `_STORE_BYTES`, `_FILES`); see DEFAULT_MEMORY_LIMITS. */
   memory?: Partial<MemoryLimits>;
   /** Session, user and deployment budgets (`ZERO_BUDGET_*`); `false`: nothing is counted or checked (the benchmark's baseline). */
@@ -108,6 +119,10 @@ export interface Runtime extends ChatDeps {
   /** Places of the live-view streams open per user. */
   streams: StreamSlots;
   webhooks: Webhooks;
+  /** How GitHub is reached, for hydrating projects and reporting on pull requests. */
+  github: GitHubSettings;
+  /** Signed outbound events: where subscriptions live, their secrets, how deliveries go out. */
+  subscriptions: SubscriptionSettings;
   /** The MCP servers agents use, as this instance knows them. */
   mcp: McpClients;
 }
@@ -140,6 +155,8 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
 // Webhook investigations are finished when a run ends and settled after a background job: loaded
 // then, so that a cold start serving a member's request does not evaluate them.
 const investigations = () => import('./webhooks/finish');
+// Subscribers are told and investigations finished when a run ends: loaded then, as above.
+const afterRun = () => import('./subscriptions/after-run');
 
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
 export function createRuntime(config: RuntimeConfig): Runtime {
@@ -160,7 +177,10 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const queue =
     config.queue ??
     new InProcessQueue((job) =>
-      runJob(runtime, job, { afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId) }),
+      runJob(runtime, job, {
+        beforeDrive: async (job) => (job.reason === 'webhook' ? (await import('./webhooks/prepare')).prepareInvestigation(runtime, job.session_id) : undefined),
+        afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId),
+      }),
     );
   const runtime: Runtime = {
     auth,
@@ -207,8 +227,20 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
       callback: { ...config.outbound, ...config.webhookCallback },
     },
-    onRunFinished: async (finished) => (await investigations()).finishInvestigation(runtime, finished),
-    onRunWaiting: async (waiting) => (await investigations()).investigationWaits(runtime, waiting),
+    github: {
+      options: { ...config.outbound, ...config.github },
+      token: config.githubToken ?? ((ref) => process.env[ref] || undefined),
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    },
+    subscriptions: {
+      artifacts,
+      secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
+      delivery: { ...config.outbound, ...config.webhookCallback },
+      cacheMs: config.subscriptionCacheMs,
+    },
+    onRunFinished: async (finished) => (await afterRun()).runFinished(runtime, finished),
+    onRunWaiting: async (waiting) => (await afterRun()).runWaiting(runtime, waiting),
+    onSessionCreated: (session) => void afterRun().then((hooks) => hooks.sessionCreated(runtime, session)),
   };
   return runtime;
 }
@@ -233,6 +265,9 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     approvalTtlMs: positiveInt(env, 'ZERO_APPROVAL_TTL_MS'),
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),
     webhookSecret: (ref) => env[ref] || undefined,
+    github: env.ZERO_GITHUB_API_URL ? { apiUrl: env.ZERO_GITHUB_API_URL } : undefined,
+    githubToken: (ref) => env[ref] || undefined,
+    publicUrl: env.ZERO_PUBLIC_URL || undefined,
     auth: {
       admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
       staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],

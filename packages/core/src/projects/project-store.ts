@@ -80,8 +80,8 @@ export class ProjectStore {
     return this.touch(id, options.upload ? { files: files.length, bytes, at: new Date().toISOString() } : undefined);
   }
 
-  /** Creates the project's summary or gives it a new revision. */
-  async touch(id: string, lastUpload?: ProjectMeta['last_upload']): Promise<ProjectMeta> {
+  /** Creates the project's summary or gives it a new revision; `source` is set by a hydrate and cleared by an archive upload. */
+  async touch(id: string, lastUpload?: ProjectMeta['last_upload'], source?: ProjectMeta['source']): Promise<ProjectMeta> {
     const now = new Date().toISOString();
     const existing = await this.getProject(id);
     const meta: ProjectMeta = {
@@ -92,6 +92,8 @@ export class ProjectStore {
       rev: randomUUID(),
       ...(existing?.description ? { description: existing.description } : {}),
       ...((lastUpload ?? existing?.last_upload) ? { last_upload: lastUpload ?? existing?.last_upload } : {}),
+      // A tree uploaded whole is no longer GitHub's at that commit; a single file written keeps the record.
+      ...((source ?? (lastUpload ? undefined : existing?.source)) ? { source: source ?? existing?.source } : {}),
     };
     await this.artifacts.putJson(metaKey(id), meta);
     if (!existing) await this.artifacts.put(`${INDEX_PREFIX}${id}`, '', 'text/plain');

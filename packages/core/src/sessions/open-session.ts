@@ -15,7 +15,7 @@ export interface NewSession {
 }
 
 /** Opens a session owned by `user`, after checking the agent (404 listing the agents). */
-export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'sessions' | 'defaultAgentId'>, user: User, fields: NewSession): Promise<SessionMeta> {
+export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'sessions' | 'defaultAgentId' | 'onSessionCreated'>, user: User, fields: NewSession): Promise<SessionMeta> {
   const agent = await requireAgent(deps.catalog, fields.agent_id ?? deps.defaultAgentId);
   const now = new Date().toISOString();
   const meta = {
@@ -31,12 +31,17 @@ export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'ses
   };
   const owner = { user_id: user.id, name: user.name };
   // An id the caller chose may be taken: the owner is written only once the session is ours.
-  if (fields.session_id) return deps.sessions.createSession(meta, owner);
+  if (fields.session_id) {
+    const session = await deps.sessions.createSession(meta, owner);
+    deps.onSessionCreated?.(session);
+    return session;
+  }
   // A fresh UUID is nobody's: both items are written at once.
   const [session] = await Promise.all([
     deps.sessions.createSession(meta),
     deps.sessions.putMember({ v: 1, ...meta }, { ...owner, role: 'owner', added_at: now }),
   ]);
+  deps.onSessionCreated?.(session);
   return session;
 }
 

@@ -34,6 +34,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   onRunFinished?: (finished: FinishedRun) => Promise<void>;
   /** Called when a run waits for people (its `run_wait` is durable, the lease still held). Must not throw. */
   onRunWaiting?: (waiting: FinishedRun) => Promise<void>;
+  /** Called once a new session's item is written. Must not throw, and must not make the caller wait for other systems. */
+  onSessionCreated?: (session: SessionMeta) => void;
 }
 
 /** A run that has ended: its session and the session's log, which ends with the run's `run_end`. */

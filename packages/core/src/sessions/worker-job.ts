@@ -11,6 +11,8 @@ export interface QueueRecord {
 export interface RunJobOptions {
   /** Epoch ms by which this process must be done; a run that nears it hands over again. */
   deadline?: number;
+  /** Called before each drive: readies what the run needs (a webhook investigation's hydrated project). */
+  beforeDrive?: (job: RunJob) => Promise<void>;
   /** Called after each drive: a redelivered job also finishes what a crashed one left (a webhook investigation's report and callback). */
   afterDrive?: (sessionId: string) => Promise<void>;
 }
@@ -21,6 +23,7 @@ export interface RunJobOptions {
  * a session whose runs are finished does nothing.
  */
 export async function runJob(deps: SessionRunnerDeps, job: RunJob, options: RunJobOptions = {}): Promise<void> {
+  await options.beforeDrive?.(job);
   await driveSession(deps, job.session_id, { deadline: options.deadline });
   await options.afterDrive?.(job.session_id);
 }

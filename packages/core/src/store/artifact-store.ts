@@ -56,10 +56,15 @@ export class ArtifactStore {
 
   async deletePrefix(prefix: string): Promise<number> {
     const keys = await this.list(prefix);
+    await this.deleteKeys(keys.map((k) => k.key));
+    return keys.length;
+  }
+
+  /** Deletes these objects, a thousand per request (S3's batch size). */
+  async deleteKeys(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);
-      await this.s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((k) => ({ Key: k.key })) } }));
+      await this.s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((key) => ({ Key: key })) } }));
     }
-    return keys.length;
   }
 }

@@ -1,12 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ZeroError, invalidRequest, unauthorized } from '../errors';
-import { MAX_MESSAGE_CHARS, projectIdSchema } from '../wire';
+import { MAX_MESSAGE_CHARS, gitRefSchema, projectIdSchema } from '../wire';
 import { webhookAuthorId } from '../run/speaker';
 import type { HookConfig } from './hook-config';
 import { genericSigningPayload, verifySha256 } from './signature';
-import { renderTemplate } from './template';
-import type { DeliveryClaim, DeliveryMark, WebhookStore } from './webhook-store';
+import { renderTemplate, valueAt } from './template';
+import type { DeliveryClaim, DeliveryMark, SessionSummary, WebhookStore } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
 
 /** How long a delivery id (and a GitHub body's hash) is remembered: GitHub lets a delivery be redelivered by hand for days. */
@@ -176,6 +176,8 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
     else projectId = picked.text;
   }
 
+  const github = hook.hydrate || hook.report ? githubContext(hook, job.payload, projectId, warnings) : undefined;
+
   const now = new Date().toISOString();
   // One line: a title is filled from the payload too, and must not pass for more than a title.
   const title = (hook.title ? renderTemplate(hook.title, job.payload).text : `${job.event}: ${text.trim().split('\n')[0] ?? ''}`).replace(/\s+/g, ' ').trim();
@@ -205,6 +207,7 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
       origin: { hook_id: hook.id, source: hook.source, event: job.event, delivery_id: job.deliveryId, received_at: now },
       status: 'accepted',
       ...(projectId ? { project_id: projectId } : {}),
+      ...(github ? { github } : {}),
       warnings,
     }),
     deps.sessions.enqueue(job.sessionId, {
@@ -220,4 +223,31 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
   if (failed) throw failed.reason;
   for (const warning of warnings) console.warn(JSON.stringify({ level: 'warn', msg: 'webhook template', hook_id: hook.id, session_id: job.sessionId, warning }));
   await deps.queue.send({ session_id: job.sessionId, reason: 'webhook' });
+  deps.onSessionCreated?.(session);
+}
+
+/**
+ * What a hook that hydrates or reports needs of a GitHub event: the
+ * repository, the pull request (or issue) number and the commit (a pull
+ * request's head, a push's `after`). The worker hydrates before the run when
+ * `hydrate` is `pending`; the report goes where `number` and `sha` say.
+ */
+function githubContext(hook: HookConfig, payload: Record<string, unknown>, projectId: string | undefined, warnings: string[]): SessionSummary['github'] {
+  const repo = valueAt(payload, 'repository.full_name');
+  if (typeof repo !== 'string' || !projectIdSchema.safeParse(repo).success) {
+    warnings.push('github: the payload has no repository.full_name; nothing is hydrated or reported');
+    return undefined;
+  }
+  const number = [valueAt(payload, 'pull_request.number'), valueAt(payload, 'issue.number'), valueAt(payload, 'number')].find((n) => Number.isSafeInteger(n)) as number | undefined;
+  const sha = [valueAt(payload, 'pull_request.head.sha'), valueAt(payload, 'after'), valueAt(payload, 'check_suite.head_sha')].find((s) => typeof s === 'string' && /^[0-9a-f]{40}$/.test(s)) as string | undefined;
+  const branch = valueAt(payload, 'repository.default_branch');
+  const ref = sha ? undefined : typeof branch === 'string' && gitRefSchema.safeParse(branch).success ? branch : undefined;
+  let hydrate: 'pending' | undefined;
+  if (hook.hydrate) {
+    if (!projectId) warnings.push('hydrate: the session has no project, so nothing is hydrated');
+    else if (!sha && !ref) warnings.push('hydrate: the payload names no commit and no default branch; nothing is hydrated');
+    else hydrate = 'pending';
+  }
+  if (hook.report && number === undefined && hook.report.github === 'comment') warnings.push('report: the event is about no pull request or issue; no comment is posted');
+  return { repo, ...(number !== undefined ? { number } : {}), ...(sha ? { sha } : {}), ...(ref ? { ref } : {}), ...(hydrate ? { hydrate } : {}) };
 }

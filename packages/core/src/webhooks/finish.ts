@@ -22,7 +22,8 @@ const OPEN_STATUSES: readonly SessionSummary['status'][] = ['accepted', 'awaitin
  * answer as a Markdown report (`projects/<id>/reports/<session>.md`, or the
  * session's artifacts without a project) and, when the hook asks, as a PDF
  * beside it, records the outcome in the
- * session's summary, and POSTs the signed callback. Other runs (a member's
+ * session's summary, POSTs the signed callback, and posts the report on
+ * GitHub when the hook asks (`report: { github }`). Other runs (a member's
  * follow-up question in the same session) are left alone.
  * Must not throw: failures are logged and, for the callback, recorded.
  */
@@ -62,13 +63,16 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
       },
       summary.status,
     );
-    if (!won || !hook || !url) return;
-    await sendCallback(deps, hook, url, CALLBACK_EVENT, summary, {
-      run_id: finished.runId,
-      status: end.status,
-      report,
-      ...(pdf && 'file' in pdf ? { pdf_report: pdf.file } : {}),
-    });
+    if (!won || !hook) return;
+    if (url) {
+      await sendCallback(deps, hook, url, CALLBACK_EVENT, summary, {
+        run_id: finished.runId,
+        status: end.status,
+        report,
+        ...(pdf && 'file' in pdf ? { pdf_report: pdf.file } : {}),
+      });
+    }
+    if (hook.report?.github) await (await import('./github-report')).reportOnGitHub(deps, hook, summary, end, markdown);
   } catch (error) {
     console.error(JSON.stringify({ level: 'error', msg: 'finishing a webhook investigation failed', session_id: sessionId, error: String(error) }));
   }

@@ -1,3 +1,4 @@
+import type { GitHubSettings } from '../github/settings';
 import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectStore } from '../projects/project-store';
 import type { RunQueue } from '../sessions/queue';
@@ -25,4 +26,8 @@ export interface WebhookDeps {
   projectAccess: ProjectAccess;
   artifacts: ArtifactStore;
   queue: RunQueue;
+  /** Tells subscribers of the new session (see SessionRunnerDeps). */
+  onSessionCreated?: (session: import('../store/records').SessionMeta) => void;
+  /** GitHub, for hooks that hydrate their project or report on the pull request. */
+  github: GitHubSettings;
 }

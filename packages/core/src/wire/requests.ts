@@ -160,6 +160,26 @@ export const secretRefSchema = z
   .string()
   .regex(/^ZERO_WEBHOOK_SECRET_[A-Z0-9_]{1,100}$/, 'must name an environment variable starting with ZERO_WEBHOOK_SECRET_');
 
+/**
+ * Where a GitHub token lives (a personal access token, or an installation
+ * token an operator's job refreshes): the name of an environment variable,
+ * never the token. Only names under `ZERO_GITHUB_TOKEN` are accepted, so a
+ * hook cannot be pointed at the process's other credentials.
+ */
+export const githubTokenRefSchema = z
+  .string()
+  .regex(/^ZERO_GITHUB_TOKEN(_[A-Z0-9_]{1,100})?$/, 'must name an environment variable starting with ZERO_GITHUB_TOKEN');
+
+/** A git ref GitHub resolves: a branch, a tag or a commit sha (no "..", no leading or trailing "/", as git's own rules). */
+export const gitRefSchema = z.string().regex(/^(?!\/)(?!.*\.\.)(?!.*\/$)[\w.\/-]{1,250}$/, 'must be a branch, tag or commit sha');
+
+/** The body of `POST /api/v2/projects/:owner/:repo/hydrate`: the project's files become the GitHub repository's tree at `ref`. */
+export const hydrateRequestSchema = z.strictObject({
+  ref: gitRefSchema,
+  /** The token's environment variable; by default `ZERO_GITHUB_TOKEN` when set, else none (public repositories). */
+  token_ref: githubTokenRefSchema.optional(),
+});
+
 /** An accepted event: `pull_request` (every action), `pull_request.opened` (one action), or `*`. */
 const hookEventSchema = z.string().regex(/^(\*|[a-z0-9_-]{1,64}(\.[a-z0-9_-]{1,64})?)$/, 'must look like "pull_request" or "pull_request.opened" or be "*"');
 
@@ -193,10 +213,33 @@ export const hookInputSchema = z.strictObject({
     .refine((formats) => formats.includes('md'), 'must include "md": the Markdown report is always written')
     .refine((formats) => new Set(formats).size === formats.length, 'names a format twice')
     .default(['md']),
+  /**
+   * GitHub hooks: before the run, the project's files become the repository's
+   * tree at the event's commit (a pull request's head, a push's `after`), and
+   * a pull request's diff is stored as `.zero/pr.diff`.
+   */
+  hydrate: z.boolean().default(false),
+  /** GitHub hooks: when the run ends, its report is posted on the pull request as a comment, or on the head commit as a check run. */
+  report: z.strictObject({ github: z.enum(['comment', 'check_run']) }).optional(),
+  /** The token for hydrating and reporting; by default `ZERO_GITHUB_TOKEN`. */
+  github_token_ref: githubTokenRefSchema.optional(),
   /** Generic hooks: how far a request's timestamp may be from now, in seconds. */
   tolerance_seconds: z.number().int().min(30).max(3600).default(300),
 });
 export type HookInput = z.input<typeof hookInputSchema>;
+
+/** The events a subscription may receive. */
+export const subscriptionEventSchema = z.enum(['session.created', 'run.completed', 'run.failed', 'run.awaiting_approval']);
+export type SubscriptionEvent = z.infer<typeof subscriptionEventSchema>;
+
+/** A subscription as an administrator sends it (`PUT /api/v2/subscriptions/:id`): where Zero POSTs which events, signed with which secret. */
+export const subscriptionInputSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000),
+  events: z.array(subscriptionEventSchema).min(1).max(20),
+  /** The signing secret's environment variable (`whsec_<base64>`, as Standard Webhooks' libraries expect). */
+  secret_ref: secretRefSchema,
+  description: z.string().max(500).optional(),
+});
 
 /** The query of `POST /api/v2/projects/:owner/:repo/archive`: leading path segments to drop, as `tar --strip-components`. */
 export const archiveQuerySchema = z.object({ strip: z.coerce.number().int().min(0).max(10).default(0) });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { hookInputSchema } from './requests';
+import { hookInputSchema, subscriptionInputSchema } from './requests';
 import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
 import { permissionMapSchema, permissionModeSchema, toolPolicySchema } from './permissions';
 import { mcpServerViewSchema } from './mcp-servers';
@@ -231,6 +231,35 @@ export const switchAgentResponseSchema = z.object({ session: sessionSchema, from
 
 export const cancelResponseSchema = z.object({ cancelled: z.boolean(), run_id: z.string().optional(), reason: z.string().optional() });
 
+/** How a report was posted to GitHub (a hook's `report: { github }`), as the summary records it. */
+export const githubReportSchema = z.object({
+  kind: z.enum(['comment', 'check_run']),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  /** The comment's or the check run's id on GitHub. */
+  id: z.number().int().optional(),
+  /** The comment was Zero's earlier one, edited, rather than a new one. */
+  updated: z.boolean().optional(),
+  last_status: z.number().int().optional(),
+  last_error: z.string().optional(),
+  at: z.string().optional(),
+});
+
+/** The GitHub side of an investigation a GitHub hook started: the repository, the pull request, and what was hydrated and reported. */
+export const githubInvestigationSchema = z.object({
+  repo: z.string(),
+  /** The pull request (or issue) the event is about. */
+  number: z.number().int().optional(),
+  /** The commit the files are hydrated at and a check run is posted on. */
+  sha: z.string().optional(),
+  /** Without a commit in the event (an issue comment), the branch hydrated: the repository's default. */
+  ref: z.string().optional(),
+  /** `pending` until the worker has hydrated the project, before the run. */
+  hydrate: z.enum(['pending', 'done', 'failed']).optional(),
+  hydrated: z.object({ sha: z.string(), files: z.number().int(), uploaded: z.number().int(), removed: z.number().int() }).optional(),
+  report: githubReportSchema.optional(),
+});
+
 /** What became of a webhook-started investigation. */
 export const investigationSummarySchema = z.looseObject({
   session_id: z.string(),
@@ -248,6 +277,7 @@ export const investigationSummarySchema = z.looseObject({
   reason: z.string().optional(),
   finished_at: z.string().optional(),
   callback: z.looseObject({ target: z.string(), status: z.enum(['pending', 'delivered', 'failed']), attempts: z.number().int() }).optional(),
+  github: githubInvestigationSchema.optional(),
 });
 export const sessionSummaryResponseSchema = z.object({ summary: investigationSummarySchema });
 
@@ -303,6 +333,10 @@ export const hookSchema = hookInputSchema.extend({ id: z.string(), created_at: z
 export const hookResponseSchema = z.object({ hook: hookSchema });
 export const hookListSchema = z.object({ hooks: z.array(hookSchema) });
 
+/** A subscription as stored. */
+export const subscriptionSchema = subscriptionInputSchema.extend({ id: z.string(), created_at: z.string(), updated_at: z.string() }).loose();
+export const subscriptionResponseSchema = z.object({ subscription: subscriptionSchema });
+
 /** `POST /webhooks/:hook_id`: the run that answers the delivery, or why none was started. */
 export const deliveryResponseSchema = z.union([
   z.object({ session_id: z.string(), run_id: z.string() }),
@@ -318,6 +352,8 @@ export const projectSchema = z.looseObject({
   rev: z.string(),
   description: z.string().optional(),
   last_upload: z.object({ files: z.number().int(), bytes: z.number().int(), at: z.string() }).optional(),
+  /** Where the files came from when they were hydrated from GitHub: the repository, the ref asked for and the commit it named. */
+  source: z.object({ github: z.string(), ref: z.string(), sha: z.string(), at: z.string() }).optional(),
 });
 export const projectListSchema = z.object({ projects: z.array(projectSchema.extend({ analyses: z.array(z.string()), role: roleSchema.optional() })) });
 export const projectDetailSchema = z.object({ project: projectSchema, analyses: z.array(z.string()), role: roleSchema });
@@ -329,6 +365,8 @@ export const archiveUploadSchema = z.object({
   skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
   skipped_count: z.number().int(),
 });
+/** `POST /projects/:owner/:repo/hydrate`: the tree at `sha`; `files` written (`uploaded`: new or changed), left alone (`unchanged`: same hash), deleted (`removed`: gone from the tree). */
+export const hydrateResponseSchema = archiveUploadSchema.extend({ sha: z.string(), uploaded: z.number().int(), unchanged: z.number().int(), removed: z.number().int() });
 export const fileUploadSchema = z.object({ project: projectSchema, path: z.string(), bytes: z.number().int() });
 export const projectObjectSchema = z.object({ path: z.string(), size: z.number().int(), etag: z.string() });
 export const projectFilesSchema = z.object({ project_id: z.string(), files: z.array(projectObjectSchema) });

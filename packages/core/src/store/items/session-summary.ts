@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { pendingApprovalSchema, runStatusSchema, usageSchema } from '../../wire';
+import { githubInvestigationSchema, pendingApprovalSchema, runStatusSchema, usageSchema } from '../../wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 
@@ -44,6 +44,8 @@ export const sessionSummarySchema = z.object({
       at: z.string().optional(),
     })
     .optional(),
+  /** Investigations of GitHub hooks that hydrate or report: the repository, pull request and commit, and how each step went. */
+  github: githubInvestigationSchema.optional(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

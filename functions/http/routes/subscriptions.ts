@@ -1,0 +1,36 @@
+import { Hono } from 'hono';
+import * as z from 'zod';
+import { forbidden, notFound } from '@zero/core';
+import { hookIdSchema, subscriptionInputSchema, subscriptionResponseSchema } from '@zero/core/wire';
+import { describe, json, param } from '../declare';
+import type { AppDeps, Env } from '../env';
+
+// The subscriptions code is loaded with the first request that needs it, not at cold start.
+const subscriptions = () => import('@zero/core/subscriptions');
+const view = ({ v: _v, ...subscription }: { v: number } & Record<string, unknown>) => ({ subscription });
+
+/** `/subscriptions/:id` (administrators): where Zero POSTs its signed events. */
+export function subscriptionRoutes(deps: AppDeps) {
+  const app = new Hono<Env>();
+  const idParam = param(z.object({ id: hookIdSchema }));
+  app.use('/subscriptions/*', async (c, next) => {
+    if (!c.get('user').admin) throw forbidden('managing subscriptions needs an administrator');
+    await next();
+  });
+
+  app.put('/subscriptions/:id', describe({ summary: 'Create or replace a subscription to signed events (administrators)', responses: { 200: subscriptionResponseSchema, 201: subscriptionResponseSchema } }), idParam, json(subscriptionInputSchema), async (c) => {
+    const { subscription, created } = await (await subscriptions()).putSubscription(deps.subscriptions, c.req.valid('param').id, c.req.valid('json'));
+    return c.json(view(subscription), created ? 201 : 200);
+  });
+
+  app.get('/subscriptions/:id', describe({ summary: 'A subscription (administrators)', responses: { 200: subscriptionResponseSchema } }), idParam, async (c) => {
+    return c.json(view(await (await subscriptions()).subscriptionStore(deps.subscriptions).require(c.req.valid('param').id)));
+  });
+
+  app.delete('/subscriptions/:id', describe({ summary: 'Delete a subscription (administrators)', responses: { 204: null } }), idParam, async (c) => {
+    const id = c.req.valid('param').id;
+    if (!(await (await subscriptions()).subscriptionStore(deps.subscriptions).delete(id))) throw notFound(`no subscription "${id}"`, 'id');
+    return c.body(null, 204);
+  });
+  return app;
+}

@@ -1,0 +1,6 @@
+/** Signed outbound events: subscriptions, Standard Webhooks signatures, delivery with retries. */
+export * from './standard-webhooks';
+export * from './subscription-store';
+export * from './deliver';
+export * from './publish';
+export * from './run-events';
