@@ -16,6 +16,8 @@ export interface CatalogSnapshot {
 /** Where agent definitions come from: the S3 bucket's `agents/` prefix, or a directory. */
 export interface AgentCatalog {
   load(): Promise<CatalogSnapshot>;
+  /** Forgets what it holds: the next load rereads (after a managed agent was written here). */
+  invalidate?(): void;
 }
 
 /** Looks an agent up, or fails with a 404 that lists the agents there are. */
@@ -53,6 +55,10 @@ export class S3AgentCatalog implements AgentCatalog {
     private readonly bucket: string,
     private readonly options: { prefix?: string; revalidateMs?: number; knownTools?: ReadonlySet<string> } = {},
   ) {}
+
+  invalidate() {
+    this.current = undefined;
+  }
 
   load(): Promise<CatalogSnapshot> {
     const revalidateMs = this.options.revalidateMs ?? 5_000;
@@ -97,7 +103,8 @@ export class S3AgentCatalog implements AgentCatalog {
       }),
     );
     this.cache = next;
-    return snapshot([...next.values()].map((entry) => entry.result));
+    // The agents made through the Managed Agents API (`agents/managed/`), loaded with the first reread.
+    return (await import('../managed/merge')).withManagedAgents(snapshot([...next.values()].map((entry) => entry.result)), this.s3, this.bucket);
   }
 }
 

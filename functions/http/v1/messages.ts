@@ -1,0 +1,33 @@
+import type { Context } from 'hono';
+import * as z from 'zod';
+import { invalidField, startChat, tooLarge } from '@zero/core';
+import type { ManagedSessionRecord } from '@zero/core/managed';
+import { MAX_MESSAGE_CHARS } from '@zero/core/wire';
+import type { Env } from '../env';
+import type { V1Deps } from './deps';
+
+/** A `user.message` event as sent: content blocks; Zero takes text (images and documents are refused by name). */
+export const userMessageParams = z.strictObject({
+  type: z.literal('user.message'),
+  content: z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() })).min(1, 'must hold at least one block'),
+});
+export type UserMessageParams = z.infer<typeof userMessageParams>;
+
+/**
+ * Sends a `user.message` to the session as a Zero message, with the session's custom tools as
+ * client tools. Returns once the message is durable; the run goes on without a reader.
+ */
+export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: string, record: ManagedSessionRecord | undefined, event: UserMessageParams, field: string) {
+  const texts = event.content.map((block, j) => {
+    if (block.type !== 'text' || typeof block.text !== 'string') throw invalidField(`${field}.content.${j}`, `"${block.type}" blocks are not supported; send text`);
+    return block.text;
+  });
+  const message = texts.join('\n\n');
+  if (!message.trim()) throw invalidField(`${field}.content`, 'must not be empty');
+  if (message.length > MAX_MESSAGE_CHARS) throw tooLarge(`the message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, `${field}.content`);
+  const clientTools = record?.custom_tools.length ? record.custom_tools : undefined;
+  const run = await startChat(deps, { session_id: sessionId, message, ...(clientTools ? { client_tools: clientTools } : {}) }, c.get('user'), { deadline: c.get('deadline') });
+  // Failures are logged by startChat and end the run with an `error` event the stream shows.
+  void run.finished;
+  return { id: `sevt_${run.runId}`, type: 'user.message' as const, content: texts.map((text) => ({ type: 'text' as const, text })), processed_at: new Date().toISOString() };
+}
