@@ -129,6 +129,30 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     expect(valid(apiErrorSchema, (missing as InstanceType<typeof Anthropic.APIError>).error).error.type).toBe('not_found_error');
   });
 
+  it('answers malformed requests with a 4xx in the API error shape, naming the field, and writes nothing', async () => {
+    const agent = await newAgent();
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: ENV });
+    const headers = { 'x-api-key': DEV_KEY, 'content-type': 'application/json' };
+    const cases: [string, string, string | undefined, number, string][] = [
+      ['POST', '/v1/agents', '{not json', 400, 'body'],
+      ['POST', '/v1/agents', JSON.stringify({ name: 'x', model: 'claude-sonnet-4-6', colour: 'red' }), 400, 'colour'],
+      ['POST', `/v1/sessions/${session.id}/events`, JSON.stringify({ events: [{ type: 'user.define_outcome', description: 'x' }] }), 400, 'events.0'],
+      ['POST', `/v1/sessions/${session.id}/events`, JSON.stringify({ events: [{ type: 'user.message', content: [{ type: 'image', source: {} }] }] }), 400, 'events.0.content.0'],
+      ['POST', '/v1/sessions', JSON.stringify({ agent: { type: 'agent', id: agent.id, version: 9 }, environment_id: ENV }), 400, 'agent.version'],
+      ['GET', `/v1/sessions/${session.id}/events?page=garbage`, undefined, 400, 'page'],
+      ['GET', '/v1/agents/agent_unknown', undefined, 404, 'agent_unknown'],
+      ['GET', '/v1/no-such-route', undefined, 404, 'no route'],
+    ];
+    for (const [method, path, body, status, named] of cases) {
+      const response = await fetch(`${h.url}${path}`, { method, headers, body });
+      expect(response.status, `${method} ${path}`).toBe(status);
+      expect(valid(apiErrorSchema, await response.json()).error.message, `${method} ${path}`).toContain(named);
+    }
+    // Nothing ran: the model was never called, and the session has no events.
+    expect(h.fake.requests).toHaveLength(0);
+    expect(valid(eventPageSchema, (await getJson(`${h.url}/v1/sessions/${session.id}/events`)).json).data).toEqual([]);
+  });
+
   it("lists Zero's one environment, and a session must name it", async () => {
     const envs = [];
     for await (const env of client.beta.environments.list()) envs.push(valid(environmentSchema, env));
