@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
-import { invalidField, startChat, tooLarge } from '@zero/core';
+import { randomUUID } from 'node:crypto';
+import { invalidField, messageWhileWaiting, tooLarge } from '@zero/core';
 import type { ManagedSessionRecord } from '@zero/core/managed';
 import { MAX_MESSAGE_CHARS } from '@zero/core/wire';
 import type { Env } from '../env';
@@ -15,7 +16,9 @@ export type UserMessageParams = z.infer<typeof userMessageParams>;
 
 /**
  * Sends a `user.message` to the session as a Zero message, with the session's custom tools as
- * client tools. Returns once the message is durable; the run goes on without a reader.
+ * client tools: into the session's inbox, and the session to the run queue (SQS in AWS, in-process
+ * locally), as a webhook's message goes. Returns once the message is durable, without waiting for
+ * the run, which the stream follows; on Lambda the run goes on in the worker, not in this request.
  */
 export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: string, record: ManagedSessionRecord | undefined, event: UserMessageParams, field: string) {
   const texts = event.content.map((block, j) => {
@@ -25,9 +28,18 @@ export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: 
   const message = texts.join('\n\n');
   if (!message.trim()) throw invalidField(`${field}.content`, 'must not be empty');
   if (message.length > MAX_MESSAGE_CHARS) throw tooLarge(`the message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, `${field}.content`);
-  const clientTools = record?.custom_tools.length ? record.custom_tools : undefined;
-  const run = await startChat(deps, { session_id: sessionId, message, ...(clientTools ? { client_tools: clientTools } : {}) }, c.get('user'), { deadline: c.get('deadline') });
-  // Failures are logged by startChat and end the run with an `error` event the stream shows.
-  void run.finished;
-  return { id: `sevt_${run.runId}`, type: 'user.message' as const, content: texts.map((text) => ({ type: 'text' as const, text })), processed_at: new Date().toISOString() };
+  const user = c.get('user');
+  const runId = `run_${randomUUID()}`;
+  const at = new Date().toISOString();
+  // Calls that waited past the approval time are denied now; a message behind a waiting run waits its turn.
+  await messageWhileWaiting(deps, sessionId, 'enqueue');
+  await deps.sessions.enqueue(sessionId, {
+    run_id: runId,
+    text: message,
+    author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
+    ...(record?.custom_tools.length ? { client_tools: record.custom_tools } : {}),
+    at,
+  });
+  await deps.queue.send({ session_id: sessionId, reason: 'a message through the Managed Agents API' });
+  return { id: `sevt_${runId}`, type: 'user.message' as const, content: texts.map((text) => ({ type: 'text' as const, text })), processed_at: at };
 }
