@@ -118,6 +118,20 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     expect(valid(agentPageSchema, await client.beta.agents.list({ limit: 100 })).data.length).toBe(before);
   });
 
+  it('keeps serving the other agents when a stored agent version does not read', async () => {
+    await h.server.runtime.artifacts.put('agents/managed/agent_0bad/v000001.json', '{"not": "an agent"');
+    try {
+      const good = await newAgent();
+      const listed = valid(agentPageSchema, await client.beta.agents.list({ limit: 100 }));
+      expect(listed.data.some((a) => a.id === good.id)).toBe(true);
+      expect(listed.data.some((a) => a.id === 'agent_0bad')).toBe(false);
+      h.fake.script({ text: 'still here' });
+      expect((await postJson(`${h.url}/api/v2/chat`, { agent_id: good.id, message: 'hi' })).json.text).toBe('still here');
+    } finally {
+      await h.server.runtime.artifacts.delete('agents/managed/agent_0bad/v000001.json');
+    }
+  });
+
   it('takes the key in x-api-key or as a bearer token, and answers without one in the API error shape', async () => {
     const noKey = await fetch(`${h.url}/v1/agents`);
     expect(noKey.status).toBe(401);

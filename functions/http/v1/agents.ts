@@ -94,7 +94,7 @@ export function agentRoutes(deps: V1Deps) {
     query(z.object({ ...pageQuery, include_archived: queryBoolean.optional(), 'created_at[gte]': z.iso.datetime().optional(), 'created_at[lte]': z.iso.datetime().optional() })),
     async (c) => {
       const q = c.req.valid('query');
-      const managed = (await deps.managedAgents.list())
+      const managed = (await deps.managedAgents.list()).agents
         .filter((a) => q.include_archived || !a.archived_at)
         .map((a) => ({ ...a.versions.at(-1)!, created_at: a.versions[0]!.created_at, archived_at: a.archived_at }))
         .sort((a, b) => b.created_at.localeCompare(a.created_at));

@@ -1,9 +1,8 @@
 import { Hono, type Context } from 'hono';
 import { notFound } from '@zero/core';
-import { deadline } from '../deadline';
 import { managedAgentStore } from '@zero/core/managed';
-import type { Env } from '../env';
-import type { AppDeps } from '../env';
+import { deadline } from '../deadline';
+import type { AppDeps, Env } from '../env';
 import type { V1Deps } from './deps';
 import { agentRoutes } from './agents';
 import { apiErrorResponse } from './api-errors';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { invalidField, openSession, stopRun } from '@zero/core';
-import { customToolsOf, pickVersion, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
+import { invalidField, openSession, stopRun, type SessionMeta } from '@zero/core';
+import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
 import { describe, json, query } from '../declare';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
@@ -44,6 +44,18 @@ const sessionListQuery = z.object({
   agent_version: z.coerce.number().int().positive().optional(),
   include_archived: queryBoolean.optional(),
   order: z.literal('desc', 'Zero lists sessions newest first only').optional(),
+});
+
+/** The record of a session made through `/api/v2`, which has none until `/v1` changes it. */
+const defaultRecord = (session: SessionMeta): ManagedSessionRecord => ({
+  v: 1,
+  agent_id: splitPinnedId(session.agent_id).id,
+  agent_version: splitPinnedId(session.agent_id).version ?? 1,
+  environment_id: ZERO_ENVIRONMENT_ID,
+  title: session.title,
+  metadata: {},
+  archived_at: null,
+  custom_tools: [],
 });
 
 export function managedSessionRoutes(deps: V1Deps) {
@@ -92,7 +104,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     const id = c.req.param('id');
     for (const field of ['agent', 'budget', 'vault_ids'] as const) if (params[field] !== undefined) throw invalidField(field, 'cannot be changed through Zero yet');
     const { session, record } = await managedSession(deps, id, c.get('user'), 'editor');
-    const current = record ?? { v: 1 as const, agent_id: session.agent_id, agent_version: 1, environment_id: ZERO_ENVIRONMENT_ID, title: session.title, metadata: {}, archived_at: null, custom_tools: [] };
+    const current = record ?? defaultRecord(session);
     const meta = { ...current.metadata };
     for (const [key, value] of Object.entries(params.metadata ?? {})) {
       if (value === null) delete meta[key];
@@ -126,7 +138,7 @@ export function managedSessionRoutes(deps: V1Deps) {
   app.post('/sessions/:id/archive', describe({ summary: 'Archive a session: kept, left out of lists', responses: { 200: managedSessionSchema } }), async (c) => {
     const id = c.req.param('id');
     const { session, record } = await managedSession(deps, id, c.get('user'), 'owner');
-    const current = record ?? { v: 1 as const, agent_id: session.agent_id, agent_version: 1, environment_id: ZERO_ENVIRONMENT_ID, title: session.title, metadata: {}, archived_at: null, custom_tools: [] };
+    const current = record ?? defaultRecord(session);
     const next = { ...current, archived_at: current.archived_at ?? new Date().toISOString() };
     await writeSessionRecord(deps.artifacts, id, next);
     return c.json(await sessionResource(deps, session, next));

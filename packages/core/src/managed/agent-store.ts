@@ -26,8 +26,11 @@ export class ManagedAgentStore {
 
   constructor(private readonly artifacts: ArtifactStore) {}
 
-  /** Every managed agent (archived too), in id order. */
-  async list(): Promise<ManagedAgent[]> {
+  /**
+   * Every managed agent (archived too), in id order. An agent whose stored versions do not read
+   * (a hand-edited object) is left out and named in `errors`, so it cannot take the others down.
+   */
+  async list(): Promise<{ agents: ManagedAgent[]; errors: { key: string; message: string }[] }> {
     const keys = await this.artifacts.list(PREFIX);
     const byId = new Map<string, { versions: string[]; archived: boolean }>();
     for (const { key } of keys) {
@@ -37,14 +40,23 @@ export class ManagedAgentStore {
       else if (key === archivedKey(id)) entry.archived = true;
       byId.set(id, entry);
     }
-    const agents = await Promise.all(
-      [...byId].filter(([, e]) => e.versions.length > 0).map(async ([id, e]) => ({
-        id,
-        versions: await Promise.all(e.versions.sort().map((key) => this.readVersion(key))),
-        archived_at: e.archived ? await this.archivedAt(id) : null,
-      })),
+    const errors: { key: string; message: string }[] = [];
+    const read = await Promise.all(
+      [...byId].filter(([, e]) => e.versions.length > 0).map(async ([id, e]): Promise<ManagedAgent | undefined> => {
+        try {
+          return {
+            id,
+            versions: await Promise.all(e.versions.sort().map((key) => this.readVersion(key))),
+            archived_at: e.archived ? await this.archivedAt(id) : null,
+          };
+        } catch (error) {
+          errors.push({ key: `${PREFIX}${id}/`, message: error instanceof Error ? error.message.slice(0, 500) : String(error) });
+          return undefined;
+        }
+      }),
     );
-    return agents.sort((a, b) => a.id.localeCompare(b.id));
+    const agents = read.filter((a): a is ManagedAgent => !!a).sort((a, b) => a.id.localeCompare(b.id));
+    return { agents, errors };
   }
 
   async get(id: string): Promise<ManagedAgent | undefined> {

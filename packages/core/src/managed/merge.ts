@@ -10,12 +10,12 @@ import { definitionOf } from './to-definition';
  * Loaded by the S3 catalog when it rereads the bucket, not at cold start.
  */
 export async function withManagedAgents(snapshot: CatalogSnapshot, s3: S3Client, bucket: string): Promise<CatalogSnapshot> {
-  const managed = await managedAgentStore(s3, bucket).list();
-  if (managed.length === 0) return snapshot;
+  const { agents: managed, errors } = await managedAgentStore(s3, bucket).list();
+  if (managed.length === 0 && errors.length === 0) return snapshot;
   const agents = new Map(snapshot.agents);
   for (const agent of managed) {
     if (!agents.has(agent.id)) agents.set(agent.id, definitionOf(agent.versions.at(-1)!, false));
     for (const version of agent.versions) agents.set(`${version.id}@${version.version}`, definitionOf(version, true));
   }
-  return { agents, errors: snapshot.errors };
+  return { agents, errors: [...snapshot.errors, ...errors.map((e) => ({ file: e.key, field: 'version', message: e.message }))] };
 }
