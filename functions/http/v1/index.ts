@@ -1,7 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { notFound } from '@zero/core';
 import { managedAgentStore } from '@zero/core/managed';
-import { deadline } from '../deadline';
 import type { AppDeps, Env } from '../env';
 import type { V1Deps } from './deps';
 import { agentRoutes } from './agents';
@@ -21,7 +20,6 @@ export function managedAgentsApi(runtime: AppDeps) {
   const app = new Hono<Env>().basePath('/v1');
   app.onError((error, c) => apiErrorResponse(error, c, deps.secrets));
   app.notFound((c) => apiErrorResponse(notFound(`no route for ${c.req.method} ${c.req.path}`), c));
-  app.use('*', deadline());
   app.use('*', requireApiKey(deps.auth));
   app.route('/', agentRoutes(deps));
   app.route('/', environmentRoutes());

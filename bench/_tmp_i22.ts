@@ -1,0 +1,2 @@
+import { bundleApi, initialBytes } from './bundle-function';
+console.log('INIT', initialBytes(await bundleApi()));
