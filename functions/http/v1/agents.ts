@@ -13,11 +13,10 @@ import {
   toolsOf,
   type ManagedAgentVersion,
 } from '@zero/core/managed';
-import { describe, json, query } from '../declare';
+import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
 import { pageOf, pageQuery, queryBoolean } from './pages';
-import { agentPageSchema, agentSchema } from './resources';
 
 const newAgentId = () => `agent_${randomBytes(15).toString('hex')}`;
 
@@ -25,7 +24,7 @@ const newAgentId = () => `agent_${randomBytes(15).toString('hex')}`;
 export function agentRoutes(deps: V1Deps) {
   const app = new Hono<Env>();
 
-  app.post('/agents', describe({ summary: 'Create an agent (Managed Agents API)', responses: { 200: agentSchema } }), json(agentCreateParamsSchema), async (c) => {
+  app.post('/agents', json(agentCreateParamsSchema), async (c) => {
     const params = c.req.valid('json');
     refuseUnsupported(params);
     const now = new Date().toISOString();
@@ -44,17 +43,16 @@ export function agentRoutes(deps: V1Deps) {
       archived_at: null,
     };
     await deps.managedAgents.putVersion(doc);
-    deps.catalog.invalidate?.();
     return c.json(agentResource(doc));
   });
 
-  app.get('/agents/:id', describe({ summary: 'An agent, at its newest version or `?version=`', responses: { 200: agentSchema } }), query(z.object({ version: z.coerce.number().int().positive().optional() })), async (c) => {
+  app.get('/agents/:id', query(z.object({ version: z.coerce.number().int().positive().optional() })), async (c) => {
     const agent = await resolveAgent(deps, c.req.param('id'));
     const { doc } = pickVersion(agent, c.req.valid('query').version);
     return c.json(agentResource({ ...doc, archived_at: agent.archived_at }));
   });
 
-  app.post('/agents/:id', describe({ summary: 'Update an agent: a new version (409 when `version` is not the newest)', responses: { 200: agentSchema } }), json(agentUpdateParamsSchema), async (c) => {
+  app.post('/agents/:id', json(agentUpdateParamsSchema), async (c) => {
     const params = c.req.valid('json');
     const agent = await resolveAgent(deps, c.req.param('id'));
     if (agent.kind === 'markdown') throw invalidField('agent_id', `"${c.req.param('id')}" is a Markdown agent (agents/${c.req.param('id')}.md): edit its file`);
@@ -84,13 +82,11 @@ export function agentRoutes(deps: V1Deps) {
     const same = (a: ManagedAgentVersion) => JSON.stringify({ ...a, version: 0, updated_at: '' });
     if (same(next) === same(newest)) return c.json(agentResource(newest));
     await deps.managedAgents.putVersion(next);
-    deps.catalog.invalidate?.();
     return c.json(agentResource(next));
   });
 
   app.get(
     '/agents',
-    describe({ summary: 'Agents, managed ones newest first, then the Markdown agents; a page at a time', responses: { 200: agentPageSchema } }),
     query(z.object({ ...pageQuery, include_archived: queryBoolean.optional(), 'created_at[gte]': z.iso.datetime().optional(), 'created_at[lte]': z.iso.datetime().optional() })),
     async (c) => {
       const q = c.req.valid('query');
@@ -110,16 +106,15 @@ export function agentRoutes(deps: V1Deps) {
     },
   );
 
-  app.post('/agents/:id/archive', describe({ summary: 'Archive an agent: no new sessions; running ones go on', responses: { 200: agentSchema } }), async (c) => {
+  app.post('/agents/:id/archive', async (c) => {
     const agent = await resolveAgent(deps, c.req.param('id'));
     if (agent.kind === 'markdown') throw invalidField('agent_id', `"${c.req.param('id')}" is a Markdown agent: remove its file to retire it`);
     const archivedAt = agent.archived_at ?? new Date().toISOString();
     if (!agent.archived_at) await deps.managedAgents.archive(c.req.param('id'), archivedAt);
-    deps.catalog.invalidate?.();
     return c.json(agentResource({ ...agent.versions.at(-1)!, archived_at: archivedAt }));
   });
 
-  app.get('/agents/:id/versions', describe({ summary: "An agent's versions, newest first, a page at a time", responses: { 200: agentPageSchema } }), query(z.object(pageQuery)), async (c) => {
+  app.get('/agents/:id/versions', query(z.object(pageQuery)), async (c) => {
     const agent = await resolveAgent(deps, c.req.param('id'));
     const page = pageOf([...agent.versions].reverse(), c.req.valid('query'));
     return c.json({ data: page.data.map((v) => agentResource({ ...v, archived_at: agent.archived_at })), next_page: page.next_page });

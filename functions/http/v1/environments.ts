@@ -2,10 +2,9 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { notFound } from '@zero/core';
 import { ZERO_ENVIRONMENT_ID } from '@zero/core/managed';
-import { describe, query } from '../declare';
+import { json, query } from './validate';
 import type { Env } from '../env';
 import { pageOf, pageQuery } from './pages';
-import { environmentPageSchema, environmentSchema } from './resources';
 
 /** Zero's one environment: the deployment's own Lambda runtime, nothing to create or configure. */
 export const zeroEnvironment = {
@@ -22,10 +21,10 @@ export const zeroEnvironment = {
 
 export function environmentRoutes() {
   const app = new Hono<Env>();
-  app.get('/environments', describe({ summary: 'The environments: Zero has one, built in', responses: { 200: environmentPageSchema } }), query(z.object(pageQuery)), (c) =>
+  app.get('/environments', query(z.object(pageQuery)), (c) =>
     c.json(pageOf([zeroEnvironment], c.req.valid('query'))),
   );
-  app.get('/environments/:id', describe({ summary: 'The built-in environment', responses: { 200: environmentSchema } }), (c) => {
+  app.get('/environments/:id', (c) => {
     if (c.req.param('id') !== ZERO_ENVIRONMENT_ID) throw notFound(`no environment "${c.req.param('id')}"; Zero has one, "${ZERO_ENVIRONMENT_ID}"`, 'environment_id');
     return c.json(zeroEnvironment);
   });

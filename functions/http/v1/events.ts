@@ -14,12 +14,11 @@ import {
   type IdentifiedEvent,
 } from '@zero/core';
 import { compareManaged, createEventMapper, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/core/managed';
-import { describe, json, query } from '../declare';
+import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
 import { sseFrame } from '../sse';
 import { sendUserMessage, userMessageParams } from './messages';
-import { managedEventPageSchema, managedEventSchema, sentEventsSchema } from './resources';
 import { managedSession } from './session-resource';
 
 const textBlocks = z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() }));
@@ -61,7 +60,7 @@ async function loggedEvents(deps: V1Deps, sessionId: string, record: ManagedSess
 export function managedEventRoutes(deps: V1Deps) {
   const app = new Hono<Env>();
 
-  app.post('/sessions/:id/events', describe({ summary: 'Send events: user.message, user.interrupt, user.tool_confirmation, user.custom_tool_result', responses: { 200: sentEventsSchema } }), json(sendParams), async (c) => {
+  app.post('/sessions/:id/events', json(sendParams), async (c) => {
     const id = c.req.param('id');
     const { record } = await managedSession(deps, id, c.get('user'), 'editor');
     const data: Record<string, unknown>[] = [];
@@ -99,7 +98,7 @@ export function managedEventRoutes(deps: V1Deps) {
     return c.json({ data });
   });
 
-  app.get('/sessions/:id/events', describe({ summary: "The session's events, oldest first (or `order=desc`), a page at a time", responses: { 200: managedEventPageSchema } }), query(listQuery), async (c) => {
+  app.get('/sessions/:id/events', query(listQuery), async (c) => {
     const id = c.req.param('id');
     const { record } = await managedSession(deps, id, c.get('user'), 'viewer');
     const q = c.req.valid('query');
@@ -114,7 +113,7 @@ export function managedEventRoutes(deps: V1Deps) {
     return c.json({ data: page.map((e) => e.event), next_page: page.length < rest.length ? managedCursor(page.at(-1)!) : null });
   });
 
-  app.get('/sessions/:id/events/stream', describe({ summary: "Follow the session's events live (SSE); `Last-Event-ID` resumes after an event without a gap", responses: {}, events: managedEventSchema }), async (c) => {
+  app.get('/sessions/:id/events/stream', async (c) => {
     const id = c.req.param('id');
     const user = c.get('user');
     const { record } = await managedSession(deps, id, user, 'viewer');

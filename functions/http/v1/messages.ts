@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
-import { randomUUID } from 'node:crypto';
-import { invalidField, messageWhileWaiting, tooLarge } from '@zero/core';
+import { invalidField, queueMessage, tooLarge } from '@zero/core';
 import type { ManagedSessionRecord } from '@zero/core/managed';
 import { MAX_MESSAGE_CHARS } from '@zero/core/wire';
 import type { Env } from '../env';
@@ -15,10 +14,9 @@ export const userMessageParams = z.strictObject({
 export type UserMessageParams = z.infer<typeof userMessageParams>;
 
 /**
- * Sends a `user.message` to the session as a Zero message, with the session's custom tools as
- * client tools: into the session's inbox, and the session to the run queue (SQS in AWS, in-process
- * locally), as a webhook's message goes. Returns once the message is durable, without waiting for
- * the run, which the stream follows; on Lambda the run goes on in the worker, not in this request.
+ * Sends a `user.message` to the session as a Zero message for a background run, with the session's
+ * custom tools as client tools. Returns once the message is durable, without waiting for the run,
+ * which the stream follows; on Lambda the run goes on in the worker, not in this request.
  */
 export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: string, record: ManagedSessionRecord | undefined, event: UserMessageParams, field: string) {
   const texts = event.content.map((block, j) => {
@@ -29,17 +27,10 @@ export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: 
   if (!message.trim()) throw invalidField(`${field}.content`, 'must not be empty');
   if (message.length > MAX_MESSAGE_CHARS) throw tooLarge(`the message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, `${field}.content`);
   const user = c.get('user');
-  const runId = `run_${randomUUID()}`;
-  const at = new Date().toISOString();
-  // Calls that waited past the approval time are denied now; a message behind a waiting run waits its turn.
-  await messageWhileWaiting(deps, sessionId, 'enqueue');
-  await deps.sessions.enqueue(sessionId, {
-    run_id: runId,
+  const runId = await queueMessage(deps, sessionId, {
     text: message,
     author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
     ...(record?.custom_tools.length ? { client_tools: record.custom_tools } : {}),
-    at,
   });
-  await deps.queue.send({ session_id: sessionId, reason: 'a message through the Managed Agents API' });
-  return { id: `sevt_${runId}`, type: 'user.message' as const, content: texts.map((text) => ({ type: 'text' as const, text })), processed_at: at };
+  return { id: `sevt_${runId}`, type: 'user.message' as const, content: texts.map((text) => ({ type: 'text' as const, text })), processed_at: new Date().toISOString() };
 }

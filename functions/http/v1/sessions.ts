@@ -2,12 +2,11 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { invalidField, openSession, stopRun, type SessionMeta } from '@zero/core';
 import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
-import { describe, json, query } from '../declare';
+import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
 import { sendUserMessage, userMessageParams } from './messages';
 import { queryBoolean } from './pages';
-import { deletedSessionSchema, managedSessionPageSchema, managedSessionSchema } from './resources';
 import { managedSession, sessionResource } from './session-resource';
 
 const metadata = z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
@@ -61,7 +60,7 @@ const defaultRecord = (session: SessionMeta): ManagedSessionRecord => ({
 export function managedSessionRoutes(deps: V1Deps) {
   const app = new Hono<Env>();
 
-  app.post('/sessions', describe({ summary: 'Start a session with an agent, at its newest version or a pinned one', responses: { 200: managedSessionSchema } }), json(sessionCreateParams), async (c) => {
+  app.post('/sessions', json(sessionCreateParams), async (c) => {
     const params = c.req.valid('json');
     const user = c.get('user');
     if (params.environment_id !== ZERO_ENVIRONMENT_ID) throw invalidField('environment_id', `Zero has one environment, "${ZERO_ENVIRONMENT_ID}"`);
@@ -94,12 +93,12 @@ export function managedSessionRoutes(deps: V1Deps) {
     return c.json(await sessionResource(deps, session, record));
   });
 
-  app.get('/sessions/:id', describe({ summary: 'A session (Managed Agents API)', responses: { 200: managedSessionSchema } }), async (c) => {
+  app.get('/sessions/:id', async (c) => {
     const { session, record } = await managedSession(deps, c.req.param('id'), c.get('user'), 'viewer');
     return c.json(await sessionResource(deps, session, record));
   });
 
-  app.post('/sessions/:id', describe({ summary: "Change a session's title or metadata", responses: { 200: managedSessionSchema } }), json(sessionUpdateParams), async (c) => {
+  app.post('/sessions/:id', json(sessionUpdateParams), async (c) => {
     const params = c.req.valid('json');
     const id = c.req.param('id');
     for (const field of ['agent', 'budget', 'vault_ids'] as const) if (params[field] !== undefined) throw invalidField(field, 'cannot be changed through Zero yet');
@@ -116,7 +115,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     return c.json(await sessionResource(deps, await deps.sessions.requireSession(id), next));
   });
 
-  app.get('/sessions', describe({ summary: "The caller's sessions, newest first, a page at a time", responses: { 200: managedSessionPageSchema } }), query(sessionListQuery), async (c) => {
+  app.get('/sessions', query(sessionListQuery), async (c) => {
     const q = c.req.valid('query');
     const page = await deps.sessions.listSessionsFor(c.get('user').id, q.limit ?? 20, q.page);
     const resources = await Promise.all(page.sessions.map((s) => sessionResource(deps, s)));
@@ -126,7 +125,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     return c.json({ data, next_page: page.next_cursor ?? null, prev_page: null });
   });
 
-  app.delete('/sessions/:id', describe({ summary: 'Delete a session (owners), stopping its run', responses: { 200: deletedSessionSchema } }), async (c) => {
+  app.delete('/sessions/:id', async (c) => {
     const id = c.req.param('id');
     await managedSession(deps, id, c.get('user'), 'owner');
     const lease = await deps.leases.inspect(id);
@@ -135,7 +134,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     return c.json({ type: 'session_deleted' as const, id });
   });
 
-  app.post('/sessions/:id/archive', describe({ summary: 'Archive a session: kept, left out of lists', responses: { 200: managedSessionSchema } }), async (c) => {
+  app.post('/sessions/:id/archive', async (c) => {
     const id = c.req.param('id');
     const { session, record } = await managedSession(deps, id, c.get('user'), 'owner');
     const current = record ?? defaultRecord(session);

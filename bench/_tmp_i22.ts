@@ -1,2 +1,0 @@
-import { bundleApi, initialBytes } from './bundle-function';
-console.log('INIT', initialBytes(await bundleApi()));
