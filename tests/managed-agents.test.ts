@@ -214,6 +214,9 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     }
     expect(listed.map((e) => e.type)).toEqual(events.map((e) => e.type));
     expect(listed.map((e) => e.id)).toEqual(events.map((e) => e.id));
+    const only: string[] = [];
+    for await (const e of client.beta.sessions.events.list(session.id, { types: ['agent.message', 'session.status_idle'] })) only.push(valid(sessionEventSchema, e).type);
+    expect(only).toEqual(['agent.message', 'session.status_idle']);
 
     // A second turn, read over SSE by hand, cut after its first event, and resumed from it with Last-Event-ID.
     h.fake.script({ text: 'Second answer' });

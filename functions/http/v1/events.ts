@@ -102,7 +102,8 @@ export function managedEventRoutes(deps: V1Deps) {
     const id = c.req.param('id');
     const { record } = await managedSession(deps, id, c.get('user'), 'viewer');
     const q = c.req.valid('query');
-    const types = [q['types[]'] ?? q.types ?? []].flat();
+    // The SDK sends `types[]=a&types[]=b`: every value, not the query's first.
+    const types = [q['types[]'] === undefined ? [] : (c.req.queries('types[]') ?? []), q.types === undefined ? [] : (c.req.queries('types') ?? [])].flat();
     let events = await loggedEvents(deps, id, record);
     if (types.length) events = events.filter((e) => types.includes(e.event.type));
     const desc = q.order === 'desc';
