@@ -68,5 +68,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   if (deps.budgets) api.route('/', adminRoutes(deps));
 
   app.route('/api/v2', api);
+  // Anthropic's Managed Agents API, for the official SDK (its own credentials header and error shape),
+  // loaded with its first request to keep the cold start small. Anthropic documents it, so it is
+  // not in this OpenAPI document (a catch-all is no route of the document).
+  app.all('/v1/*', async (c) => (await import('./v1')).serveManagedAgentsApi(deps, c));
   return app;
 }

@@ -5,8 +5,8 @@ import { ZeroError } from '../errors';
 import type { AgentDefinition, AgentLoadError } from './definition';
 import type { ParseResult } from './parse';
 
-/** The parser and its YAML library load with the first catalog load, not with the module (cold start). */
-const loadParser = () => import('./parse').then((module) => module.parseAgentMarkdown);
+/** The parser and its YAML library, and the managed agents' merge, load with the first catalog load, not with the module (cold start). */
+const loadParser = () => import('./reread');
 
 export interface CatalogSnapshot {
   agents: ReadonlyMap<string, AgentDefinition>;
@@ -16,11 +16,18 @@ export interface CatalogSnapshot {
 /** Where agent definitions come from: the S3 bucket's `agents/` prefix, or a directory. */
 export interface AgentCatalog {
   load(): Promise<CatalogSnapshot>;
+  /** Forgets what it holds: the next load rereads. */
+  invalidate?(): void;
 }
 
 /** Looks an agent up, or fails with a 404 that lists the agents there are. */
 export async function requireAgent(catalog: AgentCatalog, id: string): Promise<AgentDefinition> {
-  const { agents } = await catalog.load();
+  let { agents } = await catalog.load();
+  // A miss rereads once: the agent may be newer than this instance's copy (one made through `/v1/agents` a moment ago).
+  if (!agents.has(id) && catalog.invalidate) {
+    catalog.invalidate();
+    ({ agents } = await catalog.load());
+  }
   const agent = agents.get(id);
   if (agent) return agent;
   const known = [...agents.keys()].sort();
@@ -54,6 +61,10 @@ export class S3AgentCatalog implements AgentCatalog {
     private readonly options: { prefix?: string; revalidateMs?: number; knownTools?: ReadonlySet<string> } = {},
   ) {}
 
+  invalidate() {
+    this.current = undefined;
+  }
+
   load(): Promise<CatalogSnapshot> {
     const revalidateMs = this.options.revalidateMs ?? 5_000;
     if (this.current && Date.now() - this.current.at < revalidateMs) return this.current.snapshot;
@@ -82,7 +93,7 @@ export class S3AgentCatalog implements AgentCatalog {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
 
-    const parseAgentMarkdown = await parser;
+    const { parseAgentMarkdown, withManagedAgents } = await parser;
     const next = new Map<string, { etag: string; result: ParseResult }>();
     await Promise.all(
       listed.map(async ({ key, etag }) => {
@@ -97,7 +108,8 @@ export class S3AgentCatalog implements AgentCatalog {
       }),
     );
     this.cache = next;
-    return snapshot([...next.values()].map((entry) => entry.result));
+    // The agents made through the Managed Agents API (`agents/managed/`), loaded with the first reread.
+    return withManagedAgents(snapshot([...next.values()].map((entry) => entry.result)), this.s3, this.bucket);
   }
 }
 
@@ -111,7 +123,7 @@ export class DirAgentCatalog implements AgentCatalog {
   ) {}
 
   async load(): Promise<CatalogSnapshot> {
-    const parseAgentMarkdown = await loadParser();
+    const { parseAgentMarkdown } = await loadParser();
     const names = (await readdir(this.dir)).filter((name) => name.endsWith('.md')).sort();
     const next = new Map<string, { mtime: number; result: ParseResult }>();
     for (const name of names) {

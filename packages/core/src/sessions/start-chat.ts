@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { followSession } from './feed';
+import { messageWhileWaiting } from './decide-approval';
 import { formatEventId, parseEventId, type EventPosition } from '../events/ids';
 import type { IdentifiedEvent } from '../events/recorder';
 import type { ChatRequest } from '../wire';
@@ -149,4 +151,17 @@ function* driveFailed(runId: string, last: EventPosition, error: unknown, secret
   yield { type: 'error', ...described, run_id: runId, event_id };
   const reason = `the run could not start: ${described.message}`;
   yield { type: 'done', run_id: runId, status: 'error', steps: 0, usage: zeroUsage(), reason, event_id };
+}
+
+/**
+ * Accepts a message for a background run: into the session's inbox, and the session to the run
+ * queue (SQS in AWS, in-process locally), so the caller answers at once and the run goes on in the
+ * worker. Overdue approvals expire first; behind a run that waits for a person the message waits its turn.
+ */
+export async function queueMessage(deps: ChatDeps, sessionId: string, message: Omit<NewMessage, 'run_id' | 'at'>): Promise<string> {
+  const runId = `run_${randomUUID()}`;
+  await messageWhileWaiting(deps, sessionId, 'enqueue');
+  await deps.sessions.enqueue(sessionId, { ...message, run_id: runId, at: new Date().toISOString() });
+  await deps.queue.send({ session_id: sessionId, reason: 'a message to answer in the background' });
+  return runId;
 }

@@ -1,0 +1,190 @@
+import { Hono, type Context } from 'hono';
+import * as z from 'zod';
+import {
+  conflict,
+  decideApprovals,
+  formatEventId,
+  invalidField,
+  messageWhileWaiting,
+  resumeIfStalled,
+  stopRun,
+  truncate,
+  waitingRun,
+  watchSession,
+  type IdentifiedEvent,
+} from '@zero/core';
+import { compareManaged, createEventMapper, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/core/managed';
+import { json, query } from './validate';
+import type { Env } from '../env';
+import type { V1Deps } from './deps';
+import { sseFrame } from '../sse';
+import { sendUserMessage, userMessageParams } from './messages';
+import { managedSession } from './session-resource';
+
+const textBlocks = z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() }));
+
+/** The events a client sends (`BetaManagedAgentsEventParams`) that Zero takes. */
+const sendParams = z.strictObject({
+  events: z
+    .array(
+      z.discriminatedUnion('type', [
+        userMessageParams,
+        z.strictObject({ type: z.literal('user.interrupt'), session_thread_id: z.string().nullish() }),
+        z.strictObject({ type: z.literal('user.tool_confirmation'), tool_use_id: z.string().min(1).max(200), result: z.enum(['allow', 'deny']), deny_message: z.string().max(2000).nullish() }),
+        z.strictObject({ type: z.literal('user.custom_tool_result'), custom_tool_use_id: z.string().min(1).max(200), content: textBlocks.optional(), is_error: z.boolean().nullish() }),
+      ]),
+    )
+    .min(1)
+    .max(20),
+});
+
+const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  page: z.string().max(100).optional(),
+  order: z.enum(['asc', 'desc']).optional(),
+  'types[]': z.union([z.string(), z.array(z.string())]).optional(),
+  types: z.union([z.string(), z.array(z.string())]).optional(),
+});
+
+/** Every managed event of the session's log so far, through one mapper (oldest first). */
+async function loggedEvents(deps: V1Deps, sessionId: string, record: ManagedSessionRecord | undefined): Promise<ManagedEvent[]> {
+  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)));
+  const out: ManagedEvent[] = [];
+  for (const batch of await deps.sessions.readEvents(sessionId, 0)) {
+    for (const [index, event] of batch.events.entries()) out.push(...map({ ...event, event_id: formatEventId({ seq: batch.seq, index }) } as IdentifiedEvent));
+  }
+  return out;
+}
+
+/** `/v1/sessions/:id/events`: what happened, as a list and live; and what a client sends: messages, interrupts, decisions, custom tools' results. */
+export function managedEventRoutes(deps: V1Deps) {
+  const app = new Hono<Env>();
+
+  app.post('/sessions/:id/events', json(sendParams), async (c) => {
+    const id = c.req.param('id');
+    const { record } = await managedSession(deps, id, c.get('user'), 'editor');
+    const data: Record<string, unknown>[] = [];
+    for (const [i, event] of c.req.valid('json').events.entries()) {
+      const field = `events.${i}`;
+      const processed_at = new Date().toISOString();
+      switch (event.type) {
+        case 'user.message':
+          data.push(await sendUserMessage(deps, c, id, record, event, field));
+          break;
+        case 'user.interrupt':
+          await interrupt(deps, id);
+          data.push({ id: `sevt_interrupt_${Date.now()}`, type: event.type, processed_at });
+          break;
+        case 'user.tool_confirmation': {
+          const decided = await answer(deps, c, id, event.tool_use_id, 'decision', field, () => ({ decision: event.result, ...(event.deny_message ? { message: event.deny_message } : {}) }));
+          data.push({ id: `sevt_${decided}`, type: event.type, tool_use_id: event.tool_use_id, result: event.result, deny_message: event.deny_message ?? null, processed_at });
+          break;
+        }
+        case 'user.custom_tool_result': {
+          const content = (event.content ?? []).map((block, j) => {
+            if (block.type !== 'text' || typeof block.text !== 'string') throw invalidField(`${field}.content.${j}`, `"${block.type}" blocks are not supported; send text`);
+            return block.text;
+          });
+          const result = truncate({ content: content.join('\n\n'), is_error: !!event.is_error }, deps.limits.maxToolOutputChars);
+          const decided = await answer(deps, c, id, event.custom_tool_use_id, 'result', field, () => ({
+            decision: 'allow' as const,
+            result: { content: result.content, ...(result.is_error ? { is_error: true } : {}), ...(result.truncated ? { truncated: true } : {}) },
+          }));
+          data.push({ id: `sevt_${decided}`, type: event.type, custom_tool_use_id: event.custom_tool_use_id, content: event.content ?? [], is_error: !!event.is_error, processed_at });
+          break;
+        }
+      }
+    }
+    return c.json({ data });
+  });
+
+  app.get('/sessions/:id/events', query(listQuery), async (c) => {
+    const id = c.req.param('id');
+    const { record } = await managedSession(deps, id, c.get('user'), 'viewer');
+    const q = c.req.valid('query');
+    // The SDK sends `types[]=a&types[]=b`: every value, not the query's first.
+    const types = [q['types[]'] === undefined ? [] : (c.req.queries('types[]') ?? []), q.types === undefined ? [] : (c.req.queries('types') ?? [])].flat();
+    let events = await loggedEvents(deps, id, record);
+    if (types.length) events = events.filter((e) => types.includes(e.event.type));
+    const desc = q.order === 'desc';
+    if (desc) events.reverse();
+    const after = q.page === undefined ? undefined : parseCursor(q.page);
+    const rest = after === undefined ? events : events.filter((e) => (desc ? compareManaged(e, after) < 0 : compareManaged(e, after) > 0));
+    const page = rest.slice(0, q.limit ?? 100);
+    return c.json({ data: page.map((e) => e.event), next_page: page.length < rest.length ? managedCursor(page.at(-1)!) : null });
+  });
+
+  app.get('/sessions/:id/events/stream', async (c) => {
+    const id = c.req.param('id');
+    const user = c.get('user');
+    const { record } = await managedSession(deps, id, user, 'viewer');
+    const lastEventId = c.req.header('last-event-id');
+    const resumeAfter = lastEventId ? parseCursor(lastEventId, 'Last-Event-ID') : undefined;
+    // Without Last-Event-ID the stream shows what happens from now on (the list has the past).
+    const from = resumeAfter ?? { position: { seq: await deps.sessions.lastEventSeq(id), index: Number.MAX_SAFE_INTEGER }, k: 0 };
+    await resumeIfStalled(deps, id);
+    const maxDurationMs = 10 * 60_000;
+    const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);
+    if (!release) throw conflict(`you already have ${deps.streams.perUser} live streams open, the most one user may; close one and retry`);
+    return followMapped(c, deps, id, record, from, release, maxDurationMs);
+  });
+
+  return app;
+}
+
+/** Streams the session's events mapped, after `from`: the log is replayed through the mapper from its start, so an unfinished message is whole. */
+function followMapped(c: Context<Env>, deps: V1Deps, id: string, record: ManagedSessionRecord | undefined, from: Cursor, release: () => Promise<void>, maxDurationMs: number) {
+  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)));
+  return sseFrame(
+    c,
+    async (stream, signal) => {
+      signal.addEventListener('abort', () => void release(), { once: true });
+      for await (const event of watchSession(deps, id, { signal })) {
+        for (const mapped of map(event)) {
+          if (compareManaged(mapped, from) <= 0) continue;
+          if (stream.aborted || stream.closed || signal.aborted) return;
+          await stream.writeSSE({ id: managedCursor(mapped), event: mapped.event.type, data: JSON.stringify(mapped.event) });
+        }
+      }
+    },
+    { maxDurationMs },
+  );
+}
+
+type Cursor = Pick<ManagedEvent, 'position' | 'k'>;
+
+function parseCursor(value: string, field = 'page'): Cursor {
+  const cursor = parseManagedCursor(value);
+  if (!cursor) throw invalidField(field, 'is not an event cursor this session handed out (such as "12.3.0")');
+  return cursor;
+}
+
+/** `user.interrupt`: the active run stops at its next safe point; a run that waits for a person has its calls denied. */
+async function interrupt(deps: V1Deps, id: string) {
+  const lease = await deps.leases.inspect(id);
+  if (lease?.active && lease.run_id) {
+    await stopRun(deps, id, lease.run_id, 'cancelled');
+    return;
+  }
+  if (waitingRun(await deps.sessions.readLogTail(id, 200))) await messageWhileWaiting(deps, id, 'interrupt');
+}
+
+/** A decision or a custom tool's result for one call of the waiting run (Zero's approvals); a 409 when that call does not wait for it. */
+async function answer(
+  deps: V1Deps,
+  c: Context<Env>,
+  id: string,
+  toolUseId: string,
+  kind: 'decision' | 'result',
+  field: string,
+  make: () => { decision: 'allow' | 'deny'; message?: string; result?: { content: string; is_error?: boolean; truncated?: boolean } },
+) {
+  const user = c.get('user');
+  const by = { id: user.id, ...(user.name ? { name: user.name } : {}) };
+  const { recorded } = await decideApprovals(deps, id, (waiting) => {
+    const call = waiting?.pending.find((p) => p.tool_use_id === toolUseId && !!p.client_tool === (kind === 'result'));
+    if (!call) throw conflict(`${field}: tool call "${toolUseId}" does not wait for ${kind === 'result' ? 'a custom tool result' : 'a confirmation'}`, { field });
+    return [{ toolCallId: call.tool_use_id, by, ...make() }];
+  });
+  return recorded[0]?.tool_use_id ?? toolUseId;
+}

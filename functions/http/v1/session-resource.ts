@@ -1,0 +1,52 @@
+import { requireAccess, unfinishedRun, type AuthUser } from '@zero/core';
+import type { SessionMeta } from '@zero/core/store';
+import { agentOfSession, agentResource, readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
+import type { V1Deps } from './deps';
+
+/** A session as the Managed Agents API shows it (`BetaManagedAgentsSession`), from Zero's session and its `/v1` record. */
+export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: ManagedSessionRecord) {
+  record ??= await readSessionRecord(deps.artifacts, meta.session_id);
+  const [status, agent] = await Promise.all([statusOf(deps, meta.session_id), agentOfSession(deps, meta.agent_id)]);
+  const { type: _type, created_at: _c, updated_at: _u, archived_at: _a, metadata: _m, ...agentFields } = agent
+    ? agentResource(agent.doc)
+    : agentResource({ v: 1, id: meta.agent_id, version: 1, name: meta.agent_id, description: null, system: null, model: { id: deps.defaultModel }, tools: [], metadata: {}, created_at: '', updated_at: '', archived_at: null });
+  return {
+    type: 'session' as const,
+    id: meta.session_id,
+    agent: { type: 'agent' as const, ...agentFields },
+    archived_at: record?.archived_at ?? null,
+    budget: null,
+    created_at: meta.created_at,
+    environment_id: record?.environment_id ?? ZERO_ENVIRONMENT_ID,
+    metadata: record?.metadata ?? {},
+    outcome_evaluations: [],
+    resources: [],
+    stats: {},
+    status,
+    title: record ? record.title : meta.title,
+    updated_at: meta.updated_at,
+    usage: {},
+    vault_ids: [],
+  };
+}
+
+/** The session, checked for the caller's role, with its `/v1` record. */
+export async function managedSession(deps: V1Deps, id: string, user: AuthUser, role: 'viewer' | 'editor' | 'owner') {
+  const { session } = await requireAccess(deps.sessions, id, user, role);
+  return { session, record: await readSessionRecord(deps.artifacts, id) };
+}
+
+/**
+ * The API's status from Zero's run state: `running` while a run holds the session or a message waits
+ * for the worker; `idle` when nothing runs, also while a run waits for a person (its last idle event
+ * says `requires_action`); `rescheduling` when a run is unfinished and nobody holds it (its process
+ * died: the next read or watch of the session carries it on).
+ */
+async function statusOf(deps: V1Deps, sessionId: string): Promise<'running' | 'idle' | 'rescheduling'> {
+  const [lease, tail, waiting] = await Promise.all([deps.leases.inspect(sessionId), deps.sessions.readLogTail(sessionId, 50), deps.sessions.peekInbox(sessionId, 1)]);
+  if (lease?.active) return 'running';
+  const open = unfinishedRun(tail);
+  if (open?.waiting) return 'idle';
+  if (open) return 'rescheduling';
+  return waiting.length ? 'running' : 'idle';
+}

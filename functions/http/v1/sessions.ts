@@ -1,0 +1,147 @@
+import { Hono } from 'hono';
+import * as z from 'zod';
+import { invalidField, openSession, stopRun, type SessionMeta } from '@zero/core';
+import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
+import { json, query } from './validate';
+import type { Env } from '../env';
+import type { V1Deps } from './deps';
+import { sendUserMessage, userMessageParams } from './messages';
+import { queryBoolean } from './pages';
+import { managedSession, sessionResource } from './session-resource';
+
+const metadata = z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
+
+/** `POST /v1/sessions` (`SessionCreateParams`); fields that need what Zero does not have yet are refused by name. */
+const sessionCreateParams = z.strictObject({
+  agent: z.union([
+    z.string().min(1).max(200),
+    z.strictObject({ type: z.literal('agent'), id: z.string().min(1).max(200), version: z.number().int().positive().optional() }),
+    z.looseObject({ type: z.literal('agent_with_overrides') }),
+  ]),
+  environment_id: z.string().min(1).max(200),
+  title: z.string().max(500).nullish(),
+  metadata: metadata.optional(),
+  initial_events: z.array(z.looseObject({ type: z.string() })).max(10).optional(),
+  budget: z.unknown().optional(),
+  resources: z.array(z.unknown()).optional(),
+  vault_ids: z.array(z.string()).optional(),
+});
+
+/** `POST /v1/sessions/:id` (`SessionUpdateParams`): title and metadata. */
+const sessionUpdateParams = z.strictObject({
+  title: z.string().max(500).nullish(),
+  metadata: z.record(z.string().max(64), z.string().max(512).nullable()).nullish(),
+  agent: z.unknown().optional(),
+  budget: z.unknown().optional(),
+  vault_ids: z.array(z.string()).optional(),
+});
+
+const sessionListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  page: z.string().max(2000).optional(),
+  agent_id: z.string().max(200).optional(),
+  agent_version: z.coerce.number().int().positive().optional(),
+  include_archived: queryBoolean.optional(),
+  order: z.literal('desc', 'Zero lists sessions newest first only').optional(),
+});
+
+/** The record of a session made through `/api/v2`, which has none until `/v1` changes it. */
+const defaultRecord = (session: SessionMeta): ManagedSessionRecord => ({
+  v: 1,
+  agent_id: splitPinnedId(session.agent_id).id,
+  agent_version: splitPinnedId(session.agent_id).version ?? 1,
+  environment_id: ZERO_ENVIRONMENT_ID,
+  title: session.title,
+  metadata: {},
+  archived_at: null,
+  custom_tools: [],
+});
+
+export function managedSessionRoutes(deps: V1Deps) {
+  const app = new Hono<Env>();
+
+  app.post('/sessions', json(sessionCreateParams), async (c) => {
+    const params = c.req.valid('json');
+    const user = c.get('user');
+    if (params.environment_id !== ZERO_ENVIRONMENT_ID) throw invalidField('environment_id', `Zero has one environment, "${ZERO_ENVIRONMENT_ID}"`);
+    if (params.budget !== undefined) throw invalidField('budget', 'session budgets are not supported yet; Zero limits each run (ZERO_MAX_TOKENS, ZERO_MAX_STEPS)');
+    if (params.resources?.length) throw invalidField('resources', 'session resources (repositories, files, memory stores) are not supported yet');
+    if (params.vault_ids?.length) throw invalidField('vault_ids', 'vaults are not supported');
+    if (typeof params.agent === 'object' && params.agent.type === 'agent_with_overrides') throw invalidField('agent', 'agent_with_overrides is not supported: update the agent to a new version instead');
+    const ref = typeof params.agent === 'string' ? { id: params.agent } : (params.agent as { id: string; version?: number });
+    const agent = await resolveAgent(deps, ref.id, 'agent');
+    if (agent.archived_at) throw invalidField('agent', `agent "${ref.id}" is archived`);
+    const { doc, catalogId } = pickVersion(agent, ref.version, 'agent.version');
+    const initial = (params.initial_events ?? []).map((event, i) => {
+      const parsed = userMessageParams.safeParse(event);
+      if (!parsed.success) throw invalidField(`initial_events.${i}`, 'only user.message events with text content are supported');
+      return parsed.data;
+    });
+    const session = await openSession(deps, user, { title: params.title ?? 'New session', agent_id: catalogId });
+    const record: ManagedSessionRecord = {
+      v: 1,
+      agent_id: doc.id,
+      agent_version: doc.version,
+      environment_id: ZERO_ENVIRONMENT_ID,
+      title: params.title ?? null,
+      metadata: params.metadata ?? {},
+      archived_at: null,
+      custom_tools: customToolsOf(doc).map(({ name, description, input_schema }) => ({ name, description, input_schema })),
+    };
+    await writeSessionRecord(deps.artifacts, session.session_id, record);
+    for (const [i, event] of initial.entries()) await sendUserMessage(deps, c, session.session_id, record, event, `initial_events.${i}`);
+    return c.json(await sessionResource(deps, session, record));
+  });
+
+  app.get('/sessions/:id', async (c) => {
+    const { session, record } = await managedSession(deps, c.req.param('id'), c.get('user'), 'viewer');
+    return c.json(await sessionResource(deps, session, record));
+  });
+
+  app.post('/sessions/:id', json(sessionUpdateParams), async (c) => {
+    const params = c.req.valid('json');
+    const id = c.req.param('id');
+    for (const field of ['agent', 'budget', 'vault_ids'] as const) if (params[field] !== undefined) throw invalidField(field, 'cannot be changed through Zero yet');
+    const { session, record } = await managedSession(deps, id, c.get('user'), 'editor');
+    const current = record ?? defaultRecord(session);
+    const meta = { ...current.metadata };
+    for (const [key, value] of Object.entries(params.metadata ?? {})) {
+      if (value === null) delete meta[key];
+      else meta[key] = value;
+    }
+    const next = { ...current, title: params.title === undefined ? current.title : params.title, metadata: params.metadata === null ? {} : meta };
+    await writeSessionRecord(deps.artifacts, id, next);
+    if (params.title !== undefined) await deps.sessions.updateSession(id, { title: params.title ?? 'New session', updated_at: new Date().toISOString() });
+    return c.json(await sessionResource(deps, await deps.sessions.requireSession(id), next));
+  });
+
+  app.get('/sessions', query(sessionListQuery), async (c) => {
+    const q = c.req.valid('query');
+    const page = await deps.sessions.listSessionsFor(c.get('user').id, q.limit ?? 20, q.page);
+    const resources = await Promise.all(page.sessions.map((s) => sessionResource(deps, s)));
+    const data = resources.filter(
+      (s) => (q.include_archived || !s.archived_at) && (!q.agent_id || s.agent.id === q.agent_id) && (!q.agent_version || s.agent.version === q.agent_version),
+    );
+    return c.json({ data, next_page: page.next_cursor ?? null, prev_page: null });
+  });
+
+  app.delete('/sessions/:id', async (c) => {
+    const id = c.req.param('id');
+    await managedSession(deps, id, c.get('user'), 'owner');
+    const lease = await deps.leases.inspect(id);
+    if (lease?.active && lease.run_id) await stopRun(deps, id, lease.run_id, 'cancelled');
+    await deps.sessions.deleteSession(id);
+    return c.json({ type: 'session_deleted' as const, id });
+  });
+
+  app.post('/sessions/:id/archive', async (c) => {
+    const id = c.req.param('id');
+    const { session, record } = await managedSession(deps, id, c.get('user'), 'owner');
+    const current = record ?? defaultRecord(session);
+    const next = { ...current, archived_at: current.archived_at ?? new Date().toISOString() };
+    await writeSessionRecord(deps.artifacts, id, next);
+    return c.json(await sessionResource(deps, session, next));
+  });
+
+  return app;
+}

@@ -1,0 +1,70 @@
+import * as z from 'zod';
+
+/**
+ * The stored form of one version of an agent made through the Managed Agents API
+ * (`POST /v1/agents`): the agent as the API shows it. Each version is its own
+ * object, `agents/managed/<id>/v<NNNNNN>.json`, beside the Markdown agents (the
+ * Markdown catalog reads only `agents/*.md`), so a version, once written, never changes.
+ */
+const permissionPolicySchema = z.object({ type: z.enum(['always_allow', 'always_ask', 'auto']) });
+export type PermissionPolicy = z.infer<typeof permissionPolicySchema>;
+
+export const toolConfigSchema = z.object({ name: z.string(), type: z.string(), enabled: z.boolean(), permission_policy: permissionPolicySchema });
+
+export const agentToolsetSchema = z.object({
+  type: z.literal('agent_toolset_20260401'),
+  default_config: z.object({ enabled: z.boolean(), permission_policy: permissionPolicySchema }),
+  configs: z.array(toolConfigSchema),
+});
+
+export const customToolSchema = z.object({
+  type: z.literal('custom'),
+  name: z.string(),
+  description: z.string(),
+  input_schema: z.looseObject({ type: z.literal('object') }),
+});
+export type CustomTool = z.infer<typeof customToolSchema>;
+
+export const managedModelSchema = z.object({ id: z.string(), effort: z.object({ type: z.enum(['low', 'medium', 'high']) }).optional() });
+
+export const managedAgentVersionSchema = z.object({
+  v: z.literal(1),
+  id: z.string(),
+  version: z.number().int().positive(),
+  name: z.string(),
+  description: z.string().nullable(),
+  system: z.string().nullable(),
+  model: managedModelSchema,
+  tools: z.array(z.discriminatedUnion('type', [agentToolsetSchema, customToolSchema])),
+  metadata: z.record(z.string(), z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+  archived_at: z.string().nullable(),
+});
+export type ManagedAgentVersion = z.infer<typeof managedAgentVersionSchema>;
+
+/** What the API answers for an agent (`BetaManagedAgentsAgent`): the stored version plus the fields Zero always answers the same way. */
+export function agentResource(doc: ManagedAgentVersion) {
+  const { v: _v, ...rest } = doc;
+  return {
+    type: 'agent' as const,
+    ...rest,
+    execution_identity: { type: 'service_account' as const },
+    mcp_servers: [],
+    multiagent: null,
+    skills: [],
+  };
+}
+export type AgentResource = ReturnType<typeof agentResource>;
+
+/** Custom tools of a version: what Zero runs as client tools, answered by the SDK's `user.custom_tool_result`. */
+export const customToolsOf = (doc: Pick<ManagedAgentVersion, 'tools'>): CustomTool[] => doc.tools.filter((t): t is CustomTool => t.type === 'custom');
+
+/** The catalog id of a pinned version: the agent's id answers its newest version, `<id>@<n>` version n. */
+export const pinnedAgentId = (id: string, version: number) => `${id}@${version}`;
+
+/** Splits a catalog id into the agent and the version it pins (none: the newest). */
+export function splitPinnedId(agentId: string): { id: string; version?: number } {
+  const match = /^(.+)@(\d{1,9})$/.exec(agentId);
+  return match ? { id: match[1]!, version: Number(match[2]) } : { id: agentId };
+}

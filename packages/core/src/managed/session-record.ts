@@ -1,0 +1,33 @@
+import * as z from 'zod';
+import type { ArtifactStore } from '../store/artifact-store';
+
+/** Zero's one environment: its Lambda runtime. A session's `environment_id` must name it. */
+export const ZERO_ENVIRONMENT_ID = 'env_zero_lambda';
+
+/**
+ * What a session made through the Managed Agents API keeps beyond Zero's session: the agent version
+ * it pinned, its custom tools (answered as client tools), metadata and archive time. Stored at
+ * `sessions/<id>/managed.json`, under the session's prefix, so deleting the session deletes it.
+ */
+export const managedSessionRecordSchema = z.object({
+  v: z.literal(1),
+  agent_id: z.string(),
+  agent_version: z.number().int().positive(),
+  environment_id: z.string(),
+  title: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  archived_at: z.string().nullable(),
+  custom_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) })),
+});
+export type ManagedSessionRecord = z.infer<typeof managedSessionRecordSchema>;
+
+const recordKey = (sessionId: string) => `sessions/${sessionId}/managed.json`;
+
+export async function readSessionRecord(artifacts: ArtifactStore, sessionId: string): Promise<ManagedSessionRecord | undefined> {
+  const raw = await artifacts.getJson(recordKey(sessionId));
+  return raw === undefined ? undefined : managedSessionRecordSchema.parse(raw);
+}
+
+export async function writeSessionRecord(artifacts: ArtifactStore, sessionId: string, record: ManagedSessionRecord): Promise<void> {
+  await artifacts.putJson(recordKey(sessionId), managedSessionRecordSchema.parse(record));
+}

@@ -1,0 +1,120 @@
+import * as z from 'zod';
+
+/**
+ * The Managed Agents API's answers, written from Anthropic's SDK types
+ * (`@anthropic-ai/sdk/resources/beta/{agents,sessions,environments}`): every field
+ * the types mark as required, with its type. Answers are parsed against these.
+ */
+const policy = z.object({ type: z.enum(['always_allow', 'always_ask', 'auto']) });
+const toolConfig = z.object({ name: z.string(), type: z.string(), enabled: z.boolean(), permission_policy: policy });
+const agentToolset = z.object({ type: z.literal('agent_toolset_20260401'), configs: z.array(toolConfig), default_config: z.object({ enabled: z.boolean(), permission_policy: policy }) });
+const customTool = z.object({ type: z.literal('custom'), name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) });
+const mcpToolset = z.object({ type: z.literal('mcp_toolset'), mcp_server_name: z.string(), configs: z.array(z.unknown()), default_config: z.unknown() });
+const modelConfig = z.object({ id: z.string(), effort: z.object({ type: z.string() }).optional(), speed: z.enum(['standard', 'fast']).optional(), inference_geo: z.string().optional() });
+const executionIdentity = z.union([z.object({ type: z.literal('service_account') }), z.object({ type: z.literal('aws_role'), role_arn: z.string() })]);
+
+/** `BetaManagedAgentsAgent`. */
+export const agentSchema = z.object({
+  id: z.string(),
+  type: z.literal('agent'),
+  version: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  system: z.string().nullable(),
+  model: modelConfig,
+  tools: z.array(z.union([agentToolset, mcpToolset, customTool])),
+  mcp_servers: z.array(z.object({ name: z.string(), type: z.literal('url'), url: z.string() })),
+  skills: z.array(z.object({ skill_id: z.string(), type: z.string(), version: z.string() })),
+  metadata: z.record(z.string(), z.string()),
+  execution_identity: executionIdentity,
+  multiagent: z.unknown().nullable(),
+  archived_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const agentPageSchema = z.object({ data: z.array(agentSchema), next_page: z.string().nullable().optional() });
+
+/** `BetaEnvironment`. */
+export const environmentSchema = z.object({
+  id: z.string(),
+  type: z.literal('environment'),
+  name: z.string(),
+  description: z.string().nullable(),
+  config: z.union([z.object({ type: z.literal('self_hosted') }), z.looseObject({ type: z.literal('cloud'), networking: z.unknown(), packages: z.unknown() })]),
+  metadata: z.record(z.string(), z.string()),
+  archived_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** `BetaManagedAgentsSession`. */
+export const sessionSchema = z.object({
+  id: z.string(),
+  type: z.literal('session'),
+  agent: agentSchema.omit({ archived_at: true, created_at: true, updated_at: true, metadata: true }),
+  archived_at: z.string().nullable(),
+  budget: z.unknown().nullable(),
+  created_at: z.string(),
+  environment_id: z.string(),
+  metadata: z.record(z.string(), z.string()),
+  outcome_evaluations: z.array(z.unknown()),
+  resources: z.array(z.unknown()),
+  stats: z.object({ active_seconds: z.number().optional(), duration_seconds: z.number().optional() }),
+  status: z.enum(['rescheduling', 'running', 'idle', 'terminated']),
+  title: z.string().nullable(),
+  updated_at: z.string(),
+  usage: z.object({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }),
+  vault_ids: z.array(z.string()),
+});
+
+export const sessionPageSchema = z.object({ data: z.array(sessionSchema), next_page: z.string().nullable().optional(), prev_page: z.string().nullable().optional() });
+export const deletedSessionSchema = z.object({ id: z.string(), type: z.literal('session_deleted') });
+
+const textBlock = z.object({ type: z.literal('text'), text: z.string() });
+const at = { id: z.string(), processed_at: z.string() };
+
+/** The events Zero sends, each as `BetaManagedAgentsSessionEvent` types it. */
+export const sessionEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('user.message'), id: z.string(), content: z.array(textBlock), processed_at: z.string().nullish() }),
+  z.object({ type: z.literal('user.interrupt'), id: z.string(), processed_at: z.string().nullish() }),
+  z.object({ type: z.literal('user.tool_confirmation'), id: z.string(), tool_use_id: z.string(), result: z.enum(['allow', 'deny']), deny_message: z.string().nullish(), processed_at: z.string().nullish() }),
+  z.object({ type: z.literal('user.custom_tool_result'), id: z.string(), custom_tool_use_id: z.string(), content: z.array(textBlock).optional(), is_error: z.boolean().nullish(), processed_at: z.string().nullish() }),
+  z.object({ type: z.literal('agent.message'), ...at, content: z.array(textBlock) }),
+  z.object({ type: z.literal('agent.thinking'), ...at }),
+  z.object({ type: z.literal('agent.tool_use'), ...at, name: z.string(), input: z.record(z.string(), z.unknown()), evaluated_permission: z.enum(['allow', 'ask', 'deny']).optional() }),
+  z.object({ type: z.literal('agent.custom_tool_use'), ...at, name: z.string(), input: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('agent.tool_result'), ...at, tool_use_id: z.string(), content: z.array(textBlock).optional(), is_error: z.boolean().nullish() }),
+  z.object({ type: z.literal('agent.thread_context_compacted'), ...at }),
+  z.object({ type: z.literal('session.error'), ...at, error: z.object({ type: z.string(), message: z.string(), retry_status: z.object({ type: z.enum(['retrying', 'exhausted', 'terminal']) }) }) }),
+  z.object({ type: z.literal('session.status_running'), ...at }),
+  z.object({ type: z.literal('session.status_rescheduled'), ...at }),
+  z.object({ type: z.literal('session.status_terminated'), ...at }),
+  z.object({
+    type: z.literal('session.status_idle'),
+    ...at,
+    stop_details: z.unknown().nullable(),
+    stop_reason: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('end_turn') }),
+      z.object({ type: z.literal('requires_action'), event_ids: z.array(z.string()) }),
+      z.object({ type: z.literal('retries_exhausted') }),
+      z.object({ type: z.literal('budget_reached') }),
+      z.object({ type: z.literal('refusal') }),
+    ]),
+  }),
+  z.object({ type: z.literal('span.model_request_start'), ...at }),
+  z.object({
+    type: z.literal('span.model_request_end'),
+    ...at,
+    is_error: z.boolean().nullable(),
+    model_request_start_id: z.string(),
+    model_usage: z.object({ input_tokens: z.number(), output_tokens: z.number(), cache_read_input_tokens: z.number(), cache_creation_input_tokens: z.number() }),
+  }),
+]);
+export type SessionEvent = z.infer<typeof sessionEventSchema>;
+
+export const eventPageSchema = z.object({ data: z.array(sessionEventSchema), next_page: z.string().nullable().optional() });
+export const sentEventsSchema = z.object({ data: z.array(sessionEventSchema).optional() });
+
+/** The API's error body. */
+export const apiErrorSchema = z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) });
