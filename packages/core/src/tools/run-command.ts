@@ -3,8 +3,8 @@ import * as z from 'zod';
 import { normalizeProjectFolder } from '../projects/paths';
 import { parseCommandLine } from './command/command-line';
 import { CommandPolicy, type CommandOptions } from './command/command-policy';
-import { ScratchCopies, commandFolder, confineArguments } from './command/scratch';
-import { runProgram, type CappedStream, type ProgramOutcome } from './command/spawn';
+import type { ScratchCopies } from './command/scratch';
+import type { CappedStream, ProgramOutcome } from './command/spawn';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 
@@ -29,7 +29,8 @@ function commandEnvironment(home: string): Record<string, string> {
 /** Runs one program over a per-run copy of the project, without a shell, under the deployment's command mode. */
 export function createRunCommandTool(options: CommandOptions = {}) {
   const policy = new CommandPolicy(options);
-  const copies = new ScratchCopies(options.scratchRoot);
+  // The copying and spawning code loads with the first command, not at cold start.
+  let copies: ScratchCopies | undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const allowed = [...policy.allow].join(' ');
   return defineTool({
@@ -67,8 +68,11 @@ export function createRunCommandTool(options: CommandOptions = {}) {
       project_id: projectIdInput,
     }),
     async execute({ command, cwd, project_id }, context) {
+      const [{ ScratchCopies, commandFolder, confineArguments }, { runProgram }] = await Promise.all([import('./command/scratch'), import('./command/spawn')]);
+      copies ??= new ScratchCopies(options.scratchRoot);
+      const scratch = copies;
       return inProject(project_id, context, async (projectId) => {
-        const copy = await copies.copyFor(context.projectFiles, projectId, context.runId, context.signal);
+        const copy = await scratch.copyFor(context.projectFiles, projectId, context.runId, context.signal);
         const folder = await commandFolder(copy, cwd === undefined ? undefined : normalizeProjectFolder(cwd) || undefined);
         for (const argv of command.programs) await confineArguments(copy, folder, argv);
         const startedAt = new Date().toISOString();
