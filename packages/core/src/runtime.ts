@@ -1,6 +1,9 @@
 import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/catalog';
-import { AnthropicProvider, DEFAULT_MODEL } from './model/anthropic';
+import { DEFAULT_MODEL, resolveModel } from './model/anthropic';
 import type { ModelProvider } from './model/provider';
+import { createProviderRouter, providerSecrets } from './model/providers';
+import { providersConfigFromEnv, type ProvidersConfig } from './model/providers-config';
+import type { AgentCheck } from './agent/catalog';
 import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from './run/limits';
 import type { ChatDeps } from './sessions/start-chat';
 import { ArtifactStore } from './store/artifact-store';
@@ -57,6 +60,8 @@ export interface RuntimeConfig {
   store: StoreConfig;
   anthropic: { apiKey?: string; baseURL?: string; maxRetries?: number };
   defaultModel?: string;
+  /** Bedrock, OpenAI-compatible endpoints, the default provider and the fallback chain (`ZERO_PROVIDER_*`, `ZERO_MODEL_*`). */
+  providers?: ProvidersConfig;
   defaultAgentId?: string;
   limits?: RunLimits;
   /** Agent definitions: the bucket's `agents/` prefix (default) or a directory. */
@@ -147,9 +152,14 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const extra = config.tools ?? [];
   const replaced = new Set(extra.map((t) => t.name));
   const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound, commands: config.commands }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
+  const defaultModel = config.defaultModel ?? DEFAULT_MODEL;
+  const router = config.provider ? undefined : createProviderRouter(config.anthropic, config.providers);
+  // An agent whose model cannot serve it here fails to load (listed with the reason), not at its first call.
+  const check: AgentCheck | undefined =
+    router && ((agent) => router.problemWith(resolveModel(agent.model, defaultModel), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
   const catalog: AgentCatalog = config.agentsDir
-    ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
-    : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
+    ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names(), check })
+    : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names(), check });
   const sessions = new SessionStore(db, config.store.table, artifacts);
   const auth = new Authenticator(sessions, config.auth ?? {});
   // Locally (and in tests) background runs go to an in-process queue that drives the session here,
@@ -166,7 +176,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,
     approvalTtlMs: config.approvalTtlMs,
-    provider: config.provider ?? new AnthropicProvider(config.anthropic),
+    provider: config.provider ?? router!,
     tools,
     catalog,
     sessions,
@@ -194,9 +204,9 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       (userId) => auth.isAdmin(userId),
     ),
     limits: config.limits ?? DEFAULT_LIMITS,
-    secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
+    secrets: [config.anthropic.apiKey ?? '', ...providerSecrets(config.providers)].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
-    defaultModel: config.defaultModel ?? DEFAULT_MODEL,
+    defaultModel,
     webhooks: {
       hooks: new HookStore(artifacts),
       store: new WebhookStore(db, config.store.table),
@@ -215,6 +225,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     store,
     anthropic: { apiKey: env.ANTHROPIC_API_KEY || undefined, baseURL: env.ANTHROPIC_BASE_URL || undefined },
     defaultModel: env.ZERO_MODEL || undefined,
+    providers: providersConfigFromEnv(env),
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),

@@ -94,6 +94,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     description: front.description,
     ...(front.color ? { color: front.color } : {}),
     model: front.model && front.model !== 'inherit' ? front.model : undefined,
+    ...(front.fallback?.length ? { fallback: front.fallback } : {}),
     tools: grants.tools,
     unavailable_tools: grants.unavailable,
     ...(permissions ? { permissions } : {}),

@@ -2,3 +2,6 @@
 export * from './provider';
 export * from './anthropic';
 export * from './pricing';
+export * from './providers-config';
+export * from './router';
+export * from './providers';

@@ -2,7 +2,7 @@ import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import { defineErrorClass } from '../errors';
 import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
-import { costOf } from '../model/pricing';
+import { costOf, stepCost } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
 import type { MemoryIndex } from '../memory/session-memory';
@@ -234,7 +234,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
 
         const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit, stepBound(limits, params, started));
         gauge.observe(messages, response.usage);
-        const stepUsage = { ...response.usage, cost_usd: costOf(params.model, response.usage) };
+        const stepUsage = { ...response.usage, ...stepCost(params.model, response) };
         addUsage(usage, stepUsage);
         const assistant: MessageParam = { role: 'assistant', content: response.content };
         const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage });
@@ -286,6 +286,9 @@ interface ModelResponse {
   content: ContentBlockParam[];
   stopReason: string | null;
   usage: ModelUsage;
+  /** The model that answered (a fallback's), when the provider says. */
+  model?: string;
+  cost?: { usd: number; known: boolean };
 }
 
 /**
@@ -347,7 +350,7 @@ async function callModel(
       const thinking = thinkingFor(params.model, params.agent, deps.limits);
       // The thinking budget is spent within max_tokens: the answer keeps its own allowance beside it.
       const maxTokens = deps.limits.maxOutputTokensPerCall + (thinking?.budgetTokens ?? 0);
-      const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens, ...(thinking ? { thinking } : {}) };
+      const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens, ...(thinking ? { thinking } : {}), ...(params.agent.fallback ? { fallback: params.agent.fallback } : {}) };
       for await (const event of deps.provider.stream(request, controller.signal, { idleTimeoutMs: deps.limits.modelIdleTimeoutMs })) {
         if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });
         else if (event.type === 'thinking') emit({ type: 'thinking', delta: event.delta, ...(event.redacted ? { redacted: true } : {}), ...origin });
@@ -357,7 +360,11 @@ async function callModel(
           emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
         } else if (event.type === 'server_tool_result')
           emit({ type: 'tool_result', id: event.id, name: event.name, content: event.content, is_error: event.is_error, ...origin });
-        else return { content: event.content, stopReason: event.stopReason, usage: event.usage };
+        else if (event.type === 'fallback') {
+          // Before anything of the step was relayed: the step is redone whole on the next provider.
+          const reason = redact(`${event.from} is unavailable (${event.reason}); the step is redone on ${event.to}`, deps.secrets ?? []);
+          emit({ type: 'retry', step, attempt, reason, provider: event.to, ...origin });
+        } else return { content: event.content, stopReason: event.stopReason, usage: event.usage, model: event.model, cost: event.cost };
       }
       throw new ModelError('the model stream ended without a message', true);
     } catch (error) {
