@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS, type AuthConfig, type DeploymentPermissions, type Outbo
 import { startServer, type RunningServer } from '../../local/server';
 import { startLocalStack, syncAgents, type LocalStack } from '../../local/stack';
 import { FakeAnthropic } from './fake-anthropic';
+import { FakeOpenAI } from './fake-openai';
 import { testTools } from './tools';
 
 export const TEST_API_KEY = 'sk-ant-test-secret-key-0123456789';
@@ -13,6 +14,8 @@ const root = join(import.meta.dirname, '..', '..');
 
 export interface Harness {
   fake: FakeAnthropic;
+  /** The fake OpenAI-compatible endpoint, when `openai` asked for one. */
+  openai?: FakeOpenAI;
   stack: LocalStack;
   server: RunningServer;
   url: string;
@@ -50,11 +53,17 @@ export interface HarnessOptions {
   permissions?: DeploymentPermissions;
   /** Caps of a memory store (the deployment's `ZERO_MEMORY_*`). */
   memory?: RuntimeConfig['memory'];
+  /** Starts a fake OpenAI-compatible server, configured as the endpoint `name` (default `fakeai`) with these settings. */
+  openai?: { name?: string; key?: string; noTools?: string[]; prices?: Record<string, { input: number; output: number }> };
+  /** The default provider and fallback chain (`ZERO_MODEL_PROVIDER`, `ZERO_MODEL_FALLBACK`). */
+  providers?: { default?: string; fallback?: string[] };
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const fake = await new FakeAnthropic().start();
+  const openai = options.openai ? await new FakeOpenAI().start() : undefined;
+  if (openai && options.openai?.key) openai.requiredKey = options.openai.key;
   const stack = await startLocalStack({ dataDir: options.dataDir });
   await syncAgents(stack.store, join(root, 'agents'));
   await syncAgents(stack.store, join(root, 'tests', 'fixtures', 'agents'));
@@ -79,11 +88,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     maxStreamsPerUser: options.maxStreamsPerUser,
     memory: options.memory,
+    providers: {
+      ...options.providers,
+      endpoints: openai ? { [options.openai?.name ?? 'fakeai']: { url: openai.url, key: options.openai?.key, noTools: options.openai?.noTools, prices: options.openai?.prices, maxRetries: 2 } } : {},
+    },
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);
   const harness: Harness = {
     fake,
+    openai,
     stack,
     server,
     url: server.url,
@@ -103,6 +117,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await server.close();
       await fake.stop();
+      await openai?.stop();
       await stack.stop();
     },
   };

@@ -1,8 +1,8 @@
 import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/catalog';
-import { DEFAULT_MODEL, resolveModel } from './model/anthropic';
+import { DEFAULT_MODEL, resolveModel } from './model/aliases';
 import type { ModelProvider } from './model/provider';
-import { createProviderRouter, providerSecrets } from './model/providers';
-import { providersConfigFromEnv, type ProvidersConfig } from './model/providers-config';
+import { lazyProvider } from './model/lazy-provider';
+import type { ProvidersConfig } from './model/providers-config';
 import type { AgentCheck } from './agent/catalog';
 import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from './run/limits';
 import type { ChatDeps } from './sessions/start-chat';
@@ -60,8 +60,10 @@ export interface RuntimeConfig {
   store: StoreConfig;
   anthropic: { apiKey?: string; baseURL?: string; maxRetries?: number };
   defaultModel?: string;
-  /** Bedrock, OpenAI-compatible endpoints, the default provider and the fallback chain (`ZERO_PROVIDER_*`, `ZERO_MODEL_*`). */
+  /** Bedrock, OpenAI-compatible endpoints, the default provider and the fallback chain; read from `providersEnv` when absent. */
   providers?: ProvidersConfig;
+  /** The environment `ZERO_PROVIDER_*`, `ZERO_MODEL_PROVIDER`, `ZERO_MODEL_FALLBACK` and `ZERO_BEDROCK_*` are read from, on first use. */
+  providersEnv?: Record<string, string | undefined>;
   defaultAgentId?: string;
   limits?: RunLimits;
   /** Agent definitions: the bucket's `agents/` prefix (default) or a directory. */
@@ -153,10 +155,12 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const replaced = new Set(extra.map((t) => t.name));
   const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound, commands: config.commands }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
   const defaultModel = config.defaultModel ?? DEFAULT_MODEL;
-  const router = config.provider ? undefined : createProviderRouter(config.anthropic, config.providers);
+  // The providers' code loads with the first model call or catalog load, not with the cold start.
+  const router = config.provider ? undefined : import('./model/providers').then((m) => m.providersFrom(config));
+  router?.catch(() => undefined);
   // An agent whose model cannot serve it here fails to load (listed with the reason), not at its first call.
   const check: AgentCheck | undefined =
-    router && ((agent) => router.problemWith(resolveModel(agent.model, defaultModel), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
+    router && (async (agent) => (await router).problemWith(resolveModel(agent.model, defaultModel), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names(), check })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names(), check });
@@ -176,7 +180,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,
     approvalTtlMs: config.approvalTtlMs,
-    provider: config.provider ?? router!,
+    provider: config.provider ?? lazyProvider(() => router!),
     tools,
     catalog,
     sessions,
@@ -204,7 +208,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       (userId) => auth.isAdmin(userId),
     ),
     limits: config.limits ?? DEFAULT_LIMITS,
-    secrets: [config.anthropic.apiKey ?? '', ...providerSecrets(config.providers)].filter(Boolean),
+    secrets: [config.anthropic.apiKey ?? '', ...endpointKeys(config)].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel,
     webhooks: {
@@ -225,7 +229,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     store,
     anthropic: { apiKey: env.ANTHROPIC_API_KEY || undefined, baseURL: env.ANTHROPIC_BASE_URL || undefined },
     defaultModel: env.ZERO_MODEL || undefined,
-    providers: providersConfigFromEnv(env),
+    providersEnv: env,
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),
@@ -260,6 +264,12 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
       maxFiles: positiveInt(env, 'ZERO_MEMORY_MAX_FILES', 'files'),
     },
   };
+}
+
+/** The OpenAI-compatible endpoints' keys, never to be shown (read without loading the providers' code). */
+function endpointKeys(config: RuntimeConfig): string[] {
+  if (config.providers) return Object.values(config.providers.endpoints ?? {}).map((endpoint) => endpoint.key ?? '');
+  return Object.entries(config.providersEnv ?? {}).flatMap(([name, value]) => (/^ZERO_PROVIDER_\w+_KEY$/.test(name) && value ? [value] : []));
 }
 
 /** The memory caps: the defaults, with what the configuration sets. */

@@ -34,11 +34,11 @@ export async function requireAgent(catalog: AgentCatalog, id: string): Promise<A
  * Why a loaded agent cannot run in this deployment (its model names a provider that is not
  * configured, or one without tool support for an agent with tools), as a load error's field and message.
  */
-export type AgentCheck = (agent: AgentDefinition) => { field: string; message: string } | undefined;
+export type AgentCheck = (agent: AgentDefinition) => Promise<{ field: string; message: string } | undefined>;
 
 /** A parsed file, failed when the deployment's check finds a problem with it. */
-function checked(file: string, result: ParseResult, check: AgentCheck | undefined): ParseResult {
-  const problem = result.ok ? check?.(result.agent) : undefined;
+async function checked(file: string, result: ParseResult, check: AgentCheck | undefined): Promise<ParseResult> {
+  const problem = result.ok ? await check?.(result.agent) : undefined;
   return problem ? { ok: false, error: { file, ...problem } } : result;
 }
 
@@ -105,7 +105,7 @@ export class S3AgentCatalog implements AgentCatalog {
         }
         const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
         const text = (await object.Body?.transformToString('utf8')) ?? '';
-        next.set(key, { etag: object.ETag ?? etag, result: checked(key, parseAgentMarkdown(key, text, this.options.knownTools), this.options.check) });
+        next.set(key, { etag: object.ETag ?? etag, result: await checked(key, parseAgentMarkdown(key, text, this.options.knownTools), this.options.check) });
       }),
     );
     this.cache = next;
@@ -131,7 +131,7 @@ export class DirAgentCatalog implements AgentCatalog {
       const mtime = (await stat(path)).mtimeMs;
       const cached = this.cache.get(name);
       if (cached && cached.mtime === mtime) next.set(name, cached);
-      else next.set(name, { mtime, result: checked(`agents/${name}`, parseAgentMarkdown(`agents/${name}`, await readFile(path, 'utf8'), this.options.knownTools), this.options.check) });
+      else next.set(name, { mtime, result: await checked(`agents/${name}`, parseAgentMarkdown(`agents/${name}`, await readFile(path, 'utf8'), this.options.knownTools), this.options.check) });
     }
     this.cache = next;
     return snapshot([...next.values()].map((entry) => entry.result));

@@ -39,7 +39,7 @@ export type ModelEvent =
   /** A tool the provider runs itself (web search): relayed to clients, never executed by Zero. */
   | { type: 'server_tool_use'; id: string; name: string; input: unknown }
   | { type: 'server_tool_result'; id: string; name: string; content: string; is_error: boolean }
-  /** The model's provider was unavailable: the step is redone whole on `to` (a `retry` event for clients). */
+  /** The model's provider was unavailable: the step is redone whole on `to` (a `retry` event for clients); `reason` says so. */
   | { type: 'fallback'; from: string; to: string; reason: string }
   | {
       type: 'message';

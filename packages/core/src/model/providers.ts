@@ -1,6 +1,7 @@
 import { AnthropicProvider, type AnthropicProviderOptions } from './anthropic';
-import type { ProvidersConfig } from './providers-config';
-import { lazyProvider, ProviderRouter, type ProviderEntry } from './router';
+import { lazyProvider } from './lazy-provider';
+import { providersConfigFromEnv, type ProvidersConfig } from './providers-config';
+import { ProviderRouter, type ProviderEntry } from './router';
 
 /** The deployment's providers, configured from `ProvidersConfig`, behind one router. */
 export function createProviderRouter(anthropic: AnthropicProviderOptions, config: ProvidersConfig = {}): ProviderRouter {
@@ -16,7 +17,8 @@ export function createProviderRouter(anthropic: AnthropicProviderOptions, config
   return new ProviderRouter(providers, config);
 }
 
-/** Values the providers' configuration holds that must never reach a log or an event: the endpoints' keys. */
-export function providerSecrets(config: ProvidersConfig = {}): string[] {
-  return Object.values(config.endpoints ?? {}).flatMap((endpoint) => (endpoint.key ? [endpoint.key] : []));
+
+/** The runtime's router: its `providers`, else those its environment configures. */
+export function providersFrom(config: { anthropic: AnthropicProviderOptions; providers?: ProvidersConfig; providersEnv?: Record<string, string | undefined> }): ProviderRouter {
+  return createProviderRouter(config.anthropic, config.providers ?? providersConfigFromEnv(config.providersEnv ?? {}));
 }

@@ -129,7 +129,8 @@ export class ProviderRouter implements ModelProvider {
       } catch (error) {
         const next = chain[i + 1];
         if (!next || signal.aborted || !unavailable(error)) throw error;
-        yield { type: 'fallback', from: route.qualified, to: this.route(next).qualified, reason: (error as Error).message };
+        const to = this.route(next).qualified;
+        yield { type: 'fallback', from: route.qualified, to, reason: `${route.qualified} is unavailable (${(error as Error).message}); the step is redone on ${to}` };
       }
     }
   }
@@ -152,15 +153,4 @@ function unavailable(error: unknown): boolean {
   if (ZeroError.isInstance(error)) return error.code === 'model_not_configured';
   if (!ModelError.isInstance(error) || error.midStream) return false;
   return error.status === undefined || error.status === 429 || error.status >= 500;
-}
-
-/** A provider whose module is loaded on its first call (cold start: most deployments never call it). */
-export function lazyProvider(load: () => Promise<ModelProvider>): ModelProvider {
-  let loaded: Promise<ModelProvider> | undefined;
-  return {
-    async *stream(request, signal, options) {
-      loaded ??= load();
-      yield* (await loaded).stream(request, signal, options);
-    },
-  };
 }

@@ -360,11 +360,9 @@ async function callModel(
           emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
         } else if (event.type === 'server_tool_result')
           emit({ type: 'tool_result', id: event.id, name: event.name, content: event.content, is_error: event.is_error, ...origin });
-        else if (event.type === 'fallback') {
-          // Before anything of the step was relayed: the step is redone whole on the next provider.
-          const reason = redact(`${event.from} is unavailable (${event.reason}); the step is redone on ${event.to}`, deps.secrets ?? []);
-          emit({ type: 'retry', step, attempt, reason, provider: event.to, ...origin });
-        } else return { content: event.content, stopReason: event.stopReason, usage: event.usage, model: event.model, cost: event.cost };
+        // Before anything of the step was relayed: the step is redone whole on the next provider.
+        else if (event.type === 'fallback') emit({ type: 'retry', step, attempt, reason: redact(event.reason, deps.secrets ?? []), provider: event.to, ...origin });
+        else return { content: event.content, stopReason: event.stopReason, usage: event.usage, model: event.model, cost: event.cost };
       }
       throw new ModelError('the model stream ended without a message', true);
     } catch (error) {

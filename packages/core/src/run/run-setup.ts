@@ -1,7 +1,7 @@
 import { requireAgent, type AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import type { VoiceMode } from '../wire';
-import { resolveModel } from '../model/anthropic';
+import { resolveModel } from '../model/aliases';
 
 /** Who a run asks for and how; what it leaves out comes from the agent's definition. */
 export interface RunRequest {
