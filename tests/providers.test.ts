@@ -38,6 +38,14 @@ const PROVIDERS: ProviderUnderTest[] = [
     toolNames: (body) => (body.tools ?? []).map((t: any) => t.name),
   },
   {
+    name: 'Bedrock',
+    model: 'bedrock:claude-test-model',
+    // The fake Bedrock runtime answers with the fake Anthropic server's script, re-framed as AWS event streams.
+    fake: (h) => h.fake,
+    toolResults: (body) => PROVIDERS[0]!.toolResults(body),
+    toolNames: (body) => PROVIDERS[0]!.toolNames(body),
+  },
+  {
     name: 'an OpenAI-compatible endpoint',
     model: 'fakeai:test-model',
     fake: (h) => h.openai!,
@@ -58,7 +66,7 @@ describe.each(PROVIDERS)('the shared scenarios on $name', (provider) => {
   const fake = () => provider.fake(h);
 
   beforeAll(async () => {
-    h = await startHarness({ openai: { key: 'sk-fakeai-secret-0123456789' } });
+    h = await startHarness({ openai: { key: 'sk-fakeai-secret-0123456789' }, bedrock: true });
     await syncScenarioAgents(h, {
       'prov-lead': agentFile('Lead', `model: ${provider.model}\ntools: echo, delegate_agent\ndelegates_to: prov-helper`),
       'prov-helper': agentFile('Helper', `model: ${provider.model}\ntools: echo`),
@@ -66,8 +74,15 @@ describe.each(PROVIDERS)('the shared scenarios on $name', (provider) => {
   });
   afterAll(() => h.close());
   afterEach(() => {
+    // Every call went through this provider's own wire protocol, and only there.
+    const viaBedrock = h.fake.requests.filter((r) => r.headers['x-fake-bedrock-model']).length;
+    const counts = { anthropic: h.fake.requests.length - viaBedrock, bedrock: h.bedrock!.requests.length, openai: h.openai!.requests.length };
+    expect(viaBedrock).toBe(counts.bedrock);
+    const used = Object.entries(counts).filter(([, n]) => n > 0).map(([name]) => name);
+    expect(used).toEqual([{ Anthropic: 'anthropic', Bedrock: 'bedrock', 'an OpenAI-compatible endpoint': 'openai' }[provider.name]]);
     h.fake.reset();
     h.openai!.reset();
+    h.bedrock!.reset();
   });
 
   it('runs a two-step tool run: the call, its result sent back, the answer', async () => {

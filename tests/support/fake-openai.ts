@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FakeResponder, FakeTurn } from './fake-anthropic';
+import type { FakeTurn } from './fake-anthropic';
 
 export interface FakeOpenAIRequest {
   headers: IncomingMessage['headers'];
@@ -52,8 +52,8 @@ export class FakeOpenAI {
     return this;
   }
 
-  respondWith(responder: FakeResponder | ((request: FakeOpenAIRequest, index: number) => FakeTurn)): this {
-    this.responder = responder as (request: FakeOpenAIRequest, index: number) => FakeTurn;
+  respondWith(responder: (request: FakeOpenAIRequest, index: number) => FakeTurn): this {
+    this.responder = responder;
     return this;
   }
 

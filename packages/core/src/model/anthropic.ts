@@ -35,7 +35,7 @@ class MessagesClient extends BaseAnthropic {
 
 /** Claude through `@anthropic-ai/sdk`, streaming raw events so each text delta is relayed the moment it arrives. */
 export class AnthropicProvider implements ModelProvider {
-  private client?: MessagesClient;
+  protected client?: MessagesClient;
 
   constructor(private readonly options: AnthropicProviderOptions) {}
 

@@ -34,6 +34,8 @@ export interface BedrockConfig {
   baseURL?: string;
   /** Bedrock model ids by Claude model id, beside the built-in table. */
   models?: Record<string, string>;
+  /** Static credentials (tests, a machine without a role); absent: the AWS SDK's chain (the function role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
 /** USD per million tokens. */

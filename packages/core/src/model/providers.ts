@@ -14,6 +14,10 @@ export function createProviderRouter(anthropic: AnthropicProviderOptions, config
       prices: endpoint.prices,
     });
   }
+  if (config.bedrock || config.default === 'bedrock') {
+    const bedrock = config.bedrock ?? {};
+    providers.set('bedrock', { kind: 'claude', provider: lazyProvider(async () => new (await import('./bedrock')).BedrockProvider({ ...bedrock, maxRetries: anthropic.maxRetries })) });
+  }
   return new ProviderRouter(providers, config);
 }
 
