@@ -1,7 +1,7 @@
 /**
  * The same session on each model provider, and what Zero reports it cost: the cost scenario's
  * 10 turns, two tool calls and an answer per turn, run through Zero against each provider's fake
- * (Anthropic's with its simulated prompt cache; an OpenAI-compatible endpoint priced on its table,
+ * (Anthropic's with its simulated prompt cache, and Bedrock's answering from it; an OpenAI-compatible endpoint priced on its table,
  * and one whose model the table does not price, as a local Ollama would be). The last rows price
  * the Anthropic session's tokens on the other tables, like for like.
  * Run with `npx tsx bench/providers.ts`.
@@ -47,13 +47,14 @@ async function session(h: Harness, provider: string, model: string, requests: ()
   return { provider, model, requests: requests() - before, usage };
 }
 
-const h = await startHarness({ openai: { prices: ENDPOINT_PRICES } });
+const h = await startHarness({ openai: { prices: ENDPOINT_PRICES }, bedrock: true });
 try {
   h.fake.simulatePromptCache();
   h.fake.respondWith((request) => turnFor(JSON.stringify(request.body.messages.at(-1)).includes('"tool_result"')));
   h.openai!.respondWith((request) => turnFor(request.body.messages.at(-1)?.role === 'tool'));
   const sessions = [
     await session(h, 'Anthropic (list prices, prompt cache)', 'claude-sonnet-4-6', () => h.fake.requests.length),
+    await session(h, 'Bedrock (Claude list prices, prompt cache)', 'bedrock:claude-sonnet-4-6', () => h.bedrock!.requests.length),
     await session(h, 'OpenAI-compatible, priced (ZERO_PROVIDER_FAKEAI_PRICES)', 'fakeai:qwen3-235b', () => h.openai!.requests.length),
     await session(h, 'OpenAI-compatible, not priced (a local model)', 'fakeai:llama3.3', () => h.openai!.requests.length),
   ];
