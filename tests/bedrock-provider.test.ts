@@ -35,7 +35,7 @@ describe('Claude on Bedrock, the default provider of a deployment without an Ant
     // Bedrock runs no server tools: web_search is not offered there, echo is.
     expect((first!.body.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo']);
     // Usage, cache tokens included, priced at Claude's list prices (Haiku 4.5: $1 / $5, reads 0.1×, writes 1.25×).
-    const last = events.at(-1) as { usage: Record<string, number> };
+    const last = events.at(-1) as unknown as { usage: Record<string, number> };
     expect(last.usage.cache_read_input_tokens).toBeGreaterThanOrEqual(900);
     expect(last.usage.cost_usd).toBeGreaterThan(0);
     expect(last.usage).not.toHaveProperty('cost_known');

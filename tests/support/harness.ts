@@ -62,6 +62,8 @@ export interface HarnessOptions {
   bedrock?: boolean;
   /** The default provider and fallback chain (`ZERO_MODEL_PROVIDER`, `ZERO_MODEL_FALLBACK`). */
   providers?: { default?: string; fallback?: string[] };
+  /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
+  tiers?: RuntimeConfig['tiers'];
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -94,6 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     maxStreamsPerUser: options.maxStreamsPerUser,
     memory: options.memory,
+    tiers: options.tiers,
     providers: {
       ...options.providers,
       ...(bedrock ? { bedrock: { region: 'eu-west-3', baseURL: bedrock.url, credentials: { accessKeyId: 'AKIAFAKEBEDROCK00001', secretAccessKey: 'fake-bedrock-secret' } } } : {}),

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { resolveModel } from '@zero/core';
+import { agentModel } from '@zero/core';
 import { agentListSchema } from '@zero/core/wire';
 import { describe } from '../declare';
 import type { AppDeps, Env } from '../env';
@@ -25,7 +25,8 @@ export function agentRoutes(deps: AppDeps) {
       name: a.name,
       description: a.description,
       ...(a.color ? { color: a.color } : {}),
-      model: resolveModel(a.model, deps.defaultModel),
+      model: agentModel(a, deps.defaultModel, deps.tiers),
+      ...(a.tier ? { tier: a.tier } : {}),
       tools: a.tools,
       unavailable_tools: [...a.unavailable_tools, ...mcp[i]!.unavailable],
       mcp_tools: a.mcp?.tools ?? [],

@@ -1,5 +1,6 @@
 import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/catalog';
-import { DEFAULT_MODEL, resolveModel } from './model/aliases';
+import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from './model/aliases';
+import { agentModel } from './run/run-setup';
 import type { ModelProvider } from './model/provider';
 import { lazyProvider } from './model/lazy-provider';
 import type { ProvidersConfig } from './model/providers-config';
@@ -62,6 +63,8 @@ export interface RuntimeConfig {
   defaultModel?: string;
   /** Bedrock, OpenAI-compatible endpoints, the default provider and the fallback chain; read from `providersEnv` when absent. */
   providers?: ProvidersConfig;
+  /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
+  tiers?: ModelTiers;
   /** The environment `ZERO_PROVIDER_*`, `ZERO_MODEL_PROVIDER`, `ZERO_MODEL_FALLBACK` and `ZERO_BEDROCK_*` are read from, on first use. */
   providersEnv?: Record<string, string | undefined>;
   defaultAgentId?: string;
@@ -160,7 +163,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   router?.catch(() => undefined);
   // An agent whose model cannot serve it here fails to load (listed with the reason), not at its first call.
   const check: AgentCheck | undefined =
-    router && (async (agent) => (await router).problemWith(resolveModel(agent.model, defaultModel), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
+    router && (async (agent) => (await router).problemWith(agentModel(agent, defaultModel, config.tiers), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names(), check })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names(), check });
@@ -211,6 +214,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     secrets: [config.anthropic.apiKey ?? '', ...endpointKeys(config)].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel,
+    tiers: config.tiers ?? {},
     webhooks: {
       hooks: new HookStore(artifacts),
       store: new WebhookStore(db, config.store.table),
@@ -230,6 +234,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     anthropic: { apiKey: env.ANTHROPIC_API_KEY || undefined, baseURL: env.ANTHROPIC_BASE_URL || undefined },
     defaultModel: env.ZERO_MODEL || undefined,
     providersEnv: env,
+    tiers: tiersFromEnv(env.ZERO_MODEL_TIERS),
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),

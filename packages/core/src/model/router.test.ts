@@ -76,3 +76,15 @@ describe('the providers’ environment variables', () => {
     expect(() => providersConfigFromEnv({ ZERO_PROVIDER_BEDROCK_URL: 'http://h' })).toThrow(/built-in provider/);
   });
 });
+
+describe('ZERO_MODEL_TIERS', () => {
+  it('maps tiers to models, and refuses a tier that is not light, standard or heavy', async () => {
+    const { tiersFromEnv, tierModel } = await import('./aliases');
+    const tiers = tiersFromEnv('light = haiku, heavy=ollama:qwen3:32b');
+    expect(tiers).toEqual({ light: 'haiku', heavy: 'ollama:qwen3:32b' });
+    expect(tierModel('light', tiers, 'claude-sonnet-4-6')).toBe('claude-haiku-4-5');
+    expect(tierModel('heavy', tiers, 'claude-sonnet-4-6')).toBe('ollama:qwen3:32b');
+    expect(tierModel('standard', tiers, 'claude-sonnet-4-6')).toBe('claude-sonnet-4-6');
+    expect(() => tiersFromEnv('medium=sonnet')).toThrow(/"medium=sonnet" is not tier=model/);
+  });
+});

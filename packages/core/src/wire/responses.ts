@@ -256,6 +256,8 @@ export const agentInfoSchema = z.object({
   /** The `color` field of its file, for clients that show each agent in its colour. */
   color: z.string().optional(),
   model: z.string(),
+  /** The tier its file asks for (`light`, `standard`, `heavy`), whose model `model` is. */
+  tier: z.enum(['light', 'standard', 'heavy']).optional(),
   tools: z.array(z.string()),
   /** Tools the file names that Zero does not have, each with the reason. */
   unavailable_tools: z.array(z.object({ name: z.string(), reason: z.string() })),
