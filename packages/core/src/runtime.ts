@@ -3,7 +3,7 @@ import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from './model/aliases';
 import { agentModel } from './run/run-setup';
 import type { ModelProvider } from './model/provider';
 import { lazyProvider } from './model/lazy-provider';
-import type { ProvidersConfig } from './model/providers-config';
+import { providersConfigFromEnv, type ProvidersConfig } from './model/providers-config';
 import type { AgentCheck } from './agent/catalog';
 import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from './run/limits';
 import type { ChatDeps } from './sessions/start-chat';
@@ -61,12 +61,10 @@ export interface RuntimeConfig {
   store: StoreConfig;
   anthropic: { apiKey?: string; baseURL?: string; maxRetries?: number };
   defaultModel?: string;
-  /** Bedrock, OpenAI-compatible endpoints, the default provider and the fallback chain; read from `providersEnv` when absent. */
+  /** Bedrock, OpenAI-compatible endpoints, the default provider and the fallback chain (`ZERO_PROVIDER_*`, `ZERO_MODEL_*`, `ZERO_BEDROCK_*`). */
   providers?: ProvidersConfig;
   /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
   tiers?: ModelTiers;
-  /** The environment `ZERO_PROVIDER_*`, `ZERO_MODEL_PROVIDER`, `ZERO_MODEL_FALLBACK` and `ZERO_BEDROCK_*` are read from, on first use. */
-  providersEnv?: Record<string, string | undefined>;
   defaultAgentId?: string;
   limits?: RunLimits;
   /** Agent definitions: the bucket's `agents/` prefix (default) or a directory. */
@@ -159,7 +157,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound, commands: config.commands }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
   const defaultModel = config.defaultModel ?? DEFAULT_MODEL;
   // The providers' code loads with the first model call or catalog load, not with the cold start.
-  const router = config.provider ? undefined : import('./model/providers').then((m) => m.providersFrom(config));
+  const router = config.provider ? undefined : import('./model/providers').then((m) => m.createProviderRouter(config.anthropic, config.providers));
   router?.catch(() => undefined);
   // An agent whose model cannot serve it here fails to load (listed with the reason), not at its first call.
   const check: AgentCheck | undefined =
@@ -211,7 +209,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       (userId) => auth.isAdmin(userId),
     ),
     limits: config.limits ?? DEFAULT_LIMITS,
-    secrets: [config.anthropic.apiKey ?? '', ...endpointKeys(config)].filter(Boolean),
+    secrets: [config.anthropic.apiKey ?? '', ...Object.values(config.providers?.endpoints ?? {}).map((endpoint) => endpoint.key ?? '')].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel,
     tiers: config.tiers ?? {},
@@ -233,7 +231,8 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     store,
     anthropic: { apiKey: env.ANTHROPIC_API_KEY || undefined, baseURL: env.ANTHROPIC_BASE_URL || undefined },
     defaultModel: env.ZERO_MODEL || undefined,
-    providersEnv: env,
+    // A malformed provider setting stops the server at start, naming the variable.
+    providers: providersConfigFromEnv(env),
     tiers: tiersFromEnv(env.ZERO_MODEL_TIERS),
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
@@ -269,12 +268,6 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
       maxFiles: positiveInt(env, 'ZERO_MEMORY_MAX_FILES', 'files'),
     },
   };
-}
-
-/** The OpenAI-compatible endpoints' keys, never to be shown (read without loading the providers' code). */
-function endpointKeys(config: RuntimeConfig): string[] {
-  if (config.providers) return Object.values(config.providers.endpoints ?? {}).map((endpoint) => endpoint.key ?? '');
-  return Object.entries(config.providersEnv ?? {}).flatMap(([name, value]) => (/^ZERO_PROVIDER_\w+_KEY$/.test(name) && value ? [value] : []));
 }
 
 /** The memory caps: the defaults, with what the configuration sets. */

@@ -77,6 +77,10 @@ export function providersConfigFromEnv(env: Record<string, string | undefined>):
       : {}),
     fallback: list(env.ZERO_MODEL_FALLBACK),
   };
+  const known = ['anthropic', 'bedrock', ...Object.keys(endpoints)];
+  if (defaultProvider && !known.includes(defaultProvider)) {
+    throw new Error(`ZERO_MODEL_PROVIDER is "${defaultProvider}", which is not configured (set ZERO_PROVIDER_${defaultProvider.toUpperCase()}_URL); known providers: ${known.join(', ')}`);
+  }
   return config;
 }
 

@@ -1,6 +1,6 @@
 import { AnthropicProvider, type AnthropicProviderOptions } from './anthropic';
 import { lazyProvider } from './lazy-provider';
-import { providersConfigFromEnv, type ProvidersConfig } from './providers-config';
+import type { ProvidersConfig } from './providers-config';
 import { ProviderRouter, type ProviderEntry } from './router';
 
 /** The deployment's providers, configured from `ProvidersConfig`, behind one router. */
@@ -21,8 +21,3 @@ export function createProviderRouter(anthropic: AnthropicProviderOptions, config
   return new ProviderRouter(providers, config);
 }
 
-
-/** The runtime's router: its `providers`, else those its environment configures. */
-export function providersFrom(config: { anthropic: AnthropicProviderOptions; providers?: ProvidersConfig; providersEnv?: Record<string, string | undefined> }): ProviderRouter {
-  return createProviderRouter(config.anthropic, config.providers ?? providersConfigFromEnv(config.providersEnv ?? {}));
-}
