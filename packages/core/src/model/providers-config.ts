@@ -81,6 +81,15 @@ export function providersConfigFromEnv(env: Record<string, string | undefined>):
   if (defaultProvider && !known.includes(defaultProvider)) {
     throw new Error(`ZERO_MODEL_PROVIDER is "${defaultProvider}", which is not configured (set ZERO_PROVIDER_${defaultProvider.toUpperCase()}_URL); known providers: ${known.join(', ')}`);
   }
+  // With a Claude default, `name:` before a model can only be a provider (see ProviderRouter.route).
+  if (!defaultProvider || defaultProvider === 'anthropic' || defaultProvider === 'bedrock') {
+    for (const entry of config.fallback ?? []) {
+      const prefix = entry.slice(0, Math.max(0, entry.indexOf(':')));
+      if (prefix && PROVIDER_NAME.test(prefix) && !known.includes(prefix)) {
+        throw new Error(`ZERO_MODEL_FALLBACK: "${entry}" names provider "${prefix}", which is not configured; known providers: ${known.join(', ')}`);
+      }
+    }
+  }
   return config;
 }
 

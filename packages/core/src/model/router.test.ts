@@ -74,6 +74,7 @@ describe('the providers’ environment variables', () => {
     expect(() => providersConfigFromEnv({ ZERO_PROVIDER_X_URL: 'localhost:11434' })).toThrow(/ZERO_PROVIDER_X_URL must be an http\(s\) URL/);
     expect(() => providersConfigFromEnv({ ZERO_PROVIDER_X_URL: 'http://h', ZERO_PROVIDER_X_PRICES: 'm=cheap' })).toThrow(/price of "m" must be input\/output/);
     expect(() => providersConfigFromEnv({ ZERO_PROVIDER_BEDROCK_URL: 'http://h' })).toThrow(/built-in provider/);
+    expect(() => providersConfigFromEnv({ ZERO_MODEL_FALLBACK: 'bedrock, nowhere:model' })).toThrow(/ZERO_MODEL_FALLBACK: "nowhere:model" names provider "nowhere"/);
     expect(() => providersConfigFromEnv({ ZERO_MODEL_PROVIDER: 'vllm' })).toThrow(/ZERO_MODEL_PROVIDER is "vllm", which is not configured \(set ZERO_PROVIDER_VLLM_URL\)/);
   });
 });
