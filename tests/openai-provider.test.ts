@@ -118,9 +118,13 @@ describe('a fallback chain', () => {
     expect(events.filter((e) => e.type === 'retry')).toEqual([
       expect.objectContaining({ step: 1, provider: 'fakeai:backup-model', reason: expect.stringContaining('anthropic:claude-test-model is unavailable') }),
     ]);
-    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
-    // The session's event log keeps the retry, as every reader of the session sees it.
+    // The step is priced on the table of the provider that answered: the backup's, which has no price for it.
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed', usage: { cost_usd: 0, cost_known: false } });
     const sessionId = (events[0] as { session_id: string }).session_id;
+    // The session log says which model answered the step.
+    const { history } = (await getJson(`${h.url}/api/v2/sessions/${sessionId}`)).json;
+    expect(history.filter((r: { kind: string }) => r.kind === 'assistant').map((r: { model?: string }) => r.model)).toEqual(['fakeai:backup-model']);
+    // The session's event log keeps the retry, as every reader of the session sees it.
     const replayed: ReceivedEvent[] = [];
     for await (const event of readSse(await fetch(`${h.url}/api/v2/sessions/${sessionId}/events`, { headers: DEV }))) {
       replayed.push(event);

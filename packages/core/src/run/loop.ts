@@ -237,7 +237,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         const stepUsage = { ...response.usage, ...stepCost(params.model, response) };
         addUsage(usage, stepUsage);
         const assistant: MessageParam = { role: 'assistant', content: response.content };
-        const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage });
+        const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage, ...(response.fellBackTo ? { model: response.fellBackTo } : {}) });
         // Awaited below, wherever the step goes; this only keeps an early failure from counting as unhandled.
         recorded.catch(() => undefined);
         messages.push(assistant);
@@ -286,8 +286,8 @@ interface ModelResponse {
   content: ContentBlockParam[];
   stopReason: string | null;
   usage: ModelUsage;
-  /** The model that answered (a fallback's), when the provider says. */
-  model?: string;
+  /** The model that answered, when it is not the run's: the step fell back to it. */
+  fellBackTo?: string;
   cost?: { usd: number; known: boolean };
 }
 
@@ -345,6 +345,7 @@ async function callModel(
       },
       Math.min(Math.max(0, bound.at - Date.now()), MAX_TIMER_MS),
     );
+    let fellBackTo: string | undefined;
     const inputs = new ToolInputDeltas((id, name, delta) => emit({ type: 'tool_call_delta', id, name, delta, ...origin }));
     try {
       const thinking = thinkingFor(params.model, params.agent, deps.limits);
@@ -361,8 +362,10 @@ async function callModel(
         } else if (event.type === 'server_tool_result')
           emit({ type: 'tool_result', id: event.id, name: event.name, content: event.content, is_error: event.is_error, ...origin });
         // Before anything of the step was relayed: the step is redone whole on the next provider.
-        else if (event.type === 'fallback') emit({ type: 'retry', step, attempt, reason: redact(event.reason, deps.secrets ?? []), provider: event.to, ...origin });
-        else return { content: event.content, stopReason: event.stopReason, usage: event.usage, model: event.model, cost: event.cost };
+        else if (event.type === 'fallback') {
+          fellBackTo = event.to;
+          emit({ type: 'retry', step, attempt, reason: redact(event.reason, deps.secrets ?? []), provider: event.to, ...origin });
+        } else return { content: event.content, stopReason: event.stopReason, usage: event.usage, cost: event.cost, ...(fellBackTo ? { fellBackTo } : {}) };
       }
       throw new ModelError('the model stream ended without a message', true);
     } catch (error) {

@@ -37,9 +37,11 @@ export async function resolveRunSetup(catalog: AgentCatalog, request: RunRequest
     return undefined;
   });
   if (!agent && request.fallbackAgentId !== undefined) agent = await requireAgent(catalog, request.fallbackAgentId).catch(() => undefined);
+  // The request's model, else the tier it asks for (a delegation's), else the agent's.
+  const asked = request.model ?? (request.tier ? tierModel(request.tier, tiers, defaultModel) : undefined);
   return {
     ...(agent ? { agent } : { missing }),
-    model: request.model || request.tier ? resolveModel(request.model ?? tierModel(request.tier!, tiers, defaultModel), defaultModel) : agentModel(agent, defaultModel, tiers),
+    model: asked ? resolveModel(asked, defaultModel) : agentModel(agent, defaultModel, tiers),
     voice: request.voice ?? agent?.default_voice ?? 'full',
   };
 }

@@ -85,7 +85,7 @@ const recordBase = {
 /** One entry of a session's history: what was said, called, answered, and how each run ended. */
 export const historyRecordSchema = z.discriminatedUnion('kind', [
   z.looseObject({ ...recordBase, kind: z.literal('user_message'), text: z.string(), author: authorSchema.optional(), agent_id: z.string() }),
-  z.looseObject({ ...recordBase, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: z.array(contentBlockSchema), usage: usageSchema }),
+  z.looseObject({ ...recordBase, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: z.array(contentBlockSchema), usage: usageSchema, model: z.string().optional() }),
   z.looseObject({
     ...recordBase,
     kind: z.literal('tool_results'),
