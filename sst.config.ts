@@ -44,7 +44,22 @@ export default $config({
       rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' }, bucketKeyEnabled: true }],
     });
 
-    const anthropicApiKey = new sst.Secret('AnthropicApiKey');
+    // Claude on Bedrock (see the README's Model providers): the functions may invoke, streaming, the
+    // models and inference profiles named at deploy time in ZERO_BEDROCK_MODEL_IDS, and nothing else.
+    // An inference profile (`us.anthropic.…`, `global.anthropic.…`) routes to its foundation model
+    // in the regions it spans: that model is granted in any region, through the profile only.
+    const bedrockModelIds = (process.env.ZERO_BEDROCK_MODEL_IDS ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+    const region = aws.getRegionOutput().region;
+    const account = aws.getCallerIdentityOutput().accountId;
+    const bedrockResources = bedrockModelIds.flatMap((id) => {
+      const profile = /^(us|eu|apac|jp|au|ca|us-gov|global)\./.exec(id);
+      if (!profile) return [$interpolate`arn:aws:bedrock:${region}::foundation-model/${id}`];
+      return [$interpolate`arn:aws:bedrock:${region}:${account}:inference-profile/${id}`, `arn:aws:bedrock:*::foundation-model/${id.slice(profile[0].length)}`];
+    });
+    const bedrock = bedrockResources.length ? { permissions: [{ actions: ['bedrock:InvokeModelWithResponseStream'], resources: bedrockResources }] } : {};
+
+    // No Anthropic key is needed when every agent runs on Bedrock: it may then be left unset.
+    const anthropicApiKey = new sst.Secret('AnthropicApiKey', bedrockModelIds.length ? '' : undefined);
 
     // What the handlers see as `Resource.ZeroTable` / `Resource.ZeroBucket`,
     // with exactly the actions the stores send. Linking the components
@@ -84,6 +99,7 @@ export default $config({
       include: [sst.aws.permission({ actions: ['sqs:SendMessage'], resources: [runJobs.arn] })],
     });
 
+
     // What both functions share: runtime, size, links and logs.
     const shared = {
       runtime: 'nodejs22.x',
@@ -105,6 +121,7 @@ export default $config({
       // render_report's fonts are read from their package at run time: installed beside the bundle, not bundled.
       nodejs: { splitting: true, install: ['dejavu-fonts-ttf'] },
       logging: { retention: '1 month', format: 'json' },
+      ...bedrock,
       transform: {
         role: (role: aws.iam.RoleArgs) => {
           // SST lets the account's root assume every function role (the bridge

@@ -50,7 +50,11 @@ async function main() {
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
   console.log(`  key:    ${devKey}${process.env.ZERO_DEV_KEY ? ' (from ZERO_DEV_KEY)' : ''}  (an administrator key for user "dev")`);
   console.log(`  agents: ${names(agents)} (from ${agentsDir}, watched for changes)`);
-  if (!config.anthropic.apiKey && !config.anthropic.baseURL) {
+  const endpoints = Object.keys(config.providers?.endpoints ?? {});
+  if (endpoints.length || config.providers?.bedrock) {
+    console.log(`  models: ${['anthropic', ...(config.providers?.bedrock ? ['bedrock'] : []), ...endpoints].join(', ')} (default: ${config.providers?.default ?? 'anthropic'})`);
+  }
+  if (!config.anthropic.apiKey && !config.anthropic.baseURL && (config.providers?.default ?? 'anthropic') === 'anthropic') {
     console.log('  model:  not configured; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) to chat');
   }
 

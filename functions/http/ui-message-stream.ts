@@ -149,7 +149,7 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
         break;
       case 'retry':
         yield* closeText();
-        yield { type: 'data-retry', data: { step: event.step, attempt: event.attempt, reason: event.reason } };
+        yield { type: 'data-retry', data: { step: event.step, attempt: event.attempt, reason: event.reason, ...(event.provider ? { provider: event.provider } : {}) } };
         break;
       case 'agent_switch':
         yield* closeText();

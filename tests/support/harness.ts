@@ -3,6 +3,8 @@ import { DEFAULT_LIMITS, type AuthConfig, type DeploymentPermissions, type Outbo
 import { startServer, type RunningServer } from '../../local/server';
 import { startLocalStack, syncAgents, type LocalStack } from '../../local/stack';
 import { FakeAnthropic } from './fake-anthropic';
+import { FakeOpenAI } from './fake-openai';
+import { FakeBedrock } from './fake-bedrock';
 import { testTools } from './tools';
 
 export const TEST_API_KEY = 'sk-ant-test-secret-key-0123456789';
@@ -13,6 +15,10 @@ const root = join(import.meta.dirname, '..', '..');
 
 export interface Harness {
   fake: FakeAnthropic;
+  /** The fake OpenAI-compatible endpoint, when `openai` asked for one. */
+  openai?: FakeOpenAI;
+  /** The fake Bedrock runtime (answering with `fake`'s script), when `bedrock` asked for one. */
+  bedrock?: FakeBedrock;
   stack: LocalStack;
   server: RunningServer;
   url: string;
@@ -56,11 +62,22 @@ export interface HarnessOptions {
   github?: RuntimeConfig['github'];
   githubToken?: RuntimeConfig['githubToken'];
   publicUrl?: string;
+  /** Starts a fake OpenAI-compatible server, configured as the endpoint `name` (default `fakeai`) with these settings. */
+  openai?: { name?: string; key?: string; noTools?: string[]; prices?: Record<string, { input: number; output: number }> };
+  /** Starts a fake Bedrock runtime, reached through the Bedrock SDK's endpoint override, answering with `fake`'s script. */
+  bedrock?: boolean;
+  /** The default provider and fallback chain (`ZERO_MODEL_PROVIDER`, `ZERO_MODEL_FALLBACK`). */
+  providers?: { default?: string; fallback?: string[] };
+  /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
+  tiers?: RuntimeConfig['tiers'];
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const fake = await new FakeAnthropic().start();
+  const openai = options.openai ? await new FakeOpenAI().start() : undefined;
+  if (openai && options.openai?.key) openai.requiredKey = options.openai.key;
+  const bedrock = options.bedrock ? await new FakeBedrock(fake).start() : undefined;
   const stack = await startLocalStack({ dataDir: options.dataDir });
   await syncAgents(stack.store, join(root, 'agents'));
   await syncAgents(stack.store, join(root, 'tests', 'fixtures', 'agents'));
@@ -89,11 +106,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     github: options.github,
     githubToken: options.githubToken,
     publicUrl: options.publicUrl,
+    tiers: options.tiers,
+    providers: {
+      ...options.providers,
+      ...(bedrock ? { bedrock: { region: 'eu-west-3', baseURL: bedrock.url, credentials: { accessKeyId: 'AKIAFAKEBEDROCK00001', secretAccessKey: 'fake-bedrock-secret' } } } : {}),
+      endpoints: openai ? { [options.openai?.name ?? 'fakeai']: { url: openai.url, key: options.openai?.key, noTools: options.openai?.noTools, prices: options.openai?.prices, maxRetries: 2 } } : {},
+    },
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);
   const harness: Harness = {
     fake,
+    openai,
+    bedrock,
     stack,
     server,
     url: server.url,
@@ -113,6 +138,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await server.close();
       await fake.stop();
+      await openai?.stop();
+      await bedrock?.stop();
       await stack.stop();
     },
   };

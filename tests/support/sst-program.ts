@@ -40,7 +40,7 @@ export interface EvaluatedProgram {
  *
  * Needs `.sst/platform` (`npm test` runs scripts/sst-platform.mjs first).
  */
-export async function evaluateSstProgram(stage = 'test'): Promise<EvaluatedProgram> {
+export async function evaluateSstProgram(stage = 'test', env: Record<string, string | undefined> = {}): Promise<EvaluatedProgram> {
   if (!existsSync(join(platform, 'src', 'auto', 'run.ts'))) throw new Error('.sst/platform is missing: run `node scripts/sst-platform.mjs`');
   const work = join(platform, `.zero-mocks-${randomBytes(4).toString('hex')}`);
   await mkdir(work, { recursive: true });
@@ -106,7 +106,7 @@ export async function evaluateSstProgram(stage = 'test'): Promise<EvaluatedProgr
       logLevel: 'silent',
     });
     const port = (server.address() as AddressInfo).port;
-    const stdout = await runNode(program, { SST_SERVER: `http://127.0.0.1:${port}`, SST_SECRET_AnthropicApiKey: 'sk-ant-mock' });
+    const stdout = await runNode(program, { SST_SERVER: `http://127.0.0.1:${port}`, SST_SECRET_AnthropicApiKey: 'sk-ant-mock', ...env });
     const marker = stdout.lastIndexOf('\n~zero-result ');
     if (marker === -1) throw new Error(`the program printed no result:\n${stdout}`);
     const { resources, outputs } = JSON.parse(stdout.slice(marker + '\n~zero-result '.length));
@@ -120,7 +120,7 @@ export async function evaluateSstProgram(stage = 'test'): Promise<EvaluatedProgr
 
 class MethodNotFound extends Error {}
 
-function runNode(file: string, env: Record<string, string>): Promise<string> {
+function runNode(file: string, env: Record<string, string | undefined>): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [file], { cwd: root, env: { ...process.env, ...env, PULUMI_NODEJS_STACK: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

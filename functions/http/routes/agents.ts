@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { describeThinking, resolveModel } from '@zero/core';
+import { agentModel, describeThinking } from '@zero/core';
 import { agentListSchema } from '@zero/core/wire';
 import { describe } from '../declare';
 import type { AppDeps, Env } from '../env';
@@ -25,8 +25,9 @@ export function agentRoutes(deps: AppDeps) {
       name: a.name,
       description: a.description,
       ...(a.color ? { color: a.color } : {}),
-      model: resolveModel(a.model, deps.defaultModel),
-      thinking: describeThinking(resolveModel(a.model, deps.defaultModel), a, deps.limits),
+      model: agentModel(a, deps.defaultModel, deps.tiers),
+      ...(a.tier ? { tier: a.tier } : {}),
+      thinking: describeThinking(agentModel(a, deps.defaultModel, deps.tiers), a, deps.limits),
       tools: a.tools,
       unavailable_tools: [...a.unavailable_tools, ...mcp[i]!.unavailable],
       mcp_tools: a.mcp?.tools ?? [],

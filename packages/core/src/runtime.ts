@@ -1,6 +1,10 @@
 import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/catalog';
-import { AnthropicProvider, DEFAULT_MODEL } from './model/anthropic';
+import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from './model/aliases';
+import { agentModel } from './run/run-setup';
 import type { ModelProvider } from './model/provider';
+import { lazyProvider } from './model/lazy-provider';
+import { providersConfigFromEnv, type ProvidersConfig } from './model/providers-config';
+import type { AgentCheck } from './agent/catalog';
 import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from './run/limits';
 import type { ChatDeps } from './sessions/start-chat';
 import { ArtifactStore } from './store/artifact-store';
@@ -61,6 +65,10 @@ export interface RuntimeConfig {
   store: StoreConfig;
   anthropic: { apiKey?: string; baseURL?: string; maxRetries?: number };
   defaultModel?: string;
+  /** Bedrock, OpenAI-compatible endpoints, the default provider and the fallback chain (`ZERO_PROVIDER_*`, `ZERO_MODEL_*`, `ZERO_BEDROCK_*`). */
+  providers?: ProvidersConfig;
+  /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
+  tiers?: ModelTiers;
   defaultAgentId?: string;
   limits?: RunLimits;
   /** Agent definitions: the bucket's `agents/` prefix (default) or a directory. */
@@ -167,9 +175,16 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const extra = config.tools ?? [];
   const replaced = new Set(extra.map((t) => t.name));
   const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound, commands: config.commands }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
+  const defaultModel = config.defaultModel ?? DEFAULT_MODEL;
+  // The providers' code loads with the first model call or catalog load, not with the cold start.
+  const router = config.provider ? undefined : import('./model/providers').then((m) => m.createProviderRouter(config.anthropic, config.providers));
+  router?.catch(() => undefined);
+  // An agent whose model cannot serve it here fails to load (listed with the reason), not at its first call.
+  const check: AgentCheck | undefined =
+    router && (async (agent) => (await router).problemWith(agentModel(agent, defaultModel, config.tiers), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
   const catalog: AgentCatalog = config.agentsDir
-    ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names() })
-    : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names() });
+    ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names(), check })
+    : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names(), check });
   const sessions = new SessionStore(db, config.store.table, artifacts);
   const auth = new Authenticator(sessions, config.auth ?? {});
   // Locally (and in tests) background runs go to an in-process queue that drives the session here,
@@ -189,7 +204,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,
     approvalTtlMs: config.approvalTtlMs,
-    provider: config.provider ?? new AnthropicProvider(config.anthropic),
+    provider: config.provider ?? lazyProvider(() => router!),
     tools,
     catalog,
     sessions,
@@ -218,9 +233,10 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       (userId) => auth.isAdmin(userId),
     ),
     limits: config.limits ?? DEFAULT_LIMITS,
-    secrets: [config.anthropic.apiKey ?? ''].filter(Boolean),
+    secrets: [config.anthropic.apiKey ?? '', ...Object.values(config.providers?.endpoints ?? {}).map((endpoint) => endpoint.key ?? '')].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
-    defaultModel: config.defaultModel ?? DEFAULT_MODEL,
+    defaultModel,
+    tiers: config.tiers ?? {},
     webhooks: {
       hooks: new HookStore(artifacts),
       store: new WebhookStore(db, config.store.table),
@@ -251,6 +267,9 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     store,
     anthropic: { apiKey: env.ANTHROPIC_API_KEY || undefined, baseURL: env.ANTHROPIC_BASE_URL || undefined },
     defaultModel: env.ZERO_MODEL || undefined,
+    // A malformed provider setting stops the server at start, naming the variable.
+    providers: providersConfigFromEnv(env),
+    tiers: tiersFromEnv(env.ZERO_MODEL_TIERS),
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),

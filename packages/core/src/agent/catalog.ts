@@ -37,6 +37,18 @@ export async function requireAgent(catalog: AgentCatalog, id: string): Promise<A
   });
 }
 
+/**
+ * Why a loaded agent cannot run in this deployment (its model names a provider that is not
+ * configured, or one without tool support for an agent with tools), as a load error's field and message.
+ */
+export type AgentCheck = (agent: AgentDefinition) => Promise<{ field: string; message: string } | undefined>;
+
+/** A parsed file, failed when the deployment's check finds a problem with it. */
+async function checked(file: string, result: ParseResult, check: AgentCheck | undefined): Promise<ParseResult> {
+  const problem = result.ok ? await check?.(result.agent) : undefined;
+  return problem ? { ok: false, error: { file, ...problem } } : result;
+}
+
 function snapshot(results: Iterable<ParseResult>): CatalogSnapshot {
   const agents = new Map<string, AgentDefinition>();
   const errors: AgentLoadError[] = [];
@@ -58,7 +70,7 @@ export class S3AgentCatalog implements AgentCatalog {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
-    private readonly options: { prefix?: string; revalidateMs?: number; knownTools?: ReadonlySet<string> } = {},
+    private readonly options: { prefix?: string; revalidateMs?: number; knownTools?: ReadonlySet<string>; check?: AgentCheck } = {},
   ) {}
 
   invalidate() {
@@ -104,7 +116,7 @@ export class S3AgentCatalog implements AgentCatalog {
         }
         const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
         const text = (await object.Body?.transformToString('utf8')) ?? '';
-        next.set(key, { etag: object.ETag ?? etag, result: parseAgentMarkdown(key, text, this.options.knownTools) });
+        next.set(key, { etag: object.ETag ?? etag, result: await checked(key, parseAgentMarkdown(key, text, this.options.knownTools), this.options.check) });
       }),
     );
     this.cache = next;
@@ -119,7 +131,7 @@ export class DirAgentCatalog implements AgentCatalog {
 
   constructor(
     private readonly dir: string,
-    private readonly options: { knownTools?: ReadonlySet<string> } = {},
+    private readonly options: { knownTools?: ReadonlySet<string>; check?: AgentCheck } = {},
   ) {}
 
   async load(): Promise<CatalogSnapshot> {
@@ -131,7 +143,7 @@ export class DirAgentCatalog implements AgentCatalog {
       const mtime = (await stat(path)).mtimeMs;
       const cached = this.cache.get(name);
       if (cached && cached.mtime === mtime) next.set(name, cached);
-      else next.set(name, { mtime, result: parseAgentMarkdown(`agents/${name}`, await readFile(path, 'utf8'), this.options.knownTools) });
+      else next.set(name, { mtime, result: await checked(`agents/${name}`, parseAgentMarkdown(`agents/${name}`, await readFile(path, 'utf8'), this.options.knownTools), this.options.check) });
     }
     this.cache = next;
     return snapshot([...next.values()].map((entry) => entry.result));

@@ -1,3 +1,4 @@
+import { MODEL_TIERS } from '../model/aliases';
 import * as z from 'zod';
 import { mcpServerConfigSchema, permissionMapSchema, permissionModeSchema, voiceModeSchema } from '../wire';
 import { agentMcpServersSchema } from './mcp-servers';
@@ -57,6 +58,10 @@ export const agentFrontmatterSchema = z.looseObject({
   mcpServers: agentMcpServersSchema.optional(),
   /** Claude Code: the agent's persistent memory, `user`, `project` or `local` (see `memory/`). */
   memory: z.enum(['user', 'project', 'local'], { error: 'must be "user", "project" or "local"' }).optional(),
+  /** Zero: the models (or provider names) a step is redone on when this agent's provider is unavailable; replaces `ZERO_MODEL_FALLBACK`. */
+  fallback: toolList.optional(),
+  /** Zero: how much the agent's tasks need, `light`, `standard` or `heavy`: the deployment's model of that tier (`ZERO_MODEL_TIERS`), when `model` names none. */
+  tier: z.enum(MODEL_TIERS, { error: 'must be "light", "standard" or "heavy"' }).optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
 
@@ -69,8 +74,12 @@ export const agentDefinitionSchema = z.object({
   description: z.string(),
   /** The file's `color` (Claude Code's field): how clients show the agent. */
   color: z.string().optional(),
-  /** Model alias or id; undefined means the deployment's default. */
+  /** Model alias or id, with its provider (`ollama:qwen3`) or not; undefined means the deployment's default. */
   model: z.string().optional(),
+  /** Its fallback chain (see `model/router.ts`); absent: the deployment's. */
+  fallback: z.array(z.string()).optional(),
+  /** Its tier, when its file names one and no model. */
+  tier: z.enum(MODEL_TIERS).optional(),
   /**
    * Zero tool names this agent may use, resolved when the file loads: a file
    * without `tools:` inherits every registered tool, as in Claude Code.

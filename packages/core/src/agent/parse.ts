@@ -87,6 +87,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
   const permissions = permissionsOf(front.permissions, disallowed);
   const mode = permissionModeSchema.safeParse(front.permissionMode ?? 'default');
   if (!mode.success) warnings.push(`permissionMode "${front.permissionMode}" is not one Zero knows (${permissionModeSchema.options.join(', ')}); "default" is used`);
+  if (front.tier && front.model && front.model !== 'inherit') warnings.push(`tier "${front.tier}" is ignored: model "${front.model}" is named`);
   const role = (sections.role ?? '').trim();
   const agent: AgentDefinition = {
     id,
@@ -94,6 +95,8 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     description: front.description,
     ...(front.color ? { color: front.color } : {}),
     model: front.model && front.model !== 'inherit' ? front.model : undefined,
+    ...(front.fallback?.length ? { fallback: front.fallback } : {}),
+    ...(front.tier && !(front.model && front.model !== 'inherit') ? { tier: front.tier } : {}),
     tools: grants.tools,
     unavailable_tools: grants.unavailable,
     ...(permissions ? { permissions } : {}),

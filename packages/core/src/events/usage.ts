@@ -10,5 +10,7 @@ export function addUsage(into: Usage, from: Usage): Usage {
   into.cache_read_input_tokens += from.cache_read_input_tokens;
   into.cache_creation_input_tokens += from.cache_creation_input_tokens;
   into.cost_usd = Math.round((into.cost_usd + from.cost_usd) * 1e8) / 1e8;
+  // One unpriced call makes the total a lower bound.
+  if (from.cost_known === false) into.cost_known = false;
   return into;
 }

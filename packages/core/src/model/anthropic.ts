@@ -14,19 +14,7 @@ import {
   type ModelUsage,
 } from './provider';
 
-/** Model aliases usable in agent frontmatter, as Claude Code subagents use them. */
-export const MODEL_ALIASES: Record<string, string> = {
-  sonnet: 'claude-sonnet-4-6',
-  opus: 'claude-opus-4-7',
-  haiku: 'claude-haiku-4-5',
-};
-
-export const DEFAULT_MODEL = 'claude-sonnet-4-6';
-
-export function resolveModel(alias: string | undefined, fallback: string): string {
-  if (!alias) return fallback;
-  return MODEL_ALIASES[alias] ?? alias;
-}
+// The model aliases are in ./aliases.ts: naming a model does not load the SDK, which loads with the first call.
 
 export interface AnthropicProviderOptions {
   apiKey?: string;
@@ -47,7 +35,7 @@ class MessagesClient extends BaseAnthropic {
 
 /** Claude through `@anthropic-ai/sdk`, streaming raw events so each text delta is relayed the moment it arrives. */
 export class AnthropicProvider implements ModelProvider {
-  private client?: MessagesClient;
+  protected client?: MessagesClient;
 
   constructor(private readonly options: AnthropicProviderOptions) {}
 

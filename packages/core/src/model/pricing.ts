@@ -31,3 +31,12 @@ export function costOf(model: string, usage: ModelUsage): number {
     1_000_000;
   return Math.round(usd * 1e8) / 1e8;
 }
+
+/**
+ * A step's cost fields: the provider's own figure when it gave one (a price table that may not know the
+ * model: `cost_known: false`, counted as 0), else Claude's list prices for `model`.
+ */
+export function stepCost(model: string, response: { usage: ModelUsage; cost?: { usd: number; known: boolean } }): { cost_usd: number; cost_known?: false } {
+  if (!response.cost) return { cost_usd: costOf(model, response.usage) };
+  return { cost_usd: response.cost.usd, ...(response.cost.known ? {} : { cost_known: false as const }) };
+}

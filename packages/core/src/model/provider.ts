@@ -24,6 +24,8 @@ export interface ModelRequest {
   maxTokens: number;
   /** Extended thinking with this budget (tokens, within `maxTokens`); absent: off. */
   thinking?: { budgetTokens: number };
+  /** The agent's fallback chain (models or provider names), replacing the deployment's; see `ProviderRouter`. */
+  fallback?: readonly string[];
 }
 
 /** What a provider streams back while a call is in flight. */
@@ -37,11 +39,17 @@ export type ModelEvent =
   /** A tool the provider runs itself (web search): relayed to clients, never executed by Zero. */
   | { type: 'server_tool_use'; id: string; name: string; input: unknown }
   | { type: 'server_tool_result'; id: string; name: string; content: string; is_error: boolean }
+  /** The model's provider was unavailable: the step is redone whole on `to` (a `retry` event for clients); `reason` says so. */
+  | { type: 'fallback'; from: string; to: string; reason: string }
   | {
       type: 'message';
       content: ContentBlockParam[];
       stopReason: string | null;
       usage: ModelUsage;
+      /** The model that answered, provider included, when a router chose it (a fallback's differs from the one asked for). */
+      model?: string;
+      /** What the call cost on its provider's price table; `known: false` when that table has no price for the model. */
+      cost?: { usd: number; known: boolean };
     };
 
 /**

@@ -2,11 +2,13 @@
 export const EFFORT_BUDGETS = { low: 2_048, medium: 8_192, high: 24_576 } as const;
 
 /**
- * Whether a model can think before it answers: Claude 3.7 Sonnet and the Claude 4 family. A model
- * outside the list (an older Claude, another provider's) runs with thinking off.
+ * Whether a model can think before it answers: Claude 3.7 Sonnet and the Claude 4 family, on the
+ * Anthropic API or Bedrock. A model outside the list (an older Claude, an OpenAI-compatible
+ * endpoint's) runs with thinking off.
  */
 export function supportsThinking(model: string): boolean {
-  return /^claude-(3-7-sonnet|(opus|sonnet|haiku)-4)/.test(model);
+  // On Bedrock too (`bedrock:claude-…`, or its own ids `anthropic.claude-…`, `eu.anthropic.claude-…`): the same models, the same API.
+  return /^(bedrock:)?([a-z]{2,4}\.)?(anthropic\.)?claude-(3-7-sonnet|(opus|sonnet|haiku)-4)/.test(model);
 }
 
 /**

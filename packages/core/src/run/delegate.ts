@@ -3,6 +3,7 @@ import { ZeroError } from '../errors';
 import type { StreamEvent, Usage, VoiceMode } from '../wire';
 import { zeroUsage } from '../events/usage';
 import type { MessageParam } from '../model/provider';
+import type { ModelTiers } from '../model/aliases';
 import type { LogRecord, NewLogRecord } from '../store/records';
 import { memoryIndexFor } from '../memory/session-memory';
 import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
@@ -17,6 +18,8 @@ export interface DelegationScope {
   deps: RunDeps & ToolServices;
   /** The model for an agent whose definition names none. */
   defaultModel: string;
+  /** The deployment's model of each tier (a delegation may ask for one). */
+  tiers?: ModelTiers;
   sessionId: string;
   projectId?: string;
   /** The voice the request or the session asked for; without one, each delegate speaks in its own default voice. */
@@ -71,7 +74,7 @@ export class RunDelegator implements Delegator {
   async delegate(request: DelegationRequest, call: { toolCallId: string; signal: AbortSignal }): Promise<ToolOutput> {
     const refusal = this.refusal(request.agentId);
     if (refusal) return { content: `Not delegated: ${refusal}`, is_error: true };
-    const setup = await resolveRunSetup(this.scope.deps.catalog, { agentId: request.agentId, voice: this.scope.voice }, this.scope.defaultModel);
+    const setup = await resolveRunSetup(this.scope.deps.catalog, { agentId: request.agentId, voice: this.scope.voice, tier: request.tier }, this.scope.defaultModel, this.scope.tiers);
     if (!setup.agent) {
       if (ZeroError.isInstance(setup.missing)) return { content: `Not delegated: ${setup.missing.message}`, is_error: true };
       throw setup.missing;

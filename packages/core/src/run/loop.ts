@@ -2,7 +2,7 @@ import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import { defineErrorClass } from '../errors';
 import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
-import { costOf } from '../model/pricing';
+import { costOf, stepCost } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
 import type { MemoryIndex } from '../memory/session-memory';
@@ -240,11 +240,11 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
 
         const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit, stepBound(limits, params, started));
         gauge.observe(messages, response.usage);
-        const stepUsage = { ...response.usage, cost_usd: costOf(params.model, response.usage) };
+        const stepUsage = { ...response.usage, ...stepCost(params.model, response) };
         addUsage(usage, stepUsage);
         deps.budget?.spend(stepUsage);
         const assistant: MessageParam = { role: 'assistant', content: response.content };
-        const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage });
+        const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage, ...(response.fellBackTo ? { model: response.fellBackTo } : {}) });
         // Awaited below, wherever the step goes; this only keeps an early failure from counting as unhandled.
         recorded.catch(() => undefined);
         messages.push(assistant);
@@ -297,6 +297,9 @@ interface ModelResponse {
   content: ContentBlockParam[];
   stopReason: string | null;
   usage: ModelUsage;
+  /** The model that answered, when it is not the run's: the step fell back to it. */
+  fellBackTo?: string;
+  cost?: { usd: number; known: boolean };
 }
 
 /**
@@ -353,12 +356,13 @@ async function callModel(
       },
       Math.min(Math.max(0, bound.at - Date.now()), MAX_TIMER_MS),
     );
+    let fellBackTo: string | undefined;
     const inputs = new ToolInputDeltas((id, name, delta) => emit({ type: 'tool_call_delta', id, name, delta, ...origin }));
     try {
       const thinking = thinkingFor(params.model, params.agent, deps.limits);
       // The thinking budget is spent within max_tokens: the answer keeps its own allowance beside it.
       const maxTokens = deps.limits.maxOutputTokensPerCall + (thinking?.budgetTokens ?? 0);
-      const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens, ...(thinking ? { thinking } : {}) };
+      const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens, ...(thinking ? { thinking } : {}), ...(params.agent.fallback ? { fallback: params.agent.fallback } : {}) };
       for await (const event of deps.provider.stream(request, controller.signal, { idleTimeoutMs: deps.limits.modelIdleTimeoutMs })) {
         if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });
         else if (event.type === 'thinking') emit({ type: 'thinking', delta: event.delta, ...(event.redacted ? { redacted: true } : {}), ...origin });
@@ -368,7 +372,11 @@ async function callModel(
           emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
         } else if (event.type === 'server_tool_result')
           emit({ type: 'tool_result', id: event.id, name: event.name, content: event.content, is_error: event.is_error, ...origin });
-        else return { content: event.content, stopReason: event.stopReason, usage: event.usage };
+        // Before anything of the step was relayed: the step is redone whole on the next provider.
+        else if (event.type === 'fallback') {
+          fellBackTo = event.to;
+          emit({ type: 'retry', step, attempt, reason: redact(event.reason, deps.secrets ?? []), provider: event.to, ...origin });
+        } else return { content: event.content, stopReason: event.stopReason, usage: event.usage, cost: event.cost, ...(fellBackTo ? { fellBackTo } : {}) };
       }
       throw new ModelError('the model stream ended without a message', true);
     } catch (error) {

@@ -1,6 +1,6 @@
 import { addUsage, zeroUsage } from '../events/usage';
 import type { ModelProvider, TextBlockParam } from '../model/provider';
-import { costOf } from '../model/pricing';
+import { stepCost } from '../model/pricing';
 import type { LogRecord } from '../store/records';
 import type { Usage } from '../wire';
 import { CHARS_PER_TOKEN, lastCompaction } from './compaction';
@@ -109,7 +109,7 @@ export async function summarise(
     for await (const event of provider.stream({ model, system: SUMMARISER, tools: [], messages: [{ role: 'user', content: prompt }], maxTokens: options.maxTokens }, signal)) {
       if (event.type === 'message') {
         text = event.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim();
-        addUsage(usage, { ...event.usage, cost_usd: costOf(model, event.usage) });
+        addUsage(usage, { ...event.usage, ...stepCost(model, event) });
       }
     }
     calls += 1;

@@ -146,6 +146,7 @@ export async function runMessage(
         ? { agentId, fallbackAgentId: session.agent_id, model: message.model, voice: requestedVoice }
         : { agentId, fallbackAgentId: session.agent_id, model: spec.record.model, voice: spec.record.voice_mode },
       deps.defaultModel,
+      deps.tiers,
     );
     if (message) {
       // The agent that answered the session's last message, before this one is recorded.
@@ -214,7 +215,7 @@ export async function runMessage(
         deadline,
         handoverReserveMs: deps.handoverReserveMs,
         delegator: RunDelegator.forRun(
-          { deps: runDeps, defaultModel: deps.defaultModel, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease },
+          { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease },
           agent,
           runId,
         ),

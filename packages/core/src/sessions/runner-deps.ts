@@ -1,4 +1,5 @@
 import type { LoadBudgets } from '../budgets/limits';
+import type { ModelTiers } from '../model/aliases';
 import type { LeaseStore, RunLease } from '../store/lease-store';
 import type { InboxMessage, LogRecord, SessionMeta } from '../store/records';
 import type { RunDeps } from '../run/loop';
@@ -19,6 +20,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   instanceId: string;
   defaultAgentId: string;
   defaultModel: string;
+  /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
+  tiers?: ModelTiers;
   /** How often text events are written to the event log at the latest. */
   eventFlushMs?: number;
   /** Time a step may need: a run does not start one with less than this left before its deadline. */

@@ -16,11 +16,15 @@ export const delegateAgentTool = defineTool({
     agent_id: z.string().min(1).max(64).describe('The agent to hand the task to, e.g. "cereal".'),
     task: z.string().trim().min(1, 'must not be empty').max(20_000).describe('What the delegate should find out or do, and what its answer should contain.'),
     context: z.string().max(50_000).optional().describe('Facts the delegate needs from this conversation: the project, file paths, findings so far.'),
+    tier: z
+      .enum(['light', 'standard', 'heavy'])
+      .optional()
+      .describe('Optional: run the delegate on a lighter or heavier model than its own (light: quick lookups; heavy: hard reasoning).'),
   }),
   // A delegate is bounded by its own run limits (and what is left of the caller's time), not by the tool timeout.
   timeoutMs: 2_147_483_647,
-  async execute({ agent_id, task, context }, { delegator, toolCallId, signal }) {
+  async execute({ agent_id, task, context, tier }, { delegator, toolCallId, signal }) {
     if (!delegator) return { content: 'Delegation is not available in this run.', is_error: true };
-    return delegator.delegate({ agentId: agent_id, task, ...(context ? { context } : {}) }, { toolCallId, signal });
+    return delegator.delegate({ agentId: agent_id, task, ...(context ? { context } : {}), ...(tier ? { tier } : {}) }, { toolCallId, signal });
   },
 });

@@ -102,6 +102,8 @@ export interface DelegationRequest {
   agentId: string;
   task: string;
   context?: string;
+  /** Run the delegate on the deployment's model of this tier instead of its own. */
+  tier?: 'light' | 'standard' | 'heavy';
 }
 
 /** Runs delegated tasks on behalf of one run (see `run/delegate.ts`). */

@@ -56,6 +56,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     step: z.number().int(),
     attempt: z.number().int(),
     reason: z.string(),
+    /** The provider the step is redone on, when its own was unavailable (a fallback), e.g. `bedrock:claude-sonnet-4-6`. */
+    provider: z.string().optional(),
     ...origin,
   }),
   z.object({

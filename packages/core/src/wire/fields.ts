@@ -64,6 +64,8 @@ export const usageSchema = z.object({
   cache_read_input_tokens: z.number().int().nonnegative(),
   cache_creation_input_tokens: z.number().int().nonnegative(),
   cost_usd: z.number().nonnegative(),
+  /** `false` when a call ran on a model its provider's price table does not price: `cost_usd` counts it as 0. Absent: every call was priced. */
+  cost_known: z.literal(false).optional(),
 });
 export type Usage = z.infer<typeof usageSchema>;
 

@@ -86,7 +86,7 @@ const recordBase = {
 /** One entry of a session's history: what was said, called, answered, and how each run ended. */
 export const historyRecordSchema = z.discriminatedUnion('kind', [
   z.looseObject({ ...recordBase, kind: z.literal('user_message'), text: z.string(), author: authorSchema.optional(), agent_id: z.string() }),
-  z.looseObject({ ...recordBase, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: z.array(contentBlockSchema), usage: usageSchema }),
+  z.looseObject({ ...recordBase, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: z.array(contentBlockSchema), usage: usageSchema, model: z.string().optional() }),
   z.looseObject({
     ...recordBase,
     kind: z.literal('tool_results'),
@@ -291,6 +291,8 @@ export const agentInfoSchema = z.object({
   model: z.string(),
   /** Extended thinking for this agent on its model: the budget, or why it is off. */
   thinking: z.union([z.object({ budget_tokens: z.number().int() }), z.object({ off: z.string() })]).optional(),
+  /** The tier its file asks for (`light`, `standard`, `heavy`), whose model `model` is. */
+  tier: z.enum(['light', 'standard', 'heavy']).optional(),
   tools: z.array(z.string()),
   /** Tools the file names that Zero does not have, each with the reason. */
   unavailable_tools: z.array(z.object({ name: z.string(), reason: z.string() })),

@@ -59,7 +59,7 @@ export const uiDataPartSchemas = {
   'agent-switch': z.object({ from: z.string().nullable(), to: z.string() }),
   'confirmation-required': z.object({ id: z.string(), name: z.string(), input: z.unknown() }),
   /** The step's text so far was discarded and is being redone. */
-  retry: z.object({ step: z.number().int(), attempt: z.number().int(), reason: z.string() }),
+  retry: z.object({ step: z.number().int(), attempt: z.number().int(), reason: z.string(), provider: z.string().optional() }),
   /** The run neared the invocation's time limit and goes on in the background (resume to follow it). */
   handover: z.object({ session_id: z.string(), run_id: z.string(), reason: z.string() }),
   usage: z.object({ status: doneStatusSchema, steps: z.number().int(), usage: usageSchema, reason: z.string().optional() }),

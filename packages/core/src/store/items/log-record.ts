@@ -47,7 +47,16 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     /** Tools the sender's client runs, offered to the model for this run (and when it is resumed). */
     client_tools: z.array(clientToolRecord).optional(),
   }),
-  z.object({ ...base, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: contentBlocks, usage: usageSchema }),
+  z.object({
+    ...base,
+    kind: z.literal('assistant'),
+    step: z.number().int(),
+    agent_id: z.string(),
+    content: contentBlocks,
+    usage: usageSchema,
+    /** The model that answered when the step fell back from the run's (`provider:model`); absent otherwise. */
+    model: z.string().optional(),
+  }),
   z.object({
     ...base,
     kind: z.literal('tool_results'),
