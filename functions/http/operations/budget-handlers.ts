@@ -12,7 +12,10 @@ export const budgetHandlers = {
   async setSession(deps: AppDeps, me: AuthUser, sessionId: string, maxCostUsd: number | null): Promise<BudgetResponse> {
     await requireAccess(deps.sessions, sessionId, me, 'owner');
     const budgets = await deps.budgets!();
-    return budgets.view('session', await budgets.setSessionBudget(sessionId, maxCostUsd, me.id));
+    const set = await budgets.setSessionBudget(sessionId, maxCostUsd, me.id);
+    // Runs read the session's counter only for sessions that have a budget: the flag rides on the meta item they read anyway.
+    await deps.sessions.updateSession(sessionId, { has_budget: true });
+    return budgets.view('session', set);
   },
   async getDaily(deps: AppDeps, me: AuthUser, scope: 'user' | 'deployment', userId?: string): Promise<BudgetResponse> {
     if (scope === 'deployment') requireAdmin(me, "reads the deployment's budget");

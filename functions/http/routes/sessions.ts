@@ -56,8 +56,11 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const budgets = maxCost === undefined ? undefined : await deps.budgets?.();
     budgets?.checkSessionBudget(maxCost!);
     const session = await openSession(deps, user, { ...body, title: body.title ?? 'New session' });
-    await budgets?.setSessionBudget(session.session_id, maxCost!, user.id);
-    return c.json({ session }, 201);
+    if (budgets) {
+      await budgets.setSessionBudget(session.session_id, maxCost!, user.id);
+      await deps.sessions.updateSession(session.session_id, { has_budget: true });
+    }
+    return c.json({ session: budgets ? { ...session, has_budget: true } : session }, 201);
   });
 
   app.get('/sessions', describe({ summary: "The caller's sessions, newest first, a page at a time", responses: { 200: sessionListSchema } }), query(listSessionsQuerySchema), async (c) => {

@@ -121,7 +121,7 @@ export class Budgets {
    * A run's budget: its session, its user's day and the deployment's day. The run is listed as active
    * (with what it spends) until `ended`.
    */
-  forRun(run: { sessionId: string; runId: string; userId: string; agentId: string; instance: string; expiresAt: number }): ActiveRunBudget {
+  forRun(run: RunScope): ActiveRunBudget {
     return new ScopedRunBudget(this, run);
   }
 }
@@ -136,6 +136,17 @@ export function createBudgets(db: DynamoDBDocumentClient, table: string, limits:
  * after that every step's `ADD`s answer the totals, so a check costs no
  * request. Spending is not awaited by the step: the next check waits for it.
  */
+/** The run a budget is kept for; `sessionHasBudget: false` (the session's meta item says so) spares the read of its counter. */
+interface RunScope {
+  sessionId: string;
+  runId: string;
+  userId: string;
+  agentId: string;
+  instance: string;
+  expiresAt: number;
+  sessionHasBudget?: boolean;
+}
+
 class ScopedRunBudget implements ActiveRunBudget {
   private readonly known = new Map<BudgetScope, ScopeSpend>();
   private readonly pending = new Set<Promise<unknown>>();
@@ -144,7 +155,7 @@ class ScopedRunBudget implements ActiveRunBudget {
 
   constructor(
     private readonly budgets: Budgets,
-    private readonly run: { sessionId: string; runId: string; userId: string; agentId: string; instance: string; expiresAt: number },
+    private readonly run: RunScope,
   ) {
     const { runId, sessionId, userId, agentId, instance, expiresAt } = run;
     const started = { run_id: runId, session_id: sessionId, user_id: userId, agent_id: agentId, instance, started_at: new Date().toISOString(), expires_at: expiresAt };
@@ -167,7 +178,11 @@ class ScopedRunBudget implements ActiveRunBudget {
   }
 
   async check(): Promise<BudgetStop | undefined> {
-    this.first ??= Promise.all([this.listed, ...this.scopes().map(async ([name, scope]) => this.known.set(name, this.budgets.spendOf(name, await this.budgets.spend.read(scope))))]);
+    // A session without a budget of its own, in a deployment without a cap, has nothing to check: its counter is
+    // not read (it is still counted, for the session's totals).
+    const sessionLimited = this.run.sessionHasBudget !== false || this.budgets.limits.sessionMaxMicros !== undefined;
+    const checked = this.scopes().filter(([name]) => name !== 'session' || sessionLimited);
+    this.first ??= Promise.all([this.listed, ...checked.map(async ([name, scope]) => this.known.set(name, this.budgets.spendOf(name, await this.budgets.spend.read(scope))))]);
     await this.first;
     await Promise.all(this.pending);
     for (const [scope, spend] of this.known) {

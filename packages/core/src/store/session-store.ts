@@ -65,7 +65,7 @@ export class SessionStore {
 
   async updateSession(
     id: string,
-    fields: Partial<Pick<SessionMeta, 'title' | 'agent_id' | 'project_id' | 'voice_mode' | 'strategy' | 'updated_at' | 'has_permission_overrides' | 'awaiting_approval_since'>>,
+    fields: Partial<Pick<SessionMeta, 'title' | 'agent_id' | 'project_id' | 'voice_mode' | 'strategy' | 'updated_at' | 'has_permission_overrides' | 'awaiting_approval_since' | 'has_budget'>>,
   ): Promise<void> {
     const update = setExpression(fields);
     if (!update) return;

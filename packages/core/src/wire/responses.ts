@@ -52,6 +52,8 @@ export const sessionSchema = z.looseObject({
   updated_at: z.string(),
   /** An owner set permission overrides (`GET /sessions/:id/permissions` shows them). */
   has_permission_overrides: z.boolean().optional(),
+  /** An owner (or a hook) set the session a budget (`GET /sessions/:id` → `spend` shows it); runs read its counter only then. */
+  has_budget: z.boolean().optional(),
   /** Since when the session's run waits for a person (an approval or a client tool's result); null or absent: it does not. */
   awaiting_approval_since: z.string().nullable().optional(),
 });
