@@ -167,4 +167,54 @@ describe('extended thinking: streamed, kept with its signature, and sent back un
       await second.kill();
     }
   });
+
+  it("a message's own thinking setting wins over the agent's: a bigger budget, or none; a budget under the minimum is a 400 naming the field", async () => {
+    h.fake.script({ thinking: 'Thinking harder.', text: 'One.' });
+    await chatStream(h.url, { agent_id: 'thinker', message: 'Think hard.', thinking: { budget_tokens: 8192 } });
+    expect(h.fake.requests.at(-1)!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 8192 });
+    expect(h.fake.requests.at(-1)!.body.max_tokens).toBe(8192 + 8192);
+    h.fake.script({ thinking: 'never asked for', text: 'Two.' });
+    const { events } = await chatStream(h.url, { agent_id: 'thinker', message: 'Answer at once.', thinking: false });
+    expect(h.fake.requests.at(-1)!.body.thinking).toBeUndefined();
+    expect(events.some((e) => e.type === 'thinking')).toBe(false);
+    const before = h.fake.requests.length;
+    const refused = await fetch(`${h.url}/api/v2/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...DEV }, body: JSON.stringify({ agent_id: 'thinker', message: 'x', thinking: { budget_tokens: 100 } }) });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { field: string; message: string } }).error).toMatchObject({ field: 'thinking.budget_tokens', message: expect.stringMatching(/at least 1024/) });
+    expect(h.fake.requests.length).toBe(before);
+  });
+});
+
+describe('a deployment that keeps thinking from viewers', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ hideThinkingFromViewers: true });
+  });
+  afterAll(() => h.close());
+
+  it("shows a viewer the answer without the thinking, in the history and the live events, and the session's editors all of it", async () => {
+    h.fake.script({ thinking: 'Private reasoning about the user.', text: 'The answer.' });
+    const { events } = await chatStream(h.url, { agent_id: 'thinker', message: 'Answer.' });
+    const id = (events.find((e) => e.type === 'start') as { session_id: string }).session_id;
+    expect(events.some((e) => e.type === 'thinking')).toBe(true);
+    for (const [user, role] of [['vera', 'viewer'], ['eddie', 'editor']] as const) {
+      const put = await fetch(`${h.url}/api/v2/sessions/${id}/members/${user}`, { method: 'PUT', headers: { 'content-type': 'application/json', ...DEV }, body: JSON.stringify({ role }) });
+      expect(put.status).toBe(201);
+    }
+    const seenBy = async (headers: Record<string, string>) => {
+      const history = (await getJson(`${h.url}/api/v2/sessions/${id}`, headers)).json.history as { kind: string; content?: { type: string }[] }[];
+      const controller = new AbortController();
+      const response = await fetch(`${h.url}/api/v2/sessions/${id}/events?after=0`, { headers, signal: controller.signal });
+      const live: ReceivedEvent[] = [];
+      for await (const event of readSse(response)) {
+        live.push(event);
+        if (event.type === 'done') break;
+      }
+      controller.abort();
+      return { blocks: history.find((r) => r.kind === 'assistant')!.content!.map((b) => b.type), thinking: live.filter((e) => e.type === 'thinking').length, text: live.some((e) => e.type === 'text') };
+    };
+    expect(await seenBy(await h.userHeaders('vera'))).toEqual({ blocks: ['text'], thinking: 0, text: true });
+    expect(await seenBy(await h.userHeaders('eddie'))).toMatchObject({ blocks: ['thinking', 'text'], text: true });
+    expect((await seenBy(await h.userHeaders('eddie'))).thinking).toBeGreaterThan(0);
+  });
 });

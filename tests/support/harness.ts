@@ -48,6 +48,8 @@ export interface HarnessOptions {
   /** A time budget per invocation, as Lambda's remaining time would give one; a run near it hands over. */
   runBudgetMs?: number;
   approvalTtlMs?: number;
+  /** `ZERO_HIDE_THINKING_FROM_VIEWERS`. */
+  hideThinkingFromViewers?: boolean;
   handoverReserveMs?: number;
   /**
    * The deployment's permission defaults. The harness's test tools (ledger, slow, boom…) declare no
@@ -93,6 +95,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     webhookCallback: options.webhookCallback,
     runBudgetMs: options.runBudgetMs,
     approvalTtlMs: options.approvalTtlMs,
+    hideThinkingFromViewers: options.hideThinkingFromViewers,
     handoverReserveMs: options.handoverReserveMs,
     permissions: options.permissions ?? { side_effects: 'allow' },
     auth: {

@@ -14,6 +14,9 @@ import {
   requireAgent,
   stopRun,
   watchSession,
+  eventsWithoutThinking,
+  hidesThinking,
+  historyWithoutThinking,
 } from '@zero/core';
 import {
   cancelResponseSchema,
@@ -93,7 +96,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       last_event_id: String(lastEventSeq),
       queued: waiting.map((m) => ({ message_id: m.message_id, run_id: m.run_id, author: m.author, text: m.text, at: m.at })),
       awaiting_approval: awaiting ? { run_id: awaiting.runId, pending: awaiting.pending.map((p) => pendingApproval(p, deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS)) } : null,
-      history: history.filter((r) => r.kind !== 'void'),
+      history: hidesThinking(deps, member.role) ? historyWithoutThinking(history.filter((r) => r.kind !== 'void')) : history.filter((r) => r.kind !== 'void'),
       artifacts,
       ...(spend ? { spend } : {}),
     });
@@ -169,7 +172,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
   app.get('/sessions/:id/events', describe({ summary: "Follow the session's events live, from `Last-Event-ID` or `after`; ends with a `reconnect` event when its time is up", responses: {}, events: streamEventSchema }), query(sessionEventsQuerySchema), async (c) => {
     const id = c.req.param('id');
     const user = c.get('user');
-    await requireAccess(deps.sessions, id, user, 'viewer');
+    const { member } = await requireAccess(deps.sessions, id, user, 'viewer');
+    const hide = hidesThinking(deps, member.role);
     const { after } = c.req.valid('query');
     const cursor = c.req.header('last-event-id') ?? after;
     const position = parseEventId(cursor);
@@ -190,7 +194,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       c,
       (signal) => {
         signal.addEventListener('abort', () => void release(), { once: true });
-        return watchSession(deps, id, { after: position, signal });
+        const events = watchSession(deps, id, { after: position, signal });
+        return hide ? eventsWithoutThinking(events) : events;
       },
       { maxDurationMs, heartbeatMs: options.heartbeatMs },
     );

@@ -3,6 +3,8 @@ import * as z from 'zod';
 import {
   ZeroError,
   activeRunStart,
+  eventsWithoutThinking,
+  hidesThinking,
   approvalEvent,
   conflict,
   decideApprovals,
@@ -137,10 +139,14 @@ export function uiChatRoutes(deps: AppDeps) {
     query(streamQuerySchema),
     async (c) => {
       const { id } = c.req.valid('param');
-      await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
+      const { member } = await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
       const active = await activeRunStart(deps, id);
       if (!active) return c.body(null, 204);
-      return (await uiMessageStream()).streamUIMessages(c, (signal) => followRun(deps, id, active.runId, active.after, signal, active.waits));
+      const hide = hidesThinking(deps, member.role);
+      return (await uiMessageStream()).streamUIMessages(c, (signal) => {
+        const events = followRun(deps, id, active.runId, active.after, signal, active.waits);
+        return hide ? eventsWithoutThinking(events) : events;
+      });
     },
   );
 

@@ -103,6 +103,8 @@ export interface RuntimeConfig {
   runBudgetMs?: number;
   /** How long a call waits for a person's decision before it is denied (`ZERO_APPROVAL_TTL_MS`). */
   approvalTtlMs?: number;
+  /** Viewers of a session do not see the model's thinking (`ZERO_HIDE_THINKING_FROM_VIEWERS`); editors and owners do. */
+  hideThinkingFromViewers?: boolean;
   /** Resolves a hook's `secret_ref` (by default: the environment variable of that name). */
   webhookSecret?: SecretResolver;
   /** Retries and time limit of webhook callbacks; they go through `outbound` like web_fetch. */
@@ -204,6 +206,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,
     approvalTtlMs: config.approvalTtlMs,
+    hideThinkingFromViewers: config.hideThinkingFromViewers ?? false,
     provider: config.provider ?? lazyProvider(() => router!),
     tools,
     catalog,
@@ -282,6 +285,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     commands: commandOptionsFromEnv(env),
     runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
     approvalTtlMs: positiveInt(env, 'ZERO_APPROVAL_TTL_MS'),
+    hideThinkingFromViewers: env.ZERO_HIDE_THINKING_FROM_VIEWERS === '1' || env.ZERO_HIDE_THINKING_FROM_VIEWERS === 'true',
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),
     webhookSecret: (ref) => env[ref] || undefined,
     github: env.ZERO_GITHUB_API_URL ? { apiUrl: env.ZERO_GITHUB_API_URL } : undefined,

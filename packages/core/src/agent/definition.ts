@@ -1,6 +1,6 @@
 import { MODEL_TIERS } from '../model/aliases';
 import * as z from 'zod';
-import { mcpServerConfigSchema, permissionMapSchema, permissionModeSchema, voiceModeSchema } from '../wire';
+import { mcpServerConfigSchema, permissionMapSchema, permissionModeSchema, thinkingRequestSchema, voiceModeSchema } from '../wire';
 import { agentMcpServersSchema } from './mcp-servers';
 
 /**
@@ -26,9 +26,6 @@ export const compactionSettingsSchema = z.strictObject({
   keep_turns: z.number().int().min(0).max(100).optional(),
 });
 
-/** The API's minimum thinking budget is 1,024 tokens; Zero caps it at 32,000 so budget and answer fit every model's output limit. */
-export const thinkingBudgetSchema = z.number().int().min(1024, 'must be at least 1024 (the API\'s minimum)').max(32_000, 'must be at most 32000');
-
 const toolList = z
   .union([z.string(), z.array(z.string())])
   .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter(Boolean));
@@ -53,7 +50,7 @@ export const agentFrontmatterSchema = z.looseObject({
   /** Claude Code: how hard the agent thinks (`low`, `medium`, `high`): an extended-thinking budget. */
   effort: z.enum(['low', 'medium', 'high']).optional(),
   /** Zero: extended thinking with an explicit budget, or `false` to keep it off whatever the deployment says. */
-  thinking: z.union([z.literal(false), z.strictObject({ budget_tokens: thinkingBudgetSchema })]).optional(),
+  thinking: thinkingRequestSchema.optional(),
   /** Claude Code: the MCP servers the agent uses, by definition or by the name of a deployment-wide server. */
   mcpServers: agentMcpServersSchema.optional(),
   /** Claude Code: the agent's persistent memory, `user`, `project` or `local` (see `memory/`). */

@@ -72,6 +72,8 @@ export interface RunParams {
   settle?: RunEnding['settle'];
   /** Collects a person's decision on a call the policy marks `ask` (see `ToolContext.requestApproval`); absent: `ask` refuses. */
   requestApproval?: ToolContext['requestApproval'];
+  /** The message's own extended-thinking budget (0: off), over the agent's and the deployment's. */
+  thinkingBudget?: number;
   /** Tools the client runs, offered to the model with the agent's; a call of one is answered by `callClientTool`. */
   clientTools?: readonly ClientTool[];
   /** Answers a client tool call: its recorded result, or `waiting` (recorded and reported) until a client sends one. */
@@ -359,7 +361,7 @@ async function callModel(
     let fellBackTo: string | undefined;
     const inputs = new ToolInputDeltas((id, name, delta) => emit({ type: 'tool_call_delta', id, name, delta, ...origin }));
     try {
-      const thinking = thinkingFor(params.model, params.agent, deps.limits);
+      const thinking = thinkingFor(params.model, { thinking_budget: params.thinkingBudget ?? params.agent.thinking_budget }, deps.limits);
       // The thinking budget is spent within max_tokens: the answer keeps its own allowance beside it.
       const maxTokens = deps.limits.maxOutputTokensPerCall + (thinking?.budgetTokens ?? 0);
       const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens, ...(thinking ? { thinking } : {}), ...(params.agent.fallback ? { fallback: params.agent.fallback } : {}) };

@@ -63,6 +63,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     voice_mode: request.voice_mode,
     model: request.model,
     ...(request.client_tools?.length ? { client_tools: request.client_tools } : {}),
+    ...(request.thinking !== undefined ? { thinking_budget: request.thinking === false ? 0 : request.thinking.budget_tokens } : {}),
     at: new Date().toISOString(),
   };
 

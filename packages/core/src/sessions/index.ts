@@ -16,3 +16,4 @@ export * from './decide-approval';
 export * from './queue';
 export * from './sqs-queue';
 export * from './worker-job';
+export * from './thinking-visibility';

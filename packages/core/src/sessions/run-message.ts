@@ -166,6 +166,7 @@ export async function runMessage(
           model,
           voice_mode: voice,
           ...(message.client_tools?.length ? { client_tools: message.client_tools } : {}),
+          ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
         },
         messageId,
       );
@@ -221,6 +222,7 @@ export async function runMessage(
         ),
         requestApproval,
         clientTools: message ? message.client_tools : spec.record.client_tools,
+        thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
         callClientTool,
         confirmLease,
         settle,

@@ -28,6 +28,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   handoverReserveMs?: number;
   /** How long a call waits for a person's decision before it is denied (`ZERO_APPROVAL_TTL_MS`; 24 h by default). */
   approvalTtlMs?: number;
+  /** Viewers do not see the model's thinking (see thinking-visibility.ts). */
+  hideThinkingFromViewers?: boolean;
   /** A time budget per invocation when the platform gives none (the local server); Lambda's context gives the real one. */
   runBudgetMs?: number;
   /**

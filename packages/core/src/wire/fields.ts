@@ -54,6 +54,11 @@ export const chatIdSchema = z
   .regex(/^[A-Za-z0-9_-]+$/, 'must contain only letters, digits, "_" or "-"');
 
 /** Who wrote a message. */
+/** An extended-thinking budget in tokens: the API's minimum is 1,024; Zero caps it at 32,000 so budget and answer fit every model's output limit. */
+export const thinkingBudgetSchema = z.number().int().min(1024, "must be at least 1024 (the API's minimum)").max(32_000, 'must be at most 32000');
+/** Thinking for one message: a budget, or `false` to keep it off (see the agent file's `thinking:`). */
+export const thinkingRequestSchema = z.union([z.literal(false), z.strictObject({ budget_tokens: thinkingBudgetSchema })]);
+
 export const authorSchema = z.object({ id: z.string(), name: z.string().optional() });
 export type Author = z.infer<typeof authorSchema>;
 

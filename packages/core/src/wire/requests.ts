@@ -7,6 +7,7 @@ import {
   strategySchema,
   userIdSchema,
   voiceModeSchema,
+  thinkingRequestSchema,
 } from './fields';
 import { planSchema } from './plan';
 
@@ -57,6 +58,8 @@ export const chatMessageSchema = z.strictObject({
   stream: z.boolean().optional(),
   strategy: strategySchema.optional(),
   client_tools: clientTools.optional(),
+  /** Extended thinking for this message's run, over the agent's and the deployment's: a budget, or `false` for none. */
+  thinking: thinkingRequestSchema.optional(),
 });
 export type ChatRequest = z.infer<typeof chatMessageSchema>;
 
@@ -69,7 +72,7 @@ export const chatRequestSchema = chatMessageSchema
   });
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 
-const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true });
+const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true, thinking: true });
 
 /** The body of `POST /api/v2/ui/chat`: the AI SDK's default chat transport, plus Zero's options as extra body fields. */
 export const uiChatRequestSchema = z.strictObject({

@@ -21,6 +21,8 @@ export const inboxMessageSchema = z.object({
   voice_mode: voiceModeSchema.optional(),
   model: z.string().optional(),
   /** Tools the sender's client runs (see the `user_message` record). */
+  /** The message's own thinking budget (0: off), over the agent's. */
+  thinking_budget: z.number().int().nonnegative().optional(),
   client_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) })).optional(),
   at: z.string(),
 });

@@ -46,6 +46,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     voice_mode: voiceModeSchema,
     /** Tools the sender's client runs, offered to the model for this run (and when it is resumed). */
     client_tools: z.array(clientToolRecord).optional(),
+    /** The message's own thinking budget (0: off), over the agent's: a resumed run thinks as the message asked. */
+    thinking_budget: z.number().int().nonnegative().optional(),
   }),
   z.object({
     ...base,
