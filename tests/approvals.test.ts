@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decideApprovals } from '@zero/core';
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
-import { chatStream, type ReceivedEvent } from './support/sse';
+import { chatStream, readSse, type ReceivedEvent } from './support/sse';
 
 /** A session of the tester agent whose `ledger` calls ask a person first, with an editor (Bob) and a viewer (Carol). */
 async function askingSession(h: Harness) {
@@ -237,27 +237,32 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     expect((await send(h, 'POST', `/sessions/${id}/approvals/${callId}`, bob, { decision: 'allow' })).status).toBe(409);
   });
 
-  it('a message sent while a run waits (enqueue) waits behind it, and is answered once the run goes on', async () => {
+  it('a message sent while a run waits (enqueue) waits behind it, its stream is not held open meanwhile, and it is answered once the run goes on', async () => {
     const id = await askingSession(h);
     const before = ledgerRuns();
     const { callId } = await askToWrite(id, 'queued');
     // The waiting run's last step ('Done.') was scripted with its call; this is the message's answer.
     h.fake.script({ text: 'And hello to you.' });
-    const later = chatStream(h.url, { session_id: id, message: 'Hello?' }, bob);
-    let answered = false;
-    void later.then(() => (answered = true));
-    const giveUp = Date.now() + 5000;
-    while ((await getJson(`${h.url}/api/v2/sessions/${id}`)).json.queued.length === 0) {
-      if (Date.now() > giveUp) throw new Error('the message was not queued');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(answered).toBe(false);
+    // Nothing is held open while a person thinks: the message's stream ends at once with a handover that says why.
+    const { events: parked } = await chatStream(h.url, { session_id: id, message: 'Hello?' }, bob);
+    const handover = parked.at(-1) as Extract<ReceivedEvent, { type: 'handover' }>;
+    expect(handover).toMatchObject({ type: 'handover', session_id: id, reason: expect.stringContaining("waits for a person's decision") });
+    expect(parked.some((e) => e.type === 'text')).toBe(false);
+    expect((await getJson(`${h.url}/api/v2/sessions/${id}`)).json.queued).toMatchObject([{ run_id: handover.run_id, text: 'Hello?' }]);
     expect(ledgerRuns()).toBe(before);
+
+    // Following the session's events from the handover, the message is answered once the call is decided.
+    const follow = new AbortController();
+    const stream = await fetch(`${h.url}/api/v2/sessions/${id}/events?after=${handover.event_id}`, { headers: bob, signal: follow.signal });
     expect((await send(h, 'POST', `/sessions/${id}/approvals/${callId}`, DEV, { decision: 'allow' })).status).toBe(200);
-    const { events } = await later;
-    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
-    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe('And hello to you.');
+    const answer: ReceivedEvent[] = [];
+    for await (const event of readSse(stream, follow.signal)) {
+      if ('run_id' in event && event.run_id === handover.run_id) answer.push(event);
+      if (event.type === 'done' && event.run_id === handover.run_id) break;
+    }
+    follow.abort();
+    expect(answer.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    expect(answer.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe('And hello to you.');
     expect(ledgerRuns()).toBe(before + 1);
   });
 

@@ -20,14 +20,14 @@ export type { IdentifiedEvent };
  * message or for its lease to expire (a dead holder) and then drives the
  * session itself.
  */
-export async function ensureAnswered(deps: ChatDeps, sessionId: string, runId: string, options: DriveOptions & { signal?: AbortSignal } = {}): Promise<void> {
+export async function ensureAnswered(deps: ChatDeps, sessionId: string, runId: string, options: DriveOptions & { signal?: AbortSignal } = {}): Promise<'behind_waiting_run' | void> {
   const { signal, claimed: _claimed, ...drive } = options;
   for (;;) {
     await driveSession(deps, sessionId, drive);
     const waiting = await deps.sessions.peekInbox(sessionId, 50);
     if (!waiting.some((m) => m.run_id === runId) || signal?.aborted) return;
     // Behind a run that waits for a person: the decision that carries the session on answers the message.
-    if (unfinishedRun(await deps.sessions.readLogTail(sessionId, 50))?.waiting) return;
+    if (unfinishedRun(await deps.sessions.readLogTail(sessionId, 50))?.waiting) return 'behind_waiting_run';
     const lease = await deps.leases.inspect(sessionId);
     const wait = lease?.active ? Math.min(1000, Math.max(50, lease.until - Date.now())) : 50;
     await new Promise((resolve) => setTimeout(resolve, wait));
@@ -51,13 +51,21 @@ export async function startChat(deps: ChatDeps, request: ChatRequest, user: User
   const accepted = await acceptMessage(deps, request, user);
   const sessionId = accepted.session.session_id;
   const { drive } = accepted.claimed ? await driveClaimed(deps, accepted.claimed, options) : { drive: ensureAnswered(deps, sessionId, accepted.runId, options) };
-  const finished = drive.catch((error) => {
-    console.error(JSON.stringify({ level: 'error', msg: 'session run failed', session_id: sessionId, error: String(error) }));
-  });
+  const finished = drive.then(
+    () => undefined,
+    (error) => {
+      console.error(JSON.stringify({ level: 'error', msg: 'session run failed', session_id: sessionId, error: String(error) }));
+    },
+  );
   // Settles only when driving the session here failed: nothing more will come from this process then.
   const failed = drive.then(
     () => new Promise<never>(() => undefined),
     (error: unknown) => ({ failed: error }),
+  );
+  // Settles when the message waits in the inbox behind a run that waits for a person: no stream is held open meanwhile.
+  const parked = drive.then(
+    (outcome) => (outcome === 'behind_waiting_run' ? { parked: true as const } : new Promise<never>(() => undefined)),
+    () => new Promise<never>(() => undefined),
   );
   async function* events(signal?: AbortSignal): AsyncGenerator<IdentifiedEvent> {
     // The run's own events and those of the child runs it delegated to (each child's first event names its parent).
@@ -72,7 +80,11 @@ export async function startChat(deps: ChatDeps, request: ChatRequest, user: User
     let pending = feed.next();
     try {
       for (;;) {
-        const next = await (watching ? Promise.race([pending, failed]) : pending);
+        const next = await (watching ? Promise.race([pending, failed, parked]) : pending);
+        if ('parked' in next) {
+          yield parkedBehindWait(sessionId, accepted.runId, last);
+          return;
+        }
         if ('failed' in next) {
           const ended = deps.runs.endedHere(accepted.runId);
           // The run ended here and its events are in the event log: read on to its `done`.
@@ -112,7 +124,7 @@ export async function startChat(deps: ChatDeps, request: ChatRequest, user: User
  * when the store refuses that too, nothing was acknowledged: the error goes
  * to the caller.
  */
-async function driveClaimed(deps: ChatDeps, claimed: ClaimedSession & { message: NewMessage }, options: DriveOptions): Promise<{ drive: Promise<void> }> {
+async function driveClaimed(deps: ChatDeps, claimed: ClaimedSession & { message: NewMessage }, options: DriveOptions): Promise<{ drive: Promise<void | 'behind_waiting_run'> }> {
   const sessionId = claimed.lease.sessionId;
   const runId = claimed.message.run_id;
   let stored: 'log' | 'inbox' | undefined;
@@ -128,6 +140,17 @@ async function driveClaimed(deps: ChatDeps, claimed: ClaimedSession & { message:
   if (!stored) await deps.sessions.enqueue(sessionId, claimed.message);
   // A failed drive stays failed (its readers are told); the message waits in the inbox for a later drive.
   return { drive: drive.then(() => ensureAnswered(deps, sessionId, runId, options)) };
+}
+
+/**
+ * The end of a message's stream while it waits in the inbox behind a run that waits for a person's
+ * decision: a `handover` (the run will happen elsewhere, later), so nothing is held open while people
+ * think. Its id is the last event the reader had: following the session's events from it misses nothing.
+ */
+function parkedBehindWait(sessionId: string, runId: string, last: EventPosition): IdentifiedEvent {
+  const event_id = last.index === Number.MAX_SAFE_INTEGER ? String(last.seq) : formatEventId(last);
+  const reason = "the message waits behind a run that waits for a person's decision; it is answered once that run goes on: follow the session's events";
+  return { type: 'handover', session_id: sessionId, run_id: runId, reason, event_id };
 }
 
 /** A failed run's events that only this process holds, after what the reader has seen. */
