@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '@zero/core';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_LIMITS, createDynamoClient, sessionWatcherKey } from '@zero/core';
 import { startServer, type RunningServer } from '../local/server';
 import { DEV_KEY, TEST_API_KEY, postJson, send, startHarness, type Harness } from './support/harness';
 import { testTools } from './support/tools';
@@ -71,6 +72,19 @@ describe('who watches a session, what each member has not read yet, and title se
     expect((await send(h, 'GET', `/sessions/${id}/watchers`, eve)).status).toBe(404);
     a.close();
     expect(await eventually(() => watchers(id), (w) => w.length === 0)).toEqual([]);
+  });
+
+  it('a view whose process died stops counting once its last sign of life runs out', async () => {
+    const id = await sharedSession('left open on a dead instance');
+    // What a stream's process wrote before it died: the item is never pushed forward again.
+    const db = createDynamoClient(h.stack.store);
+    const died = (userId: string, untilMs: number) =>
+      db.send(new PutCommand({ TableName: h.stack.store.table, Item: { ...sessionWatcherKey(id, userId, 'deadbeef00000000'), v: 1, user_id: userId, since: new Date().toISOString(), until: Date.now() + untilMs, expires_at: Math.ceil(Date.now() / 1000) + 3600 } }));
+    await died('bob', -1000);
+    await died('alice', 1500);
+    expect(await watchers(id)).toEqual(['alice']);
+    expect(await eventually(() => watchers(id), (w) => w.length === 0)).toEqual([]);
+    db.destroy();
   });
 
   it('marks a session unread for a member until they open it; the author who watched it live has read it', async () => {

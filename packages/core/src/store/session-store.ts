@@ -7,7 +7,7 @@ import type { Role } from './items/fields';
 import { inboxMessageItem, inboxMessageKey, inboxRange, type InboxMessage } from './items/inbox-message';
 import { RECORD_VERSION, logPrefix, logRange, logRecordItem, logRecordKey, logRecordObjectKey, type LogRecord, type NewLogRecord } from './items/log-record';
 import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type SessionArtifact } from './items/session-artifact';
-import { sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
+import { seenEventSeq, sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
 import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
 import { sessionPermissionsItem, sessionPermissionsKey, type SessionPermissions } from './items/session-permissions';
 import { keys, objectKeys } from './keys';
@@ -175,8 +175,7 @@ export class SessionStore {
     const sessions = await Promise.all(
       found.map(async ({ item, meta }) => {
         const { role } = sessionMemberItem.decode(item);
-        const seen = typeof item.seen_event_seq === 'number' ? item.seen_event_seq : 0;
-        return unread ? { ...meta, role, unread: (await this.lastEventSeq(meta.session_id)) > seen } : { ...meta, role };
+        return unread ? { ...meta, role, unread: (await this.lastEventSeq(meta.session_id)) > seenEventSeq(item) } : { ...meta, role };
       }),
     );
     return { sessions, ...(next ? { next_cursor: encodeSessionsCursor(next) } : {}) };
