@@ -204,7 +204,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       async function* (signal) {
         signal.addEventListener('abort', () => void release(), { once: true });
         // Shown as "watching now" to the other members until the stream ends.
-        await deps.watchers.watch(id, user, signal).catch(() => undefined);
+        const unwatch = await deps.watchers.watch(id, user, signal).catch(() => undefined);
         const watched = watchSession(deps, id, { after: position, signal });
         let last: string | undefined;
         try {
@@ -215,7 +215,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
         } finally {
           // What this member has seen, written once when the stream ends rather than per event.
           const seen = parseEventId(last)?.seq;
-          if (seen) await deps.sessions.markSeen(id, user.id, seen).catch(() => undefined);
+          await Promise.all([unwatch?.(), seen ? deps.sessions.markSeen(id, user.id, seen).catch(() => undefined) : undefined]);
         }
       },
       { maxDurationMs, heartbeatMs: options.heartbeatMs },

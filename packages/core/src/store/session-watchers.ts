@@ -30,8 +30,12 @@ export class SessionWatchers {
     this.items = new Table(db, table);
   }
 
-  /** Records a view of `sessionId` by `user` until `signal` aborts. */
-  async watch(sessionId: string, user: User, signal: AbortSignal): Promise<void> {
+  /**
+   * Records a view of `sessionId` by `user` until `signal` aborts or the
+   * returned function is called (which a caller awaits where the process may
+   * be frozen right after, as a Lambda invocation is once its response ends).
+   */
+  async watch(sessionId: string, user: User, signal: AbortSignal): Promise<() => Promise<void>> {
     const key = sessionWatcherKey(sessionId, user.id, randomBytes(8).toString('hex'));
     const since = new Date().toISOString();
     const write = () => {
@@ -42,12 +46,18 @@ export class SessionWatchers {
     await write();
     const refresh = setInterval(() => void write().catch(() => undefined), WATCH_REFRESH_MS);
     refresh.unref?.();
+    let ended: Promise<void> | undefined;
     const end = () => {
       clearInterval(refresh);
-      void this.items.delete(key).catch(() => undefined);
+      ended ??= this.items.delete(key).then(
+        () => undefined,
+        () => undefined,
+      );
+      return ended;
     };
-    if (signal.aborted) end();
-    else signal.addEventListener('abort', end, { once: true });
+    signal.addEventListener('abort', () => void end(), { once: true });
+    if (signal.aborted) await end();
+    return end;
   }
 
   /** The members watching now, each once, in the order they started. */
