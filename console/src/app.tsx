@@ -89,6 +89,9 @@ function SignIn({ onSignedIn, failure }: { onSignedIn(creds: Credentials): void;
   );
 }
 
+/** How often the sessions list is read again, for the unread dots. */
+const LIST_REFRESH_MS = 20_000;
+
 function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: Agent[]; onSignOut(): void }) {
   const [sessions, setSessions] = useState<ListedSession[]>();
   /** Ids of new chats opened here: no session exists for them until the first message, so nothing is fetched. */
@@ -100,6 +103,13 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   const [memoryOpen, setMemoryOpen] = useState(false);
   const [projectsOpen, setProjectsOpen] = useState(false);
 
+  /** Opening a session, or leaving one followed live, is reading it (the server records as much). */
+  const markRead = useCallback((id: string) => setSessions((list) => list?.map((s) => (s.session_id === id && s.unread ? { ...s, unread: false } : s))), []);
+  useEffect(() => () => markRead(selected), [selected, markRead]);
+  const searchSessions = useCallback(
+    async (words: string) => (await api(creds, 'GET', `/sessions?limit=100&q=${encodeURIComponent(words)}`, undefined, sessionListSchema)).sessions,
+    [creds],
+  );
   const refreshList = useCallback(async () => {
     setSessions((await api(creds, 'GET', '/sessions?limit=100', undefined, sessionListSchema)).sessions);
   }, [creds]);
@@ -109,19 +119,25 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
       try {
         setDetail(await api(creds, 'GET', `/sessions/${id}`, undefined, sessionDetailSchema));
         fresh.current.delete(id);
+        markRead(id);
       } catch (error) {
         // A chat whose first message has not been sent: the message creates the session.
         if (error instanceof ApiError && error.status === 404) setDetail('missing');
         else throw error;
       }
     },
-    [creds],
+    [creds, markRead],
   );
 
   useEffect(() => {
     void refreshList();
     void api(creds, 'GET', '/me', undefined, meResponseSchema).then(({ user }) => setMe(user));
   }, [refreshList, creds]);
+  useEffect(() => {
+    // Other members' news shows without a reload.
+    const timer = setInterval(() => void refreshList().catch(() => undefined), LIST_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [refreshList]);
   useEffect(() => {
     if (fresh.current.has(selected)) return setDetail('missing');
     setDetail(undefined);
@@ -156,7 +172,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
         <button data-testid="new-session" onClick={startNew}>
           New session
         </button>
-        <SessionsList sessions={sessions} selected={selected} onOpen={closePanels} />
+        <SessionsList sessions={sessions} selected={selected} onOpen={closePanels} search={searchSessions} />
         <div className="panel-buttons">
           <button className="secondary" data-testid="open-projects" onClick={() => (closePanels(), setProjectsOpen(true))}>
             Projects

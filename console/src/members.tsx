@@ -1,8 +1,30 @@
-import { useState, type FormEvent } from 'react';
-import { roleSchema, userIdSchema, type SessionDetail } from '@zero/core/wire';
+import { useEffect, useState, type FormEvent } from 'react';
+import { roleSchema, sessionWatchersResponseSchema, userIdSchema, type SessionDetail } from '@zero/core/wire';
 import { api, type Credentials } from './api';
 
 const ROLES = roleSchema.options;
+/** How often the panel asks who is watching. */
+const WATCHERS_REFRESH_MS = 4000;
+
+/** The ids of the members with a live view of the session open now, read again every few seconds. */
+function useWatchers(creds: Credentials, sessionId: string): Set<string> {
+  const [watching, setWatching] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    let current = true;
+    const read = () =>
+      api(creds, 'GET', `/sessions/${sessionId}/watchers`, undefined, sessionWatchersResponseSchema).then(
+        ({ watchers }) => current && setWatching(new Set(watchers.map((w) => w.user_id))),
+        () => undefined,
+      );
+    void read();
+    const timer = setInterval(() => void read(), WATCHERS_REFRESH_MS);
+    return () => {
+      current = false;
+      clearInterval(timer);
+    };
+  }, [creds, sessionId]);
+  return watching;
+}
 
 /** Who is in the session; an owner adds people by user id, changes their roles and removes them. */
 export function Members({ creds, detail, me, onChanged }: { creds: Credentials; detail: SessionDetail; me?: string; onChanged(): void }) {
@@ -14,6 +36,8 @@ export function Members({ creds, detail, me, onChanged }: { creds: Credentials; 
   const base = `/sessions/${detail.session.session_id}/members`;
   const idProblem = userId.trim() ? userIdSchema.safeParse(userId.trim()).error?.issues[0]?.message : undefined;
   const already = detail.members.some((m) => m.user_id === userId.trim());
+  const watching = useWatchers(creds, detail.session.session_id);
+  const othersWatching = detail.members.filter((m) => m.user_id !== me && watching.has(m.user_id)).length;
 
   async function call(method: string, path: string, body?: unknown) {
     try {
@@ -38,6 +62,7 @@ export function Members({ creds, detail, me, onChanged }: { creds: Credentials; 
     <details className="members">
       <summary data-testid="members">
         {detail.members.length} member{detail.members.length === 1 ? '' : 's'}
+        {othersWatching ? <span className="watching" data-testid="watching-count">{othersWatching} watching</span> : null}
       </summary>
       <div className="members-panel">
         <ul>
@@ -47,6 +72,11 @@ export function Members({ creds, detail, me, onChanged }: { creds: Credentials; 
                 {m.name ?? m.user_id}
                 {m.name ? <span className="author-id"> {m.user_id}</span> : null}
                 {m.user_id === me ? <span className="meta"> (you)</span> : null}
+                {watching.has(m.user_id) ? (
+                  <span className="watching" data-testid="member-watching">
+                    watching now
+                  </span>
+                ) : null}
               </span>
               {owner && m.user_id !== me ? (
                 <>

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { SessionList } from '@zero/core/wire';
 
 export type ListedSession = SessionList['sessions'][number];
@@ -15,11 +15,40 @@ export function sinceText(iso: string, now = Date.now()): string {
   return new Date(iso).toLocaleDateString();
 }
 
-/** The sidebar's list: a search by title, then each session with its agent, project, role and last activity. */
-export function SessionsList({ sessions, selected, onOpen }: { sessions: ListedSession[] | undefined; selected: string; onOpen(): void }) {
+/** How long typing pauses before the search goes to the server. */
+const SEARCH_DELAY_MS = 250;
+
+/**
+ * The sidebar's list: a search by title, then each session with its agent,
+ * project, role, last activity and a dot when it has news the user has not
+ * seen. The search filters the loaded sessions at once, then asks the server,
+ * which also finds sessions past the first page.
+ */
+export function SessionsList({
+  sessions,
+  selected,
+  onOpen,
+  search,
+}: {
+  sessions: ListedSession[] | undefined;
+  selected: string;
+  onOpen(): void;
+  search(words: string): Promise<ListedSession[]>;
+}) {
   const [query, setQuery] = useState('');
   const words = query.trim().toLowerCase();
-  const shown = (sessions ?? []).filter((s) => !words || s.title.toLowerCase().includes(words)).sort(byActivity);
+  const [found, setFound] = useState<{ words: string; sessions: ListedSession[] }>();
+  useEffect(() => {
+    if (!words) return setFound(undefined);
+    let current = true;
+    const timer = setTimeout(() => void search(words).then((sessions) => current && setFound({ words, sessions }), () => undefined), SEARCH_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [words, search, sessions]);
+  const matching = found?.words === words ? found.sessions : (sessions ?? []).filter((s) => !words || s.title.toLowerCase().includes(words));
+  const shown = [...matching].sort(byActivity);
   return (
     <>
       <input type="search" className="session-search" data-testid="session-search" aria-label="Search sessions by title" placeholder="Search sessions" value={query} onChange={(e) => setQuery(e.target.value)} />
@@ -41,6 +70,7 @@ export function SessionsList({ sessions, selected, onOpen }: { sessions: ListedS
             onClick={onOpen}
           >
             <span className="title">{s.title}</span>
+            {s.unread && s.session_id !== selected ? <span className="unread-dot" data-testid="session-unread" role="img" aria-label="new activity" title="New activity since you last looked" /> : null}
             {s.awaiting_approval_since ? (
               <span className="badge" data-testid="session-waiting">
                 awaiting approval

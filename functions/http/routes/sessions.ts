@@ -28,6 +28,7 @@ import {
   sessionListSchema,
   sessionMemberResponseSchema,
   sessionMembersResponseSchema,
+  sessionWatchersResponseSchema,
   sessionResponseSchema,
   streamEventSchema,
   switchAgentRequestSchema,
@@ -67,8 +68,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
   });
 
   app.get('/sessions', describe({ summary: "The caller's sessions, newest first, a page at a time", responses: { 200: sessionListSchema } }), query(listSessionsQuerySchema), async (c) => {
-    const { limit, cursor } = c.req.valid('query');
-    return c.json(await deps.sessions.listSessionsFor(c.get('user').id, limit, cursor));
+    const { limit, cursor, q } = c.req.valid('query');
+    return c.json(await deps.sessions.listSessionsFor(c.get('user').id, limit, cursor, { search: q || undefined, unread: true }));
   });
 
   app.get('/sessions/:id', describe({ summary: 'A session: settings, members, history, queued messages, artifacts', responses: { 200: sessionDetailSchema } }), async (c) => {
@@ -83,6 +84,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       deps.sessions.peekInbox(id, 100),
       deps.sessions.listArtifacts(id),
       deps.budgets?.().then((budgets) => budgets.sessionSpend(id)),
+      // Opening the session is seeing it: the sessions list stops marking it unread.
+      lastEventSeq > 0 ? deps.sessions.markSeen(id, member.user_id, lastEventSeq) : undefined,
     ]);
     // Calls that waited past the approval time are denied now, and the run goes on.
     const history = (await expireApprovals(deps, id, log)) ? await deps.sessions.readLog(id) : log;
@@ -135,6 +138,12 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
     return c.json({ members: await deps.sessions.listMembers(id) });
+  });
+
+  app.get('/sessions/:id/watchers', describe({ summary: 'The members with a live view of the session open now', responses: { 200: sessionWatchersResponseSchema } }), async (c) => {
+    const id = c.req.param('id');
+    await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
+    return c.json({ watchers: await deps.watchers.list(id) });
   });
 
   app.put('/sessions/:id/members/:user_id', describe({ summary: "Add a member or change a member's role (owners)", responses: { 200: sessionMemberResponseSchema, 201: sessionMemberResponseSchema } }), param(memberParams), json(memberRequestSchema), async (c) => {
@@ -192,10 +201,22 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     }
     return streamEvents(
       c,
-      (signal) => {
+      async function* (signal) {
         signal.addEventListener('abort', () => void release(), { once: true });
-        const events = watchSession(deps, id, { after: position, signal });
-        return hide ? eventsWithoutThinking(events) : events;
+        // Shown as "watching now" to the other members until the stream ends.
+        const unwatch = await deps.watchers.watch(id, user, signal).catch(() => undefined);
+        const watched = watchSession(deps, id, { after: position, signal });
+        let last: string | undefined;
+        try {
+          for await (const event of hide ? eventsWithoutThinking(watched) : watched) {
+            last = event.event_id;
+            yield event;
+          }
+        } finally {
+          // What this member has seen, written once when the stream ends rather than per event.
+          const seen = parseEventId(last)?.seq;
+          await Promise.all([unwatch?.(), seen ? deps.sessions.markSeen(id, user.id, seen).catch(() => undefined) : undefined]);
+        }
       },
       { maxDurationMs, heartbeatMs: options.heartbeatMs },
     );

@@ -12,6 +12,7 @@ import { createDynamoClient, createS3Client, type StoreConfig } from './store/cl
 import { SessionStore } from './store/session-store';
 import { LeaseStore } from './store/lease-store';
 import { StreamSlots } from './store/stream-slots';
+import { SessionWatchers } from './store/session-watchers';
 import { budgetLimitsFromEnv, loadBudgets, type BudgetLimits } from './budgets/limits';
 import { LocalRuns } from './sessions/run-registry';
 import { randomUUID } from 'node:crypto';
@@ -128,6 +129,8 @@ export interface Runtime extends ChatDeps {
   auth: Authenticator;
   /** Places of the live-view streams open per user. */
   streams: StreamSlots;
+  /** Who has a live view open on each session. */
+  watchers: SessionWatchers;
   webhooks: Webhooks;
   /** How GitHub is reached, for hydrating projects and reporting on pull requests. */
   github: GitHubSettings;
@@ -202,6 +205,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const runtime: Runtime = {
     auth,
     streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser),
+    watchers: new SessionWatchers(db, config.store.table),
     queue,
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
     runBudgetMs: config.runBudgetMs,

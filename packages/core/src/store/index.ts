@@ -9,4 +9,5 @@ export * from './keys';
 export * from './lease-store';
 export * from './positions';
 export * from './stream-slots';
+export * from './session-watchers';
 export * from './spend-store';

@@ -17,6 +17,7 @@ import { sessionSummaryItem } from './items/session-summary';
 import { activeRunItem, auditRecordItem, suspensionItem } from './items/operations';
 import { spendCounterItem } from './items/spend-counter';
 import { streamSlotsItem } from './items/stream-slots';
+import { sessionWatcherItem } from './items/session-watcher';
 import { deliveryClaimItem } from './items/webhook-delivery';
 import { StoredItemError, type StoredItem } from './stored-item';
 
@@ -37,6 +38,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'session-meta': sessionMetaItem,
   'session-permissions': sessionPermissionsItem,
   'session-summary': sessionSummaryItem,
+  'session-watcher': sessionWatcherItem,
   'spend-counter': spendCounterItem,
   'stream-slots': streamSlotsItem,
   'user-api-key': userKeyItem,

@@ -20,6 +20,9 @@ export const keys = {
   inboxEnd: 'INBOX#~',
   member: (userId: string) => `MEMBER#${userId}`,
   memberPrefix: 'MEMBER#',
+  /** A live view open on the session: its user and the stream's random id (see `SessionWatchers`). */
+  watcher: (userId: string, streamId: string) => `WATCH#${userId}#${streamId}`,
+  watcherPrefix: 'WATCH#',
   lease: 'LEASE',
   permissions: 'PERMISSIONS',
   summary: 'SUMMARY',

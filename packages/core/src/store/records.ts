@@ -14,5 +14,6 @@ export * from './items/session-meta';
 export * from './items/session-permissions';
 export * from './items/session-summary';
 export * from './items/stream-slots';
+export * from './items/session-watcher';
 export * from './items/webhook-delivery';
 export { StoredItemError, type ItemKey, type StoredItem } from './stored-item';

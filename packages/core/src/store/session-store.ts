@@ -7,7 +7,7 @@ import type { Role } from './items/fields';
 import { inboxMessageItem, inboxMessageKey, inboxRange, type InboxMessage } from './items/inbox-message';
 import { RECORD_VERSION, logPrefix, logRange, logRecordItem, logRecordKey, logRecordObjectKey, type LogRecord, type NewLogRecord } from './items/log-record';
 import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type SessionArtifact } from './items/session-artifact';
-import { sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
+import { seenEventSeq, sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
 import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
 import { sessionPermissionsItem, sessionPermissionsKey, type SessionPermissions } from './items/session-permissions';
 import { keys, objectKeys } from './keys';
@@ -18,6 +18,9 @@ import { Table, loadOffloaded, offloadIfLarge, type Item, type WriteStats } from
 
 export { OFFLOAD_BYTES, isConditionFailure, type WriteStats } from './table';
 export type { EventBatch } from './items/event-batch';
+
+/** How many of a user's sessions one title search looks through before it returns a cursor to go on with. */
+export const SESSION_SEARCH_SPAN = 1000;
 
 const notFound = (id: string) => new ZeroError('session_not_found', `session "${id}" does not exist`);
 
@@ -121,18 +124,61 @@ export class SessionStore {
     );
   }
 
-  /** A user's sessions, newest first, a page at a time (GSI `gsi1`, never a scan). */
-  async listSessionsFor(userId: string, limit: number, cursor?: string): Promise<{ sessions: (SessionMeta & { role: Role })[]; next_cursor?: string }> {
-    const start = cursor ? decodeSessionsCursor(cursor, userId) : undefined;
-    const page = await this.items.queryPage({ pk: keys.userSessions(userId), index: 'gsi1', newestFirst: true, limit }, start);
-    const sessions: (SessionMeta & { role: Role })[] = [];
-    for (const item of page.items) {
-      const { role } = sessionMemberItem.decode(item);
+  /**
+   * What a member has seen of the session's events: the highest event batch
+   * they opened the session at or followed to. Only ever moves forward.
+   */
+  async markSeen(sessionId: string, userId: string, seq: number): Promise<void> {
+    await this.items.update(sessionMemberKey(sessionId, userId), {
+      set: 'SET seen_event_seq = :s',
+      condition: 'attribute_exists(pk) AND (attribute_not_exists(seen_event_seq) OR seen_event_seq < :s)',
+      values: { ':s': seq },
+    });
+  }
+
+  /**
+   * A user's sessions, newest first, a page at a time (GSI `gsi1`, never a
+   * scan). With `unread`, each says whether its events went past what the
+   * user has seen (one more read per session). With `search`, only sessions whose title contains it (any case):
+   * one call looks through at most SESSION_SEARCH_SPAN of the user's
+   * sessions, and `next_cursor` goes on from where it stopped.
+   */
+  async listSessionsFor(
+    userId: string,
+    limit: number,
+    cursor?: string,
+    { search, unread }: { search?: string; unread?: boolean } = {},
+  ): Promise<{ sessions: (SessionMeta & { role: Role; unread?: boolean })[]; next_cursor?: string }> {
+    let start = cursor ? decodeSessionsCursor(cursor, userId) : undefined;
+    const needle = search?.trim().toLowerCase();
+    const found: { item: Item; meta: SessionMeta }[] = [];
+    let looked = 0;
+    let next: Item | undefined;
+    do {
+      const pageSize = needle ? Math.min(100, SESSION_SEARCH_SPAN - looked) : limit;
+      const page = await this.items.queryPage({ pk: keys.userSessions(userId), index: 'gsi1', newestFirst: true, limit: pageSize }, start);
       // A membership can outlive its session by a moment: deleteSession removes the meta item first.
-      const meta = await this.getSession(keys.sessionIdOf(String(item.pk)));
-      if (meta) sessions.push({ ...meta, role });
-    }
-    return { sessions, ...(page.next ? { next_cursor: encodeSessionsCursor(page.next) } : {}) };
+      const metas = await Promise.all(page.items.map((item) => this.getSession(keys.sessionIdOf(String(item.pk)))));
+      next = page.next;
+      for (const [i, item] of page.items.entries()) {
+        looked++;
+        const meta = metas[i];
+        if (meta && (!needle || meta.title.toLowerCase().includes(needle))) found.push({ item, meta });
+        if (found.length === limit && (i < page.items.length - 1 || page.next)) {
+          // Full: the next page starts after this membership (its keys are a query's start key).
+          next = { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk };
+          break;
+        }
+      }
+      start = next;
+    } while (needle && found.length < limit && next && looked < SESSION_SEARCH_SPAN);
+    const sessions = await Promise.all(
+      found.map(async ({ item, meta }) => {
+        const { role } = sessionMemberItem.decode(item);
+        return unread ? { ...meta, role, unread: (await this.lastEventSeq(meta.session_id)) > seenEventSeq(item) } : { ...meta, role };
+      }),
+    );
+    return { sessions, ...(next ? { next_cursor: encodeSessionsCursor(next) } : {}) };
   }
 
   // --- the record log ---------------------------------------------------------------------

@@ -135,7 +135,12 @@ export const memberRequestSchema = z.strictObject({ role: roleSchema, name: name
 export type MemberRequest = z.infer<typeof memberRequestSchema>;
 
 /** The query of `GET /api/v2/sessions`. */
-export const listSessionsQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(2000).optional() });
+export const listSessionsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(2000).optional(),
+  /** Only sessions whose title contains this (any case); see SESSION_SEARCH_SPAN for how far one page looks. */
+  q: z.string().max(200).optional(),
+});
 
 /** The query of the streams a browser opens with `EventSource`, which cannot send headers. */
 export const streamQuerySchema = z.object({ access_token: z.string().optional() });

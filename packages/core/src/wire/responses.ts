@@ -63,7 +63,8 @@ export const sessionResponseSchema = z.object({ session: sessionSchema });
 
 /** A page of the caller's sessions, newest first; pass `next_cursor` back as `cursor` for the next. */
 export const sessionListSchema = z.object({
-  sessions: z.array(sessionSchema.extend({ role: roleSchema })),
+  /** `unread`: the session's events went past what the caller last saw of it. */
+  sessions: z.array(sessionSchema.extend({ role: roleSchema, unread: z.boolean().optional() })),
   next_cursor: z.string().optional(),
 });
 export type SessionList = z.infer<typeof sessionListSchema>;
@@ -72,6 +73,8 @@ export const sessionMemberSchema = z.looseObject({ user_id: z.string(), name: z.
 export type SessionMember = z.infer<typeof sessionMemberSchema>;
 export const sessionMemberResponseSchema = z.object({ member: sessionMemberSchema });
 export const sessionMembersResponseSchema = z.object({ members: z.array(sessionMemberSchema) });
+/** The members with a live view open on a session now, each once, earliest first. */
+export const sessionWatchersResponseSchema = z.object({ watchers: z.array(z.object({ user_id: z.string(), name: z.string().optional(), since: z.string() })) });
 
 /** A content block of an assistant message, as the Messages API returned it (`text`, `tool_use`, `server_tool_use`, …). */
 export const contentBlockSchema = z.looseObject({ type: z.string() });

@@ -22,6 +22,14 @@ export const memberSchema = z.object({
 export type Member = z.infer<typeof memberSchema>;
 
 /**
+ * The member's item also holds `seen_event_seq`: the last event batch they
+ * opened the session at or followed to (see `SessionStore.markSeen`). It is
+ * no part of `Member`, so the members list does not show others' reading.
+ */
+const seenSchema = z.object({ seen_event_seq: z.number().int().nonnegative().optional() });
+export const seenEventSeq = (item: Record<string, unknown>): number => seenSchema.safeParse(item).data?.seen_event_seq ?? 0;
+
+/**
  * Versions: 0, written without `v` (before issue 13); 1, the same fields
  * with `v: 1`. Both decode to `Member`, which carries no version.
  */
