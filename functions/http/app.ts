@@ -52,6 +52,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.use('*', requireUser(deps.auth));
   // A suspended user's requests are refused (its check loads with the first request, not at cold start).
   if (deps.budgets) api.use('*', async (c, next) => (await import('./suspended')).refuseSuspended(deps)(c, next));
+  // Requests per credential and window, counted in DynamoDB across instances (ZERO_RATE_LIMIT_PER_MINUTE; none by default).
+  const rateLimits = deps.rateLimits;
+  if (rateLimits) api.use('*', async (c, next) => {
+    await (await rateLimits()).take('credential', c.get('credential'));
+    await next();
+  });
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));

@@ -1,8 +1,9 @@
 import type { AuthUser, Runtime } from '@zero/core';
 
 /**
- * Hono's typing for Zero's routes: the verified caller is `c.get('user')`;
+ * Hono's typing for Zero's routes: the verified caller is `c.get('user')`, and
+ * `c.get('credential')` names the credential it came with (rate limits count per credential);
  * when the invocation must end (Lambda), `c.get('deadline')`.
  */
-export type Env = { Variables: { user: AuthUser; deadline: number | undefined } };
+export type Env = { Variables: { user: AuthUser; deadline: number | undefined; credential: string } };
 export type AppDeps = Runtime;

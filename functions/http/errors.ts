@@ -8,6 +8,7 @@ export function errorResponse(error: unknown, c: Context, secrets: readonly stri
     // The rest of an oversized body is not read; the client must not reuse this connection.
     if (error.status === 413) c.header('connection', 'close');
     if (error.status === 401) c.header('www-authenticate', 'Bearer');
+    if (typeof error.details.retry_after_s === 'number') c.header('retry-after', String(error.details.retry_after_s));
     return c.json(error.toJSON(), error.status as 400);
   }
   if (error instanceof HTTPException) {

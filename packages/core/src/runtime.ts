@@ -13,6 +13,7 @@ import { SessionStore } from './store/session-store';
 import { LeaseStore } from './store/lease-store';
 import { StreamSlots } from './store/stream-slots';
 import { budgetLimitsFromEnv, loadBudgets, type BudgetLimits } from './budgets/limits';
+import { loadRateLimiter, rateLimitsFromEnv, type RateLimits } from './rate-limits/limits';
 import { LocalRuns } from './sessions/run-registry';
 import { randomUUID } from 'node:crypto';
 import { InProcessQueue, type RunQueue } from './sessions/queue';
@@ -121,6 +122,8 @@ export interface RuntimeConfig {
   memory?: Partial<MemoryLimits>;
   /** Session, user and deployment budgets (`ZERO_BUDGET_*`); `false`: nothing is counted or checked (the benchmark's baseline). */
   budgets?: BudgetLimits | false;
+  /** Requests per minute of a credential, messages per minute to a session, deliveries per minute to a webhook (`ZERO_RATE_LIMIT_*`); none by default. */
+  rateLimits?: RateLimits;
 }
 
 /** Everything the HTTP edge needs. */
@@ -220,6 +223,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       canSpawn: !process.env.AWS_LAMBDA_FUNCTION_NAME,
     }),
     budgets: config.budgets === false ? undefined : loadBudgets(db, config.store.table, config.budgets ?? {}),
+    rateLimits: loadRateLimiter(db, config.store.table, config.rateLimits),
     leases: new LeaseStore(db, config.store.table, sessions, config.leaseTtlMs ?? 30_000),
     runs: new LocalRuns(),
     instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
@@ -306,6 +310,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     },
     maxStreamsPerUser: positiveInt(env, 'ZERO_MAX_STREAMS_PER_USER', 'streams'),
     budgets: budgetLimitsFromEnv(env),
+    rateLimits: rateLimitsFromEnv(env),
     memory: {
       maxFileBytes: positiveInt(env, 'ZERO_MEMORY_MAX_FILE_BYTES', 'bytes'),
       maxStoreBytes: positiveInt(env, 'ZERO_MEMORY_MAX_STORE_BYTES', 'bytes'),
