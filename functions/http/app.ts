@@ -12,6 +12,7 @@ import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { budgetRoutes } from './routes/budgets';
 import { adminRoutes } from './routes/admin';
+import { usageRoutes } from './routes/usage';
 import { mcpRoutes } from './routes/mcp';
 import { permissionRoutes } from './routes/permissions';
 import { approvalRoutes } from './routes/approvals';
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', mcpServerRoutes(deps));
   if (deps.budgets) api.route('/', budgetRoutes(deps));
   if (deps.budgets) api.route('/', adminRoutes(deps));
+  if (deps.budgets) api.route('/', usageRoutes(deps));
 
   app.route('/api/v2', api);
   // Anthropic's Managed Agents API, for the official SDK (its own credentials header and error shape),

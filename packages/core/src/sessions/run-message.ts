@@ -62,7 +62,13 @@ export async function runMessage(
   );
   await recorder.open();
   deps.runs.attach(sessionId, runId, recorder, controller);
-  const emit = (event: StreamEvent) => recorder.emit(event);
+  // Tool calls by tool (the run's and its delegated runs'), for the usage counters kept as the run ends.
+  const toolCalls = new Map<string, number>();
+  let finished = false;
+  const emit = (event: StreamEvent) => {
+    if (event.type === 'tool_call') toolCalls.set(event.name, (toolCalls.get(event.name) ?? 0) + 1);
+    recorder.emit(event);
+  };
 
   /** Stores a record at the next position of the log (or at `seq`, a position the run already took). */
   const append = async (record: NewLogRecord, seq?: number) => {
@@ -231,6 +237,7 @@ export async function runMessage(
       },
       emit,
     );
+    finished = outcome.status !== 'handover' && outcome.status !== 'awaiting_approval';
     return { session: next, outcome };
   } catch (error) {
     // Only storage failures reach here (the loop itself never throws): end the run for its readers, then stop the drive.
@@ -239,7 +246,7 @@ export async function runMessage(
     if (outcome.error?.code === LEASE_LOST) return { session: next, outcome };
     throw error;
   } finally {
-    background.push(budget?.ended() ?? Promise.resolve());
+    background.push(budget?.ended({ finished, toolCalls }) ?? Promise.resolve());
     await Promise.allSettled(background);
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);

@@ -10,3 +10,4 @@ export * from './lease-store';
 export * from './positions';
 export * from './stream-slots';
 export * from './spend-store';
+export * from './usage-store';
