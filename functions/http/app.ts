@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { healthResponseSchema } from '@zero/core/wire';
 import { requireUser } from './auth';
 import { deadline } from './deadline';
+import { requestLog } from './request-log';
 import { describe } from './declare';
 import type { AppDeps, Env } from './env';
 import { errorResponse } from './errors';
@@ -34,6 +35,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.onError((error, c) => errorResponse(error, c, deps.secrets));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
 
+  app.use('*', requestLog());
   app.use('*', deadline());
 
   app.get('/health', describe({ summary: 'Liveness', responses: { 200: healthResponseSchema }, public: true }), (c) => c.json({ ok: true as const }));

@@ -21,3 +21,4 @@ export * from './runtime';
 export * from './plan';
 export * from './budgets';
 export * from './rate-limits/limits';
+export * from './log';

@@ -13,6 +13,7 @@ import { SessionStore } from './store/session-store';
 import { LeaseStore } from './store/lease-store';
 import { StreamSlots } from './store/stream-slots';
 import { budgetLimitsFromEnv, loadBudgets, type BudgetLimits } from './budgets/limits';
+import { addLogSecrets } from './log';
 import { loadRateLimiter, rateLimitsFromEnv, type RateLimits } from './rate-limits/limits';
 import { LocalRuns } from './sessions/run-registry';
 import { randomUUID } from 'node:crypto';
@@ -265,6 +266,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     onRunWaiting: async (waiting) => (await afterRun()).runWaiting(runtime, waiting),
     onSessionCreated: (session) => void afterRun().then((hooks) => hooks.sessionCreated(runtime, session)),
   };
+  // No log line may carry the model or provider keys, even inside an error's message.
+  addLogSecrets(runtime.secrets ?? []);
   return runtime;
 }
 

@@ -4,6 +4,7 @@ import type { StreamEvent } from '../wire';
 import { zeroUsage } from '../events/usage';
 import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
+import { log } from '../log';
 import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
 import type { ActiveRunBudget } from '../run/budget';
@@ -238,6 +239,7 @@ export async function runMessage(
       emit,
     );
     finished = outcome.status !== 'handover' && outcome.status !== 'awaiting_approval';
+    logRunEnd({ sessionId, runId, userId: payer, agentId: agent.id }, outcome);
     return { session: next, outcome };
   } catch (error) {
     // Only storage failures reach here (the loop itself never throws): end the run for its readers, then stop the drive.
@@ -251,4 +253,24 @@ export async function runMessage(
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
   }
+}
+
+/** The run's end as one log line: what happened and what it cost, never what was said. */
+function logRunEnd(run: { sessionId: string; runId: string; userId: string; agentId: string }, outcome: RunOutcome): void {
+  const { usage } = outcome;
+  log.info('run end', {
+    session_id: run.sessionId,
+    run_id: run.runId,
+    user_id: run.userId,
+    agent_id: run.agentId,
+    status: outcome.status,
+    steps: outcome.steps,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cost_usd: usage.cost_usd,
+    error_code: outcome.error?.code,
+    budget: outcome.budget,
+  });
 }
