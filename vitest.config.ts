@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Request and run-end lines (info) would bury test output; tests/logs.test.ts turns them on for itself.
+    env: { ZERO_LOG_LEVEL: 'warn' },
   },
 });

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { healthResponseSchema } from '@zero/core/wire';
 import { requireUser } from './auth';
 import { deadline } from './deadline';
+import { requestLog } from './request-log';
 import { describe } from './declare';
 import type { AppDeps, Env } from './env';
 import { errorResponse } from './errors';
@@ -12,6 +13,7 @@ import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { budgetRoutes } from './routes/budgets';
 import { adminRoutes } from './routes/admin';
+import { usageRoutes } from './routes/usage';
 import { mcpRoutes } from './routes/mcp';
 import { permissionRoutes } from './routes/permissions';
 import { approvalRoutes } from './routes/approvals';
@@ -33,6 +35,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.onError((error, c) => errorResponse(error, c, deps.secrets));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
 
+  app.use('*', requestLog());
   app.use('*', deadline());
 
   app.get('/health', describe({ summary: 'Liveness', responses: { 200: healthResponseSchema }, public: true }), (c) => c.json({ ok: true as const }));
@@ -52,6 +55,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.use('*', requireUser(deps.auth));
   // A suspended user's requests are refused (its check loads with the first request, not at cold start).
   if (deps.budgets) api.use('*', async (c, next) => (await import('./suspended')).refuseSuspended(deps)(c, next));
+  // Requests per credential and window, counted in DynamoDB across instances (ZERO_RATE_LIMIT_PER_MINUTE; none by default).
+  const rateLimits = deps.rateLimits;
+  if (rateLimits) api.use('*', async (c, next) => {
+    await (await rateLimits()).take('credential', c.get('credential'));
+    await next();
+  });
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
@@ -66,6 +75,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', mcpServerRoutes(deps));
   if (deps.budgets) api.route('/', budgetRoutes(deps));
   if (deps.budgets) api.route('/', adminRoutes(deps));
+  if (deps.budgets) api.route('/', usageRoutes(deps));
 
   app.route('/api/v2', api);
   // Anthropic's Managed Agents API, for the official SDK (its own credentials header and error shape),

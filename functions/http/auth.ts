@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { unauthorized, type Authenticator } from '@zero/core';
 import type { Env } from './env';
@@ -26,6 +27,8 @@ export function requireUser(auth: Authenticator): MiddlewareHandler<Env> {
     const checked = await auth.check(token);
     if (!('user' in checked)) throw unauthorized(checked.reason);
     c.set('user', checked.user);
+    // An API key is its own credential (named by a digest, never by itself); a JWT user's tokens are one credential.
+    c.set('credential', checked.user.via === 'jwt' ? `user:${checked.user.id}` : `key:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`);
     await next();
   };
 }

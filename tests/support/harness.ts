@@ -60,6 +60,8 @@ export interface HarnessOptions {
   memory?: RuntimeConfig['memory'];
   /** Session, user and deployment budgets (the deployment's `ZERO_BUDGET_*`). */
   budgets?: RuntimeConfig['budgets'];
+  /** Rate limits per credential, session and webhook (the deployment's `ZERO_RATE_LIMIT_*`), with a short window for tests. */
+  rateLimits?: RuntimeConfig['rateLimits'];
   /** GitHub's API address (a fake's) and retries, the token resolver, and the console's address for links. */
   github?: RuntimeConfig['github'];
   githubToken?: RuntimeConfig['githubToken'];
@@ -106,6 +108,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     maxStreamsPerUser: options.maxStreamsPerUser,
     memory: options.memory,
     budgets: options.budgets,
+    rateLimits: options.rateLimits,
     github: options.github,
     githubToken: options.githubToken,
     publicUrl: options.publicUrl,

@@ -34,6 +34,8 @@ export function chatRoutes(deps: AppDeps) {
     async (c) => {
       const body = messageOf(c.req.valid('json'));
       const run = await startChat(deps, body, c.get('user'), { deadline: c.get('deadline') });
+      c.set('sessionId', run.session.session_id);
+      c.set('runId', run.runId);
       if (body.stream) return streamEvents(c, (signal) => run.events(signal), { finished: run.finished });
       const result = await collectRun(run);
       await run.finished;

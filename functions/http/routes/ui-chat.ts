@@ -128,6 +128,8 @@ export function uiChatRoutes(deps: AppDeps) {
       const { client_tools: _clientTools, ...settings } = options;
       await ensureSession(deps, id, settings, user, message);
       const run = await startChat(deps, { session_id: id, message, ...options }, user, { deadline: c.get('deadline') });
+      c.set('sessionId', id);
+      c.set('runId', run.runId);
       return (await uiMessageStream()).streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
     },
   );

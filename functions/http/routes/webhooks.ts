@@ -18,7 +18,10 @@ export function webhookEndpoint(deps: AppDeps) {
     describe({ summary: "A webhook delivery, authenticated by its hook's HMAC signature", responses: { 200: deliveryResponseSchema, 202: deliveryResponseSchema }, public: true }),
     // An unknown hook is a 404 before its body is read.
     async (c, next) => {
-      c.set('hook', await deps.webhooks.hooks.require(c.req.param('hook_id')));
+      const hook = await deps.webhooks.hooks.require(c.req.param('hook_id'));
+      // Deliveries per hook and window, across instances (ZERO_RATE_LIMIT_HOOK_PER_MINUTE).
+      await (await deps.rateLimits?.())?.take('hook', hook.id);
+      c.set('hook', hook);
       await next();
     },
     body('application/json', MAX_WEBHOOK_BYTES),

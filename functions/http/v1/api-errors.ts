@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ZeroError, redact } from '@zero/core';
+import { ZeroError, errorText, log, redact } from '@zero/core';
 
 /** The Anthropic API's error `type` for each status the API answers. */
 function errorType(status: number): string {
@@ -24,7 +24,7 @@ export function apiErrorResponse(error: unknown, c: Context, secrets: readonly s
     status = error.status;
     message = error.message || 'request refused';
   } else {
-    console.error(JSON.stringify({ level: 'error', msg: 'unhandled error', error: redact(String((error as Error)?.stack ?? error), secrets) }));
+    log.error('unhandled error', { error: redact(errorText(error), secrets) });
   }
   if (status === 413) c.header('connection', 'close');
   return c.json({ type: 'error', error: { type: errorType(status), message }, request_id: null }, status as 400);

@@ -33,6 +33,7 @@ describe('error codes and statuses', () => {
       payload_too_large: 413,
       limit_reached: 413,
       too_many_requests: 429,
+      rate_limited: 429,
       internal: 500,
       model_error: 502,
       upstream_error: 502,

@@ -15,6 +15,8 @@ const STATUS = {
   payload_too_large: 413,
   limit_reached: 413,
   too_many_requests: 429,
+  /** A credential, session or webhook over its rate limit; the response carries `retry-after`. */
+  rate_limited: 429,
   internal: 500,
   model_error: 502,
   /** A service Zero calls on the caller's behalf (GitHub) failed or could not be reached. */

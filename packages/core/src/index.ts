@@ -20,3 +20,5 @@ export * from './mcp';
 export * from './runtime';
 export * from './plan';
 export * from './budgets';
+export * from './rate-limits/limits';
+export * from './log';

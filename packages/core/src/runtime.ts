@@ -14,6 +14,8 @@ import { LeaseStore } from './store/lease-store';
 import { StreamSlots } from './store/stream-slots';
 import { SessionWatchers } from './store/session-watchers';
 import { budgetLimitsFromEnv, loadBudgets, type BudgetLimits } from './budgets/limits';
+import { addLogSecrets } from './log';
+import { loadRateLimiter, rateLimitsFromEnv, type RateLimits } from './rate-limits/limits';
 import { LocalRuns } from './sessions/run-registry';
 import { randomUUID } from 'node:crypto';
 import { InProcessQueue, type RunQueue } from './sessions/queue';
@@ -122,6 +124,8 @@ export interface RuntimeConfig {
   memory?: Partial<MemoryLimits>;
   /** Session, user and deployment budgets (`ZERO_BUDGET_*`); `false`: nothing is counted or checked (the benchmark's baseline). */
   budgets?: BudgetLimits | false;
+  /** Requests per minute of a credential, messages per minute to a session, deliveries per minute to a webhook (`ZERO_RATE_LIMIT_*`); none by default. */
+  rateLimits?: RateLimits;
 }
 
 /** Everything the HTTP edge needs. */
@@ -224,6 +228,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       canSpawn: !process.env.AWS_LAMBDA_FUNCTION_NAME,
     }),
     budgets: config.budgets === false ? undefined : loadBudgets(db, config.store.table, config.budgets ?? {}),
+    rateLimits: loadRateLimiter(db, config.store.table, config.rateLimits),
     leases: new LeaseStore(db, config.store.table, sessions, config.leaseTtlMs ?? 30_000),
     runs: new LocalRuns(),
     instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
@@ -265,6 +270,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     onRunWaiting: async (waiting) => (await afterRun()).runWaiting(runtime, waiting),
     onSessionCreated: (session) => void afterRun().then((hooks) => hooks.sessionCreated(runtime, session)),
   };
+  // No log line may carry the model or provider keys, even inside an error's message.
+  addLogSecrets(runtime.secrets ?? []);
   return runtime;
 }
 
@@ -310,6 +317,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     },
     maxStreamsPerUser: positiveInt(env, 'ZERO_MAX_STREAMS_PER_USER', 'streams'),
     budgets: budgetLimitsFromEnv(env),
+    rateLimits: rateLimitsFromEnv(env),
     memory: {
       maxFileBytes: positiveInt(env, 'ZERO_MEMORY_MAX_FILE_BYTES', 'bytes'),
       maxStoreBytes: positiveInt(env, 'ZERO_MEMORY_MAX_STORE_BYTES', 'bytes'),

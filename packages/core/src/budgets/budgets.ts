@@ -2,6 +2,7 @@ import { ZeroError, invalidField } from '../errors';
 import type { ActiveRunBudget, BudgetStop } from '../run/budget';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OperationsStore } from '../store/operations-store';
+import { UsageStore } from '../store/usage-store';
 import { SpendStore, dayOf, toMicros, toUsd, type SpendScope } from '../store/spend-store';
 import type { SpendCounter } from '../store/items/spend-counter';
 import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '../wire';
@@ -35,6 +36,8 @@ export class Budgets {
     readonly limits: BudgetLimits,
     /** The active runs, audit log and suspensions (the kill switch). */
     readonly operations: OperationsStore,
+    /** What runs used, per day, user, agent and session, kept as runs end (`GET /usage`). */
+    readonly usage: UsageStore,
   ) {}
 
   /** The limit of a scope given its counter item. */
@@ -128,7 +131,7 @@ export class Budgets {
 
 /** Budgets over the table's spend counters. */
 export function createBudgets(db: DynamoDBDocumentClient, table: string, limits: BudgetLimits): Budgets {
-  return new Budgets(new SpendStore(db, table), limits, new OperationsStore(db, table));
+  return new Budgets(new SpendStore(db, table), limits, new OperationsStore(db, table), new UsageStore(db, table));
 }
 
 /**
@@ -152,6 +155,8 @@ class ScopedRunBudget implements ActiveRunBudget {
   private readonly pending = new Set<Promise<unknown>>();
   private first?: Promise<unknown>;
   private readonly listed: Promise<unknown>;
+  /** What this run's model calls used in this process, added to the usage counters when it ends. */
+  private used: Usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };
 
   constructor(
     private readonly budgets: Budgets,
@@ -172,9 +177,15 @@ class ScopedRunBudget implements ActiveRunBudget {
     ];
   }
 
-  async ended(): Promise<void> {
+  async ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void> {
     await Promise.all([this.listed, ...this.pending]);
-    await this.budgets.operations.runEnded(this.run.runId).catch(() => undefined);
+    const { sessionId, userId, agentId } = this.run;
+    const counted = end && (end.finished || end.toolCalls.size > 0 || this.used.input_tokens + this.used.output_tokens > 0);
+    await Promise.all([
+      this.budgets.operations.runEnded(this.run.runId).catch(() => undefined),
+      // One ADD per usage item when the run ends, none per step; a counter that cannot be written loses only the report.
+      counted && this.budgets.usage.record({ day: dayOf(), userId, agentId, sessionId, usage: this.used, runs: end.finished ? 1 : 0, toolCalls: end.toolCalls }).catch(() => undefined),
+    ]);
   }
 
   async check(): Promise<BudgetStop | undefined> {
@@ -193,6 +204,14 @@ class ScopedRunBudget implements ActiveRunBudget {
 
   spend(usage: Usage): void {
     if (usage.cost_usd === 0 && usage.input_tokens === 0 && usage.output_tokens === 0) return;
+    const used = this.used;
+    this.used = {
+      input_tokens: used.input_tokens + usage.input_tokens,
+      output_tokens: used.output_tokens + usage.output_tokens,
+      cache_read_input_tokens: used.cache_read_input_tokens + usage.cache_read_input_tokens,
+      cache_creation_input_tokens: used.cache_creation_input_tokens + usage.cache_creation_input_tokens,
+      cost_usd: toUsd(toMicros(used.cost_usd) + toMicros(usage.cost_usd)),
+    };
     for (const [name, scope] of this.scopes()) {
       // A counter that cannot be written is not a reason to lose the step: the next check reads what is known.
       const added = this.budgets.spend.add(scope, usage).then(

@@ -8,6 +8,7 @@ import { redact } from '../run/redact';
 import { collectRun } from '../sessions/collect-run';
 import { startChat, type ChatDeps, type ChatRun, type IdentifiedEvent } from '../sessions/start-chat';
 import { MAX_MESSAGE_CHARS, projectIdSchema, sessionIdSchema } from '../wire';
+import { errorText, log } from '../log';
 
 /** What an `ask_<agent>` call takes. */
 export const askInputSchema = z.strictObject({
@@ -120,7 +121,7 @@ function describeOutcome(output: AskOutput, error?: string): string {
 /** A message the caller may not send (no such session, too weak a role, a busy session) as an error result naming the field. */
 function refusal(error: unknown, secrets: readonly string[] = []) {
   if (!ZeroError.isInstance(error)) {
-    console.error(JSON.stringify({ level: 'error', msg: 'mcp ask failed', error: redact(String((error as Error)?.stack ?? error), secrets) }));
+    log.error('mcp ask failed', { error: redact(errorText(error), secrets) });
     return { content: [{ type: 'text' as const, text: 'Zero could not start the run (internal error).' }], isError: true };
   }
   const field = typeof error.details.field === 'string' && !error.message.startsWith(`${error.details.field}:`) ? `${error.details.field}: ` : '';

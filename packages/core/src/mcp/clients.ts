@@ -6,6 +6,7 @@ import type { McpServerConfig, McpServerView } from '../wire/mcp-servers';
 import type { McpConnection, McpConnectionOptions, McpStatus } from './connection';
 import { referencedSecrets } from './secrets';
 import type { McpServerStore } from './server-store';
+import { log } from '../log';
 
 // The connection (and the MCP SDK behind it) and the result mapping load with the first MCP server used, not at cold start.
 let connectionModule: Promise<typeof import('./connection')> | undefined;
@@ -78,7 +79,7 @@ export class McpClients implements AgentToolSource {
     try {
       servers = await this.serversFor(agent);
     } catch (error) {
-      console.error(JSON.stringify({ level: 'error', msg: 'the deployment-wide MCP servers could not be read', error: (error as Error).message }));
+      log.error('the deployment-wide MCP servers could not be read', { error: (error as Error).message });
       servers = Object.entries(grants.servers).map(([name, config]) => ({ name, config, source: 'agent' as const }));
     }
     const lists = await Promise.all(

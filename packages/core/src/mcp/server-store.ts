@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { notFound } from '../errors';
 import type { ArtifactStore } from '../store/artifact-store';
 import { mcpServerInputSchema, mcpServerNameSchema } from '../wire/mcp-servers';
+import { log } from '../log';
 
 /** A deployment-wide MCP server as stored in the bucket, `mcp-servers/<name>.json`: secret references, never values. */
 export const mcpServerRecordItem = z.object({
@@ -26,7 +27,7 @@ export class McpServerStore {
     if (value === undefined) return undefined;
     const parsed = mcpServerRecordItem.safeParse(value);
     if (!parsed.success) {
-      console.error(JSON.stringify({ level: 'error', msg: 'unreadable MCP server definition', server: name, error: parsed.error.message }));
+      log.error('unreadable MCP server definition', { server: name, error: parsed.error.message });
       return undefined;
     }
     return parsed.data;

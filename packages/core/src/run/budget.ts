@@ -21,5 +21,6 @@ export interface RunBudget {
 
 /** A top-level run's budget: the run is listed as active until `ended` (see `budgets/`). */
 export interface ActiveRunBudget extends RunBudget {
-  ended(): Promise<void>;
+  /** The run ended here: `finished` when it is over (not handed over or waiting), and its tool calls by tool, for the usage counters. */
+  ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void>;
 }

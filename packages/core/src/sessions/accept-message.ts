@@ -45,6 +45,8 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   let session: SessionMeta;
   let created = false;
   if (request.session_id) {
+    // Messages to one session are limited per window across instances (ZERO_RATE_LIMIT_SESSION_PER_MINUTE).
+    await (await deps.rateLimits?.())?.take('session', request.session_id);
     session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
     if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
   } else {

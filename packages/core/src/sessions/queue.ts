@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { errorText, log } from '../log';
 
 /** A request to carry a session on: answer its waiting messages and resume an unfinished run. */
 export const runJobSchema = z.object({
@@ -51,7 +52,7 @@ export class InProcessQueue implements RunQueue {
         await this.handle(job);
         return;
       } catch (error) {
-        console.error(JSON.stringify({ level: 'error', msg: 'run job failed', session_id: job.session_id, attempt, error: String(error) }));
+        log.error('run job failed', { session_id: job.session_id, attempt, error: errorText(error) });
         if (attempt < attempts) await new Promise((r) => setTimeout(r, (this.options.retryBaseMs ?? 500) * 2 ** (attempt - 1)));
       }
     }

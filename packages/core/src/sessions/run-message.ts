@@ -4,6 +4,7 @@ import type { StreamEvent } from '../wire';
 import { zeroUsage } from '../events/usage';
 import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
+import { log } from '../log';
 import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
 import type { ActiveRunBudget } from '../run/budget';
@@ -62,7 +63,13 @@ export async function runMessage(
   );
   await recorder.open();
   deps.runs.attach(sessionId, runId, recorder, controller);
-  const emit = (event: StreamEvent) => recorder.emit(event);
+  // Tool calls by tool (the run's and its delegated runs'), for the usage counters kept as the run ends.
+  const toolCalls = new Map<string, number>();
+  let finished = false;
+  const emit = (event: StreamEvent) => {
+    if (event.type === 'tool_call') toolCalls.set(event.name, (toolCalls.get(event.name) ?? 0) + 1);
+    recorder.emit(event);
+  };
 
   /** Stores a record at the next position of the log (or at `seq`, a position the run already took). */
   const append = async (record: NewLogRecord, seq?: number) => {
@@ -231,6 +238,8 @@ export async function runMessage(
       },
       emit,
     );
+    finished = outcome.status !== 'handover' && outcome.status !== 'awaiting_approval';
+    logRunEnd({ sessionId, runId, userId: payer, agentId: agent.id }, outcome);
     return { session: next, outcome };
   } catch (error) {
     // Only storage failures reach here (the loop itself never throws): end the run for its readers, then stop the drive.
@@ -239,9 +248,29 @@ export async function runMessage(
     if (outcome.error?.code === LEASE_LOST) return { session: next, outcome };
     throw error;
   } finally {
-    background.push(budget?.ended() ?? Promise.resolve());
+    background.push(budget?.ended({ finished, toolCalls }) ?? Promise.resolve());
     await Promise.allSettled(background);
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
   }
+}
+
+/** The run's end as one log line: what happened and what it cost, never what was said. */
+function logRunEnd(run: { sessionId: string; runId: string; userId: string; agentId: string }, outcome: RunOutcome): void {
+  const { usage } = outcome;
+  log.info('run end', {
+    session_id: run.sessionId,
+    run_id: run.runId,
+    user_id: run.userId,
+    agent_id: run.agentId,
+    status: outcome.status,
+    steps: outcome.steps,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cost_usd: usage.cost_usd,
+    error_code: outcome.error?.code,
+    budget: outcome.budget,
+  });
 }

@@ -1,4 +1,5 @@
 import type { LoadBudgets } from '../budgets/limits';
+import type { LoadRateLimiter } from '../rate-limits/limits';
 import type { ModelTiers } from '../model/aliases';
 import type { LeaseStore, RunLease } from '../store/lease-store';
 import type { InboxMessage, LogRecord, SessionMeta } from '../store/records';
@@ -16,6 +17,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   queue: RunQueue;
   /** What sessions, users and the deployment may spend (absent: nothing is counted). */
   budgets?: LoadBudgets;
+  /** Rate limits per credential, session and webhook, counted in DynamoDB (absent: none is set). */
+  rateLimits?: LoadRateLimiter;
   /** Names this process in lease items. */
   instanceId: string;
   defaultAgentId: string;

@@ -10,6 +10,7 @@ import type { User } from '../auth/roles';
 import { acceptMessage, type AcceptedMessage } from './accept-message';
 import { unfinishedRun } from './resume';
 import { driveSession, type ClaimedSession, type DriveOptions, type NewMessage, type SessionRunnerDeps } from './drive';
+import { errorText, log } from '../log';
 
 export type ChatDeps = SessionRunnerDeps;
 export type { IdentifiedEvent };
@@ -54,7 +55,7 @@ export async function startChat(deps: ChatDeps, request: ChatRequest, user: User
   const finished = drive.then(
     () => undefined,
     (error) => {
-      console.error(JSON.stringify({ level: 'error', msg: 'session run failed', session_id: sessionId, error: String(error) }));
+      log.error('session run failed', { session_id: sessionId, error: errorText(error) });
     },
   );
   // Settles only when driving the session here failed: nothing more will come from this process then.

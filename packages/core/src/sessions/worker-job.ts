@@ -1,5 +1,6 @@
 import { runJobSchema, type RunJob } from './queue';
 import { driveSession, type SessionRunnerDeps } from './drive';
+import { errorText, log } from '../log';
 
 /** One message of a queue batch, as SQS delivers it. */
 export interface QueueRecord {
@@ -45,14 +46,14 @@ export async function handleRunJobs(
       try {
         job = runJobSchema.parse(JSON.parse(record.body));
       } catch (error) {
-        console.error(JSON.stringify({ level: 'error', msg: 'unreadable run job', message_id: record.messageId, error: String(error) }));
+        log.error('unreadable run job', { message_id: record.messageId, error: errorText(error) });
         failures.push({ itemIdentifier: record.messageId });
         return;
       }
       try {
         await runJob(deps, job, options);
       } catch (error) {
-        console.error(JSON.stringify({ level: 'error', msg: 'run job failed', session_id: job.session_id, error: String(error) }));
+        log.error('run job failed', { session_id: job.session_id, error: errorText(error) });
         failures.push({ itemIdentifier: record.messageId });
       }
     }),

@@ -11,3 +11,4 @@ export * from './positions';
 export * from './stream-slots';
 export * from './session-watchers';
 export * from './spend-store';
+export * from './usage-store';

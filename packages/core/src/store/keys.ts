@@ -61,6 +61,11 @@ export const keys = {
   auditLog: 'AUDIT',
   /** A suspended user's item; absent while they are not suspended. */
   suspension: (userId: string) => ({ pk: `USER#${userId}`, sk: 'SUSPENDED' }),
+  /** Usage counters of a UTC day (`USAGE#<day>`), kept as runs end (see `UsageStore`). */
+  usage: (day: string, sk: string) => ({ pk: `USAGE#${day}`, sk }),
+  usageDay: (day: string) => `USAGE#${day}`,
+  /** A rate limit's counter for one fixed window (`RATE#<scope>:<id>` / `W#<window start ms>`), removed by TTL. */
+  rateWindow: (scope: string, start: number) => ({ pk: `RATE#${scope}`, sk: `W#${start}` }),
   /** The write lock of a memory store (`user:<id>`, `project:<owner>/<repo>`): one writer at a time. */
   memoryLock: (store: string) => ({ pk: `MEMORY#${store}`, sk: 'LOCK' }),
 };

@@ -7,6 +7,7 @@ import type { CallbackOptions } from '../webhooks/callback';
 import type { SecretResolver } from '../webhooks/webhooks';
 import { deliverEvent } from './deliver';
 import { SubscriptionStore } from './subscription-store';
+import { errorText, log } from '../log';
 
 /** How a deployment tells other systems: where subscriptions live, their secrets, how deliveries go out. */
 export interface SubscriptionSettings {
@@ -57,12 +58,12 @@ export async function publishEvent(settings: SubscriptionSettings, event: ZeroEv
           ? await deliverEvent(subscription.url, secret, id, body, settings.delivery)
           : { status: 'failed' as const, attempts: 0, last_error: `${subscription.secret_ref} is not set, so the event cannot be signed` };
         if (result.status === 'failed') {
-          console.warn(JSON.stringify({ level: 'warn', msg: 'event delivery failed', subscription_id: subscription.id, type: event.type, message_id: id, ...result }));
+          log.warn('event delivery failed', { subscription_id: subscription.id, type: event.type, message_id: id, ...result });
         }
       }),
     );
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'publishing an event failed', type: event.type, session_id: event.data.session_id, error: String(error) }));
+    log.error('publishing an event failed', { type: event.type, session_id: event.data.session_id, error: errorText(error) });
   }
 }
 

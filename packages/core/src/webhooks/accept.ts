@@ -8,6 +8,7 @@ import { genericSigningPayload, verifySha256 } from './signature';
 import { renderTemplate, valueAt } from './template';
 import type { DeliveryClaim, DeliveryMark, SessionSummary, WebhookStore } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
+import { log } from '../log';
 
 /** How long a delivery id (and a GitHub body's hash) is remembered: GitHub lets a delivery be redelivered by hand for days. */
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
@@ -47,7 +48,7 @@ export async function acceptDelivery(deps: WebhookDeps, hook: HookConfig, delive
   const secret = deps.webhooks.secret(hook.secret_ref);
   if (!secret) {
     // The operator's mistake, but the sender learns only that the request was refused.
-    console.error(JSON.stringify({ level: 'error', msg: 'webhook secret is not set', hook_id: hook.id, secret_ref: hook.secret_ref }));
+    log.error('webhook secret is not set', { hook_id: hook.id, secret_ref: hook.secret_ref });
     throw unauthorized('the signature could not be verified');
   }
 
@@ -221,7 +222,7 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
   ]);
   const failed = written.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
-  for (const warning of warnings) console.warn(JSON.stringify({ level: 'warn', msg: 'webhook template', hook_id: hook.id, session_id: job.sessionId, warning }));
+  for (const warning of warnings) log.warn('webhook template', { hook_id: hook.id, session_id: job.sessionId, warning });
   await deps.queue.send({ session_id: job.sessionId, reason: 'webhook' });
   deps.onSessionCreated?.(session);
 }

@@ -8,6 +8,7 @@ import { callbackTarget, postSignedCallback } from './callback';
 import { writePdfReport, writeReportFile } from './report-file';
 import type { SessionSummary } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
+import { errorText, log } from '../log';
 
 /** The event name of the callback Zero sends when an investigation ends. */
 export const CALLBACK_EVENT = 'investigation.finished';
@@ -74,7 +75,7 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
     }
     if (hook.report?.github) await (await import('./github-report')).reportOnGitHub(deps, hook, summary, end, markdown);
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'finishing a webhook investigation failed', session_id: sessionId, error: String(error) }));
+    log.error('finishing a webhook investigation failed', { session_id: sessionId, error: errorText(error) });
   }
 }
 
@@ -109,7 +110,7 @@ export async function investigationWaits(deps: WebhookDeps & { approvalTtlMs?: n
     if (!won || !hook || !url) return;
     await sendCallback(deps, hook, url, NEEDS_ACTION_EVENT, summary, { run_id: waiting.runId, status: 'needs_action', pending });
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'recording a waiting webhook investigation failed', session_id: sessionId, error: String(error) }));
+    log.error('recording a waiting webhook investigation failed', { session_id: sessionId, error: errorText(error) });
   }
 }
 
@@ -138,7 +139,7 @@ async function sendCallback(
     : { status: 'failed' as const, attempts: 0, last_error: `the hook's secret (${hook.secret_ref}) is not set, so the callback cannot be signed` };
   await deps.webhooks.store.updateSummary(sessionId, { callback: { target: callbackTarget(url), ...result, at: new Date().toISOString() } });
   if (result.status === 'failed') {
-    console.warn(JSON.stringify({ level: 'warn', msg: 'webhook callback failed', hook_id: hook.id, session_id: sessionId, ...result }));
+    log.warn('webhook callback failed', { hook_id: hook.id, session_id: sessionId, ...result });
   }
 }
 
@@ -157,7 +158,7 @@ export async function settleInvestigation(deps: WebhookDeps, sessionId: string):
     const session = await deps.sessions.getSession(sessionId);
     if (session) await finishInvestigation(deps, { session, runId: summary.run_id, history });
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'settling a webhook investigation failed', session_id: sessionId, error: String(error) }));
+    log.error('settling a webhook investigation failed', { session_id: sessionId, error: errorText(error) });
   }
 }
 

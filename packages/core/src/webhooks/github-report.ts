@@ -3,6 +3,7 @@ import type { LogRecord } from '../store/records';
 import type { HookConfig } from './hook-config';
 import type { SessionSummary } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
+import { log } from '../log';
 
 type RunEnd = Extract<LogRecord, { kind: 'run_end' }>;
 type GitHubReport = NonNullable<NonNullable<SessionSummary['github']>['report']>;
@@ -68,7 +69,7 @@ export async function reportOnGitHub(deps: WebhookDeps, hook: HookConfig, summar
       ...(failed?.status ? { last_status: failed.status } : {}),
       last_error: String((error as Error)?.message ?? error).slice(0, 500),
     };
-    console.warn(JSON.stringify({ level: 'warn', msg: 'reporting on GitHub failed', hook_id: hook.id, session_id: summary.session_id, ...report }));
+    log.warn('reporting on GitHub failed', { hook_id: hook.id, session_id: summary.session_id, ...report });
   }
   await deps.webhooks.store.updateSummary(summary.session_id, { github: { ...github, report: { ...report, at: new Date().toISOString() } } });
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { hookIdSchema, hookInputSchema } from '../wire';
 import { ZeroError, notFound } from '../errors';
 import type { ArtifactStore } from '../store/artifact-store';
+import { log } from '../log';
 
 /** A hook as stored in S3, `hooks/<id>.json`. */
 export const hookConfigSchema = hookInputSchema.extend({
@@ -25,7 +26,7 @@ export class HookStore {
     if (value === undefined) return undefined;
     const parsed = hookConfigSchema.safeParse(value);
     if (!parsed.success) {
-      console.error(JSON.stringify({ level: 'error', msg: 'unreadable hook configuration', hook_id: id, error: parsed.error.message }));
+      log.error('unreadable hook configuration', { hook_id: id, error: parsed.error.message });
       return undefined;
     }
     return parsed.data;

@@ -1,6 +1,7 @@
 import { ZeroError } from '../errors';
 import type { ProjectFileInput } from '../projects/project-store';
 import type { WebhookDeps } from './webhooks';
+import { errorText, log } from '../log';
 
 /** Where a pull request's diff is put among the project's files. */
 export const PR_DIFF_PATH = '.zero/pr.diff';
@@ -50,6 +51,6 @@ export async function prepareInvestigation(deps: WebhookDeps, sessionId: string)
       });
     }
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'preparing a webhook investigation failed', session_id: sessionId, error: String(error) }));
+    log.error('preparing a webhook investigation failed', { session_id: sessionId, error: errorText(error) });
   }
 }

@@ -13,4 +13,5 @@ export * from './mcp-servers';
 export * from './memory';
 export * from './plan';
 export * from './budgets';
+export * from './usage';
 export * from './operations';
