@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { MemoryPanel } from './memory';
 import { ProjectsPanel } from './projects';
 import { meResponseSchema, sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type Me, type SessionDetail } from '@zero/core/wire';
@@ -8,6 +8,8 @@ import { ApiError, api, loadAgents, type Credentials } from './api';
 import { ChatView } from './chat-view';
 
 const STORAGE_KEY = 'zero.console.credentials';
+/** Few open the usage page: its code is a chunk of its own, fetched on opening. */
+const UsagePanel = lazy(() => import('./usage'));
 
 function storedCredentials(): Credentials | undefined {
   try {
@@ -102,6 +104,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   const [menuOpen, setMenuOpen] = useState(false);
   const [memoryOpen, setMemoryOpen] = useState(false);
   const [projectsOpen, setProjectsOpen] = useState(false);
+  const [usageOpen, setUsageOpen] = useState(false);
 
   /** Opening a session, or leaving one followed live, is reading it (the server records as much). */
   const markRead = useCallback((id: string) => setSessions((list) => list?.map((s) => (s.session_id === id && s.unread ? { ...s, unread: false } : s))), []);
@@ -156,6 +159,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
     setMenuOpen(false);
     setMemoryOpen(false);
     setProjectsOpen(false);
+    setUsageOpen(false);
   }
   function startNew() {
     const id = freshChat(fresh.current);
@@ -180,6 +184,9 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           <button className="secondary" data-testid="open-memory" onClick={() => (closePanels(), setMemoryOpen(true))}>
             Memory
           </button>
+          <button className="secondary" data-testid="open-usage" onClick={() => (closePanels(), setUsageOpen(true))}>
+            Usage
+          </button>
         </div>
         <div className="account" data-testid="account">
           <span className="account-name">
@@ -200,8 +207,8 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           <button className="secondary menu" onClick={() => setMenuOpen(!menuOpen)} aria-label="Sessions" aria-expanded={menuOpen}>
             ☰
           </button>
-          {memoryOpen || projectsOpen ? (
-            <h2 data-testid="panel-title">{memoryOpen ? 'Memory' : 'Projects'}</h2>
+          {memoryOpen || projectsOpen || usageOpen ? (
+            <h2 data-testid="panel-title">{memoryOpen ? 'Memory' : projectsOpen ? 'Projects' : 'Usage'}</h2>
           ) : (
             <SessionTitle
               key={selected}
@@ -211,12 +218,16 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
               onDeleted={() => (void refreshList(), startNew())}
             />
           )}
-          {current && !memoryOpen && !projectsOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void loadDetail(selected)} /> : null}
+          {current && !memoryOpen && !projectsOpen && !usageOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void loadDetail(selected)} /> : null}
         </header>
         {memoryOpen ? (
           <MemoryPanel creds={creds} />
         ) : projectsOpen ? (
           <ProjectsPanel creds={creds} />
+        ) : usageOpen ? (
+          <Suspense fallback={<p className="loading">Loading…</p>}>
+            <UsagePanel creds={creds} />
+          </Suspense>
         ) : detail ? (
           <ChatView
             key={selected}
