@@ -14,7 +14,7 @@ describe('the API bundle budget', () => {
 
     // Loaded with the first use, never at init: the agent parser's YAML library,
     // and any of these once a tool brings them in.
-    const lazy = ['node_modules/yaml/', 'node_modules/cheerio/', 'node_modules/tar/', 'node_modules/tar-stream/', 'node_modules/tar-fs/', 'node_modules/pg/', 'node_modules/pg-cursor/', 'node_modules/pdfkit/', 'node_modules/fontkit/', 'node_modules/marked/'];
+    const lazy = ['node_modules/yaml/', 'node_modules/cheerio/', 'node_modules/tar/', 'node_modules/tar-stream/', 'node_modules/tar-fs/', 'node_modules/pg/', 'node_modules/pg-cursor/', 'node_modules/pdfkit/', 'node_modules/fontkit/', 'node_modules/marked/', 'node_modules/@opentelemetry/'];
     const eager = initialInputs(api).filter((input) => lazy.some((prefix) => input.includes(prefix)));
     expect(eager).toEqual([]);
     // …but still in the bundle, behind import().

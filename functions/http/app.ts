@@ -4,6 +4,7 @@ import { healthResponseSchema } from '@zero/core/wire';
 import { requireUser } from './auth';
 import { deadline } from './deadline';
 import { requestLog } from './request-log';
+import { traceRequests } from './trace-request';
 import { describe } from './declare';
 import type { AppDeps, Env } from './env';
 import { errorResponse } from './errors';
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.onError((error, c) => errorResponse(error, c, deps.secrets));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
 
+  app.use('*', traceRequests());
   app.use('*', requestLog());
   app.use('*', deadline());
 

@@ -22,3 +22,4 @@ export * from './plan';
 export * from './budgets';
 export * from './rate-limits/limits';
 export * from './log';
+export * from './telemetry/traces';

@@ -20,6 +20,7 @@ import { ToolInputDeltas } from './tool-input-deltas';
 import { buildSystemPrompt } from './prompt';
 import { redact } from './redact';
 import { stopReason } from './stop-reasons';
+import { inSpan, startSpan, type TraceSpan } from '../telemetry/traces';
 
 /** What a run needs from the outside world. */
 export interface RunDeps {
@@ -110,6 +111,16 @@ export type Emit = (event: StreamEvent) => void;
  * After each step its records are durable before the next model call.
  */
 export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
+  // A span per run (when traces are on), the parent of its steps; a delegate's run nests under its tool call.
+  const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': params.agent.id, 'gen_ai.request.model': params.model, 'zero.session.id': params.sessionId, 'zero.run.id': params.runId };
+  return inSpan(`invoke_agent ${params.agent.id}`, attributes, async (span) => {
+    const outcome = await runSteps(deps, params, emit);
+    span.set({ 'zero.run.status': outcome.status, 'zero.run.steps': outcome.steps, 'gen_ai.usage.input_tokens': outcome.usage.input_tokens, 'gen_ai.usage.output_tokens': outcome.usage.output_tokens });
+    return outcome;
+  });
+}
+
+async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
   ({ deps, params } = await withFoundTools(deps, params));
   const { limits } = deps;
   const { agent, runId } = params;
@@ -131,6 +142,12 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
   let totalToolCalls = 0;
   let steps = params.resume?.steps ?? 0;
   const append = params.append;
+  /** The step in flight's span: the parent of its model call and tool calls. */
+  let stepSpan: TraceSpan | undefined;
+  const endStep = (error?: unknown) => {
+    stepSpan?.end(error);
+    stepSpan = undefined;
+  };
   const stopped = (): RunOutcome | undefined =>
     params.signal?.aborted ? { status: 'cancelled', steps, usage, reason: stopReason(params.signal) } : undefined;
 
@@ -142,16 +159,29 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
    * recorded before it is durable (read-only calls may run meanwhile).
    */
   const runTools = async (toolUses: ToolCall[], calls: Promise<void> = Promise.resolve()) => {
+    const parent = stepSpan;
     const results = await Promise.all(
       toolUses.map(async (call) => {
-        const result = await executeCall(deps, params, call, () => {
+        const reserve = () => {
           const used = callsPerTool.get(call.name) ?? 0;
           if (totalToolCalls >= limits.maxToolCalls) return `tool call limit reached (${limits.maxToolCalls} per run)`;
           if (used >= limits.maxCallsPerTool) return `limit reached for ${call.name} (${limits.maxCallsPerTool} calls per run)`;
           totalToolCalls += 1;
           callsPerTool.set(call.name, used + 1);
           return undefined;
-        }, calls);
+        };
+        // A span per call (when traces are on), under its step; a delegate's run started by the call nests under it.
+        const traced = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id };
+        const result = await inSpan(
+          `execute_tool ${call.name}`,
+          traced,
+          async (span) => {
+            const result = await executeCall(deps, params, call, reserve, calls);
+            if (result.is_error) span.set({ 'error.type': 'tool_error' });
+            return result;
+          },
+          { parent },
+        );
         // A delegated run's model usage counts toward this run's usage and token limit.
         if (result.usage) addUsage(usage, result.usage);
         await calls;
@@ -225,6 +255,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         if (waiting.length) return awaiting(waiting);
       }
       for (;;) {
+        endStep();
         const stop = stopped();
         if (stop) return stop;
         if (params.deadline && Date.now() + (params.handoverReserveMs ?? 60_000) >= params.deadline) {
@@ -239,8 +270,19 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         const exhausted = await compactIfFull();
         if (exhausted) return exhausted;
         steps += 1;
+        stepSpan = startSpan(`step ${steps}`, { 'zero.run.id': runId, 'zero.step': steps });
 
-        const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit, stepBound(limits, params, started));
+        const modelCall = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': params.model };
+        const response = await inSpan(`chat ${params.model}`, modelCall, async (span) => {
+          const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit, stepBound(limits, params, started));
+          span.set({
+            'gen_ai.response.model': response.fellBackTo ?? params.model,
+            'gen_ai.response.finish_reasons': response.stopReason ? [response.stopReason] : [],
+            'gen_ai.usage.input_tokens': response.usage.input_tokens,
+            'gen_ai.usage.output_tokens': response.usage.output_tokens,
+          });
+          return response;
+        }, { parent: stepSpan, kind: 'client' });
         gauge.observe(messages, response.usage);
         const stepUsage = { ...response.usage, ...stepCost(params.model, response) };
         addUsage(usage, stepUsage);
@@ -265,7 +307,9 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
         if (waiting.length) return awaiting(waiting);
       }
     })();
+    endStep();
   } catch (error) {
+    endStep(error);
     const stop = stopped();
     // What a stopped call had used is billed all the same.
     if (stop && ModelCallAborted.isInstance(error) && error.usage) {
