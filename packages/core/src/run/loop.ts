@@ -20,7 +20,7 @@ import { ToolInputDeltas } from './tool-input-deltas';
 import { buildSystemPrompt } from './prompt';
 import { redact } from './redact';
 import { stopReason } from './stop-reasons';
-import { inSpan, startSpan, type TraceSpan } from '../telemetry/traces';
+import { inSpan, startSpan, tracingOn, type TraceSpan } from '../telemetry/traces';
 
 /** What a run needs from the outside world. */
 export interface RunDeps {
@@ -112,6 +112,8 @@ export type Emit = (event: StreamEvent) => void;
  */
 export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
   // A span per run (when traces are on), the parent of its steps; a delegate's run nests under its tool call.
+  // A run started without a request (a worker's, a resumed one) starts tracing itself.
+  await tracingOn();
   const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': params.agent.id, 'gen_ai.request.model': params.model, 'zero.session.id': params.sessionId, 'zero.run.id': params.runId };
   return inSpan(`invoke_agent ${params.agent.id}`, attributes, async (span) => {
     const outcome = await runSteps(deps, params, emit);
