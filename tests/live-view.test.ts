@@ -130,3 +130,51 @@ describe('live-view streams: a cap per user, and idle streams that cost little',
     for (const watcher of watchers) watcher.close();
   });
 });
+
+describe('live-view streams: a cap per session, all its members together', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ maxStreamsPerUser: 10, maxStreamsPerSession: 2 });
+  });
+  afterAll(() => h.close());
+
+  it('the third stream on one session gets 429 naming ZERO_MAX_STREAMS_PER_SESSION, whoever opens it; other sessions are not affected; closing one frees a place', async () => {
+    const { json } = await postJson(`${h.url}/api/v2/sessions`, { agent_id: 'tester' });
+    const id = json.session.session_id as string;
+    for (const user of ['sam', 'tia']) {
+      const put = await fetch(`${h.url}/api/v2/sessions/${id}/members/${user}`, { method: 'PUT', headers: { 'content-type': 'application/json', ...DEV }, body: JSON.stringify({ role: 'viewer' }) });
+      expect(put.status).toBe(201);
+    }
+    const [sam, tia] = [await h.userHeaders('sam'), await h.userHeaders('tia')];
+    const open = (headers: Record<string, string>, sessionId = id) => {
+      const controller = new AbortController();
+      return { response: fetch(`${h.url}/api/v2/sessions/${sessionId}/events`, { headers, signal: controller.signal }), close: () => controller.abort() };
+    };
+    const first = open(DEV);
+    const second = open(sam);
+    expect((await first.response).status).toBe(200);
+    expect((await second.response).status).toBe(200);
+    const third = await fetch(`${h.url}/api/v2/sessions/${id}/events`, { headers: tia });
+    expect(third.status).toBe(429);
+    expect(((await third.json()) as { error: { code: string; message: string; limit: number } }).error).toMatchObject({
+      code: 'too_many_requests',
+      limit: 2,
+      message: expect.stringContaining('ZERO_MAX_STREAMS_PER_SESSION'),
+    });
+    // Another session of the same user is not affected.
+    const elsewhere = open(DEV, (await postJson(`${h.url}/api/v2/sessions`, { agent_id: 'tester' })).json.session.session_id);
+    expect((await elsewhere.response).status).toBe(200);
+    elsewhere.close();
+    // Closing a stream gives its place back.
+    second.close();
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const again = open(tia);
+      status = (await again.response).status;
+      again.close();
+    }
+    expect(status).toBe(200);
+    first.close();
+  });
+});

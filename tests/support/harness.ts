@@ -42,6 +42,7 @@ export interface HarnessOptions {
   /** JWT settings in full (a JWKS URL, a maximum lifetime); replaces `jwtSecret`'s. */
   jwt?: AuthConfig['jwt'];
   maxStreamsPerUser?: number;
+  maxStreamsPerSession?: number;
   /** How outbound requests (web_fetch, webhook callbacks) resolve and dial. */
   outbound?: OutboundOptions;
   webhookCallback?: RuntimeConfig['webhookCallback'];
@@ -106,6 +107,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.jwt ? { jwt: options.jwt } : {}),
     },
     maxStreamsPerUser: options.maxStreamsPerUser,
+    maxStreamsPerSession: options.maxStreamsPerSession,
     memory: options.memory,
     budgets: options.budgets,
     rateLimits: options.rateLimits,

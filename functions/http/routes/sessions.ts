@@ -199,10 +199,22 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
         { limit },
       );
     }
+    // And the session's own count, all its members together: one busy session cannot take every place.
+    const releaseSession = await deps.streams.acquireSession(id, maxDurationMs + 60_000);
+    if (!releaseSession) {
+      await release();
+      const limit = deps.streams.perSession;
+      throw new ZeroError(
+        'too_many_requests',
+        `this session already has ${limit} live-view streams open, the most one session may (ZERO_MAX_STREAMS_PER_SESSION=${limit}); close one and retry`,
+        { limit },
+      );
+    }
     return streamEvents(
       c,
       async function* (signal) {
         signal.addEventListener('abort', () => void release(), { once: true });
+        signal.addEventListener('abort', () => void releaseSession(), { once: true });
         // Shown as "watching now" to the other members until the stream ends.
         const unwatch = await deps.watchers.watch(id, user, signal).catch(() => undefined);
         const watched = watchSession(deps, id, { after: position, signal });

@@ -98,6 +98,8 @@ export interface RuntimeConfig {
   auth?: AuthConfig;
   /** Live-view streams one user may have open at once, across instances. */
   maxStreamsPerUser?: number;
+  /** Live-view streams open on one session at once, all members together (`ZERO_MAX_STREAMS_PER_SESSION`). */
+  maxStreamsPerSession?: number;
   /** Where background runs go: SQS in AWS; by default an in-process queue. */
   queue?: RunQueue;
   /** Time a step may need; a run hands over when less than this is left of its process's time. */
@@ -208,7 +210,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     );
   const runtime: Runtime = {
     auth,
-    streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser),
+    streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser, config.maxStreamsPerSession),
     watchers: new SessionWatchers(db, config.store.table),
     queue,
     handoverReserveMs: config.handoverReserveMs ?? 60_000,
@@ -316,6 +318,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
         : undefined,
     },
     maxStreamsPerUser: positiveInt(env, 'ZERO_MAX_STREAMS_PER_USER', 'streams'),
+    maxStreamsPerSession: positiveInt(env, 'ZERO_MAX_STREAMS_PER_SESSION', 'streams'),
     budgets: budgetLimitsFromEnv(env),
     rateLimits: rateLimitsFromEnv(env),
     memory: {

@@ -44,6 +44,8 @@ export const keys = {
   userProjects: (userId: string) => `PROJECTS#${userId}`,
   /** The live-view streams a user has open (see `StreamSlots`). */
   userStreams: (userId: string) => ({ pk: `USER#${userId}`, sk: 'STREAMS' }),
+  /** The live-view streams open on one session, whoever holds them (same item shape as a user's). */
+  sessionStreams: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'STREAMS' }),
   /** A webhook's delivery claims: by the delivery id its sender gave, or by the SHA-256 of the body. */
   webhook: (hookId: string) => `WEBHOOK#${hookId}`,
   delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,
