@@ -44,6 +44,9 @@ export const keys = {
   userProjects: (userId: string) => `PROJECTS#${userId}`,
   /** The live-view streams a user has open (see `StreamSlots`). */
   userStreams: (userId: string) => ({ pk: `USER#${userId}`, sk: 'STREAMS' }),
+  /** A schedule's fire markers: one per scheduled time, written once (see `fireSchedule`). */
+  schedule: (scheduleId: string) => `SCHEDULE#${scheduleId}`,
+  scheduledFire: (scheduledAt: string) => `FIRE#${scheduledAt}`,
   /** A webhook's delivery claims: by the delivery id its sender gave, or by the SHA-256 of the body. */
   webhook: (hookId: string) => `WEBHOOK#${hookId}`,
   delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,

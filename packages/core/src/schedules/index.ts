@@ -1,0 +1,5 @@
+/** Schedules: cron-timed runs as a schedule's owner. Loads croner: import lazily. */
+export * from './cron';
+export * from './fire';
+export * from './schedule-config';
+export * from './timer';
