@@ -41,6 +41,12 @@ export class ScheduleMarkers {
     this.items = new Table(db, table);
   }
 
+  /** The run a scheduled time started, if a trigger claimed it. */
+  async get(scheduleId: string, scheduledAt: string): Promise<{ session_id: string; run_id: string } | undefined> {
+    const item = await this.items.get({ pk: keys.schedule(scheduleId), sk: keys.scheduledFire(scheduledAt) }, { consistent: true });
+    return item && typeof item.session_id === 'string' && typeof item.run_id === 'string' ? { session_id: item.session_id, run_id: item.run_id } : undefined;
+  }
+
   /** A conditional put; true when this trigger won the scheduled time. */
   claim(scheduleId: string, scheduledAt: string, run: { session_id: string; run_id: string }): Promise<boolean> {
     const now = Date.now();

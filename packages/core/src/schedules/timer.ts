@@ -1,6 +1,6 @@
 import { log, errorText } from '../log';
-import { nextRuns } from './cron';
-import { fireSchedule, type FireOutcome, type ScheduleDeps } from './fire';
+import { fireDueSchedules } from './due';
+import type { FireOutcome, ScheduleDeps } from './fire';
 
 /** What the timer reads the time from and waits with; tests pass a clock they move by hand. */
 export interface Clock {
@@ -27,7 +27,7 @@ export interface ScheduleTimerOptions {
 }
 
 /**
- * The local stand-in for EventBridge Scheduler: one process reads the
+ * The local stand-in for AWS's minute tick (an EventBridge rule): one process reads the
  * schedules, waits until the earliest next time (croner computes it in the
  * schedule's time zone) and fires every schedule due then. A time missed
  * while the process was down is not made up; two processes firing the same
@@ -79,18 +79,8 @@ export class ScheduleTimer {
     const now = this.clock.now();
     let wait = this.pollMs;
     try {
-      const schedules = (await this.deps.schedules.store.list()).filter((s) => !s.paused);
-      for (const schedule of schedules) {
-        // The times in (since, now]: normally one or none.
-        for (const at of nextRuns(schedule.cron, schedule.timezone, new Date(this.since), 5)) {
-          if (at.getTime() > now) {
-            wait = Math.min(wait, at.getTime() - now);
-            break;
-          }
-          const outcome = await fireSchedule(this.deps, schedule.id, at);
-          this.options.onFire?.(schedule.id, at, outcome);
-        }
-      }
+      const { next } = await fireDueSchedules(this.deps, new Date(this.since), new Date(now), this.options.onFire);
+      if (next) wait = Math.min(wait, next.getTime() - now);
     } catch (error) {
       log.error('the schedule timer failed', { error: errorText(error) });
     }
