@@ -137,6 +137,28 @@ export default $config({
     // reported per message so a poison job does not redeliver the others.
     runJobs.subscribe({ ...shared, handler: 'functions/worker.handler' }, { batch: { size: 1, partialResponses: true } });
 
+    // Schedules: an EventBridge rule puts a tick on the run queue every
+    // minute, with the event's time; the worker fires the schedules due then
+    // (their cron expressions and time zones live in the bucket, so a new
+    // schedule needs no deployment). A tick sent twice starts nothing twice:
+    // each (schedule, time) is claimed with a conditional put. Only this rule
+    // may send to the queue on EventBridge's behalf.
+    const tick = new aws.cloudwatch.EventRule('ScheduleTick', { scheduleExpression: 'rate(1 minute)' });
+    new aws.cloudwatch.EventTarget('ScheduleTickTarget', {
+      rule: tick.name,
+      arn: runJobs.arn,
+      inputTransformer: { inputPaths: { time: '$.time' }, inputTemplate: '{"schedules_tick":"<time>"}' },
+    });
+    new aws.sqs.QueuePolicy('RunJobsTicks', {
+      queueUrl: runJobs.url,
+      policy: $jsonStringify({
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: runJobs.arn, Principal: { Service: 'events.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': tick.arn } } },
+        ],
+      }),
+    });
+
     // `bucket`: where to upload agents/ (see the README's deploy section).
     return { api: api.url, bucket: bucket.name };
   },

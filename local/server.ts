@@ -18,6 +18,8 @@ export const CONSOLE_DIR = join(import.meta.dirname, '..', 'console', 'dist');
 export interface ServerOptions extends AppOptions {
   /** Static files served at `/` (the console); nothing is served when the folder does not exist. */
   consoleDir?: string;
+  /** Runs the schedules with an in-process timer (`npm start` does; the test harness does not, its tests drive their own). */
+  scheduleTimer?: boolean;
 }
 
 /** Serves the same Hono app as Lambda, on Node, and the console's static files at `/`. */
@@ -43,11 +45,14 @@ export async function startServer(config: RuntimeConfig, port = 0, hostname = '1
     });
     s.once('error', reject);
   });
+  // Locally nothing else fires schedules: this process's timer stands in for EventBridge Scheduler.
+  const timer = options.scheduleTimer ? new (await import('@zero/core/schedules')).ScheduleTimer(runtime).start() : undefined;
   const address = server.address() as AddressInfo;
   return {
     url: `http://${hostname}:${address.port}`,
     runtime,
     close: async () => {
+      timer?.stop();
       await new Promise<void>((resolve) => {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         server.close(() => resolve());

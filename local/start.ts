@@ -28,7 +28,7 @@ async function main() {
   config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key: devKey, user: { id: 'dev', name: 'Developer' } }] };
   try {
     ({ agents } = await mirrorAgents(stack.store, agentsDir));
-    server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, host).catch((error) => {
+    server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, host, { scheduleTimer: true }).catch((error) => {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new Error(`port ${port} on ${host} is already in use (another Zero, or another program). Stop it, or set PORT to a free port.`);
       if (code === 'EACCES') throw new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);

@@ -151,4 +151,19 @@ describe('the SST program', () => {
     // Function URLs now also require InvokeFunction; SST limits it to calls through the URL.
     expect(permissions).toContainEqual(expect.objectContaining({ action: 'lambda:InvokeFunction', principal: '*', invokedViaFunctionUrl: true }));
   });
+  it('ticks the run queue every minute with an EventBridge rule, the only sender the queue lets EventBridge be', () => {
+    const queue = named('aws:sqs/queue:Queue', 'RunJobsQueue').inputs.name as string;
+    const queueArn = `arn:aws:sqs:us-east-1:123456789012:${queue}`;
+    const rule = one('aws:cloudwatch/eventRule:EventRule');
+    expect(rule.inputs.scheduleExpression).toBe('rate(1 minute)');
+    const target = one('aws:cloudwatch/eventTarget:EventTarget').inputs;
+    expect(target.arn).toBe(queueArn);
+    expect(target.inputTransformer).toEqual({ inputPaths: { time: '$.time' }, inputTemplate: '{"schedules_tick":"<time>"}' });
+    const statements = policy(one('aws:sqs/queuePolicy:QueuePolicy').inputs.policy).Statement;
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn, Principal: { Service: 'events.amazonaws.com' } });
+    // Only the tick rule (its ARN, as the test mocks name it) may send.
+    expect(statements[0]!.Condition).toEqual({ ArnEquals: { 'aws:SourceArn': 'arn:aws:cloudwatch:us-east-1:123456789012:scheduletick-mock' } });
+    expect(rule.name).toBe('ScheduleTick');
+  });
 });

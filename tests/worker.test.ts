@@ -73,4 +73,28 @@ describe('the worker function', () => {
     expect(h.fake.requests).toHaveLength(1);
     expect((await getJson(`${h.url}/api/v2/sessions/worker-session`, DEV)).json.history).toHaveLength(3);
   });
+  it("fires the schedules due at EventBridge's minute tick, once however often the tick is delivered", async () => {
+    const put = await fetch(`${h.url}/api/v2/schedules/worker-tick`, {
+      method: 'PUT',
+      headers: { ...DEV, 'content-type': 'application/json' },
+      body: JSON.stringify({ cron: '30 18 * * *', timezone: 'Asia/Tokyo', agent_id: 'tester', prompt: 'Close the day.', owner: { user_id: 'erin' } }),
+    });
+    expect(put.status).toBe(201);
+    h.fake.script({ text: 'Closed.' }, { text: 'A second run must never be asked for.' });
+    const erin = await h.userHeaders('erin');
+    // 18:30 in Tokyo is 09:30 UTC; the rule's tick for 09:31 looks back over it.
+    const tick = { id: 'tick', body: '{"schedules_tick":"2026-05-04T09:31:00Z"}' };
+    const context = { getRemainingTimeInMillis: () => 900_000 };
+    expect((await handler(sqsEvent([tick]), context)).batchItemFailures).toEqual([]);
+    const started = await h.server.runtime.schedules.markers.get('worker-tick', '2026-05-04T09:30:00.000Z');
+    expect(started).toEqual({ session_id: expect.any(String), run_id: expect.stringMatching(/^run_/) });
+    // Delivered again (SQS is at-least-once), and the next minute's tick looking back over 09:30: nothing new.
+    expect((await handler(sqsEvent([{ ...tick, id: 'tick-again' }, { id: 'next-tick', body: '{"schedules_tick":"2026-05-04T09:32:00Z"}' }]), context)).batchItemFailures).toEqual([]);
+    expect(await h.server.runtime.schedules.markers.get('worker-tick', '2026-05-04T09:30:00.000Z')).toEqual(started);
+    const session = await getJson(`${h.url}/api/v2/sessions/${started!.session_id}`, erin);
+    expect(session.json.role).toBe('owner');
+    expect(session.json.history.filter((r: { kind: string }) => r.kind === 'user_message')).toEqual([
+      expect.objectContaining({ text: 'Close the day.', run_id: started!.run_id, author: { id: 'schedule:worker-tick', name: 'Schedule (worker-tick)' } }),
+    ]);
+  });
 });

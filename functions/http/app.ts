@@ -21,6 +21,7 @@ import { approvalRoutes } from './routes/approvals';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
+import { scheduleRoutes } from './routes/schedules';
 import { subscriptionRoutes } from './routes/subscriptions';
 import { projectRoutes } from './projects';
 import { memoryRoutes } from './memories';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', keyRoutes(deps));
   api.route('/', hookRoutes(deps));
   api.route('/', subscriptionRoutes(deps));
+  api.route('/', scheduleRoutes(deps));
   api.route('/', projectRoutes(deps));
   api.route('/', memoryRoutes(deps));
   api.route('/', agentRoutes(deps));

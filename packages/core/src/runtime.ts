@@ -61,6 +61,8 @@ import type { GitHubSettings } from './github/settings';
 import type { SubscriptionSettings } from './subscriptions/publish';
 import type { CallbackOptions } from './webhooks/callback';
 import { HookStore } from './webhooks/hook-config';
+import { ScheduleStore } from './schedules/schedule-config';
+import { ScheduleMarkers, type Schedules } from './schedules/fire';
 import { WebhookStore } from './webhooks/webhook-store';
 import type { SecretResolver, Webhooks } from './webhooks/webhooks';
 
@@ -138,6 +140,8 @@ export interface Runtime extends ChatDeps {
   /** Who has a live view open on each session. */
   watchers: SessionWatchers;
   webhooks: Webhooks;
+  /** Cron-timed runs: the schedules in the bucket, their fire markers in the table. */
+  schedules: Schedules;
   /** How GitHub is reached, for hydrating projects and reporting on pull requests. */
   github: GitHubSettings;
   /** Signed outbound events: where subscriptions live, their secrets, how deliveries go out. */
@@ -257,6 +261,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
       callback: { ...config.outbound, ...config.webhookCallback },
     },
+    schedules: { store: new ScheduleStore(artifacts), markers: new ScheduleMarkers(db, config.store.table) },
     github: {
       options: { ...config.outbound, ...config.github },
       token: config.githubToken ?? ((ref) => process.env[ref] || undefined),

@@ -46,6 +46,9 @@ export const keys = {
   userStreams: (userId: string) => ({ pk: `USER#${userId}`, sk: 'STREAMS' }),
   /** The live-view streams open on one session, whoever holds them (same item shape as a user's). */
   sessionStreams: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'STREAMS' }),
+  /** A schedule's fire markers: one per scheduled time, written once (see `fireSchedule`). */
+  schedule: (scheduleId: string) => `SCHEDULE#${scheduleId}`,
+  scheduledFire: (scheduledAt: string) => `FIRE#${scheduledAt}`,
   /** A webhook's delivery claims: by the delivery id its sender gave, or by the SHA-256 of the body. */
   webhook: (hookId: string) => `WEBHOOK#${hookId}`,
   delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,

@@ -41,6 +41,8 @@ export const projectIdSchema = z
 export const scannerSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a scanner name such as "code-security"');
 
 /** A hook id: lower-case letters, digits and dashes, used in the URL `/api/v2/webhooks/<id>`. */
+/** A schedule's id, chosen by the administrator like a hook's. */
+export const scheduleIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes (at most 63)');
 export const hookIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes (at most 63)');
 
 /** An API key's id, as `POST /keys` returns it: 12 hex digits. */

@@ -236,6 +236,42 @@ export const hookInputSchema = z.strictObject({
 });
 export type HookInput = z.input<typeof hookInputSchema>;
 
+/** An IANA time zone the runtime knows (`Europe/Lisbon`); checked with Intl, which knows the same names croner uses. */
+const timeZoneSchema = z
+  .string({ error: 'is required: an IANA time zone such as "Europe/Lisbon"' })
+  .min(1)
+  .max(64)
+  .refine((zone) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'is not an IANA time zone such as "Europe/Lisbon"');
+
+/** A schedule as an administrator sends it (`PUT /api/v2/schedules/:schedule_id`). */
+export const scheduleInputSchema = z.strictObject({
+  /** Five fields: minute hour day-of-month month day-of-week (`0 9 * * 1-5`); parsed with croner when stored. */
+  cron: z.string({ error: 'is required: five fields such as "0 9 * * 1-5"' }).max(200).regex(/^\s*\S+(\s+\S+){4}\s*$/, 'must have five fields: minute hour day-of-month month day-of-week'),
+  /** The time zone the cron expression is read in; required, so "9 o'clock" means someone's 9 o'clock. */
+  timezone: timeZoneSchema,
+  agent_id: agentId,
+  /** A fixed `owner/repo` project the session works on. */
+  project: projectIdSchema.optional(),
+  /** The message the agent answers at each scheduled time. */
+  prompt: z.string().min(1).max(20_000),
+  /** Whose session each run is. */
+  owner: z.strictObject({ user_id: userIdSchema, name: z.string().min(1).max(200).optional() }),
+  members: z
+    .array(z.strictObject({ user_id: userIdSchema, name: z.string().min(1).max(200).optional(), role: roleSchema.default('viewer') }))
+    .max(50)
+    .default([]),
+  /** A paused schedule starts nothing; storing it with `paused: false` resumes it (and forgets its failures). */
+  paused: z.boolean().default(false),
+});
+export type ScheduleInput = z.input<typeof scheduleInputSchema>;
+
 /** The events a subscription may receive. */
 export const subscriptionEventSchema = z.enum(['session.created', 'run.completed', 'run.failed', 'run.awaiting_approval']);
 export type SubscriptionEvent = z.infer<typeof subscriptionEventSchema>;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { hookInputSchema, subscriptionInputSchema } from './requests';
+import { hookInputSchema, scheduleInputSchema, subscriptionInputSchema } from './requests';
 import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
 import { permissionMapSchema, permissionModeSchema, toolPolicySchema } from './permissions';
 import { mcpServerViewSchema } from './mcp-servers';
@@ -339,6 +339,12 @@ export const keyListSchema = z.object({ keys: z.array(apiKeyInfoSchema) });
 export const hookSchema = hookInputSchema.extend({ id: z.string(), created_at: z.string(), updated_at: z.string(), url: z.string() }).loose();
 export const hookResponseSchema = z.object({ hook: hookSchema });
 export const hookListSchema = z.object({ hooks: z.array(hookSchema) });
+
+/** A schedule as stored, with why it paused itself and its next five times (ISO, UTC). */
+export const scheduleSchema = scheduleInputSchema
+  .extend({ id: z.string(), paused_reason: z.string().optional(), failures: z.number().int(), created_at: z.string(), updated_at: z.string(), next_runs: z.array(z.string()) })
+  .loose();
+export const scheduleResponseSchema = z.object({ schedule: scheduleSchema });
 
 /** A subscription as stored. */
 export const subscriptionSchema = subscriptionInputSchema.extend({ id: z.string(), created_at: z.string(), updated_at: z.string() }).loose();

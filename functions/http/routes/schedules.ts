@@ -1,0 +1,49 @@
+import { Hono } from 'hono';
+import * as z from 'zod';
+import { forbidden, notFound, requireAgent } from '@zero/core';
+import { scheduleIdSchema, scheduleInputSchema, scheduleResponseSchema } from '@zero/core/wire';
+import type { ScheduleConfig } from '@zero/core/schedules';
+import { describe, json, param } from '../declare';
+import type { AppDeps, Env } from '../env';
+
+// croner is loaded with the first schedule request, not at cold start.
+const schedules = () => import('@zero/core/schedules');
+
+/** A schedule as the API shows it: its own state and the next five times (UTC), none while it is paused. */
+async function scheduleView(schedule: ScheduleConfig, now = new Date()) {
+  const { v: _v, ...rest } = schedule;
+  const next = schedule.paused ? [] : (await schedules()).nextRuns(schedule.cron, schedule.timezone, now, 5);
+  return { ...rest, next_runs: next.map((d) => d.toISOString()) };
+}
+
+/** Schedule management (administrators only); behind the API's bearer auth. */
+export function scheduleRoutes(deps: AppDeps) {
+  const app = new Hono<Env>();
+  const admin = (c: { get(key: 'user'): { admin: boolean } }) => {
+    if (!c.get('user').admin) throw forbidden('managing schedules needs an administrator');
+  };
+  const id = param(z.object({ schedule_id: scheduleIdSchema }));
+
+  app.put('/schedules/:schedule_id', describe({ summary: 'Create or replace a schedule (administrators)', responses: { 200: scheduleResponseSchema, 201: scheduleResponseSchema } }), id, json(scheduleInputSchema), async (c) => {
+    admin(c);
+    const input = c.req.valid('json');
+    // A 400 naming `cron` when croner cannot read it in the time zone.
+    (await schedules()).parseCron(input.cron, input.timezone);
+    await requireAgent(deps.catalog, input.agent_id);
+    const { schedule, created } = await deps.schedules.store.put(c.req.valid('param').schedule_id, input);
+    return c.json({ schedule: await scheduleView(schedule) }, created ? 201 : 200);
+  });
+
+  app.get('/schedules/:schedule_id', describe({ summary: 'A schedule and its next five times (administrators)', responses: { 200: scheduleResponseSchema } }), async (c) => {
+    admin(c);
+    return c.json({ schedule: await scheduleView(await deps.schedules.store.require(c.req.param('schedule_id'))) });
+  });
+
+  app.delete('/schedules/:schedule_id', describe({ summary: 'Delete a schedule (administrators)', responses: { 204: null } }), async (c) => {
+    admin(c);
+    if (!(await deps.schedules.store.delete(c.req.param('schedule_id')))) throw notFound(`no schedule "${c.req.param('schedule_id')}"`, 'schedule_id');
+    return c.body(null, 204);
+  });
+
+  return app;
+}

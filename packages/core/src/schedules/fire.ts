@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ProjectAccess } from '../projects/project-access';
+import type { RunQueue } from '../sessions/queue';
+import type { FinishedRun } from '../sessions/runner-deps';
+import { keys } from '../store/keys';
+import type { LogRecord, SessionMeta } from '../store/records';
+import type { SessionStore } from '../store/session-store';
+import { Table } from '../store/table';
+import { errorText, log } from '../log';
+import type { ScheduleConfig, ScheduleStore } from './schedule-config';
+
+/** Failed runs in a row after which a schedule pauses itself. */
+export const MAX_FAILURES_IN_A_ROW = 3;
+/** How long a fire marker is kept (the table's TTL): long after any trigger for that time could be retried. */
+const MARKER_TTL_SECONDS = 30 * 24 * 3600;
+const SCHEDULE_AUTHOR = 'schedule:';
+
+/** The author id of the messages a schedule writes, by which a run's end is traced back to its schedule. */
+export const scheduleAuthorId = (scheduleId: string) => `${SCHEDULE_AUTHOR}${scheduleId}`;
+
+/** Schedules in the bucket and their fire markers in the table. */
+export interface Schedules {
+  store: ScheduleStore;
+  markers: ScheduleMarkers;
+}
+
+export interface ScheduleDeps {
+  schedules: Schedules;
+  sessions: SessionStore;
+  projectAccess: ProjectAccess;
+  queue: RunQueue;
+  onSessionCreated?: (session: SessionMeta) => void;
+}
+
+/** One item per (schedule, scheduled time): whoever writes it first starts the run. */
+export class ScheduleMarkers {
+  private readonly items: Table;
+
+  constructor(db: DynamoDBDocumentClient, table: string) {
+    this.items = new Table(db, table);
+  }
+
+  /** The run a scheduled time started, if a trigger claimed it. */
+  async get(scheduleId: string, scheduledAt: string): Promise<{ session_id: string; run_id: string } | undefined> {
+    const item = await this.items.get({ pk: keys.schedule(scheduleId), sk: keys.scheduledFire(scheduledAt) }, { consistent: true });
+    return item && typeof item.session_id === 'string' && typeof item.run_id === 'string' ? { session_id: item.session_id, run_id: item.run_id } : undefined;
+  }
+
+  /** A conditional put; true when this trigger won the scheduled time. */
+  claim(scheduleId: string, scheduledAt: string, run: { session_id: string; run_id: string }): Promise<boolean> {
+    const now = Date.now();
+    return this.items.putNew({
+      pk: keys.schedule(scheduleId),
+      sk: keys.scheduledFire(scheduledAt),
+      v: 1,
+      ...run,
+      at: new Date(now).toISOString(),
+      expires_at: Math.ceil(now / 1000) + MARKER_TTL_SECONDS,
+    });
+  }
+}
+
+export type FireOutcome =
+  | { status: 'started'; session_id: string; run_id: string }
+  | { status: 'duplicate' }
+  | { status: 'skipped'; reason: 'unknown' | 'paused' }
+  | { status: 'failed'; error: string };
+
+/**
+ * Starts a schedule's run for one scheduled time: a new session owned by the
+ * schedule's owner, the prompt in its inbox, the session on the run queue.
+ * At most once per (schedule, scheduled time), whichever timer, retry or
+ * second instance triggers it: the marker's conditional put decides. A run
+ * that could not be started counts as a failed run. Does not throw.
+ */
+export async function fireSchedule(deps: ScheduleDeps, id: string, scheduledAt: Date): Promise<FireOutcome> {
+  const schedule = await deps.schedules.store.get(id);
+  if (!schedule) return { status: 'skipped', reason: 'unknown' };
+  if (schedule.paused) return { status: 'skipped', reason: 'paused' };
+
+  const sessionId = randomUUID();
+  const runId = `run_${randomUUID()}`;
+  const at = scheduledAt.toISOString();
+  if (!(await deps.schedules.markers.claim(id, at, { session_id: sessionId, run_id: runId }))) return { status: 'duplicate' };
+
+  try {
+    await startRun(deps, schedule, { sessionId, runId, at });
+    return { status: 'started', session_id: sessionId, run_id: runId };
+  } catch (error) {
+    await deps.sessions.deleteSession(sessionId).catch(() => undefined);
+    const message = String((error as Error)?.message ?? error);
+    log.error('a scheduled run could not be started', { schedule_id: id, scheduled_at: at, error: errorText(error) });
+    await recordOutcome(deps.schedules.store, id, `the run for ${at} could not be started: ${message}`);
+    return { status: 'failed', error: message };
+  }
+}
+
+async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { sessionId: string; runId: string; at: string }): Promise<void> {
+  const now = new Date().toISOString();
+  const firstLine = schedule.prompt.trim().split('\n')[0] ?? '';
+  const title = `${schedule.id}: ${firstLine}`.replace(/\s+/g, ' ').trim();
+  const session = await deps.sessions.createSession(
+    {
+      session_id: job.sessionId,
+      title: title.length > 200 ? `${title.slice(0, 197)}...` : title,
+      agent_id: schedule.agent_id,
+      project_id: schedule.project,
+      created_by: schedule.owner.user_id,
+      created_at: now,
+      updated_at: now,
+    },
+    schedule.owner,
+  );
+  const members = schedule.members.filter((m) => m.user_id !== schedule.owner.user_id);
+  const written = await Promise.allSettled([
+    ...members.map((m) => deps.sessions.putMember(session, { user_id: m.user_id, name: m.name, role: m.role, added_at: now })),
+    ...(schedule.project ? [deps.projectAccess.grantHook(schedule.project, `schedule-${schedule.id}`, [{ ...schedule.owner, role: 'owner' as const }, ...members])] : []),
+    deps.sessions.enqueue(job.sessionId, {
+      run_id: job.runId,
+      text: schedule.prompt,
+      author: { id: scheduleAuthorId(schedule.id), name: `Schedule (${schedule.id})` },
+      agent_id: schedule.agent_id,
+      project_id: schedule.project,
+      at: now,
+    }),
+  ]);
+  const failed = written.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  await deps.queue.send({ session_id: job.sessionId, reason: 'schedule' });
+  deps.onSessionCreated?.(session);
+}
+
+/**
+ * Counts a scheduled run's end: a run that failed (an error, a limit, a
+ * budget) adds to the schedule's failures in a row, a completed one clears
+ * them, a cancelled one leaves them. Other runs are left alone without a
+ * read. Does not throw.
+ */
+export async function scheduledRunEnded(deps: Pick<ScheduleDeps, 'schedules'>, finished: FinishedRun): Promise<void> {
+  const question = finished.history.find((r) => r.kind === 'user_message' && r.run_id === finished.runId);
+  const author = question?.kind === 'user_message' ? question.author?.id : undefined;
+  if (!author?.startsWith(SCHEDULE_AUTHOR)) return;
+  const end = finished.history.find((r): r is Extract<LogRecord, { kind: 'run_end' }> => r.kind === 'run_end' && r.run_id === finished.runId);
+  if (!end || end.status === 'cancelled') return;
+  const id = author.slice(SCHEDULE_AUTHOR.length);
+  try {
+    if (end.status === 'completed') await recordOutcome(deps.schedules.store, id, undefined);
+    else await recordOutcome(deps.schedules.store, id, `run ${finished.runId} ended with "${end.status}"${end.error ? `: ${end.error.message}` : ''}`);
+  } catch (error) {
+    log.error('recording a scheduled run failed', { schedule_id: id, error: errorText(error) });
+  }
+}
+
+/** A success (no failure) clears the count; the third failure in a row pauses the schedule with that failure as the reason. */
+async function recordOutcome(store: ScheduleStore, id: string, failure: string | undefined): Promise<void> {
+  const schedule = await store.get(id);
+  if (!schedule) return;
+  if (!failure) {
+    if (schedule.failures > 0) await store.save({ ...schedule, failures: 0 });
+    return;
+  }
+  const failures = schedule.failures + 1;
+  const pause = failures >= MAX_FAILURES_IN_A_ROW;
+  if (pause) log.warn('a schedule paused itself', { schedule_id: id, failures });
+  await store.save({
+    ...schedule,
+    failures,
+    ...(pause ? { paused: true, paused_reason: `${failures} failed runs in a row; the last: ${failure}`.slice(0, 2000) } : {}),
+  });
+}
