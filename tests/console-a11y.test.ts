@@ -1,22 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, PHONE, seriousViolations, shot } from './support/browser';
-import { startHarness, type Harness } from './support/harness';
+import type { Harness } from './support/harness';
 
 describe('the console: keyboard and accessibility', () => {
   let h: Harness;
   let browser: ConsoleBrowser;
-  beforeAll(async () => {
-    h = await startHarness();
-    browser = await ConsoleBrowser.launch(h);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
-  afterEach(() => {
-    h.fake.reset();
-    expect(browser.pageErrors).toEqual([]);
-  });
+  beforeAll(async () => ({ h, browser } = await ConsoleBrowser.open()));
+  afterAll(() => browser?.closeAll());
+  afterEach(() => browser.settle());
 
   it('Enter sends, Shift+Enter starts a new line, Esc stops the answer', async () => {
     const page = await browser.signIn('wren', 'Wren');

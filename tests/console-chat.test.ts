@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, PHONE, shot } from './support/browser';
-import { startHarness, type Harness } from './support/harness';
+import type { Harness } from './support/harness';
 
 const ANSWER = [
   '# Release notes\n\n',
@@ -17,18 +17,9 @@ const ANSWER = [
 describe('the console chat, in a real browser', () => {
   let h: Harness;
   let browser: ConsoleBrowser;
-  beforeAll(async () => {
-    h = await startHarness();
-    browser = await ConsoleBrowser.launch(h);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
-  afterEach(() => {
-    h.fake.reset();
-    expect(browser.pageErrors).toEqual([]);
-  });
+  beforeAll(async () => ({ h, browser } = await ConsoleBrowser.open()));
+  afterAll(() => browser?.closeAll());
+  afterEach(() => browser.settle());
   const assistant = (page: Page) => page.getByTestId('message-assistant');
 
   async function ask(page: Page, text: string) {

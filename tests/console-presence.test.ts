@@ -1,23 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, shot } from './support/browser';
-import { getJson, postJson, send, startHarness, type Harness } from './support/harness';
+import { getJson, postJson, send, type Harness } from './support/harness';
 
 /** Who is watching, what is new since a member last looked, and searching past the loaded sessions, in the console. */
 describe('the console: watchers, unread dots and title search', () => {
   let h: Harness;
   let browser: ConsoleBrowser;
-  beforeAll(async () => {
-    h = await startHarness();
-    browser = await ConsoleBrowser.launch(h);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
-  afterEach(() => {
-    h.fake.reset();
-    expect(browser.pageErrors).toEqual([]);
-  });
+  beforeAll(async () => ({ h, browser } = await ConsoleBrowser.open()));
+  afterAll(() => browser?.closeAll());
+  afterEach(() => browser.settle());
 
   async function openSession(headers: Record<string, string>, title: string): Promise<string> {
     const { status, json } = await postJson(`${h.url}/api/v2/sessions`, { title, agent_id: 'tester' }, headers);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tarGz } from './support/archive';
 import { ConsoleBrowser, PHONE, seriousViolations, shot } from './support/browser';
-import { getJson, startHarness, type Harness } from './support/harness';
+import { getJson, type Harness } from './support/harness';
 
 /** The smallest PDF a viewer opens: one empty page. */
 const PDF = '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n';
@@ -14,19 +14,14 @@ describe('the console: projects and reports', () => {
   let browser: ConsoleBrowser;
   let dir: string;
   beforeAll(async () => {
-    h = await startHarness();
-    browser = await ConsoleBrowser.launch(h);
+    ({ h, browser } = await ConsoleBrowser.open());
     dir = await mkdtemp(join(tmpdir(), 'zero-console-projects-'));
   });
   afterAll(async () => {
-    await browser?.close();
-    await h?.close();
+    await browser?.closeAll();
     await rm(dir, { recursive: true, force: true });
   });
-  afterEach(() => {
-    h.fake.reset();
-    expect(browser.pageErrors).toEqual([]);
-  });
+  afterEach(() => browser.settle());
 
   it('browses a project: reports open (Markdown rendered, the PDF in the viewer) and download; files show; a .tar.gz and a folder upload', async () => {
     const ada = await h.userHeaders('ada', 'Ada');

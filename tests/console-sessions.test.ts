@@ -1,24 +1,15 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, PHONE, shot, shownSession } from './support/browser';
-import { getJson, postJson, startHarness, type Harness } from './support/harness';
+import { getJson, postJson, type Harness } from './support/harness';
 
 /** Sessions, members and the account, as the console manages them. */
 describe('the console: sessions, members and account', () => {
   let h: Harness;
   let browser: ConsoleBrowser;
-  beforeAll(async () => {
-    h = await startHarness();
-    browser = await ConsoleBrowser.launch(h);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
-  afterEach(() => {
-    h.fake.reset();
-    expect(browser.pageErrors).toEqual([]);
-  });
+  beforeAll(async () => ({ h, browser } = await ConsoleBrowser.open()));
+  afterAll(() => browser?.closeAll());
+  afterEach(() => browser.settle());
 
   /** Opens a session through the API as this user. */
   async function openSession(headers: Record<string, string>, title: string): Promise<string> {

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, seriousViolations, shot } from './support/browser';
-import { DEV, DEV_KEY, send, startHarness, type Harness } from './support/harness';
+import { DEV, DEV_KEY, send, type Harness } from './support/harness';
 
 /** The console's usage page: a week of tokens, cost and runs, everyone's for administrators, one's own otherwise. */
 describe('the console: usage', () => {
@@ -9,8 +9,7 @@ describe('the console: usage', () => {
   let browser: ConsoleBrowser;
   const cost: Record<string, number> = {};
   beforeAll(async () => {
-    h = await startHarness();
-    browser = await ConsoleBrowser.launch(h);
+    ({ h, browser } = await ConsoleBrowser.open());
     // Alice's run uses 1,000 + 200 and 2,000 + 300 tokens over a tool call; bob's 500 + 100.
     h.fake.script(
       { toolCalls: [{ name: 'echo', input: { text: 'a' } }], usage: { input_tokens: 1000, output_tokens: 200 } },
@@ -24,14 +23,8 @@ describe('the console: usage', () => {
       cost[user] = (await send(h, 'GET', `/sessions/${chat.json.session_id}`, headers)).json.spend.cost_usd;
     }
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
-  afterEach(() => {
-    h.fake.reset();
-    expect(browser.pageErrors).toEqual([]);
-  });
+  afterAll(() => browser?.closeAll());
+  afterEach(() => browser.settle());
 
   const rows = async (page: Page) =>
     page

@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CONSOLE_DIR } from '../../local/server';
-import type { Harness } from './harness';
+import { expect } from 'vitest';
+import { startHarness, type Harness, type HarnessOptions } from './harness';
 
 /** Debian's Chromium; a test tool's own browser download cannot work here. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -12,6 +13,9 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 export const SCREENSHOTS = join(import.meta.dirname, '..', 'screenshots');
 export const DESKTOP = { width: 1200, height: 800 };
 export const PHONE = { width: 390, height: 844 };
+
+/** How a test page looks: its viewport and colour scheme. */
+type PageOptions = { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' };
 
 /** A Chromium for the console's tests; each signed-in page records its uncaught errors in `pageErrors`. */
 export class ConsoleBrowser {
@@ -22,6 +26,24 @@ export class ConsoleBrowser {
     private readonly h: Harness,
   ) {}
 
+  /** A console suite's world: the harness (fake model, stores, Zero) and Chromium pointed at it. */
+  static async open(options: HarnessOptions = {}): Promise<{ h: Harness; browser: ConsoleBrowser }> {
+    const h = await startHarness(options);
+    return { h, browser: await ConsoleBrowser.launch(h) };
+  }
+
+  /** After each test: the fake model's script is cleared, and no page threw an uncaught error. */
+  settle(): void {
+    this.h.fake.reset();
+    expect(this.pageErrors).toEqual([]);
+  }
+
+  /** Closes Chromium, then the harness it was launched on. */
+  async closeAll(): Promise<void> {
+    await this.close();
+    await this.h.close();
+  }
+
   static async launch(h: Harness): Promise<ConsoleBrowser> {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     if (!existsSync(join(CONSOLE_DIR, 'index.html'))) throw new Error('the console is not built: npm run build:console');
@@ -30,23 +52,24 @@ export class ConsoleBrowser {
   }
 
   /** A fresh browser profile, not signed in. */
-  async newPage(options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+  newPage(options: PageOptions = {}): Promise<Page> {
+    return this.open('anonymous', options);
+  }
+
+  /** A page in a fresh profile whose uncaught errors are recorded under `who`; `clipboard` grants the copy buttons their permission. */
+  private async open(who: string, options: PageOptions, clipboard = false): Promise<Page> {
     const context = await this.browser.newContext({ viewport: options.viewport ?? DESKTOP, colorScheme: options.colorScheme ?? 'light' });
+    if (clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: this.h.url });
     this.contexts.push(context);
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
-    page.on('pageerror', (error) => this.pageErrors.push(`[anonymous] ${error.stack ?? error.message}`));
+    page.on('pageerror', (error) => this.pageErrors.push(`[${who}] ${error.stack ?? error.message}`));
     return page;
   }
 
   /** A fresh browser profile signed in as this user (a key made through the API), at the console's start page. */
-  async signIn(userId: string, name: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-    const context = await this.browser.newContext({ viewport: options.viewport ?? DESKTOP, colorScheme: options.colorScheme ?? 'light' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: this.h.url });
-    this.contexts.push(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (error) => this.pageErrors.push(`[${userId}] ${error.stack ?? error.message}`));
+  async signIn(userId: string, name: string, options: PageOptions = {}): Promise<Page> {
+    const page = await this.open(userId, options, true);
     const key = (await this.h.userHeaders(userId, name)).authorization!.replace(/^Bearer /, '');
     await page.goto(`${this.h.url}/`);
     await page.getByTestId('api-key').fill(key);
