@@ -43,7 +43,7 @@ export async function oneShot(connection: Connection, body: ChatInput, options: 
   const rich = !options.json && !options.jsonl && richOutput();
   const c = colors(richOutput(process.stderr));
   const agentColors = rich ? await agentColorMap(connection) : undefined;
-  const render = rich ? (await import('../render/markdown')).renderMarkdown : undefined;
+  const render = rich ? await (await import('../render/markdown')).loadMarkdownRenderer() : undefined;
   const view = options.json || options.jsonl ? undefined : new RunView({ rich, out: process.stdout, side: process.stderr, agentColors, render });
   // Ctrl+C once stops the run through the cancel route (what was said is kept); twice leaves at once.
   const controller = new AbortController();

@@ -68,7 +68,7 @@ export async function watchSession(profile: string | undefined, id: string, opti
   const { client } = connection;
   const detail = await client.getSession(id);
   const rich = !options.jsonl && richOutput();
-  const render = rich ? (await import('../render/markdown')).renderMarkdown : undefined;
+  const render = rich ? await (await import('../render/markdown')).loadMarkdownRenderer() : undefined;
   const view = options.jsonl ? undefined : new RunView({ rich, out: process.stdout, side: process.stderr, agentColors: rich ? await agentColorMap(connection) : undefined, render });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());

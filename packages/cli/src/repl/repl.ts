@@ -73,7 +73,7 @@ class Repl {
     const history = await loadHistory(historyPath());
     [this.agentColors, this.render] = await Promise.all([
       agentColorMap(this.connection),
-      this.rich ? import('../render/markdown').then((m) => m.renderMarkdown) : Promise.resolve(undefined),
+      this.rich ? import('../render/markdown').then((m) => m.loadMarkdownRenderer()) : Promise.resolve(undefined),
     ]);
     if (this.sessionId) await this.resume(this.sessionId);
     this.rl = createInterface({ input: process.stdin, output: process.stdout, history, historySize: 1000, removeHistoryDuplicates: true, terminal: !!process.stdin.isTTY });
