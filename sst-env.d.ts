@@ -10,6 +10,12 @@ declare module "sst" {
       "type": "sst.sst.Secret"
       "value": string
     }
+    "ZeroSchedules": {
+      "group": string
+      "queueArn": string
+      "roleArn": string
+      "type": "sst.sst.Linkable"
+    }
     "ZeroRunQueue": {
       "type": "sst.sst.Linkable"
       "url": string

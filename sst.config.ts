@@ -99,6 +99,39 @@ export default $config({
       include: [sst.aws.permission({ actions: ['sqs:SendMessage'], resources: [runJobs.arn] })],
     });
 
+    // Schedules: each is an EventBridge Scheduler schedule in Zero's own group,
+    // created, changed and deleted by the functions as administrators manage
+    // schedules (the cron and time zone live in the bucket, so a new schedule
+    // needs no deployment). It fires by putting a `schedule_fire` job on the
+    // run queue, sent with a role that may do that and nothing else; a firing
+    // sent twice starts nothing twice (each (schedule, time) is claimed with a
+    // conditional put). The functions may manage the group's schedules only,
+    // and hand over that role to EventBridge Scheduler only.
+    const scheduleGroup = new aws.scheduler.ScheduleGroup('Schedules');
+    const schedulerRole = new aws.iam.Role('SchedulerRole', {
+      assumeRolePolicy: $jsonStringify({
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': account } } }],
+      }),
+      inlinePolicies: [
+        { name: 'send-schedule-fires', policy: $jsonStringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: runJobs.arn }] }) },
+      ],
+    });
+    const zeroSchedules = new sst.Linkable('ZeroSchedules', {
+      properties: { group: scheduleGroup.name, roleArn: schedulerRole.arn, queueArn: runJobs.arn },
+      include: [
+        sst.aws.permission({
+          actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+          resources: [$interpolate`arn:aws:scheduler:${region}:${account}:schedule/${scheduleGroup.name}/*`],
+        }),
+        sst.aws.permission({
+          actions: ['iam:PassRole'],
+          resources: [schedulerRole.arn],
+          conditions: [{ test: 'StringEquals', variable: 'iam:PassedToService', values: ['scheduler.amazonaws.com'] }],
+        }),
+      ],
+    });
+
 
     // What both functions share: runtime, size, links and logs.
     const shared = {
@@ -114,7 +147,7 @@ export default $config({
       // (~0.6 vCPU) module init and SSE encoding stay quick. 512 MB would
       // nearly double the cold start for a small saving.
       memory: '1024 MB',
-      link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue],
+      link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue, zeroSchedules],
       // Code behind import() (the agent parser's YAML library, tools' heavy
       // dependencies) goes into chunks loaded on first use, not at cold start;
       // the AWS SDK is bundled (SST's default): see bench/bundle-function.ts.
@@ -136,28 +169,6 @@ export default $config({
     // The worker: one job per invocation (a job may run for minutes), failures
     // reported per message so a poison job does not redeliver the others.
     runJobs.subscribe({ ...shared, handler: 'functions/worker.handler' }, { batch: { size: 1, partialResponses: true } });
-
-    // Schedules: an EventBridge rule puts a tick on the run queue every
-    // minute, with the event's time; the worker fires the schedules due then
-    // (their cron expressions and time zones live in the bucket, so a new
-    // schedule needs no deployment). A tick sent twice starts nothing twice:
-    // each (schedule, time) is claimed with a conditional put. Only this rule
-    // may send to the queue on EventBridge's behalf.
-    const tick = new aws.cloudwatch.EventRule('ScheduleTick', { scheduleExpression: 'rate(1 minute)' });
-    new aws.cloudwatch.EventTarget('ScheduleTickTarget', {
-      rule: tick.name,
-      arn: runJobs.arn,
-      inputTransformer: { inputPaths: { time: '$.time' }, inputTemplate: '{"schedules_tick":"<time>"}' },
-    });
-    new aws.sqs.QueuePolicy('RunJobsTicks', {
-      queueUrl: runJobs.url,
-      policy: $jsonStringify({
-        Version: '2012-10-17',
-        Statement: [
-          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: runJobs.arn, Principal: { Service: 'events.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': tick.arn } } },
-        ],
-      }),
-    });
 
     // `bucket`: where to upload agents/ (see the README's deploy section).
     return { api: api.url, bucket: bucket.name };

@@ -7,6 +7,8 @@ export interface Deployment {
   anthropicApiKey?: string;
   /** The SQS queue of background runs; without one, runs stay in-process (the local stack). */
   queueUrl?: string;
+  /** EventBridge Scheduler's group and role for schedules, and the queue they fire into, as the environment names them. */
+  schedulerEnv: Record<string, string>;
 }
 
 /**
@@ -27,6 +29,11 @@ export function deploymentFromEnv(env: Record<string, string | undefined>): Depl
       s3Endpoint: env.ZERO_S3_ENDPOINT || undefined,
     },
     queueUrl: ('ZeroRunQueue' in Resource ? Resource.ZeroRunQueue.url : undefined) || env.ZERO_QUEUE_URL || undefined,
+    // Linked as `ZeroSchedules` (sst.config.ts); elsewhere the ZERO_SCHEDULE_GROUP, ZERO_SCHEDULER_ROLE_ARN and ZERO_RUN_QUEUE_ARN variables, read by the runtime.
+    schedulerEnv:
+      'ZeroSchedules' in Resource
+        ? { ZERO_SCHEDULE_GROUP: Resource.ZeroSchedules.group, ZERO_SCHEDULER_ROLE_ARN: Resource.ZeroSchedules.roleArn, ZERO_RUN_QUEUE_ARN: Resource.ZeroSchedules.queueArn }
+        : {},
     anthropicApiKey: ('AnthropicApiKey' in Resource ? Resource.AnthropicApiKey.value : undefined) || env.ANTHROPIC_API_KEY || undefined,
   };
 }

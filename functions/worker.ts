@@ -1,6 +1,6 @@
 import { handleRunJobs } from '@zero/core/sessions';
 import { prepareInvestigation, settleInvestigation } from '@zero/core/webhooks';
-import { SCHEDULE_TICK_LOOKBACK_MS, scheduleTickTime } from '@zero/core/schedules/tick';
+import { scheduleFireOf, type ScheduleFire } from '@zero/core/schedules/trigger';
 import { errorText, log } from '@zero/core';
 import { lambdaRuntime } from './runtime';
 
@@ -12,22 +12,22 @@ interface SqsEvent {
 
 /**
  * The worker behind the run queue: carries sessions on (webhook
- * investigations, runs handed over near a time limit) and fires the
- * schedules due at each minute's tick from an EventBridge rule. Its own
+ * investigations, runs handed over near a time limit) and fires schedules
+ * when EventBridge Scheduler puts a `schedule_fire` job on the queue. Its own
  * time budget comes from the Lambda context; a run that nears it hands over
  * again. Failures are reported per message (partial batch response).
  */
 export async function handler(event: SqsEvent, context?: { getRemainingTimeInMillis(): number }) {
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() : undefined;
   const records = event.Records ?? [];
-  const ticks = records.flatMap((record) => {
-    const at = scheduleTickTime(record.body);
-    return at ? [{ record, at }] : [];
+  const fires = records.flatMap((record) => {
+    const fire = scheduleFireOf(record.body);
+    return fire ? [{ record, ...fire }] : [];
   });
-  const failures = await fireTicks(ticks);
+  const failures = await fireSchedules(fires);
   const jobs = await handleRunJobs(
     runtime,
-    records.filter((record) => !ticks.some((tick) => tick.record === record)),
+    records.filter((record) => !fires.some((fire) => fire.record === record)),
     {
       deadline,
       // A webhook's job hydrates the hook's project from GitHub before the run, when the hook asks.
@@ -38,16 +38,27 @@ export async function handler(event: SqsEvent, context?: { getRemainingTimeInMil
   return { batchItemFailures: [...failures, ...jobs.batchItemFailures] };
 }
 
-/** Fires the schedules due before each tick (croner is loaded with the first tick); a tick that fails is redelivered. */
-async function fireTicks(ticks: { record: { messageId: string }; at: Date }[]): Promise<{ itemIdentifier: string }[]> {
-  if (!ticks.length) return [];
-  const { fireDueSchedules } = await import('@zero/core/schedules');
+/**
+ * Fires each schedule for its scheduled time (croner is loaded with the first
+ * firing); two firings for one time start one run. A firing that fails is redelivered.
+ */
+async function fireSchedules(fires: ({ record: { messageId: string } } & ScheduleFire)[]): Promise<{ itemIdentifier: string }[]> {
+  if (!fires.length) return [];
+  const { fireScheduleJob } = await import('@zero/core/schedules');
   const failed: { itemIdentifier: string }[] = [];
-  for (const { record, at } of ticks) {
+  for (const fire of fires) {
+    const { record } = fire;
+    if ('unreadable' in fire) {
+      log.error('unreadable schedule firing', { message_id: record.messageId, error: fire.unreadable });
+      failed.push({ itemIdentifier: record.messageId });
+      continue;
+    }
+    const { id, at } = fire;
     try {
-      await fireDueSchedules(runtime, new Date(at.getTime() - SCHEDULE_TICK_LOOKBACK_MS), at);
+      // A run that could not be started is counted against the schedule; its time stays claimed, so it is not retried.
+      await fireScheduleJob(runtime, id, at);
     } catch (error) {
-      log.error('firing the due schedules failed', { tick: at.toISOString(), error: errorText(error) });
+      log.error('firing a schedule failed', { schedule_id: id, scheduled_at: at.toISOString(), error: errorText(error) });
       failed.push({ itemIdentifier: record.messageId });
     }
   }

@@ -23,8 +23,11 @@ describe('the SST program of a deployment on Bedrock', () => {
   });
 
   it('grants both functions InvokeModelWithResponseStream on the configured model and inference profile only', () => {
-    const roles = program.resources.filter((r) => r.type === 'aws:iam/role:Role');
+    // The two functions' roles; EventBridge Scheduler's own role may only send to the run queue.
+    const all = program.resources.filter((r) => r.type === 'aws:iam/role:Role');
+    const roles = all.filter((r) => String(r.inputs.assumeRolePolicy).includes('lambda.amazonaws.com'));
     expect(roles).toHaveLength(2);
+    expect(all.filter((r) => !roles.includes(r)).map((r) => [r.name, bedrockGrants(r)])).toEqual([['SchedulerRole', []]]);
     for (const role of roles) {
       expect(bedrockGrants(role)).toEqual([
         {

@@ -57,7 +57,7 @@ describe('the SST program', () => {
       ZeroBucket: { name: bucket.inputs.bucket },
       AnthropicApiKey: { value: 'sk-ant-mock' },
     });
-    expect(Object.keys(build.links).sort()).toEqual(['AnthropicApiKey', 'ZeroBucket', 'ZeroRunQueue', 'ZeroTable']);
+    expect(Object.keys(build.links).sort()).toEqual(['AnthropicApiKey', 'ZeroBucket', 'ZeroRunQueue', 'ZeroSchedules', 'ZeroTable']);
     expect(program.builds.find((b) => b.functionID !== 'Api')!.files).toContain('functions/worker.mjs');
   });
 
@@ -101,7 +101,7 @@ describe('the SST program', () => {
     expect(program.resources.filter((r) => r.type === 'aws:s3/bucketCorsConfiguration:BucketCorsConfiguration')).toEqual([]);
   });
 
-  it('gives each function role exactly the actions it sends, on the table, the bucket and the queue only', () => {
+  it('gives each function role exactly the actions it sends, on the table, the bucket, the queue and the schedules only', () => {
     const table = one('aws:dynamodb/table:Table').inputs.name as string;
     const bucket = one('aws:s3/bucket:Bucket').inputs.bucket as string;
     const queue = named('aws:sqs/queue:Queue', 'RunJobsQueue').inputs.name as string;
@@ -134,14 +134,26 @@ describe('the SST program', () => {
       [`arn:aws:s3:::${bucket}/*`]: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'],
     };
     const queueArn = `arn:aws:sqs:us-east-1:123456789012:${queue}`;
+    // Both manage the schedules of Zero's own group (the API as administrators change them, the worker
+    // when one pauses itself), and may hand EventBridge Scheduler its role, to no other service.
+    const schedules = {
+      'arn:aws:scheduler:us-east-1:123456789012:schedule/schedules-mock/*': ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'],
+      'arn:aws:iam::123456789012:role/schedulerrole-mock': ['iam:PassRole'],
+    };
     // The API only sends jobs (a handover, a webhook).
-    expect(grantsOf(named('aws:iam/role:Role', 'ApiRole'))).toEqual({ ...stores, [queueArn]: ['sqs:SendMessage'] });
+    const apiRole = named('aws:iam/role:Role', 'ApiRole');
+    expect(grantsOf(apiRole)).toEqual({ ...stores, ...schedules, [queueArn]: ['sqs:SendMessage'] });
     // The worker consumes them, and sends one when its own run hands over.
-    const workerRole = program.resources.find((r) => r.type === 'aws:iam/role:Role' && r.name !== 'ApiRole')!;
+    const workerRole = program.resources.find((r) => r.type === 'aws:iam/role:Role' && r.name.startsWith('RunJobsSubscriber'))!;
     expect(grantsOf(workerRole)).toEqual({
       ...stores,
+      ...schedules,
       [queueArn]: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
     });
+    for (const role of [apiRole, workerRole]) {
+      const passRole = role.inputs.inlinePolicies.flatMap((p: { policy: string }) => policy(p.policy).Statement).find((s: { Action: string | string[] }) => list(s.Action).includes('iam:PassRole'));
+      expect(passRole.Condition).toEqual({ StringEquals: { 'iam:PassedToService': ['scheduler.amazonaws.com'] } });
+    }
   });
 
   it('lets anyone call the URL and nothing else invoke the function', () => {
@@ -151,19 +163,26 @@ describe('the SST program', () => {
     // Function URLs now also require InvokeFunction; SST limits it to calls through the URL.
     expect(permissions).toContainEqual(expect.objectContaining({ action: 'lambda:InvokeFunction', principal: '*', invokedViaFunctionUrl: true }));
   });
-  it('ticks the run queue every minute with an EventBridge rule, the only sender the queue lets EventBridge be', () => {
+  it("registers schedules with EventBridge Scheduler in Zero's own group, firing through a role that may only send to the run queue", () => {
     const queue = named('aws:sqs/queue:Queue', 'RunJobsQueue').inputs.name as string;
-    const queueArn = `arn:aws:sqs:us-east-1:123456789012:${queue}`;
-    const rule = one('aws:cloudwatch/eventRule:EventRule');
-    expect(rule.inputs.scheduleExpression).toBe('rate(1 minute)');
-    const target = one('aws:cloudwatch/eventTarget:EventTarget').inputs;
-    expect(target.arn).toBe(queueArn);
-    expect(target.inputTransformer).toEqual({ inputPaths: { time: '$.time' }, inputTemplate: '{"schedules_tick":"<time>"}' });
-    const statements = policy(one('aws:sqs/queuePolicy:QueuePolicy').inputs.policy).Statement;
-    expect(statements).toHaveLength(1);
-    expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn, Principal: { Service: 'events.amazonaws.com' } });
-    // Only the tick rule (its ARN, as the test mocks name it) may send.
-    expect(statements[0]!.Condition).toEqual({ ArnEquals: { 'aws:SourceArn': 'arn:aws:cloudwatch:us-east-1:123456789012:scheduletick-mock' } });
-    expect(rule.name).toBe('ScheduleTick');
+    expect(one('aws:scheduler/scheduleGroup:ScheduleGroup').name).toBe('Schedules');
+    const role = named('aws:iam/role:Role', 'SchedulerRole').inputs;
+    // Assumed by EventBridge Scheduler on this account's behalf only (the confused-deputy guard).
+    expect(policy(role.assumeRolePolicy).Statement).toEqual([
+      { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } } },
+    ]);
+    expect(role.inlinePolicies.flatMap((p: { policy: string }) => policy(p.policy).Statement)).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: `arn:aws:sqs:us-east-1:123456789012:${queue}` },
+    ]);
+    expect(role.managedPolicyArns ?? []).toEqual([]);
+    // The functions find the group, the role and the queue through a link, not the environment.
+    const build = program.builds.find((b) => b.functionID === 'Api')!;
+    expect(build.links.ZeroSchedules).toMatchObject({
+      group: 'schedules-mock',
+      roleArn: 'arn:aws:iam::123456789012:role/schedulerrole-mock',
+      queueArn: `arn:aws:sqs:us-east-1:123456789012:${queue}`,
+    });
+    // No minute tick any more: nothing else sends to the queue on EventBridge's behalf.
+    expect(program.resources.filter((r) => /cloudwatch\/event|sqs\/queuePolicy/.test(r.type))).toEqual([]);
   });
 });

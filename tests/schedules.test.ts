@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InProcessQueue } from '@zero/core';
-import { SCHEDULE_TICK_LOOKBACK_MS, ScheduleTimer, fireDueSchedules, fireSchedule, scheduleTickTime, type Clock, type FireOutcome } from '@zero/core/schedules';
+import { ScheduleTimer, fireSchedule, type Clock, type FireOutcome } from '@zero/core/schedules';
 import { DEV, getJson, send, startHarness, type Harness } from './support/harness';
 
 /** A clock moved by hand: timers run when `advanceTo` passes their time, never by waiting. */
@@ -149,18 +149,12 @@ describe('schedules', () => {
     expect((await put('flaky', schedule)).json.schedule).toMatchObject({ paused: false, failures: 0 });
     expect((await getJson(`${h.url}/api/v2/schedules/flaky`)).json.schedule.paused_reason).toBeUndefined();
   });
-  it("AWS's minute ticks, late and overlapping, fire a due schedule once in its own time zone; a run job is no tick", async () => {
-    expect((await put('new-york', { ...schedule, cron: '15 7 * * *', timezone: 'America/New_York' })).status).toBe(201);
-    h.fake.script({ text: 'Morning in New York.' }, { text: 'A second run must never be asked for.' });
-    expect(scheduleTickTime('{"session_id":"5f0c","reason":"webhook"}')).toBeUndefined();
-    const outcomes: string[] = [];
-    for (const body of ['{"schedules_tick":"2026-08-10T11:14:00Z"}', '{"schedules_tick":"2026-08-10T11:16:00Z"}', '{"schedules_tick":"2026-08-10T11:17:00Z"}']) {
-      const at = scheduleTickTime(body)!;
-      await fireDueSchedules(h.server.runtime, new Date(at.getTime() - SCHEDULE_TICK_LOOKBACK_MS), at, (id, when, outcome) => outcomes.push(`${id} ${when.toISOString()} ${outcome.status}`));
+  it('a cron croner reads but EventBridge Scheduler cannot be given (last day, nth weekday) is a 400 naming cron, here as on AWS', async () => {
+    for (const cron of ['0 9 L * *', '0 9 * * 5#3']) {
+      const response = await put('not-portable', { ...schedule, cron });
+      expect(response.status).toBe(400);
+      expect(response.json.error).toMatchObject({ field: 'cron', message: expect.stringMatching(/day-of-(month|week)/) });
     }
-    await idle();
-    // 7:15 in New York in summer (EDT) is 11:15 UTC.
-    expect(outcomes).toEqual(['new-york 2026-08-10T11:15:00.000Z started', 'new-york 2026-08-10T11:15:00.000Z duplicate']);
-    expect(h.fake.requests).toHaveLength(1);
+    expect((await getJson(`${h.url}/api/v2/schedules/not-portable`)).status).toBe(404);
   });
 });

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEV, getJson, startHarness, type Harness } from './support/harness';
+import { InProcessQueue } from '@zero/core';
+import { fireScheduleJob } from '@zero/core/schedules';
+import { FakeScheduler } from './support/fake-scheduler';
+import { DEV, getJson, send, startHarness, type Harness } from './support/harness';
+
+/** The deployment's EventBridge Scheduler group, the role it sends with, and the run queue it sends to (sst.config.ts). */
+const GROUP = 'zero-test-SchedulesGroup';
+const ROLE_ARN = 'arn:aws:iam::123456789012:role/zero-test-SchedulerRole';
+const QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:zero-test-RunJobsQueue';
 
 /** An SQS batch as Lambda delivers it to the worker. */
 function sqsEvent(bodies: { id: string; body: string }[]) {
@@ -25,9 +33,12 @@ function sqsEvent(bodies: { id: string; body: string }[]) {
 
 describe('the worker function', () => {
   let h: Harness;
+  let scheduler: FakeScheduler;
   let handler: (event: unknown, context?: { getRemainingTimeInMillis(): number }) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
   beforeAll(async () => {
-    h = await startHarness();
+    scheduler = await new FakeScheduler().start();
+    const credentials = { accessKeyId: 'AKIAFAKESCHEDULER001', secretAccessKey: 'fake-scheduler-secret' };
+    h = await startHarness({ scheduler: { group: GROUP, roleArn: ROLE_ARN, queueArn: QUEUE_ARN, endpoint: scheduler.url, region: 'us-east-1', credentials } });
     // The worker reads its deployment from the environment when SST has linked nothing.
     Object.assign(process.env, {
       ZERO_TABLE: h.stack.store.table,
@@ -39,10 +50,19 @@ describe('the worker function', () => {
       AWS_REGION: 'us-east-1',
       ANTHROPIC_BASE_URL: h.fake.url,
       ANTHROPIC_API_KEY: 'sk-ant-worker-key-0123456789',
+      ZERO_SCHEDULE_GROUP: GROUP,
+      ZERO_SCHEDULER_ROLE_ARN: ROLE_ARN,
+      ZERO_RUN_QUEUE_ARN: QUEUE_ARN,
+      ZERO_SCHEDULER_ENDPOINT: scheduler.url,
     });
     handler = (await import('../functions/worker')).handler as typeof handler;
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await h.close();
+    await scheduler.close();
+  });
+  const putSchedule = (id: string, body: Record<string, unknown>) =>
+    send(h, 'PUT', `/schedules/${id}`, { ...DEV, 'content-type': 'application/json' }, { agent_id: 'tester', owner: { user_id: 'erin' }, ...body });
 
   it('carries a waiting session on, reports a poison message as the only failure, and does nothing for a finished session', async () => {
     const rt = h.server.runtime;
@@ -73,28 +93,92 @@ describe('the worker function', () => {
     expect(h.fake.requests).toHaveLength(1);
     expect((await getJson(`${h.url}/api/v2/sessions/worker-session`, DEV)).json.history).toHaveLength(3);
   });
-  it("fires the schedules due at EventBridge's minute tick, once however often the tick is delivered", async () => {
-    const put = await fetch(`${h.url}/api/v2/schedules/worker-tick`, {
-      method: 'PUT',
-      headers: { ...DEV, 'content-type': 'application/json' },
-      body: JSON.stringify({ cron: '30 18 * * *', timezone: 'Asia/Tokyo', agent_id: 'tester', prompt: 'Close the day.', owner: { user_id: 'erin' } }),
-    });
+  it('registers a schedule with EventBridge Scheduler, and fires it from the run queue once however often the firing is delivered', async () => {
+    const put = await putSchedule('worker-tick', { cron: '30 18 * * *', timezone: 'Asia/Tokyo', prompt: 'Close the day.' });
     expect(put.status).toBe(201);
+    expect(scheduler.inGroup(GROUP).get('worker-tick')).toMatchObject({
+      ScheduleExpression: 'cron(30 18 * * ? *)',
+      ScheduleExpressionTimezone: 'Asia/Tokyo',
+      State: 'ENABLED',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: { Arn: QUEUE_ARN, RoleArn: ROLE_ARN },
+    });
     h.fake.script({ text: 'Closed.' }, { text: 'A second run must never be asked for.' });
     const erin = await h.userHeaders('erin');
-    // 18:30 in Tokyo is 09:30 UTC; the rule's tick for 09:31 looks back over it.
-    const tick = { id: 'tick', body: '{"schedules_tick":"2026-05-04T09:31:00Z"}' };
+    // 18:30 in Tokyo is 09:30 UTC: EventBridge fires then, putting the schedule's job on the run queue.
+    const at = scheduler.nextTimes(GROUP, 'worker-tick', new Date('2026-05-04T00:00:00Z'))[0]!;
+    expect(at.toISOString()).toBe('2026-05-04T09:30:00.000Z');
+    const fire = { id: 'fire', body: scheduler.fire(GROUP, 'worker-tick', at) };
     const context = { getRemainingTimeInMillis: () => 900_000 };
-    expect((await handler(sqsEvent([tick]), context)).batchItemFailures).toEqual([]);
+    expect((await handler(sqsEvent([fire]), context)).batchItemFailures).toEqual([]);
     const started = await h.server.runtime.schedules.markers.get('worker-tick', '2026-05-04T09:30:00.000Z');
     expect(started).toEqual({ session_id: expect.any(String), run_id: expect.stringMatching(/^run_/) });
-    // Delivered again (SQS is at-least-once), and the next minute's tick looking back over 09:30: nothing new.
-    expect((await handler(sqsEvent([{ ...tick, id: 'tick-again' }, { id: 'next-tick', body: '{"schedules_tick":"2026-05-04T09:32:00Z"}' }]), context)).batchItemFailures).toEqual([]);
+    // Delivered again (EventBridge and SQS are both at-least-once): nothing new.
+    expect((await handler(sqsEvent([{ ...fire, id: 'fire-again' }, { ...fire, id: 'fire-third' }]), context)).batchItemFailures).toEqual([]);
     expect(await h.server.runtime.schedules.markers.get('worker-tick', '2026-05-04T09:30:00.000Z')).toEqual(started);
     const session = await getJson(`${h.url}/api/v2/sessions/${started!.session_id}`, erin);
     expect(session.json.role).toBe('owner');
     expect(session.json.history.filter((r: { kind: string }) => r.kind === 'user_message')).toEqual([
       expect.objectContaining({ text: 'Close the day.', run_id: started!.run_id, author: { id: 'schedule:worker-tick', name: 'Schedule (worker-tick)' } }),
     ]);
+    expect(await handler(sqsEvent([{ id: 'garbled', body: '{"schedule_fire":{"id":"worker-tick","at":"soon"}}' }]), context)).toEqual({ batchItemFailures: [{ itemIdentifier: 'garbled' }] });
+  });
+
+  it('keeps EventBridge in step: a pause disables, both day fields make two schedules, a delete removes them, a firing of a schedule gone behind its back takes it down', async () => {
+    const body = { cron: '0 12 13 * 5', timezone: 'Europe/Lisbon', prompt: 'Friday the 13th check.' };
+    expect((await putSchedule('lucky', body)).status).toBe(201);
+    // Day 13 OR a Friday, as cron means it: EventBridge cannot say OR, so one schedule per day field.
+    expect([...scheduler.inGroup(GROUP).values()].filter((s) => s.Name.startsWith('lucky')).map((s) => [s.Name, s.ScheduleExpression])).toEqual([
+      ['lucky', 'cron(0 12 13 * ? *)'],
+      ['lucky.w', 'cron(0 12 ? * FRI *)'],
+    ]);
+    expect((await putSchedule('lucky', { ...body, paused: true })).status).toBe(200);
+    expect(['lucky', 'lucky.w'].map((name) => scheduler.inGroup(GROUP).get(name)?.State)).toEqual(['DISABLED', 'DISABLED']);
+    // Back to one day field: the second half goes.
+    expect((await putSchedule('lucky', { ...body, cron: '0 12 13 * *' })).status).toBe(200);
+    expect(scheduler.inGroup(GROUP).get('lucky')).toMatchObject({ State: 'ENABLED', ScheduleExpression: 'cron(0 12 13 * ? *)' });
+    expect(scheduler.inGroup(GROUP).has('lucky.w')).toBe(false);
+    expect((await send(h, 'DELETE', '/schedules/lucky', DEV)).status).toBe(204);
+    expect(scheduler.inGroup(GROUP).has('lucky')).toBe(false);
+
+    // Deleted from the bucket while EventBridge kept it (its removal failed): its next firing starts nothing and removes it.
+    expect((await putSchedule('orphan', body)).status).toBe(201);
+    await h.server.runtime.schedules.store.delete('orphan');
+    const requests = h.fake.requests.length;
+    const context = { getRemainingTimeInMillis: () => 900_000 };
+    const orphanFire = scheduler.fire(GROUP, 'orphan', new Date('2026-11-13T12:00:00Z'));
+    expect((await handler(sqsEvent([{ id: 'orphan', body: orphanFire }]), context)).batchItemFailures).toEqual([]);
+    expect(scheduler.inGroup(GROUP).has('orphan')).toBe(false);
+    expect(scheduler.inGroup(GROUP).has('orphan.w')).toBe(false);
+    expect(h.fake.requests.length).toBe(requests);
+  });
+
+  it('a schedule that pauses itself after three failed runs is disabled in EventBridge too', async () => {
+    expect((await putSchedule('flaky', { cron: '0 8 * * *', timezone: 'UTC', prompt: 'Check the deploys.' })).status).toBe(201);
+    h.fake.reset();
+    h.fake.respondWith(() => ({ status: 400 }));
+    try {
+      for (const day of ['01', '02', '03']) {
+        expect((await fireScheduleJob(h.server.runtime, 'flaky', new Date(`2026-07-${day}T08:00:00Z`))).status).toBe('started');
+        await (h.server.runtime.queue as InProcessQueue).idle();
+      }
+    } finally {
+      h.fake.reset();
+    }
+    expect((await getJson(`${h.url}/api/v2/schedules/flaky`)).json.schedule).toMatchObject({ paused: true, failures: 3 });
+    expect(scheduler.inGroup(GROUP).get('flaky')?.State).toBe('DISABLED');
+  });
+
+  it('a change EventBridge refuses is a 502 naming EventBridge and its answer; the same PUT again registers the schedule', async () => {
+    scheduler.failNext = { type: 'AccessDeniedException', status: 403, message: 'User is not authorized to perform: scheduler:CreateSchedule' };
+    const body = { cron: '0 7 * * 1-5', timezone: 'America/New_York', prompt: 'Morning triage.' };
+    const refused = await putSchedule('triage', body);
+    expect(refused.status).toBe(502);
+    expect(refused.json.error).toMatchObject({ code: 'upstream_error', field: 'schedule_id' });
+    expect(refused.json.error.message).toMatch(/EventBridge Scheduler failed \(AccessDeniedException: User is not authorized/);
+    expect(JSON.stringify(refused.json)).not.toContain('fake-scheduler-secret');
+    expect(scheduler.inGroup(GROUP).has('triage')).toBe(false);
+    expect((await putSchedule('triage', body)).status).toBe(200);
+    expect(scheduler.inGroup(GROUP).get('triage')).toMatchObject({ ScheduleExpression: 'cron(0 7 ? * MON-FRI *)', ScheduleExpressionTimezone: 'America/New_York' });
   });
 });

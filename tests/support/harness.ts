@@ -75,6 +75,8 @@ export interface HarnessOptions {
   providers?: { default?: string; fallback?: string[] };
   /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
   tiers?: RuntimeConfig['tiers'];
+  /** EventBridge Scheduler (a fake's endpoint): schedules are registered there as on AWS. */
+  scheduler?: RuntimeConfig['scheduler'];
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -115,6 +117,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     githubToken: options.githubToken,
     publicUrl: options.publicUrl,
     tiers: options.tiers,
+    scheduler: options.scheduler,
     providers: {
       ...options.providers,
       ...(bedrock ? { bedrock: { region: 'eu-west-3', baseURL: bedrock.url, credentials: { accessKeyId: 'AKIAFAKEBEDROCK00001', secretAccessKey: 'fake-bedrock-secret' } } } : {}),

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { forbidden, notFound, requireAgent } from '@zero/core';
+import { errorText, forbidden, log, notFound, requireAgent } from '@zero/core';
 import { scheduleIdSchema, scheduleInputSchema, scheduleResponseSchema } from '@zero/core/wire';
 import type { ScheduleConfig } from '@zero/core/schedules';
 import { describe, json, param } from '../declare';
@@ -27,10 +27,14 @@ export function scheduleRoutes(deps: AppDeps) {
   app.put('/schedules/:schedule_id', describe({ summary: 'Create or replace a schedule (administrators)', responses: { 200: scheduleResponseSchema, 201: scheduleResponseSchema } }), id, json(scheduleInputSchema), async (c) => {
     admin(c);
     const input = c.req.valid('json');
-    // A 400 naming `cron` when croner cannot read it in the time zone.
-    (await schedules()).parseCron(input.cron, input.timezone);
+    // A 400 naming `cron` when croner cannot read it in the time zone, or EventBridge Scheduler could not be given it.
+    const { parseCron, schedulerExpressions } = await schedules();
+    parseCron(input.cron, input.timezone);
+    schedulerExpressions(input.cron);
     await requireAgent(deps.catalog, input.agent_id);
     const { schedule, created } = await deps.schedules.store.put(c.req.valid('param').schedule_id, input);
+    // Stored first: a registration that failed (a 502 naming EventBridge's answer) is made by PUTting again.
+    await deps.schedules.trigger?.sync(schedule);
     return c.json({ schedule: await scheduleView(schedule) }, created ? 201 : 200);
   });
 
@@ -41,7 +45,10 @@ export function scheduleRoutes(deps: AppDeps) {
 
   app.delete('/schedules/:schedule_id', describe({ summary: 'Delete a schedule (administrators)', responses: { 204: null } }), async (c) => {
     admin(c);
-    if (!(await deps.schedules.store.delete(c.req.param('schedule_id')))) throw notFound(`no schedule "${c.req.param('schedule_id')}"`, 'schedule_id');
+    const id = c.req.param('schedule_id');
+    if (!(await deps.schedules.store.delete(id))) throw notFound(`no schedule "${id}"`, 'schedule_id');
+    // The schedule is gone: a registration left behind takes itself down at its next firing (fireScheduleJob).
+    await deps.schedules.trigger?.remove(id).catch((error) => log.warn('a deleted schedule is still registered with EventBridge Scheduler until it next fires', { schedule_id: id, error: errorText(error) }));
     return c.body(null, 204);
   });
 

@@ -63,6 +63,7 @@ import type { CallbackOptions } from './webhooks/callback';
 import { HookStore } from './webhooks/hook-config';
 import { ScheduleStore } from './schedules/schedule-config';
 import { ScheduleMarkers, type Schedules } from './schedules/fire';
+import { EventBridgeScheduleTrigger, type EventBridgeSchedulerConfig } from './schedules/eventbridge';
 import { WebhookStore } from './webhooks/webhook-store';
 import type { SecretResolver, Webhooks } from './webhooks/webhooks';
 
@@ -120,6 +121,8 @@ export interface RuntimeConfig {
   github?: Omit<GitHubOptions, keyof OutboundOptions>;
   /** Resolves a GitHub token reference (by default: the environment variable of that name). */
   githubToken?: (ref: string) => string | undefined;
+  /** EventBridge Scheduler (AWS): each schedule is registered there and fires through the run queue. Unset, schedules fire from the local timer. */
+  scheduler?: EventBridgeSchedulerConfig;
   /** `ZERO_PUBLIC_URL`: the console's address, for links in reports posted elsewhere. */
   publicUrl?: string;
   /** How long an instance keeps the list of subscriptions (default 10 s). */
@@ -140,7 +143,7 @@ export interface Runtime extends ChatDeps {
   /** Who has a live view open on each session. */
   watchers: SessionWatchers;
   webhooks: Webhooks;
-  /** Cron-timed runs: the schedules in the bucket, their fire markers in the table. */
+  /** Cron-timed runs: the schedules in the bucket, their fire markers in the table, their EventBridge Scheduler registrations on AWS. */
   schedules: Schedules;
   /** How GitHub is reached, for hydrating projects and reporting on pull requests. */
   github: GitHubSettings;
@@ -261,7 +264,11 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
       callback: { ...config.outbound, ...config.webhookCallback },
     },
-    schedules: { store: new ScheduleStore(artifacts), markers: new ScheduleMarkers(db, config.store.table) },
+    schedules: {
+      store: new ScheduleStore(artifacts),
+      markers: new ScheduleMarkers(db, config.store.table),
+      ...(config.scheduler ? { trigger: new EventBridgeScheduleTrigger(config.scheduler) } : {}),
+    },
     github: {
       options: { ...config.outbound, ...config.github },
       token: config.githubToken ?? ((ref) => process.env[ref] || undefined),
@@ -309,6 +316,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     github: env.ZERO_GITHUB_API_URL ? { apiUrl: env.ZERO_GITHUB_API_URL } : undefined,
     githubToken: (ref) => env[ref] || undefined,
     publicUrl: env.ZERO_PUBLIC_URL || undefined,
+    scheduler: schedulerFromEnv(env),
     auth: {
       admins: (env.ZERO_ADMINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
       staticKeys: env.ZERO_ADMIN_KEY ? [{ key: env.ZERO_ADMIN_KEY, user: { id: 'admin', name: 'Administrator' } }] : [],
@@ -331,6 +339,24 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
       maxStoreBytes: positiveInt(env, 'ZERO_MEMORY_MAX_STORE_BYTES', 'bytes'),
       maxFiles: positiveInt(env, 'ZERO_MEMORY_MAX_FILES', 'files'),
     },
+  };
+}
+
+/**
+ * EventBridge Scheduler from `ZERO_SCHEDULE_GROUP`, `ZERO_SCHEDULER_ROLE_ARN` and `ZERO_RUN_QUEUE_ARN`
+ * (SST links them on AWS), all three or none; `ZERO_SCHEDULER_ENDPOINT` points at a compatible server.
+ */
+function schedulerFromEnv(env: Record<string, string | undefined>): EventBridgeSchedulerConfig | undefined {
+  const names = ['ZERO_SCHEDULE_GROUP', 'ZERO_SCHEDULER_ROLE_ARN', 'ZERO_RUN_QUEUE_ARN'] as const;
+  const set = names.filter((name) => env[name]);
+  if (set.length === 0) return undefined;
+  if (set.length < names.length) throw new Error(`${names.filter((name) => !env[name]).join(' and ')} must be set with ${set.join(' and ')} (EventBridge Scheduler)`);
+  return {
+    group: env.ZERO_SCHEDULE_GROUP!,
+    roleArn: env.ZERO_SCHEDULER_ROLE_ARN!,
+    queueArn: env.ZERO_RUN_QUEUE_ARN!,
+    endpoint: env.ZERO_SCHEDULER_ENDPOINT || undefined,
+    region: env.AWS_REGION || undefined,
   };
 }
 

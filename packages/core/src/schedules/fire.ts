@@ -9,6 +9,7 @@ import type { SessionStore } from '../store/session-store';
 import { Table } from '../store/table';
 import { errorText, log } from '../log';
 import type { ScheduleConfig, ScheduleStore } from './schedule-config';
+import type { ScheduleTrigger } from './trigger';
 
 /** Failed runs in a row after which a schedule pauses itself. */
 export const MAX_FAILURES_IN_A_ROW = 3;
@@ -19,10 +20,11 @@ const SCHEDULE_AUTHOR = 'schedule:';
 /** The author id of the messages a schedule writes, by which a run's end is traced back to its schedule. */
 export const scheduleAuthorId = (scheduleId: string) => `${SCHEDULE_AUTHOR}${scheduleId}`;
 
-/** Schedules in the bucket and their fire markers in the table. */
+/** Schedules in the bucket, their fire markers in the table, and (on AWS) their EventBridge Scheduler registrations. */
 export interface Schedules {
   store: ScheduleStore;
   markers: ScheduleMarkers;
+  trigger?: ScheduleTrigger;
 }
 
 export interface ScheduleDeps {
@@ -91,7 +93,7 @@ export async function fireSchedule(deps: ScheduleDeps, id: string, scheduledAt: 
     await deps.sessions.deleteSession(sessionId).catch(() => undefined);
     const message = String((error as Error)?.message ?? error);
     log.error('a scheduled run could not be started', { schedule_id: id, scheduled_at: at, error: errorText(error) });
-    await recordOutcome(deps.schedules.store, id, `the run for ${at} could not be started: ${message}`);
+    await recordOutcome(deps.schedules, id, `the run for ${at} could not be started: ${message}`);
     return { status: 'failed', error: message };
   }
 }
@@ -145,15 +147,18 @@ export async function scheduledRunEnded(deps: Pick<ScheduleDeps, 'schedules'>, f
   if (!end || end.status === 'cancelled') return;
   const id = author.slice(SCHEDULE_AUTHOR.length);
   try {
-    if (end.status === 'completed') await recordOutcome(deps.schedules.store, id, undefined);
-    else await recordOutcome(deps.schedules.store, id, `run ${finished.runId} ended with "${end.status}"${end.error ? `: ${end.error.message}` : ''}`);
+    if (end.status === 'completed') await recordOutcome(deps.schedules, id, undefined);
+    else await recordOutcome(deps.schedules, id, `run ${finished.runId} ended with "${end.status}"${end.error ? `: ${end.error.message}` : ''}`);
   } catch (error) {
     log.error('recording a scheduled run failed', { schedule_id: id, error: errorText(error) });
   }
 }
 
-/** A success (no failure) clears the count; the third failure in a row pauses the schedule with that failure as the reason. */
-async function recordOutcome(store: ScheduleStore, id: string, failure: string | undefined): Promise<void> {
+/**
+ * A success (no failure) clears the count; the third failure in a row pauses
+ * the schedule with that failure as the reason, and disables its trigger.
+ */
+async function recordOutcome({ store, trigger }: Schedules, id: string, failure: string | undefined): Promise<void> {
   const schedule = await store.get(id);
   if (!schedule) return;
   if (!failure) {
@@ -163,9 +168,31 @@ async function recordOutcome(store: ScheduleStore, id: string, failure: string |
   const failures = schedule.failures + 1;
   const pause = failures >= MAX_FAILURES_IN_A_ROW;
   if (pause) log.warn('a schedule paused itself', { schedule_id: id, failures });
-  await store.save({
+  const saved: ScheduleConfig = {
     ...schedule,
     failures,
     ...(pause ? { paused: true, paused_reason: `${failures} failed runs in a row; the last: ${failure}`.slice(0, 2000) } : {}),
-  });
+  };
+  await store.save(saved);
+  // Were this to fail, the next firing finds the schedule paused and disables it then (fireScheduleJob).
+  if (pause) await trigger?.sync(saved);
+}
+
+/**
+ * Fires a schedule for a run-queue job from EventBridge Scheduler. A
+ * registration that outlived its schedule (deleted, or paused while the
+ * change to EventBridge failed) is taken down or disabled here, so it stops
+ * waking the worker. Throws only when that cleanup fails (the job is then
+ * retried); the firing itself never throws.
+ */
+export async function fireScheduleJob(deps: ScheduleDeps, id: string, scheduledAt: Date): Promise<FireOutcome> {
+  const outcome = await fireSchedule(deps, id, scheduledAt);
+  const trigger = deps.schedules.trigger;
+  if (outcome.status === 'skipped' && trigger) {
+    const schedule = outcome.reason === 'paused' ? await deps.schedules.store.get(id) : undefined;
+    if (schedule) await trigger.sync(schedule);
+    else await trigger.remove(id);
+    log.warn('a firing of a schedule that is gone or paused took its trigger down', { schedule_id: id, reason: outcome.reason });
+  }
+  return outcome;
 }

@@ -27,7 +27,7 @@ export interface ScheduleTimerOptions {
 }
 
 /**
- * The local stand-in for AWS's minute tick (an EventBridge rule): one process reads the
+ * The local stand-in for EventBridge Scheduler: one process reads the
  * schedules, waits until the earliest next time (croner computes it in the
  * schedule's time zone) and fires every schedule due then. A time missed
  * while the process was down is not made up; two processes firing the same

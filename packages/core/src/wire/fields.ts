@@ -40,9 +40,12 @@ export const projectIdSchema = z
 /** The name of an analysis document's scanner, e.g. "code-security". */
 export const scannerSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a scanner name such as "code-security"');
 
+/**
+ * A schedule's id, chosen by the administrator like a hook's; at most 62 characters, as
+ * EventBridge Scheduler names a schedule's second half `<id>.w` (64 at most).
+ */
+export const scheduleIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,61}$/, 'must be lower-case letters, digits and dashes (at most 62)');
 /** A hook id: lower-case letters, digits and dashes, used in the URL `/api/v2/webhooks/<id>`. */
-/** A schedule's id, chosen by the administrator like a hook's. */
-export const scheduleIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes (at most 63)');
 export const hookIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes (at most 63)');
 
 /** An API key's id, as `POST /keys` returns it: 12 hex digits. */
