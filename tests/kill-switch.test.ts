@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '@zero/core';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_LIMITS, createDynamoClient } from '@zero/core';
 import { startServer, type RunningServer } from '../local/server';
 import { DEV, DEV_KEY, TEST_API_KEY, send, startHarness, type Harness } from './support/harness';
 import { chatUntil, type ReceivedEvent } from './support/sse';
@@ -43,6 +44,11 @@ describe('the kill switch, across two instances on the same stores', () => {
     expect(mine.steps).toBeGreaterThanOrEqual(1);
     expect(mine.cost_usd).toBeGreaterThan(0);
     expect(mine.instance).not.toBe(other.runtime.instanceId);
+    // Its item, like every item the table's TTL reads, expires in epoch seconds (milliseconds would keep it for ever).
+    const scanned = await createDynamoClient(h.stack.store).send(new ScanCommand({ TableName: h.stack.store.table, FilterExpression: 'attribute_exists(expires_at)' }));
+    const nowS = Date.now() / 1000;
+    expect(scanned.Items!.find((item) => item.run_id === mine.run_id && String(item.sk).startsWith('RUN#'))?.expires_at).toBeGreaterThan(nowS);
+    for (const item of scanned.Items!) expect({ key: `${item.pk} ${item.sk}`, in_seconds: item.expires_at > nowS - 86_400 * 400 && item.expires_at < nowS + 86_400 * 400 }).toEqual({ key: `${item.pk} ${item.sk}`, in_seconds: true });
 
     const cancelled = await send(other, 'POST', `/admin/runs/${mine.run_id}/cancel`, DEV);
     expect(cancelled.json).toMatchObject({ stopped_runs: [mine.run_id], audit: { action: 'cancel_run', by: 'dev', target: mine.run_id } });

@@ -146,6 +146,7 @@ interface RunScope {
   userId: string;
   agentId: string;
   instance: string;
+  /** Epoch ms after which the run is taken to have died with its process. */
   expiresAt: number;
   sessionHasBudget?: boolean;
 }
@@ -163,7 +164,7 @@ class ScopedRunBudget implements ActiveRunBudget {
     private readonly run: RunScope,
   ) {
     const { runId, sessionId, userId, agentId, instance, expiresAt } = run;
-    const started = { run_id: runId, session_id: sessionId, user_id: userId, agent_id: agentId, instance, started_at: new Date().toISOString(), expires_at: expiresAt };
+    const started = { run_id: runId, session_id: sessionId, user_id: userId, agent_id: agentId, instance, started_at: new Date().toISOString(), expires_at: Math.ceil(expiresAt / 1000) };
     // Listed before its first model call (the first check waits for it); a run that cannot be listed still runs.
     this.listed = budgets.operations.runStarted(started).catch(() => undefined);
   }

@@ -42,8 +42,9 @@ export class MemoryLocks {
     for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
       const now = Date.now();
       const taken = await this.items.put(
-        { ...key, v: 1, token, expires_at: now + this.options.ttlMs },
-        { expression: 'attribute_not_exists(pk) OR expires_at < :now', values: { ':now': now } },
+        // `lease_until` (ms) decides; `expires_at` (epoch seconds) lets the table's TTL delete a lock left behind.
+        { ...key, v: 1, token, lease_until: now + this.options.ttlMs, expires_at: Math.ceil((now + this.options.ttlMs) / 1000) + 3600 },
+        { expression: 'attribute_not_exists(pk) OR lease_until < :now', values: { ':now': now } },
       );
       if (taken) break;
       if (now > giveUp) throw conflict(`the memory store ${store} is being written by another session; try again`, { field: 'path' });

@@ -40,7 +40,7 @@ export class OperationsStore {
   async activeRuns(): Promise<ActiveRunItem[]> {
     const now = Date.now();
     const items = await this.items.query({ pk: keys.activeRuns, consistent: true });
-    return items.map((item) => activeRunItem.decode(item)).filter((run) => run.expires_at > now);
+    return items.map((item) => activeRunItem.decode(item)).filter((run) => run.expires_at * 1000 > now);
   }
 
   async activeRun(runId: string): Promise<ActiveRunItem | undefined> {

@@ -4,7 +4,8 @@ import { storedItem } from '../stored-item';
 /**
  * `RUNS` / `RUN#<id>`: a run active now, written when it starts (or is carried
  * on) and deleted when it ends; its cost and model calls so far are `ADD`ed
- * each step with its budgets'. One that outlives `expires_at` died with its process.
+ * each step with its budgets'. One that outlives `expires_at` (epoch seconds, so
+ * the table's TTL deletes it then) died with its process.
  */
 export const activeRunSchema = z.object({
   run_id: z.string(),
