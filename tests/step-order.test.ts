@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { ToolRegistry, defineTool, requireAgent, runLoop, toolServices, type NewLogRecord } from '@zero/core';
+import { DEFAULT_MODEL, ToolRegistry, defineTool, requireAgent, runLoop, toolServices, type NewLogRecord } from '@zero/core';
 import { startHarness, type Harness } from './support/harness';
 
 /**
@@ -36,7 +36,7 @@ describe('a step: its tool calls and its assistant record', () => {
     h.fake.script({ toolCalls: [{ name: tool, input: {} }] }, { text: 'Done.' });
     const outcome = await runLoop(
       { ...rt, tools },
-      { sessionId: 'step-order', runId: `run_${tool}`, agent, model: 'claude-sonnet-4-5', voice: 'neutral', messages: [{ role: 'user', content: 'go' }], append, services: toolServices(rt) },
+      { sessionId: 'step-order', runId: `run_${tool}`, agent, model: DEFAULT_MODEL, voice: 'neutral', messages: [{ role: 'user', content: 'go' }], append, services: toolServices(rt) },
       () => undefined,
     );
     expect(outcome.status).toBe('completed');
