@@ -28,6 +28,26 @@ thinking:
 Body.
 `;
 
+const DELIBERATE = `---
+name: deliberate
+description: Thinks on a model that decides for itself how much.
+model: claude-opus-4-6
+effort: medium
+tools: echo
+---
+
+You think, then echo.
+`;
+const NEXT = `---
+name: next-gen
+description: A Claude 5 model with a budget.
+model: claude-sonnet-5
+effort: low
+---
+
+Body.
+`;
+
 type Block = { type: string; thinking?: string; signature?: string; data?: string; id?: string };
 
 describe('extended thinking: streamed, kept with its signature, and sent back unchanged in a tool loop', () => {
@@ -37,7 +57,7 @@ describe('extended thinking: streamed, kept with its signature, and sent back un
     h = await startHarness({ leaseTtlMs: 1000 });
     s3 = createS3Client(h.stack.store);
     // thinker.md is a fixture of the suite (tests/fixtures/agents); these two only this file needs.
-    for (const [file, body] of [['careful', CAREFUL], ['overthinker', BAD]]) {
+    for (const [file, body] of [['careful', CAREFUL], ['overthinker', BAD], ['deliberate', DELIBERATE], ['next-gen', NEXT]]) {
       await s3.send(new PutObjectCommand({ Bucket: h.stack.store.bucket, Key: `agents/${file}.md`, Body: body, ContentType: 'text/markdown' }));
     }
   });
@@ -113,6 +133,32 @@ describe('extended thinking: streamed, kept with its signature, and sent back un
     const { events } = await chatStream(h.url, { agent_id: 'careful', message: 'Think.' });
     expect(h.fake.requests[0]!.body.thinking).toBeUndefined();
     expect(events.some((e) => e.type === 'thinking')).toBe(false);
+  });
+
+  it('on a model where the API prefers adaptive thinking, asks for it with the effort instead of a budget, and the tool loop still passes', async () => {
+    const { json } = await getJson(`${h.url}/api/v2/agents`);
+    const byId = (id: string) => json.agents.find((a: { id: string }) => a.id === id);
+    expect(byId('deliberate').thinking).toEqual({ budget_tokens: 8192, adaptive: { effort: 'medium' } });
+    expect(byId('next-gen').thinking).toEqual({ budget_tokens: 2048 });
+
+    const warnings: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void warnings.push(args.join(' '));
+    try {
+      twoSteps();
+      const { events } = await chatStream(h.url, { agent_id: 'deliberate', message: 'Echo hi.' });
+      expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 2 });
+      expect(events.filter((e) => e.type === 'thinking').length).toBeGreaterThan(0);
+    } finally {
+      console.warn = warn;
+    }
+    for (const request of h.fake.requests) {
+      expect(request.body.thinking).toEqual({ type: 'adaptive' });
+      expect(request.body.output_config).toEqual({ effort: 'medium' });
+    }
+    expect(h.fake.thinkingRefusals).toEqual([]);
+    // The SDK warns on every call that sends this model a budget; none is sent.
+    expect(warnings.filter((w) => w.includes('thinking.type=enabled'))).toEqual([]);
   });
 
   it("useChat receives the thinking as the AI SDK's reasoning parts", async () => {

@@ -46,6 +46,7 @@ export interface FakeRequest {
     /** Automatic caching: a breakpoint on the last block. */
     cache_control?: unknown;
     thinking?: { type: string; budget_tokens?: number };
+    output_config?: { effort?: string };
     stream?: boolean;
     max_tokens: number;
   };
@@ -154,7 +155,7 @@ export class FakeAnthropic {
   readonly thinkingRefusals: string[] = [];
 
   private alteredThinking(request: FakeRequest): string | undefined {
-    if (request.body.thinking?.type !== 'enabled') return undefined;
+    if (!thinkingOn(request)) return undefined;
     const messages = request.body.messages;
     const index = messages.findLastIndex((m) => m.role === 'assistant');
     const last = messages[index];
@@ -203,7 +204,7 @@ export class FakeAnthropic {
     let index = 0;
     let outputChars = 0;
     const thinkingBlocks: { type: string; thinking?: string; signature?: string; data?: string }[] = [];
-    if (request.body.thinking?.type === 'enabled') {
+    if (thinkingOn(request)) {
       if (turn.thinking !== undefined) {
         const signature = `sig_${Buffer.from(`${this.requests.length}:${turn.thinking}`).toString('base64url').slice(0, 40)}`;
         send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
@@ -303,3 +304,6 @@ function sendError(res: ServerResponse, status: number, type: string, message: s
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ type: 'error', error: { type, message } }));
 }
+
+/** Whether a request asks for thinking: with a budget (`enabled`), or letting the model decide (`adaptive`). */
+const thinkingOn = (request: FakeRequest) => request.body.thinking?.type === 'enabled' || request.body.thinking?.type === 'adaptive';

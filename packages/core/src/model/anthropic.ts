@@ -3,6 +3,7 @@ import { APIError, APIUserAbortError } from '@anthropic-ai/sdk/error';
 import { Messages, type RawMessageStreamEvent, type WebSearchToolResultBlock } from '@anthropic-ai/sdk/resources/messages';
 import { ZeroError } from '../errors';
 import { IdleTimer } from './idle-timer';
+import { thinkingParams } from './thinking';
 import {
   ModelCallAborted,
   ModelError,
@@ -94,7 +95,7 @@ export class AnthropicProvider implements ModelProvider {
           // Without thinking, earlier turns' thinking blocks are left out (they are only ever needed in a thinking tool loop).
           messages: request.thinking ? request.messages : withoutThinking(request.messages),
           tools: request.tools.length ? request.tools : undefined,
-          ...(request.thinking ? { thinking: { type: 'enabled' as const, budget_tokens: request.thinking.budgetTokens } } : {}),
+          ...(request.thinking ? thinkingParams(request.model, request.thinking.budgetTokens) : {}),
           stream: true,
         },
         // Interleaved thinking: the model thinks again between tool calls (Claude 4 models).

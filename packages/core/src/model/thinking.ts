@@ -1,14 +1,33 @@
 /** Claude Code's `effort` levels as extended-thinking budgets (tokens). */
 export const EFFORT_BUDGETS = { low: 2_048, medium: 8_192, high: 24_576 } as const;
 
+/** Model ids as the Anthropic API or Bedrock name them: `bedrock:claude-…`, `anthropic.claude-…`, `eu.anthropic.claude-…`. */
+const CLAUDE = '^(bedrock:)?([a-z]{2,4}\\.)?(anthropic\\.)?claude-';
+
 /**
- * Whether a model can think before it answers: Claude 3.7 Sonnet and the Claude 4 family, on the
- * Anthropic API or Bedrock. A model outside the list (an older Claude, an OpenAI-compatible
- * endpoint's) runs with thinking off.
+ * Whether a model can think before it answers: Claude 3.7 Sonnet, the Claude 4 and 5 families and
+ * Mythos, on the Anthropic API or Bedrock. A model outside the list (an older Claude, an
+ * OpenAI-compatible endpoint's) runs with thinking off.
  */
 export function supportsThinking(model: string): boolean {
-  // On Bedrock too (`bedrock:claude-…`, or its own ids `anthropic.claude-…`, `eu.anthropic.claude-…`): the same models, the same API.
-  return /^(bedrock:)?([a-z]{2,4}\.)?(anthropic\.)?claude-(3-7-sonnet|(opus|sonnet|haiku)-4)/.test(model);
+  return new RegExp(`${CLAUDE}(3-7-sonnet|(opus|sonnet|haiku)-4|(opus|sonnet|haiku|mythos|fable)-5|mythos-preview)`).test(model);
+}
+
+/**
+ * Models on which the API deprecates a thinking budget (`type: "enabled"`) for adaptive thinking,
+ * where Claude decides how much to think and an effort level steers it (the SDK warns for these).
+ */
+const ADAPTIVE = new RegExp(`${CLAUDE}(opus-4-6|mythos-preview)`);
+
+/** A budget as the effort level adaptive thinking takes: Claude Code's levels, read back from `EFFORT_BUDGETS`. */
+export function effortOf(budgetTokens: number): 'low' | 'medium' | 'high' {
+  return budgetTokens <= EFFORT_BUDGETS.low ? 'low' : budgetTokens <= EFFORT_BUDGETS.medium ? 'medium' : 'high';
+}
+
+/** The request fields that ask a model for thinking: a budget, or adaptive thinking with an effort where the API prefers it. */
+export function thinkingParams(model: string, budgetTokens: number) {
+  if (ADAPTIVE.test(model)) return { thinking: { type: 'adaptive' as const }, output_config: { effort: effortOf(budgetTokens) } };
+  return { thinking: { type: 'enabled' as const, budget_tokens: budgetTokens } };
 }
 
 /**
@@ -20,10 +39,14 @@ export function thinkingFor(model: string, agent: { thinking_budget?: number }, 
   return budget > 0 && supportsThinking(model) ? { budgetTokens: budget } : undefined;
 }
 
-/** How `GET /api/v2/agents` describes an agent's thinking for its model. */
-export function describeThinking(model: string, agent: { thinking_budget?: number }, deployment: { thinkingBudgetTokens: number }): { budget_tokens: number } | { off: string } {
+/** How `GET /api/v2/agents` describes an agent's thinking for its model (`adaptive`: the model decides, at this effort). */
+export function describeThinking(
+  model: string,
+  agent: { thinking_budget?: number },
+  deployment: { thinkingBudgetTokens: number },
+): { budget_tokens: number; adaptive?: { effort: 'low' | 'medium' | 'high' } } | { off: string } {
   const budget = agent.thinking_budget ?? deployment.thinkingBudgetTokens;
   if (budget <= 0) return { off: agent.thinking_budget === 0 ? 'the agent file turns thinking off' : 'no thinking budget is set (agent effort/thinking, or ZERO_THINKING_BUDGET)' };
   if (!supportsThinking(model)) return { off: `model "${model}" does not support extended thinking` };
-  return { budget_tokens: budget };
+  return ADAPTIVE.test(model) ? { budget_tokens: budget, adaptive: { effort: effortOf(budget) } } : { budget_tokens: budget };
 }

@@ -294,8 +294,10 @@ export const agentInfoSchema = z.object({
   /** The `color` field of its file, for clients that show each agent in its colour. */
   color: z.string().optional(),
   model: z.string(),
-  /** Extended thinking for this agent on its model: the budget, or why it is off. */
-  thinking: z.union([z.object({ budget_tokens: z.number().int() }), z.object({ off: z.string() })]).optional(),
+  /** Extended thinking for this agent on its model: the budget (with the effort it becomes on a model that thinks adaptively), or why it is off. */
+  thinking: z
+    .union([z.object({ budget_tokens: z.number().int(), adaptive: z.object({ effort: z.enum(['low', 'medium', 'high']) }).optional() }), z.object({ off: z.string() })])
+    .optional(),
   /** The tier its file asks for (`light`, `standard`, `heavy`), whose model `model` is. */
   tier: z.enum(['light', 'standard', 'heavy']).optional(),
   tools: z.array(z.string()),
