@@ -16,11 +16,14 @@ import {
   sessionPermissionsSchema,
   sessionResponseSchema,
   switchAgentResponseSchema,
+  uploadTicketSchema,
   type ChatRequestBody,
   type CreateSessionRequest,
   type PermissionMap,
   type Role,
   type UpdateSessionRequest,
+  type UploadRequest,
+  type UploadTicket,
 } from '@zero/core/wire';
 import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from './errors';
 import { RunStream, type FollowOptions } from './follow';
@@ -228,6 +231,44 @@ export class ZeroClient {
       headers: { 'content-type': 'application/gzip' },
       signal: options.signal,
     });
+  }
+
+  /** Starts an archive upload straight to S3 (editors), for an archive too large for a request body; `bytes` is checked against the limit first. */
+  startUpload(projectId: string, body: UploadRequest = {}, signal?: AbortSignal): Promise<UploadTicket> {
+    return this.request(uploadTicketSchema, 'POST', `/projects/${projectPath(projectId)}/uploads`, { json: body, signal });
+  }
+
+  /** Sends the archive where a started upload says: a form POST to S3, not to Zero. S3's refusal throws `ZeroApiError` with S3's code. */
+  async sendUpload(ticket: UploadTicket, archive: Uint8Array | Blob, signal?: AbortSignal): Promise<void> {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.fields)) form.append(name, value);
+    // The file goes last: S3 ignores the fields after it.
+    form.append('file', archive instanceof Blob ? archive : new Blob([archive as Uint8Array<ArrayBuffer>], { type: 'application/gzip' }), 'archive.tar.gz');
+    let response: Response;
+    try {
+      response = await this.fetch(ticket.url, { method: ticket.method, body: form, signal });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new ZeroConnectionError(ticket.url, `cannot reach the upload's storage at ${new URL(ticket.url).origin}: ${describeNetworkError(error)}`, error);
+    }
+    const text = await response.text().catch(() => '');
+    if (!response.ok) {
+      const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1] ?? 'storage_error';
+      const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? text.slice(0, 200);
+      throw new ZeroApiError(response.status, code, `the storage refused the archive (${response.status} ${code}): ${message}`, 'archive');
+    }
+  }
+
+  /** Applies an uploaded archive to the project's files, as `uploadArchive` does; the upload is then gone (a second completion is a 404). */
+  completeUpload(projectId: string, uploadId: string, signal?: AbortSignal) {
+    return this.request(archiveUploadSchema, 'POST', `/projects/${projectPath(projectId)}/uploads/${encodeURIComponent(uploadId)}/complete`, { signal });
+  }
+
+  /** `uploadArchive` for any size up to the archive limit: start an upload, send the archive to S3, complete it. */
+  async uploadArchiveDirect(projectId: string, archive: Uint8Array, options: { strip?: number; signal?: AbortSignal } = {}) {
+    const ticket = await this.startUpload(projectId, { bytes: archive.byteLength, strip: options.strip }, options.signal);
+    await this.sendUpload(ticket, archive, options.signal);
+    return this.completeUpload(projectId, ticket.upload_id, options.signal);
   }
 }
 
