@@ -38,6 +38,22 @@ export interface ZeroClientOptions {
   fetch?: typeof fetch;
 }
 
+/** One request's body, headers and signal; `timeoutMs` replaces the client's wait for the answer's headers. */
+export interface RequestOptions {
+  body?: BodyInit;
+  json?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * The wait for a completed upload's answer: Zero answers once the whole tree (up to the archive
+ * limit, tens of thousands of S3 writes) is stored, well past the usual wait for headers. Lambda's
+ * own ceiling, 15 minutes; the server was reached a moment before, when the upload was started.
+ */
+const APPLY_TIMEOUT_MS = 15 * 60_000;
+
 /** A chat request as the client sends it; `stream` is set by the method called. */
 export type ChatInput = Omit<ChatRequestBody, 'stream'>;
 
@@ -63,14 +79,15 @@ export class ZeroClient {
   }
 
   /** Sends a request and returns the response once its headers are in; a refusal (4xx, 5xx) throws. */
-  async send(method: string, path: string, init: { body?: BodyInit; json?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  async send(method: string, path: string, init: RequestOptions = {}): Promise<Response> {
     const target = `${this.url}${path.startsWith('/health') ? '' : '/api/v2'}${path}`;
     const headers: Record<string, string> = { ...init.headers };
     if (this.key) headers.authorization = `Bearer ${this.key}`;
     if (init.json !== undefined) headers['content-type'] = 'application/json';
     // The timeout covers the wait for headers only: a stream may then run as long as the run does.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('timeout')), this.timeoutMs);
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
     const forward = () => controller.abort(init.signal?.reason);
     init.signal?.addEventListener('abort', forward, { once: true });
     let response: Response;
@@ -84,7 +101,7 @@ export class ZeroClient {
       } as RequestInit);
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      const why = controller.signal.aborted ? `no answer within ${Math.round(this.timeoutMs / 1000)} s` : describeNetworkError(error);
+      const why = controller.signal.aborted ? `no answer within ${Math.round(timeoutMs / 1000)} s` : describeNetworkError(error);
       throw new ZeroConnectionError(this.url, `cannot reach Zero at ${this.url}: ${why}`, error);
     } finally {
       clearTimeout(timer);
@@ -94,7 +111,7 @@ export class ZeroClient {
   }
 
   /** A JSON request whose answer is parsed with `schema`. */
-  async request<S extends z.ZodType>(schema: S, method: string, path: string, init: { json?: unknown; body?: BodyInit; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<z.output<S>> {
+  async request<S extends z.ZodType>(schema: S, method: string, path: string, init: RequestOptions = {}): Promise<z.output<S>> {
     const response = await this.send(method, path, init);
     const text = await response.text();
     const parsed = schema.safeParse(text ? safeJson(text) : undefined);
@@ -261,7 +278,7 @@ export class ZeroClient {
 
   /** Applies an uploaded archive to the project's files, as `uploadArchive` does; the upload is then gone (a second completion is a 404). */
   completeUpload(projectId: string, uploadId: string, signal?: AbortSignal) {
-    return this.request(archiveUploadSchema, 'POST', `/projects/${projectPath(projectId)}/uploads/${encodeURIComponent(uploadId)}/complete`, { signal });
+    return this.request(archiveUploadSchema, 'POST', `/projects/${projectPath(projectId)}/uploads/${encodeURIComponent(uploadId)}/complete`, { signal, timeoutMs: APPLY_TIMEOUT_MS });
   }
 
   /** `uploadArchive` for any size up to the archive limit: start an upload, send the archive to S3, complete it. */
