@@ -43,6 +43,12 @@ export default $config({
       bucket: bucket.name,
       rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' }, bucketKeyEnabled: true }],
     });
+    // Archives sent straight to S3 wait under uploads/ until completed (then deleted); one never completed
+    // is expired a day later (a completion is taken for an hour only).
+    new aws.s3.BucketLifecycleConfiguration('StorageStagedUploads', {
+      bucket: bucket.name,
+      rules: [{ id: 'expire-staged-uploads', status: 'Enabled', filter: { prefix: 'uploads/' }, expiration: { days: 1 }, abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } }],
+    });
 
     // Claude on Bedrock (see the README's Model providers): the functions may invoke, streaming, the
     // models and inference profiles named at deploy time in ZERO_BEDROCK_MODEL_IDS, and nothing else.

@@ -23,13 +23,16 @@ import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { scheduleRoutes } from './routes/schedules';
 import { subscriptionRoutes } from './routes/subscriptions';
-import { projectRoutes } from './projects';
+import { DEFAULT_PROJECT_API_LIMITS, projectRoutes, type ProjectApiLimits } from './projects';
 import { memoryRoutes } from './memories';
 
 export type { AppDeps };
 export { FIRST_FLUSH_PADDING } from './sse';
 
-export interface AppOptions extends SessionRouteOptions {}
+export interface AppOptions extends SessionRouteOptions {
+  /** The project API's limits, the defaults where unset (tests lower them). */
+  projectLimits?: Partial<ProjectApiLimits>;
+}
 
 /** The one Hono app served by Lambda (`streamHandle`) and by Node (`@hono/node-server`). */
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
@@ -73,7 +76,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', hookRoutes(deps));
   api.route('/', subscriptionRoutes(deps));
   api.route('/', scheduleRoutes(deps));
-  api.route('/', projectRoutes(deps));
+  api.route('/', projectRoutes(deps, { ...DEFAULT_PROJECT_API_LIMITS, ...options.projectLimits }));
   api.route('/', memoryRoutes(deps));
   api.route('/', agentRoutes(deps));
   api.route('/', mcpServerRoutes(deps));

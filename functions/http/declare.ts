@@ -26,7 +26,7 @@ export interface Operation {
 }
 
 export type RouteSpec =
-  | { kind: 'json'; schema: z.ZodType; maxBytes: number }
+  | { kind: 'json'; schema: z.ZodType; maxBytes: number; optional?: boolean }
   | { kind: 'body'; mediaType: string; maxBytes: number }
   | { kind: 'query' | 'param'; schema: z.ZodType }
   | ({ kind: 'describe' } & Operation);
@@ -64,15 +64,17 @@ export interface JsonOptions {
   hint?: string;
   /** Runs on the raw JSON before the schema: limits that answer 413 rather than the schema's 400. */
   guard?: (body: unknown) => void;
+  /** An empty body reads as `{}`: every field of the schema is optional. */
+  optional?: boolean;
 }
 
 /** A JSON body, size-guarded and parsed with `schema`: 400 naming the field otherwise. Read it with `c.req.valid('json')`. */
 export function json<S extends z.ZodType>(schema: S, options: JsonOptions = {}) {
   const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
   const guard = sizeGuard(maxBytes, options.hint);
-  return declared<{ in: { json: z.input<S> }; out: { json: z.output<S> } }>({ kind: 'json', schema, maxBytes }, (c, next) =>
+  return declared<{ in: { json: z.input<S> }; out: { json: z.output<S> } }>({ kind: 'json', schema, maxBytes, optional: options.optional }, (c, next) =>
     guard(c, async () => {
-      const body = await readJson(c);
+      const body = await readJson(c, options.optional);
       options.guard?.(body);
       c.req.addValidatedData('json', parse(schema, body) as object);
       await next();
@@ -103,8 +105,9 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   return parsed.data;
 }
 
-async function readJson(c: Context): Promise<unknown> {
+async function readJson(c: Context, optional = false): Promise<unknown> {
   const text = await c.req.text();
+  if (optional && text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch {

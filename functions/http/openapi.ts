@@ -77,7 +77,7 @@ export function openApiDocument(app: Hono<any>, info: { title: string; version: 
       operationId: `${method} ${path}`,
       summary: described?.summary ?? `${method.toUpperCase()} ${openApiPath}`,
       ...(parameters.length ? { parameters } : {}),
-      ...(bodySpec?.kind === 'json' ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(bodySpec.schema, 'input') } } } } : {}),
+      ...(bodySpec?.kind === 'json' ? { requestBody: { required: !bodySpec.optional, content: { 'application/json': { schema: schemaOf(bodySpec.schema, 'input') } } } } : {}),
       ...(bodySpec?.kind === 'body' ? { requestBody: { required: true, content: { [bodySpec.mediaType]: { schema: {} } } } } : {}),
       responses: responsesOf(described, (schema) => schemaOf(schema, 'output')),
       ...(described?.public ? { security: [] } : {}),

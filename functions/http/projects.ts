@@ -1,8 +1,10 @@
+import type { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import {
   DEFAULT_ARCHIVE_LIMITS,
   PathError,
+  StagedUploads,
   ZeroError,
   contentTypeOf,
   extractTarGz,
@@ -16,6 +18,7 @@ import {
   type GitHubSettings,
   type ProjectArea,
   type ProjectMember,
+  type StagedUploadTimes,
 } from '@zero/core';
 import {
   analysisDocumentSchema,
@@ -35,6 +38,9 @@ import {
   projectMembersResponseSchema,
   projectReportsSchema,
   scannerSchema,
+  uploadIdSchema,
+  uploadRequestSchema,
+  uploadTicketSchema,
   userIdSchema,
 } from '@zero/core/wire';
 import { body, describe, json, param, query } from './declare';
@@ -47,6 +53,8 @@ export interface ProjectApiLimits {
   /** A compressed archive as sent. */
   maxArchiveBytes: number;
   archive: ArchiveLimits;
+  /** How long an upload's URL and the upload itself last (`POST …/uploads`). */
+  stagedUploads?: StagedUploadTimes;
 }
 
 export const DEFAULT_PROJECT_API_LIMITS: ProjectApiLimits = {
@@ -92,10 +100,34 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     await access.requireWriter(c.get('user'), id);
     const stream = c.req.raw.body;
     if (!stream) throw new ZeroError('invalid_request', 'the body must be a .tar.gz archive', { field: 'archive' });
-    const archive = await extractTarGz(stream, limits.archive, c.req.valid('query').strip);
-    const meta = await projects.putFiles(id, archive.files, { upload: true });
-    return c.json({ project: meta, files: archive.files.length, bytes: meta.last_upload?.bytes ?? 0, skipped: archive.skipped, skipped_count: archive.skippedCount }, 201);
+    return c.json(await applyArchive(id, stream, c.req.valid('query').strip), 201);
   });
+
+  // Archives over what a request body may carry (6 MB behind a Lambda function URL) go straight to S3.
+  const staged = new StagedUploads(projects.artifacts, limits.maxArchiveBytes, limits.stagedUploads);
+  api.post('/projects/:owner/:repo/uploads', describe({ summary: 'Start an archive upload straight to S3, for trees too large for a request body (editors)', responses: { 201: uploadTicketSchema } }), param(inProject), json(uploadRequestSchema, { optional: true }), async (c) => {
+    const id = c.req.valid('param').project_id;
+    const { bytes, strip } = c.req.valid('json');
+    if (bytes !== undefined && bytes > limits.maxArchiveBytes) {
+      throw new ZeroError('invalid_request', `bytes: an archive may be at most ${limits.maxArchiveBytes} bytes compressed, not ${bytes}`, { field: 'bytes', limit: limits.maxArchiveBytes });
+    }
+    const user = c.get('user');
+    await access.requireWriter(user, id);
+    return c.json(await staged.create(id, user.id, strip), 201);
+  });
+
+  api.post('/projects/:owner/:repo/uploads/:upload_id/complete', describe({ summary: "Apply an uploaded archive to the project's files, as the archive route does (editors)", responses: { 201: archiveUploadSchema } }), param(projectParams({ upload_id: uploadIdSchema })), async (c) => {
+    const { project_id: id, upload_id: uploadId } = c.req.valid('param');
+    await access.requireWriter(c.get('user'), id);
+    return c.json(await staged.complete(id, uploadId, (archive, strip) => applyArchive(id, archive, strip)), 201);
+  });
+
+  /** Extracts an archive under the limits (nothing is written unless all of it passes), then writes the files whose content changed. */
+  async function applyArchive(id: string, stream: Readable | ReadableStream<Uint8Array>, strip: number) {
+    const archive = await extractTarGz(stream, limits.archive, strip);
+    const { project, uploaded, unchanged } = await projects.putTree(id, archive.files);
+    return { project, files: archive.files.length, bytes: project.last_upload?.bytes ?? 0, skipped: archive.skipped, skipped_count: archive.skippedCount, uploaded, unchanged };
+  }
 
   // The tree at a commit of the GitHub repository of the same name, under the archive limits (editors).
   api.post('/projects/:owner/:repo/hydrate', describe({ summary: "Make the project's files the GitHub repository's tree at a ref (editors)", responses: { 200: hydrateResponseSchema } }), param(inProject), json(hydrateRequestSchema), async (c) => {

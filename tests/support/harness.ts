@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DEFAULT_LIMITS, type AuthConfig, type DeploymentPermissions, type OutboundOptions, type RunLimits, type RuntimeConfig, type ToolSpec } from '@zero/core';
+import type { AppOptions } from '../../functions/http/app';
 import { startServer, type RunningServer } from '../../local/server';
 import { startLocalStack, syncAgents, type LocalStack } from '../../local/stack';
 import { FakeAnthropic } from './fake-anthropic';
@@ -77,6 +78,8 @@ export interface HarnessOptions {
   tiers?: RuntimeConfig['tiers'];
   /** EventBridge Scheduler (a fake's endpoint): schedules are registered there as on AWS. */
   scheduler?: RuntimeConfig['scheduler'];
+  /** The project API's limits (archive sizes, upload lifetimes), the defaults where unset. */
+  projectLimits?: AppOptions['projectLimits'];
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -124,7 +127,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       endpoints: openai ? { [options.openai?.name ?? 'fakeai']: { url: openai.url, key: options.openai?.key, noTools: options.openai?.noTools, prices: options.openai?.prices, maxRetries: 2 } } : {},
     },
   });
-  const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs };
+  const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs, projectLimits: options.projectLimits };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);
   const harness: Harness = {
     fake,

@@ -16,11 +16,14 @@ import {
   sessionPermissionsSchema,
   sessionResponseSchema,
   switchAgentResponseSchema,
+  uploadTicketSchema,
   type ChatRequestBody,
   type CreateSessionRequest,
   type PermissionMap,
   type Role,
   type UpdateSessionRequest,
+  type UploadRequest,
+  type UploadTicket,
 } from '@zero/core/wire';
 import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from './errors';
 import { RunStream, type FollowOptions } from './follow';
@@ -34,6 +37,22 @@ export interface ZeroClientOptions {
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
+
+/** One request's body, headers and signal; `timeoutMs` replaces the client's wait for the answer's headers. */
+export interface RequestOptions {
+  body?: BodyInit;
+  json?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * The wait for a completed upload's answer: Zero answers once the whole tree (up to the archive
+ * limit, tens of thousands of S3 writes) is stored, well past the usual wait for headers. Lambda's
+ * own ceiling, 15 minutes; the server was reached a moment before, when the upload was started.
+ */
+const APPLY_TIMEOUT_MS = 15 * 60_000;
 
 /** A chat request as the client sends it; `stream` is set by the method called. */
 export type ChatInput = Omit<ChatRequestBody, 'stream'>;
@@ -60,14 +79,15 @@ export class ZeroClient {
   }
 
   /** Sends a request and returns the response once its headers are in; a refusal (4xx, 5xx) throws. */
-  async send(method: string, path: string, init: { body?: BodyInit; json?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  async send(method: string, path: string, init: RequestOptions = {}): Promise<Response> {
     const target = `${this.url}${path.startsWith('/health') ? '' : '/api/v2'}${path}`;
     const headers: Record<string, string> = { ...init.headers };
     if (this.key) headers.authorization = `Bearer ${this.key}`;
     if (init.json !== undefined) headers['content-type'] = 'application/json';
     // The timeout covers the wait for headers only: a stream may then run as long as the run does.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('timeout')), this.timeoutMs);
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
     const forward = () => controller.abort(init.signal?.reason);
     init.signal?.addEventListener('abort', forward, { once: true });
     let response: Response;
@@ -81,7 +101,7 @@ export class ZeroClient {
       } as RequestInit);
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      const why = controller.signal.aborted ? `no answer within ${Math.round(this.timeoutMs / 1000)} s` : describeNetworkError(error);
+      const why = controller.signal.aborted ? `no answer within ${Math.round(timeoutMs / 1000)} s` : describeNetworkError(error);
       throw new ZeroConnectionError(this.url, `cannot reach Zero at ${this.url}: ${why}`, error);
     } finally {
       clearTimeout(timer);
@@ -91,7 +111,7 @@ export class ZeroClient {
   }
 
   /** A JSON request whose answer is parsed with `schema`. */
-  async request<S extends z.ZodType>(schema: S, method: string, path: string, init: { json?: unknown; body?: BodyInit; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<z.output<S>> {
+  async request<S extends z.ZodType>(schema: S, method: string, path: string, init: RequestOptions = {}): Promise<z.output<S>> {
     const response = await this.send(method, path, init);
     const text = await response.text();
     const parsed = schema.safeParse(text ? safeJson(text) : undefined);
@@ -228,6 +248,44 @@ export class ZeroClient {
       headers: { 'content-type': 'application/gzip' },
       signal: options.signal,
     });
+  }
+
+  /** Starts an archive upload straight to S3 (editors), for an archive too large for a request body; `bytes` is checked against the limit first. */
+  startUpload(projectId: string, body: UploadRequest = {}, signal?: AbortSignal): Promise<UploadTicket> {
+    return this.request(uploadTicketSchema, 'POST', `/projects/${projectPath(projectId)}/uploads`, { json: body, signal });
+  }
+
+  /** Sends the archive where a started upload says: a form POST to S3, not to Zero. S3's refusal throws `ZeroApiError` with S3's code. */
+  async sendUpload(ticket: UploadTicket, archive: Uint8Array | Blob, signal?: AbortSignal): Promise<void> {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.fields)) form.append(name, value);
+    // The file goes last: S3 ignores the fields after it.
+    form.append('file', archive instanceof Blob ? archive : new Blob([archive as Uint8Array<ArrayBuffer>], { type: 'application/gzip' }), 'archive.tar.gz');
+    let response: Response;
+    try {
+      response = await this.fetch(ticket.url, { method: ticket.method, body: form, signal });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new ZeroConnectionError(ticket.url, `cannot reach the upload's storage at ${new URL(ticket.url).origin}: ${describeNetworkError(error)}`, error);
+    }
+    const text = await response.text().catch(() => '');
+    if (!response.ok) {
+      const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1] ?? 'storage_error';
+      const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? text.slice(0, 200);
+      throw new ZeroApiError(response.status, code, `the storage refused the archive (${response.status} ${code}): ${message}`, 'archive');
+    }
+  }
+
+  /** Applies an uploaded archive to the project's files, as `uploadArchive` does; the upload is then gone (a second completion is a 404). */
+  completeUpload(projectId: string, uploadId: string, signal?: AbortSignal) {
+    return this.request(archiveUploadSchema, 'POST', `/projects/${projectPath(projectId)}/uploads/${encodeURIComponent(uploadId)}/complete`, { signal, timeoutMs: APPLY_TIMEOUT_MS });
+  }
+
+  /** `uploadArchive` for any size up to the archive limit: start an upload, send the archive to S3, complete it. */
+  async uploadArchiveDirect(projectId: string, archive: Uint8Array, options: { strip?: number; signal?: AbortSignal } = {}) {
+    const ticket = await this.startUpload(projectId, { bytes: archive.byteLength, strip: options.strip }, options.signal);
+    await this.sendUpload(ticket, archive, options.signal);
+    return this.completeUpload(projectId, ticket.upload_id, options.signal);
   }
 }
 

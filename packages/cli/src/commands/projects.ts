@@ -22,6 +22,7 @@ export async function pushProject(profile: string | undefined, dir: string, proj
   const id = project ?? `${basename(dirname(root))}/${basename(root)}`;
   const parsed = projectIdSchema.safeParse(id);
   if (!parsed.success) throw new CliError(`project "${id}" ${parsed.error.issues[0]!.message}; name it: zero projects push ${dir} owner/repo`, EXIT.usage);
+  const bodyMax = bodyMaxBytes();
   const { client } = await connect(profile);
   const files = await listProjectFiles(root);
   if (files.length === 0) throw new CliError(`${dir} has no files to upload (after .gitignore)`, EXIT.usage);
@@ -29,11 +30,22 @@ export async function pushProject(profile: string | undefined, dir: string, proj
   const archive = await packTarGz(root, files, (done, bytes) => {
     if (tty) process.stderr.write(`\r\x1b[2Kpacking ${done}/${files.length} files, ${kib(bytes)}`);
   });
-  process.stderr.write(`${tty ? '\r\x1b[2K' : ''}packed ${files.length} files into ${kib(archive.length)}; uploading to ${id}…\n`);
-  const result = await client.uploadArchive(id, new Uint8Array(archive));
-  process.stderr.write(`${id}: ${result.files} files, ${kib(result.bytes)} (rev ${result.project.rev})${result.skipped_count ? `; ${result.skipped_count} skipped` : ''}\n`);
+  // A request body is capped (6 MB behind a Lambda function URL): a larger archive goes straight to S3.
+  const direct = archive.length > bodyMax;
+  process.stderr.write(`${tty ? '\r\x1b[2K' : ''}packed ${files.length} files into ${kib(archive.length)}; uploading to ${id}${direct ? ' through S3' : ''}…\n`);
+  const result = direct ? await client.uploadArchiveDirect(id, new Uint8Array(archive)) : await client.uploadArchive(id, new Uint8Array(archive));
+  process.stderr.write(`${id}: ${result.files} files, ${kib(result.bytes)} (rev ${result.project.rev})${result.unchanged ? `; ${result.unchanged} unchanged` : ''}${result.skipped_count ? `; ${result.skipped_count} skipped` : ''}\n`);
   for (const skipped of result.skipped) process.stderr.write(`  skipped ${skipped.path}: ${skipped.reason}\n`);
   return 0;
+}
+
+/** The largest archive sent as a request body (`ZERO_PUSH_BODY_MAX_BYTES`, 5 MB by default); a larger one is uploaded through S3. */
+function bodyMaxBytes(): number {
+  const raw = process.env.ZERO_PUSH_BODY_MAX_BYTES;
+  if (raw === undefined || raw === '') return 5 * 1024 * 1024;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new CliError(`ZERO_PUSH_BODY_MAX_BYTES must be a whole number of bytes, not "${raw}"`, EXIT.usage);
+  return value;
 }
 
 const kib = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);

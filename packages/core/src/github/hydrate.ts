@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ZeroError } from '../errors';
 import { DEFAULT_ARCHIVE_LIMITS, extractTarGz, type ArchiveLimits } from '../projects/archive';
 import { projectKey } from '../projects/paths';
-import { contentTypeOf, mapLimit, type ProjectFileInput, type ProjectMeta, type ProjectStore } from '../projects/project-store';
+import { changedFiles, contentTypeOf, mapLimit, type ProjectFileInput, type ProjectMeta, type ProjectStore } from '../projects/project-store';
 import { GitHubRequestError, repoPath, type GitHubClient } from './client';
 
 /** The limits of a hydrate: those of an archive upload (`maxArchiveBytes` the tarball as downloaded). */
@@ -65,8 +64,8 @@ export async function hydrateProject(projects: ProjectStore, github: GitHubClien
   const tree = new Map(archive.files.map((f) => [f.path, f]));
   for (const file of request.extra ?? []) tree.set(file.path, file);
 
-  const stored = new Map((await projects.list(request.projectId, 'files')).map((o) => [o.path, o.etag.replace(/"/g, '')]));
-  const write = [...tree.values()].filter((f) => stored.get(f.path) !== createHash('md5').update(f.body).digest('hex'));
+  const stored = await projects.storedHashes(request.projectId);
+  const write = changedFiles([...tree.values()], stored);
   const remove = [...stored.keys()].filter((path) => !tree.has(path));
   const bytes = [...tree.values()].reduce((n, f) => n + f.body.byteLength, 0);
   const id = request.projectId;

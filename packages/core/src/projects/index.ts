@@ -4,3 +4,4 @@ export * from './project-store';
 export * from './project-access';
 export * from './file-cache';
 export * from './archive';
+export * from './staged-uploads';

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
 import * as z from 'zod';
 import { ZeroError, notFound } from '../errors';
@@ -80,6 +80,24 @@ export class ProjectStore {
     return this.touch(id, options.upload ? { files: files.length, bytes, at: new Date().toISOString() } : undefined);
   }
 
+  /**
+   * Writes an uploaded tree: only the files whose content differs from what is
+   * stored (see `changedFiles`), then a new revision recording the upload. Files
+   * stored but absent from the tree stay, as with any upload.
+   */
+  async putTree(id: string, files: ProjectFileInput[]): Promise<{ project: ProjectMeta; uploaded: number; unchanged: number }> {
+    const write = changedFiles(files, await this.storedHashes(id));
+    await mapLimit(write, 32, (f) => this.artifacts.put(projectKey(id, 'files', f.path), f.body, f.contentType ?? contentTypeOf(f.path)));
+    const bytes = files.reduce((n, f) => n + f.body.byteLength, 0);
+    const project = await this.touch(id, { files: files.length, bytes, at: new Date().toISOString() });
+    return { project, uploaded: write.length, unchanged: files.length - write.length };
+  }
+
+  /** Each stored file's content hash: its ETag without quotes (the MD5 of an object written in one PUT). */
+  async storedHashes(id: string): Promise<Map<string, string>> {
+    return new Map((await this.list(id, 'files')).map((o) => [o.path, o.etag.replace(/"/g, '')]));
+  }
+
   /** Creates the project's summary or gives it a new revision; `source` is set by a hydrate and cleared by an archive upload. */
   async touch(id: string, lastUpload?: ProjectMeta['last_upload'], source?: ProjectMeta['source']): Promise<ProjectMeta> {
     const now = new Date().toISOString();
@@ -155,6 +173,15 @@ export class ProjectStore {
   async listAnalyses(id: string): Promise<string[]> {
     return (await this.list(id, 'analysis')).map((o) => o.path).filter((p) => p.endsWith('.json')).map((p) => p.slice(0, -5));
   }
+}
+
+/**
+ * Of `files`, those whose content differs from what is stored, told by MD5:
+ * what S3 gives as the ETag of an object written in one PUT. Where the ETag is
+ * something else (SSE-KMS, a multipart upload), the file is simply written again.
+ */
+export function changedFiles(files: readonly ProjectFileInput[], stored: ReadonlyMap<string, string>): ProjectFileInput[] {
+  return files.filter((f) => stored.get(f.path) !== createHash('md5').update(f.body).digest('hex'));
 }
 
 /** True when a parsed JSON value nests deeper than `limit` objects or arrays; walked without recursion, since the value may nest thousands of levels. */

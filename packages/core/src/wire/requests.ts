@@ -288,5 +288,18 @@ export const subscriptionInputSchema = z.strictObject({
 /** The query of `POST /api/v2/projects/:owner/:repo/archive`: leading path segments to drop, as `tar --strip-components`. */
 export const archiveQuerySchema = z.object({ strip: z.coerce.number().int().min(0).max(10).default(0) });
 
+/** An upload's id: 32 lowercase hex digits, as `POST /api/v2/projects/:owner/:repo/uploads` gives it. */
+export const uploadIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be an upload id: 32 lowercase hex digits, as the upload route gave it');
+
+/**
+ * `POST /api/v2/projects/:owner/:repo/uploads`: an archive sent straight to S3. `bytes`, the archive's size
+ * if known, is checked against the limit before anything is uploaded; `strip` is kept for the completion.
+ */
+export const uploadRequestSchema = z.strictObject({
+  bytes: z.number().int().min(1).optional(),
+  strip: z.number().int().min(0).max(10).default(0),
+});
+export type UploadRequest = z.input<typeof uploadRequestSchema>;
+
 /** The query of a project area's listing: only what lies under this folder. */
 export const listProjectFilesQuerySchema = z.object({ under: z.string().max(1024).optional().transform((v) => v || undefined) });

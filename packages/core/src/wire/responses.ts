@@ -379,9 +379,27 @@ export const archiveUploadSchema = z.object({
   /** Entries not extracted (links, special files), at most the first few, with the reason; `skipped_count` counts them all. */
   skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
   skipped_count: z.number().int(),
+  /** Files written (new or changed) and left alone (the same content was already stored). */
+  uploaded: z.number().int(),
+  unchanged: z.number().int(),
 });
+/**
+ * `POST /projects/:owner/:repo/uploads`: where to send the archive, straight to S3. A form POST (`multipart/form-data`)
+ * to `url` with every one of `fields`, then the archive as the `file` field (last), at most `max_bytes`, before `expires_at`.
+ */
+export const uploadTicketSchema = z.object({
+  upload_id: z.string(),
+  url: z.string(),
+  method: z.literal('POST'),
+  fields: z.record(z.string(), z.string()),
+  expires_at: z.string(),
+  /** Until when `POST …/uploads/:upload_id/complete` takes it. */
+  complete_by: z.string(),
+  max_bytes: z.number().int(),
+});
+export type UploadTicket = z.infer<typeof uploadTicketSchema>;
 /** `POST /projects/:owner/:repo/hydrate`: the tree at `sha`; `files` written (`uploaded`: new or changed), left alone (`unchanged`: same hash), deleted (`removed`: gone from the tree). */
-export const hydrateResponseSchema = archiveUploadSchema.extend({ sha: z.string(), uploaded: z.number().int(), unchanged: z.number().int(), removed: z.number().int() });
+export const hydrateResponseSchema = archiveUploadSchema.extend({ sha: z.string(), removed: z.number().int() });
 export const fileUploadSchema = z.object({ project: projectSchema, path: z.string(), bytes: z.number().int() });
 export const projectObjectSchema = z.object({ path: z.string(), size: z.number().int(), etag: z.string() });
 export const projectFilesSchema = z.object({ project_id: z.string(), files: z.array(projectObjectSchema) });
