@@ -64,6 +64,7 @@ import { HookStore } from './webhooks/hook-config';
 import { ScheduleStore } from './schedules/schedule-config';
 import { ScheduleMarkers, type Schedules } from './schedules/fire';
 import { WebhookStore } from './webhooks/webhook-store';
+import { OutboxStore } from './subscriptions/outbox-store';
 import type { SecretResolver, Webhooks } from './webhooks/webhooks';
 
 export interface RuntimeConfig {
@@ -269,6 +270,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     },
     subscriptions: {
       artifacts,
+      outbox: new OutboxStore(db, config.store.table),
       secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
       delivery: { ...config.outbound, ...config.webhookCallback },
       cacheMs: config.subscriptionCacheMs,
