@@ -1,6 +1,7 @@
 import { handleRunJobs } from '@zero/core/sessions';
 import { prepareInvestigation, settleInvestigation } from '@zero/core/webhooks';
 import { SCHEDULE_TICK_LOOKBACK_MS, scheduleTickTime } from '@zero/core/schedules/tick';
+import { outboxSweepTime } from '@zero/core/subscriptions/sweep-message';
 import { errorText, log } from '@zero/core';
 import { lambdaRuntime } from './runtime';
 
@@ -25,9 +26,12 @@ export async function handler(event: SqsEvent, context?: { getRemainingTimeInMil
     return at ? [{ record, at }] : [];
   });
   const failures = await fireTicks(ticks);
+  // Outbox sweeps (delayed messages sent when an event delivery is written or to be retried): never fail, never redelivered.
+  const sweeps = records.filter((record) => outboxSweepTime(record.body));
+  if (sweeps.length) await (await import('@zero/core/subscriptions')).sweepOutbox(runtime, new Date());
   const jobs = await handleRunJobs(
     runtime,
-    records.filter((record) => !ticks.some((tick) => tick.record === record)),
+    records.filter((record) => !ticks.some((tick) => tick.record === record) && !sweeps.includes(record)),
     {
       deadline,
       // A webhook's job hydrates the hook's project from GitHub before the run, when the hook asks.

@@ -186,3 +186,19 @@ const epoch = (ms: number) => Math.ceil(ms / 1000);
 function defined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
+
+/**
+ * The local stand-in for the worker's delayed sweeps: sweeps the outbox at
+ * once (deliveries a stopped process left) and then every `everyMs`, one
+ * sweep at a time. Returns how to stop it.
+ */
+export function startOutboxSweeps(deps: OutboxDeps, everyMs = 15_000): { stop(): void } {
+  let sweeping: Promise<unknown> | undefined;
+  const sweep = () => {
+    sweeping ??= sweepOutbox(deps).finally(() => (sweeping = undefined));
+  };
+  sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
+}
