@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '@zero/core';
-import { enqueue, eventBody, publishEvent, sweepOutbox, type ZeroEvent } from '@zero/core/subscriptions';
+import { enqueue, eventBody, publishEvent, startOutboxSweeps, sweepOutbox, type ZeroEvent } from '@zero/core/subscriptions';
 import { DEV, send, startHarness, type Harness } from './support/harness';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -145,6 +145,26 @@ describe('the outbox: event deliveries outlive the process that started them', (
     expect(sub.received).toHaveLength(1);
     expect(verified(sub.received[0]!)).toBe(true);
     expect((await deliveries())[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
+  it("npm start's sweeper sends what a stopped process left, at its start and on its timer", async () => {
+    const event = runEnded('run_left_behind');
+    await enqueue(dying, ['outbox-ops'], event, JSON.stringify(eventBody(event)));
+    const sweeper = startOutboxSweeps(h.server.runtime, 20);
+    try {
+      for (let waited = 0; sub.received.length < 1 && waited < 5000; waited += 20) await settle();
+      expect(sub.received).toHaveLength(1);
+      // A second record, left while the sweeper runs, goes out on a later tick.
+      sub.statuses.push(503);
+      await (await publishEvent(dying, runEnded('run_left_later'))).sent;
+      for (let waited = 0; sub.received.length < 3 && waited < 5000; waited += 20) await settle();
+      expect(sub.received).toHaveLength(3);
+      expect(sub.received.every(verified)).toBe(true);
+    } finally {
+      sweeper.stop();
+    }
+    const recent = await deliveries();
+    expect(recent.slice(0, 2).map((d) => [d.status, d.attempts])).toEqual([['delivered', 2], ['delivered', 1]]);
   });
 
   it('the deliveries list is for administrators, of a subscription that exists', async () => {

@@ -123,14 +123,21 @@ export async function carryDelivery(deps: OutboxDeps, record: OutboxDelivery, no
  * Two sweeps at once send each record once (the claim). Must not throw.
  */
 export async function sweepOutbox(deps: OutboxDeps, now = new Date(), options: { limit?: number } = {}): Promise<{ due: number }> {
+  const limit = options.limit ?? 100;
+  const once = { ...deps, subscriptions: { ...deps.subscriptions, delivery: { ...deps.subscriptions.delivery, waitForRetries: false } } };
+  let count = 0;
   try {
-    const due = await deps.subscriptions.outbox.due(now, options.limit ?? 100);
-    await Promise.all(due.map((record) => carryDelivery({ ...deps, subscriptions: { ...deps.subscriptions, delivery: { ...deps.subscriptions.delivery, waitForRetries: false } } }, record, now.getTime())));
-    return { due: due.length };
+    // A page at a time: an attempted record leaves the due range (its next time is later), so the next page holds others.
+    for (let page = 0; page < 10; page++) {
+      const due = await deps.subscriptions.outbox.due(now, limit);
+      count += due.length;
+      await Promise.all(due.map((record) => carryDelivery(once, record, now.getTime())));
+      if (due.length < limit) break;
+    }
   } catch (error) {
     log.error('sweeping the outbox failed', { error: errorText(error) });
-    return { due: 0 };
   }
+  return { due: count };
 }
 
 /** Asks the queue (SQS on AWS) for a sweep just after `at`; the local queue has no delays, the local timer sweeps instead. */
