@@ -146,7 +146,7 @@ async function tell(
   const subscribers = publishEvent(deps, event);
   if (hook.callback_url) {
     const body = eventBody(event);
-    // Top-level fields first (`type`, `hook_id`, `event`, `delivery_id`, `session_id`, `status`, `report`…), as the callback had them.
+    // The event, and beside it the top-level fields the callback had before it was one (`hook_id`, `event`, `delivery_id`, `status`, `report`…).
     const callback = JSON.stringify({ ...body, hook_id: hook.id, event: summary.origin.event, delivery_id: summary.origin.delivery_id, session_id: sessionId, ...fields, ...legacy, summary_path: body.data.summary_path });
     await sendAll(deps, await enqueue(deps, [hookSubscriptionId(hook.id)], event, callback));
   }
