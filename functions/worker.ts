@@ -1,6 +1,7 @@
 import { handleRunJobs } from '@zero/core/sessions';
 import { prepareInvestigation, settleInvestigation } from '@zero/core/webhooks';
 import { scheduleFireOf, type ScheduleFire } from '@zero/core/schedules/trigger';
+import { outboxSweepTime } from '@zero/core/subscriptions/sweep-message';
 import { errorText, log } from '@zero/core';
 import { lambdaRuntime } from './runtime';
 
@@ -25,9 +26,12 @@ export async function handler(event: SqsEvent, context?: { getRemainingTimeInMil
     return fire ? [{ record, ...fire }] : [];
   });
   const failures = await fireSchedules(fires);
+  // Outbox sweeps (delayed messages sent when an event delivery is written or to be retried): never fail, never redelivered.
+  const sweeps = records.filter((record) => outboxSweepTime(record.body));
+  if (sweeps.length) await (await import('@zero/core/subscriptions')).sweepOutbox(runtime, new Date());
   const jobs = await handleRunJobs(
     runtime,
-    records.filter((record) => !fires.some((fire) => fire.record === record)),
+    records.filter((record) => !fires.some((fire) => fire.record === record) && !sweeps.includes(record)),
     {
       deadline,
       // A webhook's job hydrates the hook's project from GitHub before the run, when the hook asks.
@@ -64,3 +68,4 @@ async function fireSchedules(fires: ({ record: { messageId: string } } & Schedul
   }
   return failed;
 }
+

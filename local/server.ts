@@ -18,7 +18,7 @@ export const CONSOLE_DIR = join(import.meta.dirname, '..', 'console', 'dist');
 export interface ServerOptions extends AppOptions {
   /** Static files served at `/` (the console); nothing is served when the folder does not exist. */
   consoleDir?: string;
-  /** Runs the schedules with an in-process timer (`npm start` does; the test harness does not, its tests drive their own). */
+  /** Runs the schedules and the outbox's sweep with in-process timers (`npm start` does; the test harness does not, its tests drive their own). */
   scheduleTimer?: boolean;
 }
 
@@ -47,12 +47,15 @@ export async function startServer(config: RuntimeConfig, port = 0, hostname = '1
   });
   // Locally nothing else fires schedules: this process's timer stands in for EventBridge Scheduler.
   const timer = options.scheduleTimer ? new (await import('@zero/core/schedules')).ScheduleTimer(runtime).start() : undefined;
+  // Event deliveries a stopped process left unsent: swept now and every 15 s (on AWS, delayed queue messages do this).
+  const sweeper = options.scheduleTimer ? (await import('@zero/core/subscriptions')).startOutboxSweeps(runtime) : undefined;
   const address = server.address() as AddressInfo;
   return {
     url: `http://${hostname}:${address.port}`,
     runtime,
     close: async () => {
       timer?.stop();
+      sweeper?.stop();
       await new Promise<void>((resolve) => {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         server.close(() => resolve());

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -417,6 +418,74 @@ describe('webhooks', () => {
     expect(callbacks.received).toHaveLength(2);
     expect(JSON.parse(callbacks.received[1]!.body)).toMatchObject({ type: 'investigation.finished', session_id: sessionId, status: 'completed' });
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the callback is an investigation.finished event: Standard Webhooks headers (the hook secret as raw key) beside the X-Zero ones, one id for both', async () => {
+    h.fake.script({ text: 'Looks right.' });
+    const accepted = await github('prs', 'pull_request', pullRequest('opened'));
+    await idle();
+    expect(callbacks.received).toHaveLength(1);
+    const [callback] = callbacks.received;
+    const headers = callback!.headers;
+    // Verified as the Standard Webhooks specification says, written here (not Zero's code): HMAC-SHA256 of "<id>.<timestamp>.<body>".
+    const id = String(headers['webhook-id']);
+    const timestamp = String(headers['webhook-timestamp']);
+    const expected = `v1,${createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`${id}.${timestamp}.${callback!.body}`).digest('base64')}`;
+    expect(String(headers['webhook-signature']).split(' ')).toContain(expected);
+    expect(Math.abs(Date.now() / 1000 - Number(timestamp))).toBeLessThan(300);
+    // The old headers still verify, and name the same message.
+    const signed = { timestamp: String(headers['x-zero-timestamp']), delivery: String(headers['x-zero-delivery']), event: String(headers['x-zero-event']) };
+    expect(verifySha256(SECRET, genericSigningPayload(signed, Buffer.from(callback!.body)), String(headers['x-zero-signature']))).toBe(true);
+    expect(headers['x-zero-delivery']).toBe(id);
+    expect(headers['x-zero-event']).toBe('investigation.finished');
+    // The body is the event (type, timestamp, data) with the fields the callback always had beside it.
+    const body = JSON.parse(callback!.body);
+    expect(body).toMatchObject({
+      type: 'investigation.finished',
+      timestamp: expect.any(String),
+      data: { session_id: accepted.json.session_id, run_id: accepted.json.run_id, hook_id: 'prs', status: 'completed', report: { key: `projects/acme/shop/reports/${accepted.json.session_id}.md` } },
+      session_id: accepted.json.session_id,
+      status: 'completed',
+    });
+    expect(callback!.body).not.toContain('Looks right.');
+  });
+
+  it('a subscription to investigation.finished receives it, signed, with ids and the report location and no content', async () => {
+    const subscribe = await fetch(`${h.url}/api/v2/subscriptions/investigations`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...DEV },
+      body: JSON.stringify({ url: `http://callback.test:${callbacks.port}/events`, events: ['investigation.finished', 'investigation.needs_action'], secret_ref: 'ZERO_WEBHOOK_SECRET_TEST' }),
+    });
+    expect(subscribe.status).toBe(201);
+    try {
+      // A hook without a callback_url: only the subscription is told.
+      h.fake.script({ text: 'Nothing to add about the secret plan.' });
+      const accepted = await github('all-prs', 'pull_request', pullRequest('synchronize'));
+      await idle();
+      expect(callbacks.received).toHaveLength(1);
+      const [event] = callbacks.received;
+      expect(event!.url).toBe('/events');
+      expect(event!.headers['x-zero-signature']).toBeUndefined();
+      const id = String(event!.headers['webhook-id']);
+      const expected = `v1,${createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`${id}.${event!.headers['webhook-timestamp']}.${event!.body}`).digest('base64')}`;
+      expect(String(event!.headers['webhook-signature']).split(' ')).toContain(expected);
+      expect(JSON.parse(event!.body)).toEqual({
+        type: 'investigation.finished',
+        timestamp: expect.any(String),
+        data: {
+          session_id: accepted.json.session_id,
+          run_id: accepted.json.run_id,
+          hook_id: 'all-prs',
+          project_id: 'acme/shop',
+          status: 'completed',
+          report: expect.objectContaining({ key: `projects/acme/shop/reports/${accepted.json.session_id}.md` }),
+          summary_path: `/api/v2/sessions/${accepted.json.session_id}/summary`,
+        },
+      });
+      expect(event!.body).not.toContain('secret plan');
+    } finally {
+      await fetch(`${h.url}/api/v2/subscriptions/investigations`, { method: 'DELETE', headers: DEV });
+    }
   });
 
   it('generic hooks: an HMAC over the timestamp and body, a time window, and no replay', async () => {

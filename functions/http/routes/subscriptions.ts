@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { forbidden, notFound } from '@zero/core';
-import { hookIdSchema, subscriptionInputSchema, subscriptionResponseSchema } from '@zero/core/wire';
-import { describe, json, param } from '../declare';
+import { hookIdSchema, subscriptionDeliveriesSchema, subscriptionInputSchema, subscriptionResponseSchema } from '@zero/core/wire';
+import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 
 // The subscriptions code is loaded with the first request that needs it, not at cold start.
@@ -26,6 +26,31 @@ export function subscriptionRoutes(deps: AppDeps) {
   app.get('/subscriptions/:id', describe({ summary: 'A subscription (administrators)', responses: { 200: subscriptionResponseSchema } }), idParam, async (c) => {
     return c.json(view(await (await subscriptions()).subscriptionStore(deps.subscriptions).require(c.req.valid('param').id)));
   });
+
+  app.get(
+    '/subscriptions/:id/deliveries',
+    describe({ summary: "A subscription's recent deliveries: status, attempts, last error (administrators)", responses: { 200: subscriptionDeliveriesSchema } }),
+    idParam,
+    query(z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) })),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const { subscriptionStore } = await subscriptions();
+      await subscriptionStore(deps.subscriptions).require(id);
+      const records = await deps.subscriptions.outbox.list(id, c.req.valid('query').limit);
+      const deliveries = records.map(({ message_id, type, status, attempts, created_at, updated_at, next_at, last_status, last_error }) => ({
+        message_id,
+        type,
+        status,
+        attempts,
+        created_at,
+        updated_at,
+        ...(status === 'pending' ? { next_at } : {}),
+        ...(last_status !== undefined ? { last_status } : {}),
+        ...(last_error !== undefined ? { last_error } : {}),
+      }));
+      return c.json({ deliveries });
+    },
+  );
 
   app.delete('/subscriptions/:id', describe({ summary: 'Delete a subscription (administrators)', responses: { 204: null } }), idParam, async (c) => {
     const id = c.req.valid('param').id;

@@ -65,6 +65,7 @@ import { ScheduleStore } from './schedules/schedule-config';
 import { ScheduleMarkers, type Schedules } from './schedules/fire';
 import { EventBridgeScheduleTrigger, type EventBridgeSchedulerConfig } from './schedules/eventbridge';
 import { WebhookStore } from './webhooks/webhook-store';
+import { OutboxStore } from './subscriptions/outbox-store';
 import type { SecretResolver, Webhooks } from './webhooks/webhooks';
 
 export interface RuntimeConfig {
@@ -276,6 +277,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     },
     subscriptions: {
       artifacts,
+      outbox: new OutboxStore(db, config.store.table),
       secret: config.webhookSecret ?? ((ref) => process.env[ref] || undefined),
       delivery: { ...config.outbound, ...config.webhookCallback },
       cacheMs: config.subscriptionCacheMs,

@@ -16,6 +16,8 @@ export type RunJob = z.infer<typeof runJobSchema>;
  */
 export interface RunQueue {
   send(job: RunJob): Promise<void>;
+  /** Sends another message for the worker after a delay (SQS: at most 900 s), e.g. an outbox sweep; absent where nothing can wait (the local queue). */
+  sendLater?(message: Record<string, string>, delaySeconds: number): Promise<void>;
 }
 
 /** The local stand-in for SQS: jobs run in this process, one at a time per session, failures retried with backoff. */

@@ -9,12 +9,20 @@ export class SqsRunQueue implements RunQueue {
     private readonly options: { region?: string; endpoint?: string } = {},
   ) {}
 
-  async send(job: RunJob): Promise<void> {
+  send(job: RunJob): Promise<void> {
+    return this.post({ MessageBody: JSON.stringify(job) });
+  }
+
+  sendLater(message: Record<string, string>, delaySeconds: number): Promise<void> {
+    return this.post({ MessageBody: JSON.stringify(message), DelaySeconds: Math.min(900, Math.max(0, Math.round(delaySeconds))) });
+  }
+
+  private async post(input: { MessageBody: string; DelaySeconds?: number }): Promise<void> {
     this.client ??= import('@aws-sdk/client-sqs').then(({ SQSClient, SendMessageCommand }) => {
       const sqs = new SQSClient({ region: this.options.region ?? process.env.AWS_REGION, endpoint: this.options.endpoint });
       return { send: (command: unknown) => sqs.send(command as never), SendMessageCommand: SendMessageCommand as never };
     });
     const { send, SendMessageCommand } = await this.client;
-    await send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(job) }));
+    await send(new SendMessageCommand({ QueueUrl: this.queueUrl, ...input }));
   }
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { apiKeyItem, userKeyItem } from './items/api-key';
 import { eventBatchItem } from './items/event-batch';
 import { inboxMessageItem } from './items/inbox-message';
+import { outboxDeliveryItem } from './items/outbox-delivery';
 import { logRecordItem } from './items/log-record';
 import { projectClaimItem } from './items/project-claim';
 import { projectMemberItem } from './items/project-member';
@@ -29,6 +30,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'event-batch': eventBatchItem,
   'inbox-message': inboxMessageItem,
   'log-record': logRecordItem,
+  'outbox-delivery': outboxDeliveryItem,
   'project-claim': projectClaimItem,
   'project-member': projectMemberItem,
   'report-owner': reportOwnerItem,

@@ -53,6 +53,16 @@ export const keys = {
   webhook: (hookId: string) => `WEBHOOK#${hookId}`,
   delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,
   deliveryBody: (sha256: string) => `BODY#${sha256}`,
+  /**
+   * The outbox (see `subscriptions/outbox.ts`): one item per subscription and message
+   * (`SUBSCRIPTION#<id>` / `OUT#<message id>`; a hook's callback is subscription `hook:<id>`),
+   * and while one waits to be sent, `gsi1` `OUTBOX` / `<next attempt time>#…` for the sweep.
+   */
+  outboxDelivery: (subscriptionId: string, messageId: string) => ({ pk: `SUBSCRIPTION#${subscriptionId}`, sk: `OUT#${messageId}` }),
+  subscription: (subscriptionId: string) => `SUBSCRIPTION#${subscriptionId}`,
+  outboxPrefix: 'OUT#',
+  outboxDue: 'OUTBOX',
+  outboxDueSort: (nextAt: string, subscriptionId: string, messageId: string) => `${nextAt}#${subscriptionId}#${messageId}`,
   /** Spend counters (see `budgets/`): a session's (`SESSION#<id>` / `SPEND`), a user's or the deployment's per UTC day. */
   sessionSpend: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SPEND' }),
   userSpend: (userId: string, day: string) => ({ pk: `USER#${userId}`, sk: `SPEND#${day}` }),

@@ -8,24 +8,24 @@ import { runEndedEvent, runWaitingEvent, sessionCreatedEvent } from './run-event
 
 /**
  * What follows a run's end, a run's wait and a session's creation:
- * subscribers are told (without making the caller wait: deliveries retry on
- * their own), a webhook investigation is finished and a scheduled run counted. Loaded with the first
- * run that ends, not at cold start. None of these throws.
+ * subscribers are told (the caller waits for the outbox records to be
+ * written, not for the deliveries: they retry on their own, and a sweep
+ * sends what a dead process left), a webhook investigation is finished and
+ * a scheduled run counted. Loaded with the first run that ends, not at cold
+ * start. None of these throws.
  */
 export async function runFinished(runtime: Runtime, finished: FinishedRun): Promise<void> {
-  publish(runtime, runEndedEvent(finished));
-  await Promise.all([finishInvestigation(runtime, finished), scheduledRunEnded(runtime, finished)]);
+  await Promise.all([publish(runtime, runEndedEvent(finished)), finishInvestigation(runtime, finished), scheduledRunEnded(runtime, finished)]);
 }
 
 export async function runWaiting(runtime: Runtime, waiting: FinishedRun): Promise<void> {
-  publish(runtime, runWaitingEvent(waiting));
-  await investigationWaits(runtime, waiting);
+  await Promise.all([publish(runtime, runWaitingEvent(waiting)), investigationWaits(runtime, waiting)]);
 }
 
 export function sessionCreated(runtime: Runtime, session: SessionMeta): void {
-  publish(runtime, sessionCreatedEvent(session));
+  void publish(runtime, sessionCreatedEvent(session));
 }
 
-function publish(runtime: Runtime, event: ZeroEvent | undefined): void {
-  if (event) void publishEvent(runtime.subscriptions, event);
+async function publish(runtime: Runtime, event: ZeroEvent | undefined): Promise<void> {
+  if (event) void (await publishEvent(runtime, event)).sent;
 }

@@ -4,3 +4,6 @@ export * from './subscription-store';
 export * from './deliver';
 export * from './publish';
 export * from './run-events';
+export * from './outbox';
+export * from './outbox-store';
+export * from './sweep-message';

@@ -5,13 +5,16 @@ import { invalidField } from '../errors';
 import type { SubscriptionEvent, subscriptionInputSchema } from '../wire';
 import type { CallbackOptions } from '../webhooks/callback';
 import type { SecretResolver } from '../webhooks/webhooks';
-import { deliverEvent } from './deliver';
+import type { OutboxDeps } from './outbox';
+import type { OutboxDelivery, OutboxStore } from './outbox-store';
 import { SubscriptionStore } from './subscription-store';
 import { errorText, log } from '../log';
 
 /** How a deployment tells other systems: where subscriptions live, their secrets, how deliveries go out. */
 export interface SubscriptionSettings {
   artifacts: ArtifactStore;
+  /** The deliveries on their way, in the table: what survives the process that started them. */
+  outbox: OutboxStore;
   secret: SecretResolver;
   delivery: CallbackOptions;
   /** How long the list of subscriptions is kept (default 10 s). */
@@ -23,7 +26,21 @@ export interface ZeroEvent {
   type: SubscriptionEvent;
   /** Names the occurrence: the same event published twice (a redelivered job) gets the same message id. */
   key: string;
-  data: { session_id: string; run_id?: string; agent_id?: string; project_id?: string; status?: string; reason?: string; pending?: string[] };
+  data: {
+    session_id: string;
+    run_id?: string;
+    agent_id?: string;
+    project_id?: string;
+    /** The hook that started an investigation (`investigation.*`). */
+    hook_id?: string;
+    status?: string;
+    reason?: string;
+    pending?: string[];
+    /** Where an investigation's report is (`investigation.finished`): its S3 key and path, never its text. */
+    report?: { key: string; path: string; project_id?: string; bytes?: number };
+    pdf_report?: { key: string; path: string; project_id?: string; bytes?: number; pages?: number };
+    summary_path?: string;
+  };
 }
 
 const stores = new WeakMap<ArtifactStore, SubscriptionStore>();
@@ -40,31 +57,69 @@ export function eventMessageId(event: Pick<ZeroEvent, 'type' | 'key'>): string {
   return `msg_${createHash('sha256').update(`${event.type}:${event.key}`).digest('base64url').slice(0, 27)}`;
 }
 
+/** The body subscribers receive: the event's type, when it was published, and its data. */
+export function eventBody(event: ZeroEvent, at = new Date()): { type: string; timestamp: string; data: ZeroEvent['data'] } {
+  return { type: event.type, timestamp: at.toISOString(), data: event.data };
+}
+
 /**
- * Sends an event to every subscription that asked for its type, all at
- * once; each delivery is retried on its own. Must not throw: failures are
- * logged (with the subscription and the target's origin, never its URL).
+ * Writes one outbox record per subscription that asked for the event's type
+ * (a subscriber already holding this message gets no second record), then
+ * sends them all at once; each is retried on its own, and a record whose
+ * process dies is sent by a sweep. Resolves once the records are written,
+ * with `sent` resolving when this process is done sending. Must not throw:
+ * failures are logged (with the subscription and the target's origin, never its URL).
  */
-export async function publishEvent(settings: SubscriptionSettings, event: ZeroEvent): Promise<void> {
+export async function publishEvent(deps: OutboxDeps, event: ZeroEvent): Promise<{ sent: Promise<void> }> {
   try {
-    const wanted = (await subscriptionStore(settings).list()).filter((s) => s.events.includes(event.type));
-    if (wanted.length === 0) return;
-    const id = eventMessageId(event);
-    const body = JSON.stringify({ type: event.type, timestamp: new Date().toISOString(), data: event.data });
-    await Promise.all(
-      wanted.map(async (subscription) => {
-        const secret = settings.secret(subscription.secret_ref);
-        const result = secret
-          ? await deliverEvent(subscription.url, secret, id, body, settings.delivery)
-          : { status: 'failed' as const, attempts: 0, last_error: `${subscription.secret_ref} is not set, so the event cannot be signed` };
-        if (result.status === 'failed') {
-          log.warn('event delivery failed', { subscription_id: subscription.id, type: event.type, message_id: id, ...result });
-        }
-      }),
-    );
+    const wanted = (await subscriptionStore(deps.subscriptions).list()).filter((s) => s.events.includes(event.type));
+    const body = JSON.stringify(eventBody(event));
+    const records = await enqueue(deps, wanted.map((s) => s.id), event, body);
+    return { sent: sendAll(deps, records) };
   } catch (error) {
     log.error('publishing an event failed', { type: event.type, session_id: event.data.session_id, error: errorText(error) });
+    return { sent: Promise.resolve() };
   }
+}
+
+/**
+ * Writes the records of a message to these subscribers, and (on AWS) asks
+ * for a sweep once the first attempt's lease would have run out, in case
+ * this process is frozen or ends before it finishes. Returns the records
+ * written now.
+ */
+export async function enqueue(deps: OutboxDeps, subscriptionIds: string[], event: Pick<ZeroEvent, 'type' | 'key' | 'data'>, body: string): Promise<OutboxDelivery[]> {
+  if (subscriptionIds.length === 0) return [];
+  const { firstSweepAt, sweepLater } = await import('./outbox');
+  const id = eventMessageId(event);
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const records = subscriptionIds.map(
+    (subscription_id): OutboxDelivery => ({
+      subscription_id,
+      message_id: id,
+      type: event.type,
+      body,
+      ...(subscription_id.startsWith('hook:') ? { session_id: event.data.session_id } : {}),
+      status: 'pending',
+      attempts: 0,
+      next_at: at,
+      created_at: at,
+      updated_at: at,
+      expires_at: Math.ceil(now / 1000) + 14 * 24 * 3600,
+    }),
+  );
+  const written = await Promise.all(records.map((r) => deps.subscriptions.outbox.create(r)));
+  const fresh = records.filter((_, i) => written[i]);
+  if (fresh.length) await sweepLater(deps, firstSweepAt(deps, now), now);
+  return fresh;
+}
+
+/** Sends records in this process, all at once. Must not throw. */
+export async function sendAll(deps: OutboxDeps, records: OutboxDelivery[]): Promise<void> {
+  if (records.length === 0) return;
+  const { carryDelivery } = await import('./outbox');
+  await Promise.all(records.map((record) => carryDelivery(deps, record)));
 }
 
 /** Creates or replaces a subscription after checking that its secret is set and its URL may be reached (400s naming the field). */

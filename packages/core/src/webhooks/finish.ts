@@ -4,7 +4,7 @@ import type { FinishedRun } from '../sessions/drive';
 import { DEFAULT_APPROVAL_TTL_MS, pendingApproval, waitingRun } from '../sessions/approvals';
 import { unfinishedRun } from '../sessions/resume';
 import type { LogRecord } from '../store/records';
-import { callbackTarget, postSignedCallback } from './callback';
+import { callbackTarget } from './callback';
 import { writePdfReport, writeReportFile } from './report-file';
 import type { SessionSummary } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
@@ -65,14 +65,12 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
       summary.status,
     );
     if (!won || !hook) return;
-    if (url) {
-      await sendCallback(deps, hook, url, CALLBACK_EVENT, summary, {
-        run_id: finished.runId,
-        status: end.status,
-        report,
-        ...(pdf && 'file' in pdf ? { pdf_report: pdf.file } : {}),
-      });
-    }
+    await tell(deps, hook, CALLBACK_EVENT, finished.runId, summary, {
+      run_id: finished.runId,
+      status: end.status,
+      report,
+      ...(pdf && 'file' in pdf ? { pdf_report: pdf.file } : {}),
+    });
     if (hook.report?.github) await (await import('./github-report')).reportOnGitHub(deps, hook, summary, end, markdown);
   } catch (error) {
     log.error('finishing a webhook investigation failed', { session_id: sessionId, error: errorText(error) });
@@ -96,9 +94,9 @@ export async function investigationWaits(deps: WebhookDeps & { approvalTtlMs?: n
     const run = waitingRun(waiting.history);
     if (run?.runId !== waiting.runId) return;
     const pending = run.pending.map((p) => pendingApproval(p, deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS));
-    const ids = (calls: readonly { tool_call_id: string }[] | undefined) => (calls ?? []).map((p) => p.tool_call_id).join(' ');
+    const callIds = (calls: readonly { tool_call_id: string }[] | undefined) => (calls ?? []).map((p) => p.tool_call_id).join(' ');
     // The same wait seen again (a job delivered twice): its callback is out already.
-    if (summary.status === 'awaiting_approval' && ids(summary.pending) === ids(pending)) return;
+    if (summary.status === 'awaiting_approval' && callIds(summary.pending) === callIds(pending)) return;
 
     const hook = await deps.webhooks.hooks.get(summary.origin.hook_id);
     const url = hook?.callback_url;
@@ -107,41 +105,56 @@ export async function investigationWaits(deps: WebhookDeps & { approvalTtlMs?: n
       { status: 'awaiting_approval', pending, ...(url ? { callback: { target: callbackTarget(url), status: 'pending' as const, attempts: 0 } } : {}) },
       summary.status,
     );
-    if (!won || !hook || !url) return;
-    await sendCallback(deps, hook, url, NEEDS_ACTION_EVENT, summary, { run_id: waiting.runId, status: 'needs_action', pending });
+    if (!won || !hook) return;
+    const ids = pending.map((p) => p.tool_call_id).sort();
+    await tell(deps, hook, NEEDS_ACTION_EVENT, `${waiting.runId}:${ids.join(',')}`, summary, { run_id: waiting.runId, status: 'needs_action', pending: ids }, {
+      // What the callback carried before it was an event, without the calls' input (the model's words stay in Zero).
+      pending: pending.map(({ input: _input, ...call }) => call),
+    });
   } catch (error) {
     log.error('recording a waiting webhook investigation failed', { session_id: sessionId, error: errorText(error) });
   }
 }
 
-/** POSTs the hook's signed callback and records how it went in the summary. */
-async function sendCallback(
+/**
+ * Tells of an investigation's end or wait as the event `type`: subscribers
+ * that asked for it get it like any event, and the hook's `callback_url`
+ * gets it as the hook's implicit subscription (`hook:<id>`), signed with the
+ * hook's secret in the Standard Webhooks format and, for receivers written
+ * before, with the `X-Zero-*` headers; its body also carries the fields
+ * those receivers read (`legacy`). Both go through the outbox (retried, and
+ * swept if this process dies); the callback's outcome is recorded in the
+ * summary as each attempt ends. Waits for this process's attempts.
+ */
+async function tell(
   deps: WebhookDeps,
-  hook: { id: string; secret_ref: string },
-  url: string,
-  event: string,
+  hook: { id: string; callback_url?: string },
+  type: typeof CALLBACK_EVENT | typeof NEEDS_ACTION_EVENT,
+  key: string,
   summary: SessionSummary,
-  fields: Record<string, unknown>,
+  fields: { run_id: string; status: string; report?: Location; pdf_report?: Location; pending?: string[] },
+  legacy: Record<string, unknown> = {},
 ): Promise<void> {
+  const { enqueue, eventBody, publishEvent, sendAll } = await import('../subscriptions/publish');
+  const { hookSubscriptionId } = await import('../subscriptions/outbox');
   const sessionId = summary.session_id;
-  const secret = deps.webhooks.secret(hook.secret_ref);
-  const body = JSON.stringify({
-    type: event,
-    hook_id: hook.id,
-    event: summary.origin.event,
-    delivery_id: summary.origin.delivery_id,
-    session_id: sessionId,
-    ...fields,
-    summary_path: `/api/v2/sessions/${sessionId}/summary`,
-  });
-  const result = secret
-    ? await postSignedCallback(url, body, secret, event, deps.webhooks.callback)
-    : { status: 'failed' as const, attempts: 0, last_error: `the hook's secret (${hook.secret_ref}) is not set, so the callback cannot be signed` };
-  await deps.webhooks.store.updateSummary(sessionId, { callback: { target: callbackTarget(url), ...result, at: new Date().toISOString() } });
-  if (result.status === 'failed') {
-    log.warn('webhook callback failed', { hook_id: hook.id, session_id: sessionId, ...result });
+  const event = {
+    type,
+    key,
+    data: { session_id: sessionId, hook_id: hook.id, ...(summary.project_id ? { project_id: summary.project_id } : {}), ...fields, summary_path: `/api/v2/sessions/${sessionId}/summary` },
+  };
+  const subscribers = publishEvent(deps, event);
+  if (hook.callback_url) {
+    const body = eventBody(event);
+    // The event, and beside it the top-level fields the callback had before it was one (`hook_id`, `event`, `delivery_id`, `status`, `report`…).
+    const callback = JSON.stringify({ ...body, hook_id: hook.id, event: summary.origin.event, delivery_id: summary.origin.delivery_id, session_id: sessionId, ...fields, ...legacy, summary_path: body.data.summary_path });
+    await sendAll(deps, await enqueue(deps, [hookSubscriptionId(hook.id)], event, callback));
   }
+  await (await subscribers).sent;
 }
+
+/** Where a report is (its S3 key and path), never its text. */
+type Location = { key: string; path: string; project_id?: string; bytes?: number; pages?: number };
 
 /**
  * Finishes an investigation whose run ended but whose ending was not handled

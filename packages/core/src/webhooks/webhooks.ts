@@ -30,4 +30,6 @@ export interface WebhookDeps {
   onSessionCreated?: (session: import('../store/records').SessionMeta) => void;
   /** GitHub, for hooks that hydrate their project or report on the pull request. */
   github: GitHubSettings;
+  /** Signed events: a hook's callback goes out through the same outbox as subscriptions' events. */
+  subscriptions: import('../subscriptions/publish').SubscriptionSettings;
 }

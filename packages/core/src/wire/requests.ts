@@ -273,7 +273,15 @@ export const scheduleInputSchema = z.strictObject({
 export type ScheduleInput = z.input<typeof scheduleInputSchema>;
 
 /** The events a subscription may receive. */
-export const subscriptionEventSchema = z.enum(['session.created', 'run.completed', 'run.failed', 'run.awaiting_approval']);
+export const subscriptionEventSchema = z.enum([
+  'session.created',
+  'run.completed',
+  'run.failed',
+  'run.awaiting_approval',
+  // A webhook investigation ended, or waits for people: the events a hook's callback_url receives.
+  'investigation.finished',
+  'investigation.needs_action',
+]);
 export type SubscriptionEvent = z.infer<typeof subscriptionEventSchema>;
 
 /** A subscription as an administrator sends it (`PUT /api/v2/subscriptions/:id`): where Zero POSTs which events, signed with which secret. */

@@ -352,6 +352,21 @@ export const scheduleResponseSchema = z.object({ schedule: scheduleSchema });
 export const subscriptionSchema = subscriptionInputSchema.extend({ id: z.string(), created_at: z.string(), updated_at: z.string() }).loose();
 export const subscriptionResponseSchema = z.object({ subscription: subscriptionSchema });
 
+/** One event on its way to a subscriber, or sent, or given up on: no body, and errors name the target's origin only. */
+export const subscriptionDeliverySchema = z.object({
+  message_id: z.string(),
+  type: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** While pending: when the next attempt is due. */
+  next_at: z.string().optional(),
+  last_status: z.number().int().optional(),
+  last_error: z.string().optional(),
+});
+export const subscriptionDeliveriesSchema = z.object({ deliveries: z.array(subscriptionDeliverySchema) });
+
 /** `POST /webhooks/:hook_id`: the run that answers the delivery, or why none was started. */
 export const deliveryResponseSchema = z.union([
   z.object({ session_id: z.string(), run_id: z.string() }),
