@@ -149,6 +149,15 @@ describe('schedules', () => {
     expect((await put('flaky', schedule)).json.schedule).toMatchObject({ paused: false, failures: 0 });
     expect((await getJson(`${h.url}/api/v2/schedules/flaky`)).json.schedule.paused_reason).toBeUndefined();
   });
+  it('failed runs that end at the same moment are each counted: three at once pause the schedule', async () => {
+    expect((await put('busy', schedule)).status).toBe(201);
+    h.fake.respondWith(() => ({ status: 400 }));
+    const outcomes = await Promise.all(['10', '11', '12'].map((day) => fireSchedule(h.server.runtime, 'busy', new Date(`2026-07-${day}T08:00:00Z`))));
+    expect(outcomes.map((o) => o.status)).toEqual(['started', 'started', 'started']);
+    await idle();
+    expect((await getJson(`${h.url}/api/v2/schedules/busy`)).json.schedule).toMatchObject({ paused: true, failures: 3, paused_reason: expect.stringMatching(/^3 failed runs in a row/) });
+  });
+
   it('a cron croner reads but EventBridge Scheduler cannot be given (last day, nth weekday) is a 400 naming cron, here as on AWS', async () => {
     for (const cron of ['0 9 L * *', '0 9 * * 5#3']) {
       const response = await put('not-portable', { ...schedule, cron });

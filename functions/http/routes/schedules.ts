@@ -9,11 +9,11 @@ import type { AppDeps, Env } from '../env';
 // croner is loaded with the first schedule request, not at cold start.
 const schedules = () => import('@zero/core/schedules');
 
-/** A schedule as the API shows it: its own state and the next five times (UTC), none while it is paused. */
-async function scheduleView(schedule: ScheduleConfig, now = new Date()) {
+/** A schedule as the API shows it: its own state, its failed runs in a row and the next five times (UTC), none while it is paused. */
+async function scheduleView(schedule: ScheduleConfig, failures: number, now = new Date()) {
   const { v: _v, ...rest } = schedule;
   const next = schedule.paused ? [] : (await schedules()).nextRuns(schedule.cron, schedule.timezone, now, 5);
-  return { ...rest, next_runs: next.map((d) => d.toISOString()) };
+  return { ...rest, failures, next_runs: next.map((d) => d.toISOString()) };
 }
 
 /** Schedule management (administrators only); behind the API's bearer auth. */
@@ -33,14 +33,18 @@ export function scheduleRoutes(deps: AppDeps) {
     schedulerExpressions(input.cron);
     await requireAgent(deps.catalog, input.agent_id);
     const { schedule, created } = await deps.schedules.store.put(c.req.valid('param').schedule_id, input);
+    // Storing a schedule again starts its failure count afresh.
+    await deps.schedules.markers.clearFailures(schedule.id);
     // Stored first: a registration that failed (a 502 naming EventBridge's answer) is made by PUTting again.
     await deps.schedules.trigger?.sync(schedule);
-    return c.json({ schedule: await scheduleView(schedule) }, created ? 201 : 200);
+    return c.json({ schedule: await scheduleView(schedule, 0) }, created ? 201 : 200);
   });
 
   app.get('/schedules/:schedule_id', describe({ summary: 'A schedule and its next five times (administrators)', responses: { 200: scheduleResponseSchema } }), async (c) => {
     admin(c);
-    return c.json({ schedule: await scheduleView(await deps.schedules.store.require(c.req.param('schedule_id'))) });
+    const id = c.req.param('schedule_id');
+    const [schedule, failures] = await Promise.all([deps.schedules.store.require(id), deps.schedules.markers.failures(id)]);
+    return c.json({ schedule: await scheduleView(schedule, failures) });
   });
 
   app.delete('/schedules/:schedule_id', describe({ summary: 'Delete a schedule (administrators)', responses: { 204: null } }), async (c) => {

@@ -35,7 +35,12 @@ export interface ScheduleDeps {
   onSessionCreated?: (session: SessionMeta) => void;
 }
 
-/** One item per (schedule, scheduled time): whoever writes it first starts the run. */
+/**
+ * One item per (schedule, scheduled time): whoever writes it first starts the
+ * run. Beside them, the schedule's failed runs in a row, counted atomically:
+ * runs that end together, or an administrator's change at the same moment,
+ * lose no count and no change (the schedule's object is rewritten only to pause it).
+ */
 export class ScheduleMarkers {
   private readonly items: Table;
 
@@ -47,6 +52,23 @@ export class ScheduleMarkers {
   async get(scheduleId: string, scheduledAt: string): Promise<{ session_id: string; run_id: string } | undefined> {
     const item = await this.items.get({ pk: keys.schedule(scheduleId), sk: keys.scheduledFire(scheduledAt) }, { consistent: true });
     return item && typeof item.session_id === 'string' && typeof item.run_id === 'string' ? { session_id: item.session_id, run_id: item.run_id } : undefined;
+  }
+
+  /** Failed runs in a row. */
+  async failures(scheduleId: string): Promise<number> {
+    const item = await this.items.get({ pk: keys.schedule(scheduleId), sk: keys.scheduleFailures }, { consistent: true });
+    return typeof item?.failures === 'number' ? item.failures : 0;
+  }
+
+  /** Counts one more failed run; the count it makes. */
+  async addFailure(scheduleId: string): Promise<number> {
+    const item = await this.items.update({ pk: keys.schedule(scheduleId), sk: keys.scheduleFailures }, { set: 'ADD failures :one', values: { ':one': 1 }, returns: 'UPDATED_NEW' });
+    return Number(item?.failures ?? 1);
+  }
+
+  /** A completed run, or the schedule stored again: the count starts afresh. */
+  async clearFailures(scheduleId: string): Promise<void> {
+    await this.items.update({ pk: keys.schedule(scheduleId), sk: keys.scheduleFailures }, { set: 'SET failures = :zero', values: { ':zero': 0 } });
   }
 
   /** A conditional put; true when this trigger won the scheduled time. */
@@ -158,24 +180,17 @@ export async function scheduledRunEnded(deps: Pick<ScheduleDeps, 'schedules'>, f
  * A success (no failure) clears the count; the third failure in a row pauses
  * the schedule with that failure as the reason, and disables its trigger.
  */
-async function recordOutcome({ store, trigger }: Schedules, id: string, failure: string | undefined): Promise<void> {
+async function recordOutcome({ store, markers, trigger }: Schedules, id: string, failure: string | undefined): Promise<void> {
+  if (!failure) return markers.clearFailures(id);
+  const failures = await markers.addFailure(id);
+  if (failures < MAX_FAILURES_IN_A_ROW) return;
   const schedule = await store.get(id);
-  if (!schedule) return;
-  if (!failure) {
-    if (schedule.failures > 0) await store.save({ ...schedule, failures: 0 });
-    return;
-  }
-  const failures = schedule.failures + 1;
-  const pause = failures >= MAX_FAILURES_IN_A_ROW;
-  if (pause) log.warn('a schedule paused itself', { schedule_id: id, failures });
-  const saved: ScheduleConfig = {
-    ...schedule,
-    failures,
-    ...(pause ? { paused: true, paused_reason: `${failures} failed runs in a row; the last: ${failure}`.slice(0, 2000) } : {}),
-  };
-  await store.save(saved);
+  if (!schedule || schedule.paused) return;
+  log.warn('a schedule paused itself', { schedule_id: id, failures });
+  const paused: ScheduleConfig = { ...schedule, paused: true, paused_reason: `${failures} failed runs in a row; the last: ${failure}`.slice(0, 2000) };
+  await store.save(paused);
   // Were this to fail, the next firing finds the schedule paused and disables it then (fireScheduleJob).
-  if (pause) await trigger?.sync(saved);
+  await trigger?.sync(paused);
 }
 
 /**

@@ -8,8 +8,6 @@ import { log } from '../log';
 export const scheduleConfigSchema = scheduleInputSchema.extend({
   v: z.literal(1),
   id: scheduleIdSchema,
-  /** Failed runs in a row; the third pauses the schedule. */
-  failures: z.number().int().min(0),
   /** Why the schedule paused itself; absent when an administrator paused it (or it runs). */
   paused_reason: z.string().optional(),
   created_at: z.string(),
@@ -42,16 +40,16 @@ export class ScheduleStore {
     return schedule;
   }
 
-  /** Creates or replaces a schedule; storing it again starts its failure count afresh. */
+  /** Creates or replaces a schedule (its failure count, in the table, is cleared by the caller). */
   async put(id: string, input: z.output<typeof scheduleInputSchema>): Promise<{ schedule: ScheduleConfig; created: boolean }> {
     const existing = await this.get(id);
     const now = new Date().toISOString();
-    const schedule: ScheduleConfig = { v: 1, id, ...input, failures: 0, created_at: existing?.created_at ?? now, updated_at: now };
+    const schedule: ScheduleConfig = { v: 1, id, ...input, created_at: existing?.created_at ?? now, updated_at: now };
     await this.artifacts.putJson(keyOf(id), schedule);
     return { schedule, created: !existing };
   }
 
-  /** Writes the schedule's own state (failures, pause) back. */
+  /** Writes the schedule's own state (a pause) back. */
   async save(schedule: ScheduleConfig): Promise<void> {
     await this.artifacts.putJson(keyOf(schedule.id), { ...schedule, updated_at: new Date().toISOString() });
   }

@@ -49,6 +49,8 @@ export const keys = {
   /** A schedule's fire markers: one per scheduled time, written once (see `fireSchedule`). */
   schedule: (scheduleId: string) => `SCHEDULE#${scheduleId}`,
   scheduledFire: (scheduledAt: string) => `FIRE#${scheduledAt}`,
+  /** A schedule's failed runs in a row, an atomic counter beside its fire markers. */
+  scheduleFailures: 'FAILURES',
   /** A webhook's delivery claims: by the delivery id its sender gave, or by the SHA-256 of the body. */
   webhook: (hookId: string) => `WEBHOOK#${hookId}`,
   delivery: (deliveryId: string) => `DELIVERY#${deliveryId}`,
