@@ -37,7 +37,8 @@ export default $config({
     // agents/ and projects/<id>/…: private (SST blocks all public access unless
     // `access` is set) and encrypted at rest with S3-managed keys, stated
     // explicitly rather than left to the account default.
-    // No browser talks to the bucket: no CORS rules.
+    // SST's own CORS rules (any origin, every method) are off: the one rule the
+    // console needs is declared below, once the API's URL is known.
     const bucket = new sst.aws.Bucket('Storage', { cors: false });
     new aws.s3.BucketServerSideEncryptionConfiguration('StorageEncryption', {
       bucket: bucket.name,
@@ -171,6 +172,15 @@ export default $config({
     } satisfies Partial<sst.aws.FunctionArgs>;
 
     const api = new sst.aws.Function('Api', { ...shared, handler: 'functions/api.handler', url: true, streaming: true });
+
+    // The console, served by the API function at its URL, sends an archive too large for a request
+    // body straight to the bucket (a presigned form POST). A browser does that only if the bucket
+    // allows it: POST, from the console's origin, and nothing else. The form's signed policy still
+    // decides what may be written; this rule only lets the browser send it and read S3's answer.
+    new aws.s3.BucketCorsConfiguration('StorageConsoleUploads', {
+      bucket: bucket.name,
+      corsRules: [{ allowedMethods: ['POST'], allowedOrigins: [api.url.apply((url) => new URL(url).origin)] }],
+    });
 
     // The worker: one job per invocation (a job may run for minutes), failures
     // reported per message so a poison job does not redeliver the others.

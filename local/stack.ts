@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createS3Client, type StoreConfig } from '@zero/core';
@@ -117,6 +117,23 @@ export async function ensureBucket(store: StoreConfig): Promise<void> {
     await s3.send(new HeadBucketCommand({ Bucket: store.bucket }));
   } catch {
     await s3.send(new CreateBucketCommand({ Bucket: store.bucket }));
+  } finally {
+    s3.destroy();
+  }
+}
+
+/**
+ * Lets the console at `consoleUrl` POST archives straight to the bucket, as
+ * sst.config.ts's CORS rule does on AWS: locally the console and s3rver are
+ * on different ports, so the browser asks s3rver first. On 127.0.0.1 the
+ * same port is also allowed as `localhost`, the name a person may type.
+ */
+export async function allowConsoleUploads(store: StoreConfig, consoleUrl: string): Promise<void> {
+  const url = new URL(consoleUrl);
+  const origins = [url.origin, ...(url.hostname === '127.0.0.1' ? [`${url.protocol}//localhost:${url.port}`] : [])];
+  const s3 = createS3Client(store);
+  try {
+    await s3.send(new PutBucketCorsCommand({ Bucket: store.bucket, CORSConfiguration: { CORSRules: [{ AllowedMethods: ['POST'], AllowedOrigins: origins }] } }));
   } finally {
     s3.destroy();
   }

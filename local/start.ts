@@ -4,7 +4,7 @@ import { runtimeConfigFromEnv } from '@zero/core';
 import { mirrorAgents, watchAgents } from './agents-folder';
 import { DataDirInUseError } from './data-lock';
 import { startServer, type RunningServer } from './server';
-import { startLocalStack } from './stack';
+import { allowConsoleUploads, startLocalStack } from './stack';
 
 // Zero runs on Node 20.19 and newer. On Node 20 the AWS SDK announces that its versions published after
 // January 2027 will need Node 22; the lockfile installs none of those, so there is nothing to act on.
@@ -34,6 +34,8 @@ async function main() {
       if (code === 'EACCES') throw new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
       throw error;
     });
+    // The console sends large archives straight to s3rver, from the server's origin.
+    await allowConsoleUploads(stack.store, server.url);
   } catch (error) {
     await stack.stop();
     throw error;

@@ -82,7 +82,7 @@ describe('the SST program', () => {
     expect(table.globalSecondaryIndexes).toEqual([{ name: 'gsi1', hashKey: 'gsi1pk', rangeKey: 'gsi1sk', projectionType: 'ALL' }]);
   });
 
-  it('keeps the bucket private, encrypted and TLS-only, with no CORS', () => {
+  it("keeps the bucket private, encrypted and TLS-only, its one CORS rule letting only the console's origin POST", () => {
     const bucket = one('aws:s3/bucket:Bucket').inputs.bucket;
     expect(one('aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock').inputs).toEqual({
       bucket,
@@ -98,7 +98,10 @@ describe('the SST program', () => {
     const statements = policy(one('aws:s3/bucketPolicy:BucketPolicy').inputs.policy).Statement;
     expect(statements.every((s) => s.Effect === 'Deny')).toBe(true);
     expect(statements).toContainEqual(expect.objectContaining({ Condition: { Bool: { 'aws:SecureTransport': ['false'] } } }));
-    expect(program.resources.filter((r) => r.type === 'aws:s3/bucketCorsConfiguration:BucketCorsConfiguration')).toEqual([]);
+    // The console (served at the API's function URL) posts large archives straight to the bucket: exactly POST, from exactly that origin.
+    const cors = program.resources.filter((r) => /bucketCorsConfiguration/i.test(r.type));
+    expect(cors.map((r) => r.type)).toEqual(['aws:s3/bucketCorsConfiguration:BucketCorsConfiguration']);
+    expect(cors[0]!.inputs).toEqual({ bucket, corsRules: [{ allowedMethods: ['POST'], allowedOrigins: ['https://mockurlid.lambda-url.us-east-1.on.aws'] }] });
   });
 
   it('gives each function role exactly the actions it sends, on the table, the bucket, the queue and the schedules only', () => {

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState, type ChangeEvent } from 'react';
-import { archiveUploadSchema, projectFilesSchema, projectIdSchema, projectListSchema, projectReportsSchema } from '@zero/core/wire';
+import { projectFilesSchema, projectIdSchema, projectListSchema, projectReportsSchema } from '@zero/core/wire';
 import type * as z from 'zod';
 import { api, type Credentials } from './api';
+import { uploadArchive, type UploadProgress } from './archive-upload';
 import { Markdown } from './markdown';
 
 type Area = 'files' | 'reports';
@@ -21,6 +22,7 @@ export function ProjectsPanel({ creds }: { creds: Credentials }) {
   const [target, setTarget] = useState('');
   const [message, setMessage] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<UploadProgress & { name: string }>();
 
   const refreshProjects = useCallback(async () => setProjects((await api(creds, 'GET', '/projects', undefined, projectListSchema)).projects), [creds]);
   useEffect(() => {
@@ -64,17 +66,16 @@ export function ProjectsPanel({ creds }: { creds: Credentials }) {
       setMessage((error as Error).message);
     } finally {
       setBusy(false);
+      setProgress(undefined);
     }
   }
-  function uploadArchive(e: ChangeEvent<HTMLInputElement>) {
+  function onArchiveChosen(e: ChangeEvent<HTMLInputElement>) {
     const file = e.target.files?.[0];
     e.target.value = '';
     if (!file) return;
     void upload(async (id) => {
-      const response = await fetch(`${creds.baseUrl}/api/v2/projects/${id}/archive`, { method: 'POST', headers: { authorization: `Bearer ${creds.key}`, 'content-type': 'application/gzip' }, body: file });
-      const json: unknown = await response.json();
-      if (!response.ok) throw new Error((json as { error?: { message?: string } }).error?.message ?? `HTTP ${response.status}`);
-      const done = archiveUploadSchema.parse(json);
+      setMessage(undefined);
+      const done = await uploadArchive(creds, id, file, (p) => setProgress({ ...p, name: file.name }));
       return `Uploaded ${done.files} files (${done.bytes.toLocaleString()} bytes) from ${file.name}${done.skipped_count ? `; ${done.skipped_count} entries skipped` : ''}.`;
     });
   }
@@ -114,13 +115,14 @@ export function ProjectsPanel({ creds }: { creds: Credentials }) {
         {!project ? <input aria-label="New project (owner/repo)" placeholder="new project: owner/repo" value={target} onChange={(e) => setTarget(e.target.value)} /> : null}
         <label className="upload">
           Upload .tar.gz
-          <input type="file" data-testid="upload-archive" accept=".tar.gz,.tgz,application/gzip" onChange={uploadArchive} disabled={busy} />
+          <input type="file" data-testid="upload-archive" accept=".tar.gz,.tgz,application/gzip" onChange={onArchiveChosen} disabled={busy} />
         </label>
         <label className="upload">
           Upload folder
           <input type="file" data-testid="upload-folder" multiple onChange={uploadFolder} disabled={busy} {...{ webkitdirectory: '' }} />
         </label>
       </div>
+      {progress ? <UploadStatus progress={progress} /> : null}
       {message ? (
         <p className="note" role="status" data-testid="projects-message">
           {message}
@@ -150,6 +152,27 @@ export function ProjectsPanel({ creds }: { creds: Credentials }) {
         </div>
       ) : null}
     </section>
+  );
+}
+
+/** An archive on its way: a bar while its bytes go out (to Zero, or straight to the bucket), then a line while Zero unpacks it. */
+function UploadStatus({ progress }: { progress: UploadProgress & { name: string } }) {
+  if (progress.stage === 'applying') {
+    return (
+      <p className="note" role="status" data-testid="upload-progress">
+        Unpacking {progress.name} into the project…
+      </p>
+    );
+  }
+  const percent = progress.total ? Math.floor((progress.sent / progress.total) * 100) : 0;
+  return (
+    <p className="note" role="status" data-testid="upload-progress">
+      <label>
+        Sending {progress.name}
+        {progress.viaStorage ? ' straight to storage' : ''}: {percent}% of {progress.total.toLocaleString()} bytes{' '}
+        <progress max={progress.total} value={progress.sent} />
+      </label>
+    </p>
   );
 }
 

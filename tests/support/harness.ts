@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DEFAULT_LIMITS, type AuthConfig, type DeploymentPermissions, type OutboundOptions, type RunLimits, type RuntimeConfig, type ToolSpec } from '@zero/core';
 import type { AppOptions } from '../../functions/http/app';
 import { startServer, type RunningServer } from '../../local/server';
-import { startLocalStack, syncAgents, type LocalStack } from '../../local/stack';
+import { allowConsoleUploads, startLocalStack, syncAgents, type LocalStack } from '../../local/stack';
 import { FakeAnthropic } from './fake-anthropic';
 import { FakeOpenAI } from './fake-openai';
 import { FakeBedrock } from './fake-bedrock';
@@ -129,6 +129,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs, projectLimits: options.projectLimits };
   let server = await startServer(config(), 0, '127.0.0.1', appOptions);
+  await allowConsoleUploads(stack.store, server.url);
   const harness: Harness = {
     fake,
     openai,
@@ -146,6 +147,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await server.close();
       await new Promise((r) => setTimeout(r, downMs));
       server = await startServer(config(), samePort ? Number(new URL(server.url).port) : 0, '127.0.0.1', appOptions);
+      await allowConsoleUploads(stack.store, server.url);
       harness.server = server;
       harness.url = server.url;
     },
