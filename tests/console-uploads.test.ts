@@ -115,4 +115,49 @@ describe('the console: archives too large for a request body go straight to S3',
     expect(await staged()).toEqual([]);
     await shot(page, '54-project-upload-through-s3');
   }, 60_000);
+
+  it('a broken archive reaches S3 but completing it is refused: the page says why, and the files stay as they were', async () => {
+    const before = await files();
+    await pick('broken.tar.gz', randomBytes(8 * 1024));
+    await page.getByTestId('projects-message').getByText('not a readable .tar.gz archive', { exact: false }).waitFor();
+    expect(toStorage().filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([204]);
+    expect(toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname.replace(/[0-9a-f]{32}/, ':id')} ${r.status}`)).toEqual([
+      '/api/v2/projects/acme/big/uploads 201',
+      '/api/v2/projects/acme/big/uploads/:id/complete 400',
+    ]);
+    expect(await files()).toEqual(before);
+    // Refused for good, so not kept for a retry.
+    expect(await staged()).toEqual([]);
+    expect(await page.getByTestId('upload-progress').count()).toBe(0);
+    expect(await page.getByTestId('upload-archive').isEnabled()).toBe(true);
+  }, 30_000);
+
+  it('an archive over the limit is refused before any byte is sent, naming the limit', async () => {
+    const before = await files();
+    await pick('huge.tar.gz', randomBytes(MAX_ARCHIVE_BYTES + 1));
+    await page.getByTestId('projects-message').getByText(`at most ${MAX_ARCHIVE_BYTES} bytes compressed`, { exact: false }).waitFor();
+    expect(toStorage()).toEqual([]);
+    expect(toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname} ${r.status}`)).toEqual(['/api/v2/projects/acme/big/uploads 400']);
+    expect(await files()).toEqual(before);
+    expect(await staged()).toEqual([]);
+  }, 30_000);
+
+  it("S3's refusal of an expired upload link is explained, and nothing is applied", async () => {
+    // s3rver does not enforce a form's policy; S3 answers a POST after the policy's expiration with this.
+    const expired = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Invalid according to Policy: Policy expired.</Message><RequestId>R</RequestId><HostId>H</HostId></Error>';
+    const cors = { 'access-control-allow-origin': new URL(h.url).origin, 'access-control-allow-methods': 'POST' };
+    await page.route(`${s3Origin()}/**`, (route) =>
+      route.fulfill(route.request().method() === 'OPTIONS' ? { status: 200, headers: cors } : { status: 403, headers: { ...cors, 'content-type': 'application/xml' }, body: expired }),
+    );
+    try {
+      const before = await files();
+      await pick('late.tar.gz', await tarGz([{ name: 'late.bin', body: randomBytes(4096) }]));
+      await page.getByTestId('projects-message').getByText('The upload link expired before the archive was sent', { exact: false }).waitFor();
+      // Started, never completed: the console does not ask Zero to apply what S3 refused.
+      expect(toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname} ${r.status}`)).toEqual(['/api/v2/projects/acme/big/uploads 201']);
+      expect(await files()).toEqual(before);
+    } finally {
+      await page.unroute(`${s3Origin()}/**`);
+    }
+  }, 30_000);
 });

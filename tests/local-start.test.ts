@@ -136,6 +136,25 @@ describe('npm start', () => {
     expect(Object.keys(await agentsOf(zero))).toEqual(['alpha']);
   });
 
+  it("lets the console's origin, and only it, POST archives straight to s3rver, as the bucket's CORS rule does on AWS", async () => {
+    const zero = await start(root, { PORT: '0', ZERO_DATA_DIR: join(dir, 'cors') });
+    const started = await fetch(`${zero.url}/api/v2/projects/acme/cors/uploads`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: '{}' });
+    expect(started.status).toBe(201);
+    const { url } = (await started.json()) as { url: string };
+    // The preflight a browser sends before a cross-origin POST that reports upload progress.
+    const preflight = async (origin: string, method: string) => {
+      const response = await fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method } });
+      await response.arrayBuffer();
+      return { status: response.status, methods: response.headers.get('access-control-allow-methods') };
+    };
+    const port = new URL(zero.url).port;
+    expect(await preflight(new URL(zero.url).origin, 'POST')).toEqual({ status: 200, methods: 'POST' });
+    expect(await preflight(`http://localhost:${port}`, 'POST')).toEqual({ status: 200, methods: 'POST' });
+    expect((await preflight(new URL(zero.url).origin, 'PUT')).status).toBe(403);
+    expect((await preflight('http://127.0.0.1:1', 'POST')).status).toBe(403);
+    expect((await preflight('https://elsewhere.example', 'POST')).status).toBe(403);
+  });
+
   it('with the port taken, says so in one line, with what to do, and exits with 1', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
