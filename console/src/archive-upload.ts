@@ -13,9 +13,9 @@ export type UploadProgress = { stage: 'sending'; sent: number; total: number; vi
  * bucket. As `zero projects push`'s `ZERO_PUSH_BODY_MAX_BYTES`, this browser's
  * `localStorage['zero.uploadBodyMaxBytes']` may lower it.
  */
-export const ARCHIVE_BODY_MAX_BYTES = 5 * 1024 * 1024;
+const ARCHIVE_BODY_MAX_BYTES = 5 * 1024 * 1024;
 
-export function archiveBodyMaxBytes(): number {
+function archiveBodyMaxBytes(): number {
   const set = Number(localStorage.getItem('zero.uploadBodyMaxBytes') ?? NaN);
   return Number.isInteger(set) && set >= 0 ? set : ARCHIVE_BODY_MAX_BYTES;
 }
@@ -59,7 +59,7 @@ async function sendToStorage(ticket: UploadTicket, file: File, onSent: (sent: nu
   const code = /<Code>([^<]*)<\/Code>/.exec(sent.text)?.[1] ?? `HTTP ${sent.status}`;
   const message = /<Message>([^<]*)<\/Message>/.exec(sent.text)?.[1] ?? sent.text.slice(0, 200);
   if (code === 'EntityTooLarge') throw new Error(`The storage refused the archive: it is ${file.size.toLocaleString()} bytes, over the limit of ${ticket.max_bytes.toLocaleString()} bytes compressed.`);
-  if (/expired/i.test(message)) throw new Error('The upload link expired before the archive was sent (it lasts 15 minutes); upload it again.');
+  if (/expired/i.test(message)) throw new Error(`The upload link expired before the archive was sent (it was good until ${new Date(ticket.expires_at).toLocaleTimeString()}); upload it again.`);
   throw new Error(`The storage refused the archive (${code}): ${message}`);
 }
 
