@@ -167,6 +167,15 @@ describe('the outbox: event deliveries outlive the process that started them', (
     expect(recent.slice(0, 2).map((d) => [d.status, d.attempts])).toEqual([['delivered', 2], ['delivered', 1]]);
   });
 
+  it("a new session's session.created delivery is recorded before the answer that created it (a Lambda frozen after it answers loses none)", async () => {
+    expect((await send(h, 'PUT', '/subscriptions/outbox-created', DEV, { url: sub.url, events: ['session.created'], secret_ref: 'ZERO_WEBHOOK_SECRET_OUTBOX' })).status).toBe(201);
+    const created = await send(h, 'POST', '/sessions', DEV, { agent_id: 'tester' });
+    expect(created.status).toBe(201);
+    const listed = (await send(h, 'GET', '/subscriptions/outbox-created/deliveries', DEV)).json.deliveries as { type: string }[];
+    expect(listed).toEqual([expect.objectContaining({ type: 'session.created' })]);
+    expect((await send(h, 'DELETE', '/subscriptions/outbox-created', DEV)).status).toBe(204);
+  });
+
   it('the deliveries list is for administrators, of a subscription that exists', async () => {
     const alice = await h.userHeaders('alice');
     expect((await send(h, 'GET', '/subscriptions/outbox-ops/deliveries', alice)).status).toBe(403);

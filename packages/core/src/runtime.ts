@@ -284,7 +284,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     },
     onRunFinished: async (finished) => (await afterRun()).runFinished(runtime, finished),
     onRunWaiting: async (waiting) => (await afterRun()).runWaiting(runtime, waiting),
-    onSessionCreated: (session) => void afterRun().then((hooks) => hooks.sessionCreated(runtime, session)),
+    onSessionCreated: async (session) => (await afterRun()).sessionCreated(runtime, session),
   };
   // No log line may carry the model or provider keys, even inside an error's message.
   addLogSecrets(runtime.secrets ?? []);

@@ -32,7 +32,7 @@ export interface ScheduleDeps {
   sessions: SessionStore;
   projectAccess: ProjectAccess;
   queue: RunQueue;
-  onSessionCreated?: (session: SessionMeta) => void;
+  onSessionCreated?: (session: SessionMeta) => Promise<void>;
 }
 
 /**
@@ -152,7 +152,7 @@ async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { ses
   const failed = written.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
   await deps.queue.send({ session_id: job.sessionId, reason: 'schedule' });
-  deps.onSessionCreated?.(session);
+  await deps.onSessionCreated?.(session);
 }
 
 /**

@@ -33,7 +33,7 @@ export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'ses
   // An id the caller chose may be taken: the owner is written only once the session is ours.
   if (fields.session_id) {
     const session = await deps.sessions.createSession(meta, owner);
-    deps.onSessionCreated?.(session);
+    await deps.onSessionCreated?.(session);
     return session;
   }
   // A fresh UUID is nobody's: both items are written at once.
@@ -41,7 +41,7 @@ export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'ses
     deps.sessions.createSession(meta),
     deps.sessions.putMember({ v: 1, ...meta }, { ...owner, role: 'owner', added_at: now }),
   ]);
-  deps.onSessionCreated?.(session);
+  await deps.onSessionCreated?.(session);
   return session;
 }
 

@@ -42,8 +42,11 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   onRunFinished?: (finished: FinishedRun) => Promise<void>;
   /** Called when a run waits for people (its `run_wait` is durable, the lease still held). Must not throw. */
   onRunWaiting?: (waiting: FinishedRun) => Promise<void>;
-  /** Called once a new session's item is written. Must not throw, and must not make the caller wait for other systems. */
-  onSessionCreated?: (session: SessionMeta) => void;
+  /**
+   * Called once a new session's item is written; resolves once subscribers' deliveries are recorded
+   * (so a Lambda that answers next loses none), not when they arrive. Must not throw.
+   */
+  onSessionCreated?: (session: SessionMeta) => Promise<void>;
 }
 
 /** A run that has ended: its session and the session's log, which ends with the run's `run_end`. */

@@ -22,8 +22,8 @@ export async function runWaiting(runtime: Runtime, waiting: FinishedRun): Promis
   await Promise.all([publish(runtime, runWaitingEvent(waiting)), investigationWaits(runtime, waiting)]);
 }
 
-export function sessionCreated(runtime: Runtime, session: SessionMeta): void {
-  void publish(runtime, sessionCreatedEvent(session));
+export async function sessionCreated(runtime: Runtime, session: SessionMeta): Promise<void> {
+  await publish(runtime, sessionCreatedEvent(session));
 }
 
 async function publish(runtime: Runtime, event: ZeroEvent | undefined): Promise<void> {

@@ -224,7 +224,7 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
   if (failed) throw failed.reason;
   for (const warning of warnings) log.warn('webhook template', { hook_id: hook.id, session_id: job.sessionId, warning });
   await deps.queue.send({ session_id: job.sessionId, reason: 'webhook' });
-  deps.onSessionCreated?.(session);
+  await deps.onSessionCreated?.(session);
 }
 
 /**

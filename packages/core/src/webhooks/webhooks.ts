@@ -27,7 +27,7 @@ export interface WebhookDeps {
   artifacts: ArtifactStore;
   queue: RunQueue;
   /** Tells subscribers of the new session (see SessionRunnerDeps). */
-  onSessionCreated?: (session: import('../store/records').SessionMeta) => void;
+  onSessionCreated?: (session: import('../store/records').SessionMeta) => Promise<void>;
   /** GitHub, for hooks that hydrate their project or report on the pull request. */
   github: GitHubSettings;
   /** Signed events: a hook's callback goes out through the same outbox as subscriptions' events. */
