@@ -231,6 +231,25 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     expect(updated).toMatchObject({ title: 'Renamed', metadata: { owner: 'qa' } });
   });
 
+  it("an open event stream shows its user as watching the session, as Zero's own live view does, until it is closed", async () => {
+    const agent = await newAgent();
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: ENV });
+    const watchers = async () => ((await getJson(`${h.url}/api/v2/sessions/${session.id}/watchers`)).json.watchers as { user_id: string }[]).map((w) => w.user_id);
+    const until = async (check: (ids: string[]) => boolean) => {
+      for (let i = 0; i < 100; i++) {
+        const ids = await watchers();
+        if (check(ids)) return ids;
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      return watchers();
+    };
+    expect(await watchers()).toEqual([]);
+    const stream = await client.beta.sessions.events.stream(session.id);
+    expect(await until((ids) => ids.includes('dev'))).toEqual(['dev']);
+    stream.controller.abort();
+    expect(await until((ids) => ids.length === 0)).toEqual([]);
+  });
+
   it('interrupts a running session: the run stops and the session goes idle before the answer is finished', async () => {
     const agent = await newAgent();
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: ENV });

@@ -12,6 +12,7 @@ import {
   waitingRun,
   watchSession,
   type IdentifiedEvent,
+  type User,
 } from '@zero/core';
 import { compareManaged, createEventMapper, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/core/managed';
 import { json, query } from './validate';
@@ -124,27 +125,49 @@ export function managedEventRoutes(deps: V1Deps) {
     const from = resumeAfter ?? { position: { seq: await deps.sessions.lastEventSeq(id), index: Number.MAX_SAFE_INTEGER }, k: 0 };
     await resumeIfStalled(deps, id);
     const maxDurationMs = 10 * 60_000;
+    // The same caps as Zero's own live view: per user, and per session with all its members together.
     const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);
     if (!release) throw conflict(`you already have ${deps.streams.perUser} live streams open, the most one user may; close one and retry`);
-    return followMapped(c, deps, id, record, from, release, maxDurationMs);
+    const releaseSession = await deps.streams.acquireSession(id, maxDurationMs + 60_000);
+    if (!releaseSession) {
+      await release();
+      throw conflict(`this session already has ${deps.streams.perSession} live streams open, the most one session may; close one and retry`);
+    }
+    const releaseBoth = () => Promise.all([release(), releaseSession()]).then(() => undefined);
+    return followMapped(c, deps, id, user, record, from, releaseBoth, maxDurationMs);
   });
 
   return app;
 }
 
 /** Streams the session's events mapped, after `from`: the log is replayed through the mapper from its start, so an unfinished message is whole. */
-function followMapped(c: Context<Env>, deps: V1Deps, id: string, record: ManagedSessionRecord | undefined, from: Cursor, release: () => Promise<void>, maxDurationMs: number) {
+function followMapped(
+  c: Context<Env>,
+  deps: V1Deps,
+  id: string,
+  user: User,
+  record: ManagedSessionRecord | undefined,
+  from: Cursor,
+  release: () => Promise<void>,
+  maxDurationMs: number,
+) {
   const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)));
   return sseFrame(
     c,
     async (stream, signal) => {
       signal.addEventListener('abort', () => void release(), { once: true });
-      for await (const event of watchSession(deps, id, { signal })) {
-        for (const mapped of map(event)) {
-          if (compareManaged(mapped, from) <= 0) continue;
-          if (stream.aborted || stream.closed || signal.aborted) return;
-          await stream.writeSSE({ id: managedCursor(mapped), event: mapped.event.type, data: JSON.stringify(mapped.event) });
+      // Shown as "watching now" to the session's other members (the console, GET …/watchers) until the stream ends.
+      const unwatch = await deps.watchers.watch(id, user, signal).catch(() => undefined);
+      try {
+        for await (const event of watchSession(deps, id, { signal })) {
+          for (const mapped of map(event)) {
+            if (compareManaged(mapped, from) <= 0) continue;
+            if (stream.aborted || stream.closed || signal.aborted) return;
+            await stream.writeSSE({ id: managedCursor(mapped), event: mapped.event.type, data: JSON.stringify(mapped.event) });
+          }
         }
+      } finally {
+        await unwatch?.();
       }
     },
     { maxDurationMs },
