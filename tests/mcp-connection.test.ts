@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnection, type McpConnectionOptions } from '@zero/core';
 import { allowListed, outboundAllowFromEnv, refusedUrl } from '@zero/core/tools';
@@ -88,6 +89,24 @@ describe('an MCP server behind OAuth (the refresh-token grant)', () => {
 });
 
 describe('where an MCP server may be', () => {
+  it("drops its cached tool list when the server says the list changed (notifications/tools/list_changed), long before the cache's time is up", async () => {
+    const script = fileURLToPath(new URL('./fixtures/mcp/changing-tools.mjs', import.meta.url));
+    const connection = new McpConnection('changing', { type: 'stdio', command: process.execPath, args: [script] }, options({ toolsTtlMs: 10 * 60_000 }));
+    try {
+      expect((await connection.listTools()).map((t) => t.name)).toEqual(['unlock']);
+      expect((await connection.callTool('unlock', {}, signal())).content).toEqual([{ type: 'text', text: 'unlocked' }]);
+      let names: string[] = [];
+      for (let i = 0; i < 50 && !names.includes('vault'); i++) {
+        names = (await connection.listTools()).map((t) => t.name);
+        if (!names.includes('vault')) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(names).toEqual(['unlock', 'vault']);
+      expect((await connection.callTool('vault', {}, signal())).content).toEqual([{ type: 'text', text: 'the vault is open' }]);
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('refuses a stdio server on AWS Lambda, saying why', async () => {
     const connection = new McpConnection('local', { type: 'stdio', command: process.execPath, args: ['-e', ''] }, options({ canSpawn: false }));
     await expect(connection.listTools()).rejects.toThrow(/AWS Lambda cannot start one: declare the server with type http or sse/);
