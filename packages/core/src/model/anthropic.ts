@@ -2,7 +2,7 @@ import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import { APIError, APIUserAbortError } from '@anthropic-ai/sdk/error';
 import { Messages, type RawMessageStreamEvent, type WebSearchToolResultBlock } from '@anthropic-ai/sdk/resources/messages';
 import { ZeroError } from '../errors';
-import { IdleTimer } from './idle-timer';
+import { guardedStream, type IdleTimer } from './idle-timer';
 import { thinkingParams } from './thinking';
 import {
   ModelCallAborted,
@@ -59,23 +59,7 @@ export class AnthropicProvider implements ModelProvider {
   async *stream(request: ModelRequest, signal: AbortSignal, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
     const client = this.getClient();
     // The request is aborted by the caller's signal, or by silence longer than the idle timeout.
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal.addEventListener('abort', abort, { once: true });
-    if (signal.aborted) abort();
-    const idle = new IdleTimer(options.idleTimeoutMs, abort);
-    // The SDK ends an aborted stream quietly, as if it were complete: say why it ended.
-    const interrupted = (usage?: ModelUsage): Error | undefined => {
-      if (signal.aborted) return new ModelCallAborted(usage);
-      if (idle.fired) return new ModelError(`the model stream sent nothing for ${idle.ms} ms`, true);
-      return undefined;
-    };
-    try {
-      yield* this.relay(client, request, controller.signal, idle, interrupted);
-    } finally {
-      idle.stop();
-      signal.removeEventListener('abort', abort);
-    }
+    yield* guardedStream(signal, options.idleTimeoutMs, ({ signal, idle, interrupted }) => this.relay(client, request, signal, idle, interrupted));
   }
 
   private async *relay(

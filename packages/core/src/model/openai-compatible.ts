@@ -1,9 +1,8 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
-import { IdleTimer } from './idle-timer';
+import { guardedStream, type IdleTimer, type StreamGuard } from './idle-timer';
 import { toChatCompletionsRequest } from './openai-request';
 import {
-  ModelCallAborted,
   ModelError,
   type ContentBlockParam,
   type ModelEvent,
@@ -67,23 +66,12 @@ export class OpenAICompatibleProvider implements ModelProvider {
     if (request.tools.length && this.endpoint.noTools?.includes(request.model)) {
       throw new ModelError(`model "${request.model}" on ${this.name} is declared without tool support, and this call offers tools`, false, 400);
     }
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal.addEventListener('abort', abort, { once: true });
-    if (signal.aborted) abort();
-    const idle = new IdleTimer(options.idleTimeoutMs, abort);
-    const interrupted = (usage?: ModelUsage): Error | undefined => {
-      if (signal.aborted) return new ModelCallAborted(usage);
-      if (idle.fired) return new ModelError(`the model stream sent nothing for ${idle.ms} ms`, true);
-      return undefined;
-    };
-    try {
-      const response = await this.send(request, controller.signal, interrupted, idle);
-      yield* this.relay(response, idle, interrupted);
-    } finally {
-      idle.stop();
-      signal.removeEventListener('abort', abort);
-    }
+    yield* guardedStream(signal, options.idleTimeoutMs, (guard) => this.respond(request, guard));
+  }
+
+  private async *respond(request: ModelRequest, { signal, idle, interrupted }: StreamGuard): AsyncGenerator<ModelEvent> {
+    const response = await this.send(request, signal, interrupted, idle);
+    yield* this.relay(response, idle, interrupted);
   }
 
   /** Posts the request, retrying what the Anthropic SDK retries; resolves with a response that streams. */
