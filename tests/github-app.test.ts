@@ -178,9 +178,13 @@ describe('GitHub App installation tokens minted by Zero', () => {
     expect(commits.map((r) => r.authorization)).toEqual([`Bearer ${renewed}`, `Bearer ${gh.minted.at(-1)!.token}`]);
   });
 
-  it('takes a PKCS#8 key by reference on hydrate, and names an App that is not installed on the repository', async () => {
-    const own = await api('POST', '/projects/acme/shop/hydrate', { ref: 'main', token_ref: 'ZERO_GITHUB_APP_PKCS8' });
-    expect(own.status).toBe(200);
+  it('takes a PKCS#8 key by reference on hydrate, mints once for requests at the same moment, and names an App that is not installed on the repository', async () => {
+    // Two hydrates at once with a reference not used before: one installation lookup, one token minted, shared.
+    const minted = gh.minted.length;
+    const both = await Promise.all([1, 2].map(() => api('POST', '/projects/acme/shop/hydrate', { ref: 'main', token_ref: 'ZERO_GITHUB_APP_PKCS8' })));
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(gh.minted).toHaveLength(minted + 1);
+    expect(appRequests().map((r) => r.path)).toEqual(['/repos/acme/shop/installation', `/app/installations/${gh.minted.at(-1)!.installation}/access_tokens`]);
     const elsewhere = await api('POST', '/projects/acme/other/hydrate', { ref: 'main', token_ref: 'ZERO_GITHUB_APP_PKCS8' });
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.json.error.message).toContain(`the GitHub App in ZERO_GITHUB_APP_PKCS8_ID (${APP_ID}) is not installed on acme/other`);

@@ -118,20 +118,19 @@ export function installationCredentials(app: GitHubApp, repo: string, options: G
   const token = async (): Promise<string> => {
     const installation = await installationOf();
     const key = `${appKey}|${installation}`;
+    const cached = cache.tokens.get(key);
+    const current = cached && (await cached.catch(() => undefined));
+    if (current && current.expiresAt - RENEW_BEFORE_MS > now()) return current.token;
+    // Requests at the same moment share one mint rather than each minting a token.
     let minted = cache.tokens.get(key);
-    const current = minted && (await minted.catch(() => undefined));
-    if (!current || current.expiresAt - RENEW_BEFORE_MS <= now()) {
-      // Concurrent requests wait for the same mint rather than each minting a token.
-      if (minted === cache.tokens.get(key)) {
-        minted = mint(installation);
-        cache.tokens.set(key, minted);
-        minted.catch(() => cache.tokens.get(key) === minted && cache.tokens.delete(key));
-      } else {
-        minted = cache.tokens.get(key)!;
-      }
+    if (!minted || minted === cached) {
+      const fresh = mint(installation);
+      cache.tokens.set(key, fresh);
+      fresh.catch(() => cache.tokens.get(key) === fresh && cache.tokens.delete(key));
+      minted = fresh;
     }
     try {
-      return (await minted!).token;
+      return (await minted).token;
     } catch (error) {
       throw appFailure(error, app, repo, field);
     }
