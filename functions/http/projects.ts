@@ -136,7 +136,7 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     await access.requireWriter(c.get('user'), id);
     // Loaded on first use: only hydrates reach GitHub.
     const { githubClient, hydrateProject } = await import('@zero/core/github');
-    const { client, tokenRef } = githubClient(deps.github, token_ref);
+    const { client, tokenRef } = githubClient(deps.github, token_ref, id);
     const result = await hydrateProject(projects, client, { projectId: id, repo: id, ref, tokenRef }, { maxArchiveBytes: limits.maxArchiveBytes, archive: limits.archive });
     return c.json(result, 200);
   });

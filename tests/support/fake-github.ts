@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tarGz } from './archive';
@@ -48,7 +48,10 @@ interface Repo {
  * host (a second listener, so the redirect leaves the origin as GitHub's
  * does), a pull request and its diff, issue comments (list, create, update)
  * and check runs. Tokens are issued with an expiry and refused after it
- * ("Bad credentials", 401), as installation tokens are.
+ * ("Bad credentials", 401), as installation tokens are. GitHub Apps: an
+ * App's JWT (RS256, checked against the public key the test registers, its
+ * `iss`, `iat` and `exp`) finds a repository's installation and mints that
+ * installation's tokens, which expire after `installationTokenTtlMs`.
  */
 export class FakeGitHub {
   private api?: Server;
@@ -59,6 +62,8 @@ export class FakeGitHub {
   readonly checkRuns: FakeCheckRun[] = [];
   private readonly repos = new Map<string, Repo>();
   private readonly tokens = new Map<string, number>();
+  /** An installation token's repositories: it reads no others. */
+  private readonly tokenRepos = new Map<string, Set<string>>();
   /** Short-lived download tokens in the redirect URL, as codeload's. */
   private readonly downloads = new Map<string, { repo: string; sha: string }>();
   private nextId = 1000;
@@ -66,6 +71,13 @@ export class FakeGitHub {
   private failures: { match: RegExp; status: number }[] = [];
   /** The login comments are posted as. */
   botLogin = 'zero-bot[bot]';
+  /** The fake's clock: tokens' and JWTs' expiry are read by it (tests move it with Zero's). */
+  now = () => Date.now();
+  /** How long an installation token minted for an App lasts (GitHub's: an hour). */
+  installationTokenTtlMs = 3_600_000;
+  /** Installation tokens minted, in order. */
+  readonly minted: { app: string; installation: number; token: string; expires_at: string }[] = [];
+  private readonly apps = new Map<string, { publicKey: KeyObject; installations: Map<number, Set<string>> }>();
 
   /** Listens on loopback: the API on `port` (any free one by default), the download host on another. */
   async start(port = 0): Promise<this> {
@@ -86,8 +98,22 @@ export class FakeGitHub {
   /** A token valid for `ttlMs` (an installation token lasts an hour; tests make theirs expire). */
   issueToken(ttlMs = 3_600_000): string {
     const token = `ghs_${randomBytes(18).toString('hex')}`;
-    this.tokens.set(token, Date.now() + ttlMs);
+    this.tokens.set(token, this.now() + ttlMs);
     return token;
+  }
+
+  /** Registers App `appId` by its public key and installs it on `repos`; returns the installation's id. */
+  installApp(appId: string, publicKey: KeyObject, repos: string[]): number {
+    const app = this.apps.get(appId) ?? { publicKey, installations: new Map() };
+    this.apps.set(appId, app);
+    const installation = this.nextId++;
+    app.installations.set(installation, new Set(repos));
+    return installation;
+  }
+
+  /** Every token issued so far stops working (revoked, or lapsed sooner than its holder thought). */
+  expireTokens(): void {
+    for (const token of this.tokens.keys()) this.tokens.set(token, 0);
   }
 
   /** Creates a repository (private by default: every read needs a token). */
@@ -167,23 +193,77 @@ export class FakeGitHub {
     }
   }
 
+  private bearer(req: IncomingMessage): string {
+    return /^(?:Bearer|token) (\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+  }
+
   private authorised(req: IncomingMessage): boolean | 'expired' | 'none' {
     const header = req.headers.authorization;
     if (!header) return 'none';
-    const token = /^(?:Bearer|token) (\S+)$/i.exec(header)?.[1];
+    const token = this.bearer(req);
     const expires = token ? this.tokens.get(token) : undefined;
     if (expires === undefined) return false;
-    return expires > Date.now() ? true : 'expired';
+    if (expires > this.now()) return true;
+    return 'expired';
+  }
+
+  /** The App a request's JWT is signed by, or GitHub's 401 message refusing it. */
+  private appOf(req: IncomingMessage): { app: string } | { refused: string } {
+    const jwt = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const [header, payload, signature] = jwt.split('.');
+    let claims: { iss?: unknown; iat?: unknown; exp?: unknown };
+    try {
+      if (JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')).alg !== 'RS256') throw new Error('alg');
+      claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
+    } catch {
+      return { refused: 'A JSON web token could not be decoded' };
+    }
+    const app = this.apps.get(String(claims.iss));
+    if (!app) return { refused: 'Integration not found' };
+    if (!verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), app.publicKey, Buffer.from(signature ?? '', 'base64url'))) {
+      return { refused: 'A JSON web token could not be decoded' };
+    }
+    const now = Math.floor(this.now() / 1000);
+    if (typeof claims.iat !== 'number' || claims.iat > now + 60) return { refused: "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued" };
+    if (typeof claims.exp !== 'number' || claims.exp <= now) return { refused: "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires" };
+    if (claims.exp - claims.iat > 600) return { refused: "'Expiration time' claim ('exp') is too far in the future" };
+    return { app: String(claims.iss) };
+  }
+
+  /** `GET /repos/{o}/{r}/installation` and `POST /app/installations/{id}/access_tokens`, with an App's JWT. */
+  private serveApp(req: IncomingMessage, url: URL, res: ServerResponse): boolean {
+    const lookup = /^\/repos\/([^/]+\/[^/]+)\/installation$/.exec(url.pathname);
+    const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
+    if (!(lookup && req.method === 'GET') && !(mint && req.method === 'POST')) return false;
+    const caller = this.appOf(req);
+    if ('refused' in caller) return json(res, 401, { message: caller.refused, documentation_url: 'https://docs.github.com/rest' }), true;
+    const installations = this.apps.get(caller.app)!.installations;
+    if (lookup) {
+      const repo = decodeURIComponent(lookup[1]!);
+      const id = [...installations].find(([, repos]) => repos.has(repo))?.[0];
+      if (id === undefined) return json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app' }), true;
+      return json(res, 200, { id, app_id: Number(caller.app), target_type: 'Organization', account: { login: repo.split('/')[0] } }), true;
+    }
+    const installation = Number(mint![1]);
+    if (!installations.has(installation)) return json(res, 404, { message: 'Not Found' }), true;
+    const token = this.issueToken(this.installationTokenTtlMs);
+    const expires_at = new Date(this.tokens.get(token)!).toISOString();
+    this.minted.push({ app: caller.app, installation, token, expires_at });
+    // The token reads every repository of its installation, as one minted without `repositories` does.
+    this.tokenRepos.set(token, installations.get(installation)!);
+    json(res, 201, { token, expires_at, permissions: { contents: 'read', pull_requests: 'write', checks: 'write' }, repository_selection: 'selected' });
+    return true;
   }
 
   private serveApi(req: IncomingMessage, url: URL, body: Record<string, unknown> | undefined, res: ServerResponse): void {
+    if (this.serveApp(req, url, res)) return;
     const match = /^\/repos\/([^/]+\/[^/]+)\/(.+)$/.exec(url.pathname);
     const repo = match ? this.repos.get(decodeURIComponent(match[1]!)) : undefined;
     const auth = this.authorised(req);
     if (auth === false || auth === 'expired') return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
-    // A private repository answers 404 to an anonymous caller, as GitHub's does.
-    if (!match || !repo || (repo.private && auth !== true)) return json(res, 404, { message: 'Not Found' });
-    const fullName = decodeURIComponent(match[1]!);
+    const fullName = decodeURIComponent(match?.[1] ?? '');
+    // A private repository answers 404 to an anonymous caller (and to an installation's token from elsewhere), as GitHub's does.
+    if (!match || !repo || (repo.private && (auth !== true || this.tokenRepos.get(this.bearer(req))?.has(fullName) === false))) return json(res, 404, { message: 'Not Found' });
     const rest = match[2]!;
     const method = req.method ?? 'GET';
     const accept = req.headers.accept ?? '';

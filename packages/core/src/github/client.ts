@@ -11,6 +11,18 @@ export interface GitHubOptions extends OutboundOptions {
   retryBaseMs?: number;
   /** Time one request may take (default 30 s; a tarball gets four times that). */
   timeoutMs?: number;
+  /** The clock a GitHub App's JWT and its tokens' expiry are read by (tests move it). */
+  now?: () => number;
+}
+
+/**
+ * Credentials that change: a GitHub App installation's token, minted on first
+ * use and again when it nears its expiry. `renew` is asked once when GitHub
+ * refuses the token given (401) and answers a fresh one.
+ */
+export interface GitHubCredentials {
+  token(): Promise<string>;
+  renew(stale: string): Promise<string>;
 }
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
@@ -25,6 +37,13 @@ export class GitHubRequestError extends defineErrorClass('GitHubRequestError') {
   ) {
     super(`GitHub answered ${status || 'nothing'} to ${what}${githubMessage ? `: ${githubMessage}` : ''}`);
   }
+}
+
+interface GitHubRequestInit {
+  accept?: string;
+  body?: unknown;
+  maxBytes?: number;
+  timeoutMs?: number;
 }
 
 /** A response from GitHub, read under the caps. */
@@ -45,7 +64,7 @@ export class GitHubClient {
   readonly apiUrl: string;
 
   constructor(
-    private readonly token: string | undefined,
+    private readonly credentials: string | GitHubCredentials | undefined,
     private readonly options: GitHubOptions = {},
   ) {
     this.apiUrl = (options.apiUrl ?? DEFAULT_GITHUB_API_URL).replace(/\/+$/, '');
@@ -55,7 +74,20 @@ export class GitHubClient {
    * Sends one request; a status outside 2xx after the retries throws a
    * GitHubRequestError. `path` starts with `/repos/…`.
    */
-  async request(method: 'GET' | 'POST' | 'PATCH', path: string, init: { accept?: string; body?: unknown; maxBytes?: number; timeoutMs?: number } = {}): Promise<GitHubResponse> {
+  async request(method: 'GET' | 'POST' | 'PATCH', path: string, init: GitHubRequestInit = {}): Promise<GitHubResponse> {
+    const credentials = this.credentials;
+    if (typeof credentials !== 'object') return this.send(method, path, init, credentials);
+    const token = await credentials.token();
+    try {
+      return await this.send(method, path, init, token);
+    } catch (error) {
+      // A minted token GitHub no longer takes (revoked, or the clocks disagree on its expiry): one fresh one, one more try.
+      if (!GitHubRequestError.isInstance(error) || error.status !== 401) throw error;
+      return this.send(method, path, init, await credentials.renew(token));
+    }
+  }
+
+  private async send(method: 'GET' | 'POST' | 'PATCH', path: string, init: GitHubRequestInit, token: string | undefined): Promise<GitHubResponse> {
     const { guardedFetch, OutboundBlockedError } = await import('../net/outbound');
     const attempts = this.options.attempts ?? 4;
     const what = `${method} ${path.split('?')[0]}`;
@@ -74,7 +106,7 @@ export class GitHubClient {
             'user-agent': 'Zero-GitHub/1',
             'x-github-api-version': '2022-11-28',
             ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
           },
         });
         if (response.truncated) throw new ZeroError('payload_too_large', `GitHub's answer to ${what} is over ${init.maxBytes ?? 5 * 1024 * 1024} bytes`, { limit: init.maxBytes });

@@ -3,6 +3,7 @@ import { ZeroError } from '../errors';
 import { DEFAULT_ARCHIVE_LIMITS, extractTarGz, type ArchiveLimits } from '../projects/archive';
 import { projectKey } from '../projects/paths';
 import { changedFiles, contentTypeOf, mapLimit, type ProjectFileInput, type ProjectMeta, type ProjectStore } from '../projects/project-store';
+import { isAppRef } from './app';
 import { GitHubRequestError, repoPath, type GitHubClient } from './client';
 
 /** The limits of a hydrate: those of an archive upload (`maxArchiveBytes` the tarball as downloaded). */
@@ -21,7 +22,7 @@ export interface HydrateRequest {
   ref: string;
   /** Files Zero adds beside the tree (a pull request's `.zero/pr.diff`). */
   extra?: ProjectFileInput[];
-  /** Where the token came from, for errors: the environment variable's name. */
+  /** Where the token came from, for errors: the environment variable's name, or the App's reference. */
   tokenRef?: string;
 }
 
@@ -108,10 +109,15 @@ async function resolveCommit(github: GitHubClient, request: HydrateRequest): Pro
 export function githubFailure(error: unknown, request: { repo: string; ref?: string; tokenRef?: string }): ZeroError {
   if (ZeroError.isInstance(error)) return error;
   if (!GitHubRequestError.isInstance(error)) return new ZeroError('upstream_error', `reaching GitHub failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
-  const token = request.tokenRef ? `the token in ${request.tokenRef}` : 'no token (set token_ref for a private repository)';
+  const token = !request.tokenRef
+    ? 'no token (set token_ref for a private repository)'
+    : isAppRef(request.tokenRef)
+      ? `the installation token of the GitHub App in ${request.tokenRef}_ID`
+      : `the token in ${request.tokenRef}`;
   switch (error.status) {
     case 401:
-      return new ZeroError('invalid_request', `GitHub refused ${token}: ${error.githubMessage || 'Bad credentials'} (an installation token lasts an hour)`, { field: 'token_ref' });
+      // A minted token was already renewed once by the client; a variable's token may simply have expired.
+      return new ZeroError('invalid_request', `GitHub refused ${token}: ${error.githubMessage || 'Bad credentials'}${request.tokenRef && isAppRef(request.tokenRef) ? '' : ' (an installation token lasts an hour)'}`, { field: 'token_ref' });
     case 403:
       return new ZeroError('forbidden', `GitHub refused ${request.repo} with ${token}: ${error.githubMessage}`, { field: 'token_ref' });
     case 404:

@@ -2,3 +2,4 @@
 export * from './client';
 export * from './settings';
 export * from './hydrate';
+export * from './app';

@@ -38,7 +38,7 @@ export async function reportOnGitHub(deps: WebhookDeps, hook: HookConfig, summar
   const { githubClient, repoPath, sessionLink, GitHubRequestError } = await import('../github');
   let report: GitHubReport;
   try {
-    const { client } = githubClient(deps.github, hook.github_token_ref, 'github_token_ref');
+    const { client } = githubClient(deps.github, hook.github_token_ref, github.repo, 'github_token_ref');
     const link = sessionLink(deps.github, summary.session_id);
     const footer = link ? `[Open the session in Zero](${link})` : `Zero session \`${summary.session_id}\``;
     const body = `${cut(markdown)}\n\n---\n${footer}\n`;

@@ -27,7 +27,7 @@ export async function prepareInvestigation(deps: WebhookDeps, sessionId: string)
     const warnings: string[] = [];
     const ref = github.sha ?? github.ref!;
     try {
-      const { client, tokenRef } = githubClient(deps.github, hook?.github_token_ref, 'github_token_ref');
+      const { client, tokenRef } = githubClient(deps.github, hook?.github_token_ref, github.repo, 'github_token_ref');
       const extra: ProjectFileInput[] = [];
       if (github.number !== undefined && summary.origin.event.startsWith('pull_request')) {
         try {

@@ -169,14 +169,17 @@ export const secretRefSchema = z
   .regex(/^ZERO_WEBHOOK_SECRET_[A-Z0-9_]{1,100}$/, 'must name an environment variable starting with ZERO_WEBHOOK_SECRET_');
 
 /**
- * Where a GitHub token lives (a personal access token, or an installation
- * token an operator's job refreshes): the name of an environment variable,
- * never the token. Only names under `ZERO_GITHUB_TOKEN` are accepted, so a
- * hook cannot be pointed at the process's other credentials.
+ * Where a GitHub credential lives, by name, never the secret: a token's
+ * environment variable under `ZERO_GITHUB_TOKEN` (a personal access token),
+ * or a GitHub App under `ZERO_GITHUB_APP`, whose id and private key are the
+ * variables `<name>_ID` and `<name>_PRIVATE_KEY` (Zero mints its
+ * installation tokens). Only these names are accepted, so a hook cannot be
+ * pointed at the process's other credentials.
  */
 export const githubTokenRefSchema = z
   .string()
-  .regex(/^ZERO_GITHUB_TOKEN(_[A-Z0-9_]{1,100})?$/, 'must name an environment variable starting with ZERO_GITHUB_TOKEN');
+  .regex(/^ZERO_GITHUB_(TOKEN|APP)(_[A-Z0-9_]{1,100})?$/, 'must name an environment variable starting with ZERO_GITHUB_TOKEN, or a GitHub App starting with ZERO_GITHUB_APP')
+  .refine((ref) => !/^ZERO_GITHUB_APP.*_(ID|PRIVATE_KEY)$/.test(ref), 'names the App, not its variables: "ZERO_GITHUB_APP" for ZERO_GITHUB_APP_ID and ZERO_GITHUB_APP_PRIVATE_KEY');
 
 /** A git ref GitHub resolves: a branch, a tag or a commit sha (no "..", no leading or trailing "/", as git's own rules). */
 export const gitRefSchema = z.string().regex(/^(?!\/)(?!.*\.\.)(?!.*\/$)[\w.\/-]{1,250}$/, 'must be a branch, tag or commit sha');
