@@ -158,6 +158,22 @@ describe('schedules', () => {
     expect((await getJson(`${h.url}/api/v2/schedules/busy`)).json.schedule).toMatchObject({ paused: true, failures: 3, paused_reason: expect.stringMatching(/^3 failed runs in a row/) });
   });
 
+  it('a schedule an earlier version stored (a failures field, a 63-character id) still reads, fires and deletes', async () => {
+    const id = `legacy-${'x'.repeat(56)}`;
+    expect(id).toHaveLength(63);
+    const now = new Date().toISOString();
+    await h.server.runtime.artifacts.putJson(`schedules/${id}.json`, { v: 1, id, ...schedule, paused: false, failures: 2, created_at: now, updated_at: now });
+    const read = await getJson(`${h.url}/api/v2/schedules/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.json.schedule).toMatchObject({ id, cron: schedule.cron, failures: 0, next_runs: expect.arrayContaining([expect.any(String)]) });
+    h.fake.script({ text: 'Still here.' });
+    expect((await fireSchedule(h.server.runtime, id, new Date('2026-09-01T08:00:00Z'))).status).toBe('started');
+    await idle();
+    expect((await send(h, 'DELETE', `/schedules/${id}`, DEV)).status).toBe(204);
+    // New ids keep to 62 characters (EventBridge names a second half `<id>.w`).
+    expect((await put(`new-${'y'.repeat(59)}`, schedule)).json.error).toMatchObject({ field: 'schedule_id' });
+  });
+
   it('a cron croner reads but EventBridge Scheduler cannot be given (last day, nth weekday) is a 400 naming cron, here as on AWS', async () => {
     for (const cron of ['0 9 L * *', '0 9 * * 5#3']) {
       const response = await put('not-portable', { ...schedule, cron });

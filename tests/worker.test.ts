@@ -181,4 +181,22 @@ describe('the worker function', () => {
     expect((await putSchedule('triage', body)).status).toBe(200);
     expect(scheduler.inGroup(GROUP).get('triage')).toMatchObject({ ScheduleExpression: 'cron(0 7 ? * MON-FRI *)', ScheduleExpressionTimezone: 'America/New_York' });
   });
+
+  it('POST /schedules/sync registers the schedules stored before EventBridge fired them (an upgrade), and names one EventBridge refuses', async () => {
+    const now = new Date().toISOString();
+    const old = { v: 1, id: 'from-before', cron: '45 6 * * *', timezone: 'Europe/Berlin', agent_id: 'tester', prompt: 'Morning.', owner: { user_id: 'erin' }, members: [], paused: false, failures: 0, created_at: now, updated_at: now };
+    await h.server.runtime.artifacts.putJson('schedules/from-before.json', old);
+    expect(scheduler.inGroup(GROUP).has('from-before')).toBe(false);
+    expect((await send(h, 'POST', '/schedules/sync', await h.userHeaders('erin'))).status).toBe(403);
+    const synced = await send(h, 'POST', '/schedules/sync', DEV);
+    expect(synced.status).toBe(200);
+    expect(synced.json).toMatchObject({ trigger: 'eventbridge', failed: [] });
+    expect(synced.json.synced).toContain('from-before');
+    expect(scheduler.inGroup(GROUP).get('from-before')).toMatchObject({ ScheduleExpression: 'cron(45 6 * * ? *)', ScheduleExpressionTimezone: 'Europe/Berlin', State: 'ENABLED' });
+
+    scheduler.failNext = { type: 'AccessDeniedException', status: 403, message: 'not authorized to perform scheduler:UpdateSchedule' };
+    const partly = await send(h, 'POST', '/schedules/sync', DEV);
+    expect(partly.status).toBe(200);
+    expect(partly.json.failed).toEqual([{ schedule_id: expect.any(String), message: expect.stringMatching(/EventBridge Scheduler failed \(AccessDeniedException: not authorized/) }]);
+  });
 });

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { errorText, forbidden, log, notFound, requireAgent } from '@zero/core';
-import { scheduleIdSchema, scheduleInputSchema, scheduleResponseSchema } from '@zero/core/wire';
+import { scheduleIdSchema, scheduleInputSchema, scheduleResponseSchema, scheduleSyncResponseSchema } from '@zero/core/wire';
 import type { ScheduleConfig } from '@zero/core/schedules';
 import { describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
@@ -23,6 +23,17 @@ export function scheduleRoutes(deps: AppDeps) {
     if (!c.get('user').admin) throw forbidden('managing schedules needs an administrator');
   };
   const id = param(z.object({ schedule_id: scheduleIdSchema }));
+
+  // After an upgrade (schedules stored before they were EventBridge schedules), or to mend a change EventBridge refused.
+  app.post('/schedules/sync', describe({ summary: 'Register every stored schedule again with what fires it (administrators)', responses: { 200: scheduleSyncResponseSchema } }), async (c) => {
+    admin(c);
+    const { trigger } = deps.schedules;
+    const stored = await deps.schedules.store.list();
+    if (!trigger) return c.json({ trigger: 'timer' as const, synced: stored.map((s) => s.id), failed: [] });
+    const outcomes = await Promise.all(stored.map((schedule) => trigger.sync(schedule).then(() => undefined, (error: Error) => ({ schedule_id: schedule.id, message: error.message }))));
+    const failed = outcomes.filter((o) => o !== undefined);
+    return c.json({ trigger: 'eventbridge' as const, synced: stored.filter((s) => !failed.some((f) => f.schedule_id === s.id)).map((s) => s.id), failed });
+  });
 
   app.put('/schedules/:schedule_id', describe({ summary: 'Create or replace a schedule (administrators)', responses: { 200: scheduleResponseSchema, 201: scheduleResponseSchema } }), id, json(scheduleInputSchema), async (c) => {
     admin(c);

@@ -1,13 +1,24 @@
 import * as z from 'zod';
-import { scheduleIdSchema, scheduleInputSchema } from '../wire';
+import { scheduleInputSchema } from '../wire';
 import { notFound } from '../errors';
 import type { ArtifactStore } from '../store/artifact-store';
 import { log } from '../log';
 
-/** A schedule as stored in the bucket, `schedules/<id>.json`: the administrator's input and its own state. */
-export const scheduleConfigSchema = scheduleInputSchema.extend({
+/**
+ * A schedule's id as the bucket may hold it: new ones are at most 62 characters (`scheduleIdSchema`),
+ * earlier versions took 63, and such a schedule still reads, runs and deletes.
+ */
+const storedScheduleIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/);
+
+/**
+ * A schedule as stored in the bucket, `schedules/<id>.json`: the administrator's input and its own
+ * state. Not strict, unlike the input: a field an earlier version kept (`failures`, now a counter in
+ * the table) is dropped when read, not a reason to lose the schedule.
+ */
+export const scheduleConfigSchema = z.object({
+  ...scheduleInputSchema.shape,
   v: z.literal(1),
-  id: scheduleIdSchema,
+  id: storedScheduleIdSchema,
   /** Why the schedule paused itself; absent when an administrator paused it (or it runs). */
   paused_reason: z.string().optional(),
   created_at: z.string(),
@@ -16,14 +27,14 @@ export const scheduleConfigSchema = scheduleInputSchema.extend({
 export type ScheduleConfig = z.infer<typeof scheduleConfigSchema>;
 
 const PREFIX = 'schedules/';
-const keyOf = (id: string) => `${PREFIX}${scheduleIdSchema.parse(id)}.json`;
+const keyOf = (id: string) => `${PREFIX}${storedScheduleIdSchema.parse(id)}.json`;
 
 /** Schedules in the bucket, one object per schedule, kept like webhooks' configurations. */
 export class ScheduleStore {
   constructor(private readonly artifacts: ArtifactStore) {}
 
   async get(id: string): Promise<ScheduleConfig | undefined> {
-    if (!scheduleIdSchema.safeParse(id).success) return undefined;
+    if (!storedScheduleIdSchema.safeParse(id).success) return undefined;
     const value = await this.artifacts.getJson(keyOf(id));
     if (value === undefined) return undefined;
     const parsed = scheduleConfigSchema.safeParse(value);

@@ -347,6 +347,13 @@ export const scheduleSchema = scheduleInputSchema
   .extend({ id: z.string(), paused_reason: z.string().optional(), failures: z.number().int(), created_at: z.string(), updated_at: z.string(), next_runs: z.array(z.string()) })
   .loose();
 export const scheduleResponseSchema = z.object({ schedule: scheduleSchema });
+/** `POST /schedules/sync`: every stored schedule registered again with what fires it (EventBridge Scheduler on AWS). */
+export const scheduleSyncResponseSchema = z.object({
+  /** `eventbridge`, or `timer` where the process's own timer reads the schedules (nothing to register). */
+  trigger: z.enum(['eventbridge', 'timer']),
+  synced: z.array(z.string()),
+  failed: z.array(z.object({ schedule_id: z.string(), message: z.string() })),
+});
 
 /** A subscription as stored. */
 export const subscriptionSchema = subscriptionInputSchema.extend({ id: z.string(), created_at: z.string(), updated_at: z.string() }).loose();
