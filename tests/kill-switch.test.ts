@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_LIMITS, createDynamoClient } from '@zero/core';
 import { startServer, type RunningServer } from '../local/server';
 import { DEV, DEV_KEY, TEST_API_KEY, send, startHarness, type Harness } from './support/harness';
@@ -59,6 +59,20 @@ describe('the kill switch, across two instances on the same stores', () => {
     const audit = await send(h, 'GET', '/admin/audit', DEV);
     expect(audit.json.records[0]).toMatchObject({ action: 'cancel_run', by: 'dev', target: mine.run_id, at: expect.any(String) });
     expect((await send(other, 'POST', '/admin/runs/run_nope/cancel', DEV)).status).toBe(404);
+  });
+
+  it('reads active-run items an earlier version wrote (expires_at in milliseconds): a dead one is not listed, a live one is', async () => {
+    const db = createDynamoClient(h.stack.store);
+    const item = (runId: string, expiresAtMs: number) => ({ pk: 'RUNS', sk: `RUN#${runId}`, v: 1, run_id: runId, session_id: `s-${runId}`, user_id: 'old', agent_id: 'tester', instance: 'old:1', started_at: new Date().toISOString(), expires_at: expiresAtMs });
+    await db.send(new PutCommand({ TableName: h.stack.store.table, Item: item('run_old_dead', Date.now() - 60_000) }));
+    await db.send(new PutCommand({ TableName: h.stack.store.table, Item: item('run_old_live', Date.now() + 60_000) }));
+    try {
+      const ids = (await send(h, 'GET', '/admin/runs', DEV)).json.runs.map((r: { run_id: string }) => r.run_id);
+      expect(ids).toContain('run_old_live');
+      expect(ids).not.toContain('run_old_dead');
+    } finally {
+      for (const runId of ['run_old_dead', 'run_old_live']) await db.send(new DeleteCommand({ TableName: h.stack.store.table, Key: { pk: 'RUNS', sk: `RUN#${runId}` } }));
+    }
   });
 
   it("suspending a user stops their run and refuses their requests with 403 until they are resumed", async () => {

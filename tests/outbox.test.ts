@@ -147,6 +147,25 @@ describe('the outbox: event deliveries outlive the process that started them', (
     expect((await deliveries())[0]).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 
+  it('a sweep that finds a record still leased (its sender may be frozen) asks the queue for a sweep when the lease ends', async () => {
+    const later: { message: Record<string, string>; delaySeconds: number }[] = [];
+    const queue = { send: async () => undefined, sendLater: async (message: Record<string, string>, delaySeconds: number) => void later.push({ message, delaySeconds }) };
+    const onAws = createRuntime({ store: h.stack.store, anthropic: {}, outbound: { allow: ['127.0.0.1'] }, webhookCallback: { attempts: 3, retryBaseMs: 5, timeoutMs: 5000, waitForRetries: false }, queue });
+    const event = runEnded('run_leased');
+    const [record] = await enqueue(onAws, ['outbox-ops'], event, JSON.stringify(eventBody(event)));
+    // A sender claims it and is frozen mid-attempt: the record is leased, and nothing else will sweep.
+    expect(await onAws.subscriptions.outbox.claim(record!, Date.now(), 15_000)).toBeDefined();
+    later.length = 0;
+    expect(await sweepOutbox(onAws)).toEqual({ due: 0 });
+    expect(sub.received).toHaveLength(0);
+    expect(later).toEqual([{ message: { outbox_sweep: expect.any(String) }, delaySeconds: expect.any(Number) }]);
+    expect(later[0]!.delaySeconds).toBeGreaterThanOrEqual(14);
+    expect(later[0]!.delaySeconds).toBeLessThanOrEqual(17);
+    // When it comes, the lease has ended: the record is sent.
+    expect(await sweepOutbox(onAws, new Date(Date.now() + 16_000))).toEqual({ due: 1 });
+    expect(sub.received).toHaveLength(1);
+  });
+
   it("npm start's sweeper sends what a stopped process left, at its start and on its timer", async () => {
     const event = runEnded('run_left_behind');
     await enqueue(dying, ['outbox-ops'], event, JSON.stringify(eventBody(event)));

@@ -44,7 +44,8 @@ export class MemoryLocks {
       const taken = await this.items.put(
         // `lease_until` (ms) decides; `expires_at` (epoch seconds) lets the table's TTL delete a lock left behind.
         { ...key, v: 1, token, lease_until: now + this.options.ttlMs, expires_at: Math.ceil((now + this.options.ttlMs) / 1000) + 3600 },
-        { expression: 'attribute_not_exists(pk) OR lease_until < :now', values: { ':now': now } },
+        // A lock an earlier version left kept its lease in `expires_at` (ms), with no `lease_until`.
+        { expression: 'attribute_not_exists(pk) OR lease_until < :now OR (attribute_not_exists(lease_until) AND expires_at < :now)', values: { ':now': now } },
       );
       if (taken) break;
       if (now > giveUp) throw conflict(`the memory store ${store} is being written by another session; try again`, { field: 'path' });

@@ -40,7 +40,7 @@ export class OperationsStore {
   async activeRuns(): Promise<ActiveRunItem[]> {
     const now = Date.now();
     const items = await this.items.query({ pk: keys.activeRuns, consistent: true });
-    return items.map((item) => activeRunItem.decode(item)).filter((run) => run.expires_at * 1000 > now);
+    return items.map((item) => activeRunItem.decode(item)).filter((run) => expiresAtMs(run.expires_at) > now);
   }
 
   async activeRun(runId: string): Promise<ActiveRunItem | undefined> {
@@ -73,3 +73,6 @@ export class OperationsStore {
     await this.items.delete(keys.suspension(userId));
   }
 }
+
+/** `expires_at` in ms: epoch seconds, or (items an earlier version wrote) already milliseconds. */
+const expiresAtMs = (value: number) => (value > 1e11 ? value : value * 1000);

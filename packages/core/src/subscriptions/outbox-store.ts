@@ -105,6 +105,12 @@ export class OutboxStore {
     return items.map((item) => outboxDeliveryItem.decode(item));
   }
 
+  /** When the earliest pending record is next due (a retry's time, or a sender's lease ending), if any record is pending. */
+  async nextDue(): Promise<Date | undefined> {
+    const [first] = await this.items.query({ pk: keys.outboxDue, index: 'gsi1', limit: 1 });
+    return first ? new Date(outboxDeliveryItem.decode(first).next_at) : undefined;
+  }
+
   /** A subscriber's records, newest first (at most `limit`; settled ones leave with the table's TTL). */
   async list(subscriptionId: string, limit: number): Promise<OutboxDelivery[]> {
     const items: Item[] = await this.items.query({ pk: keys.subscription(subscriptionId), prefix: keys.outboxPrefix, limit: 1000 });

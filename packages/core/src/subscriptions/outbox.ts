@@ -97,7 +97,9 @@ export async function carryDelivery(deps: OutboxDeps, record: OutboxDelivery, no
   let current = record;
   try {
     for (;;) {
-      const claimed = await deps.subscriptions.outbox.claim(current, now, leaseMs(deps));
+      // Claimed at the time it is claimed, not the sweep's start: a lease counted from a page read
+      // long ago would already be running out, and a second sweeper could take the record mid-attempt.
+      const claimed = await deps.subscriptions.outbox.claim(current, Math.max(now, Date.now()), leaseMs(deps));
       if (!claimed) return current;
       const next = await attempt(deps, claimed, now);
       if (!next) return claimed;
@@ -134,6 +136,10 @@ export async function sweepOutbox(deps: OutboxDeps, now = new Date(), options: {
       await Promise.all(due.map((record) => carryDelivery(once, record, now.getTime())));
       if (due.length < limit) break;
     }
+    // Whatever is still pending (leased by a sender that may be frozen, or waiting to be retried) gets a
+    // sweep of its own at its time, so no record waits on an unrelated delivery's sweep.
+    const next = await deps.subscriptions.outbox.nextDue();
+    if (next) await sweepLater(deps, next);
   } catch (error) {
     log.error('sweeping the outbox failed', { error: errorText(error) });
   }
