@@ -462,6 +462,8 @@ describe('webhooks', () => {
       h.fake.script({ text: 'Nothing to add about the secret plan.' });
       const accepted = await github('all-prs', 'pull_request', pullRequest('synchronize'));
       await idle();
+      // Its record is written before the run's end is done; the delivery itself goes on beside it.
+      for (let i = 0; i < 200 && callbacks.received.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
       expect(callbacks.received).toHaveLength(1);
       const [event] = callbacks.received;
       expect(event!.url).toBe('/events');

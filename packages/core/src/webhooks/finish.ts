@@ -65,13 +65,16 @@ export async function finishInvestigation(deps: WebhookDeps, finished: FinishedR
       summary.status,
     );
     if (!won || !hook) return;
-    await tell(deps, hook, CALLBACK_EVENT, finished.runId, summary, {
-      run_id: finished.runId,
-      status: end.status,
-      report,
-      ...(pdf && 'file' in pdf ? { pdf_report: pdf.file } : {}),
-    });
-    if (hook.report?.github) await (await import('./github-report')).reportOnGitHub(deps, hook, summary, end, markdown);
+    // The callback and the GitHub report go out side by side: a slow callback receiver does not hold up the pull request's comment.
+    await Promise.all([
+      tell(deps, hook, CALLBACK_EVENT, finished.runId, summary, {
+        run_id: finished.runId,
+        status: end.status,
+        report,
+        ...(pdf && 'file' in pdf ? { pdf_report: pdf.file } : {}),
+      }),
+      hook.report?.github ? import('./github-report').then((m) => m.reportOnGitHub(deps, hook, summary, end, markdown)) : undefined,
+    ]);
   } catch (error) {
     log.error('finishing a webhook investigation failed', { session_id: sessionId, error: errorText(error) });
   }
@@ -150,7 +153,8 @@ async function tell(
     const callback = JSON.stringify({ ...body, hook_id: hook.id, event: summary.origin.event, delivery_id: summary.origin.delivery_id, session_id: sessionId, ...fields, ...legacy, summary_path: body.data.summary_path });
     await sendAll(deps, await enqueue(deps, [hookSubscriptionId(hook.id)], event, callback));
   }
-  await (await subscribers).sent;
+  // Other subscribers' records are written (durable); their deliveries go on without holding up the investigation's end.
+  void (await subscribers).sent;
 }
 
 /** Where a report is (its S3 key and path), never its text. */
