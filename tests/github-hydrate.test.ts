@@ -85,6 +85,21 @@ describe('hydrate a project from GitHub', () => {
     expect(text).not.toContain(tokens.ZERO_GITHUB_TOKEN_OLD);
   });
 
+  it("with the deployment's credentials, a project is hydrated first by an administrator; a user cannot claim a private repository by hydrating it, its editors may hydrate it again", async () => {
+    gh.addRepo('acme/vault', { private: true });
+    gh.commit('acme/vault', 'main', { 'SECRET.md': 'the combination\n' });
+    const alice = await h.userHeaders('alice');
+    gh.reset();
+    const refused = await hydrate('acme/vault', { ref: 'main', token_ref: 'ZERO_GITHUB_TOKEN_ACME' }, alice);
+    expect(refused.status).toBe(404);
+    expect(gh.requests).toHaveLength(0);
+    // Alice did not become its owner on the way: an administrator hydrates it, then makes her an editor.
+    expect((await hydrate('acme/vault', { ref: 'main', token_ref: 'ZERO_GITHUB_TOKEN_ACME' })).status).toBe(200);
+    expect((await getJson(`${h.url}/api/v2/projects/acme/vault/files`, alice)).status).toBe(404);
+    expect((await send(h, 'PUT', '/projects/acme/vault/members/alice', DEV, { role: 'editor' })).status).toBe(201);
+    expect((await hydrate('acme/vault', { ref: 'main', token_ref: 'ZERO_GITHUB_TOKEN_ACME' }, alice)).status).toBe(200);
+  });
+
   it('answers a clear 4xx for an unset token reference, an unknown ref, a bad body, and a stranger', async () => {
     const unset = await hydrate('acme/shop', { ref: 'main', token_ref: 'ZERO_GITHUB_TOKEN_NOPE' });
     expect(unset.status).toBe(400);

@@ -133,10 +133,19 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
   api.post('/projects/:owner/:repo/hydrate', describe({ summary: "Make the project's files the GitHub repository's tree at a ref (editors)", responses: { 200: hydrateResponseSchema } }), param(inProject), json(hydrateRequestSchema), async (c) => {
     const id = c.req.valid('param').project_id;
     const { ref, token_ref } = c.req.valid('json');
-    await access.requireWriter(c.get('user'), id);
+    const user = c.get('user');
     // Loaded on first use: only hydrates reach GitHub.
     const { githubClient, hydrateProject } = await import('@zero/core/github');
     const { client, tokenRef } = githubClient(deps.github, token_ref, id);
+    if (tokenRef && !user.admin) {
+      // The deployment's GitHub credentials reach repositories the caller may not: with them, a project is
+      // hydrated first by an administrator (or a hook), and then again by its editors. Without them, public
+      // repositories only, the first writer owns the project as for any upload.
+      // Someone without a role gets the 404 any unknown project gets, so the first hydrate never claims it.
+      await access.require(user, id, 'editor');
+    } else {
+      await access.requireWriter(user, id);
+    }
     const result = await hydrateProject(projects, client, { projectId: id, repo: id, ref, tokenRef }, { maxArchiveBytes: limits.maxArchiveBytes, archive: limits.archive });
     return c.json(result, 200);
   });
