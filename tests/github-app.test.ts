@@ -98,7 +98,8 @@ describe('GitHub App installation tokens minted by Zero', () => {
     gh.addRepo('acme/other');
     gh.commit('acme/shop', 'main', { 'src/dates.ts': 'export const utc = false;\n' });
     gh.commit('acme/other', 'main', { 'x.txt': 'x\n' });
-    gh.installApp(APP_ID, publicKey, ['acme/shop']);
+    // Installed on two repositories: a token Zero mints for one reads only that one.
+    gh.installApp(APP_ID, publicKey, ['acme/shop', 'acme/payroll']);
     h = await startHarness({
       outbound: { allow: ['127.0.0.1'] },
       github: { apiUrl: gh.url, retryBaseMs: 5, now: () => clock() + drift },
@@ -135,6 +136,7 @@ describe('GitHub App installation tokens minted by Zero', () => {
     const head1 = push({ 'src/dates.ts': 'export const utc = true;\n' }, 'Looks right: **Approve.**');
     const first = await deliver('app-review', head1);
     expect(gh.minted).toHaveLength(1);
+    expect(gh.mintedFor[0]).toEqual(['acme/shop']);
     const token = gh.minted[0]!.token;
     expect(await summaryOf(first)).toMatchObject({ github: { hydrate: 'done', hydrated: { sha: head1 }, report: { kind: 'comment', status: 'delivered', updated: false } } });
     const files = (await getJson(`${h.url}/api/v2/projects/acme/shop/files`)).json.files.map((f: { path: string }) => f.path).sort();

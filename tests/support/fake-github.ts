@@ -231,7 +231,10 @@ export class FakeGitHub {
   }
 
   /** `GET /repos/{o}/{r}/installation` and `POST /app/installations/{id}/access_tokens`, with an App's JWT. */
-  private serveApp(req: IncomingMessage, url: URL, res: ServerResponse): boolean {
+  /** The repositories each minted token may read, in order of minting. */
+  readonly mintedFor: string[][] = [];
+
+  private serveApp(req: IncomingMessage, url: URL, body: Record<string, unknown> | undefined, res: ServerResponse): boolean {
     const lookup = /^\/repos\/([^/]+\/[^/]+)\/installation$/.exec(url.pathname);
     const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
     if (!(lookup && req.method === 'GET') && !(mint && req.method === 'POST')) return false;
@@ -249,14 +252,19 @@ export class FakeGitHub {
     const token = this.issueToken(this.installationTokenTtlMs);
     const expires_at = new Date(this.tokens.get(token)!).toISOString();
     this.minted.push({ app: caller.app, installation, token, expires_at });
-    // The token reads every repository of its installation, as one minted without `repositories` does.
-    this.tokenRepos.set(token, installations.get(installation)!);
+    // The token reads every repository of its installation, as one minted without `repositories` does, or only those it names.
+    const all = installations.get(installation)!;
+    const owner = [...all][0]?.split('/')[0];
+    const named = Array.isArray(body?.repositories) ? new Set((body.repositories as string[]).map((name) => `${owner}/${name}`)) : undefined;
+    if (named && [...named].some((repo) => !all.has(repo))) return json(res, 422, { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' }), true;
+    this.tokenRepos.set(token, named ?? all);
+    this.mintedFor.push([...(named ?? all)]);
     json(res, 201, { token, expires_at, permissions: { contents: 'read', pull_requests: 'write', checks: 'write' }, repository_selection: 'selected' });
     return true;
   }
 
   private serveApi(req: IncomingMessage, url: URL, body: Record<string, unknown> | undefined, res: ServerResponse): void {
-    if (this.serveApp(req, url, res)) return;
+    if (this.serveApp(req, url, body, res)) return;
     const match = /^\/repos\/([^/]+\/[^/]+)\/(.+)$/.exec(url.pathname);
     const repo = match ? this.repos.get(decodeURIComponent(match[1]!)) : undefined;
     const auth = this.authorised(req);

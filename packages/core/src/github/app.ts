@@ -106,7 +106,9 @@ export function installationCredentials(app: GitHubApp, repo: string, options: G
   };
 
   const mint = async (installation: number): Promise<Minted> => {
-    const { value } = await jwtClient().json<{ token?: unknown; expires_at?: unknown }>('POST', `/app/installations/${installation}/access_tokens`, {});
+    // Scoped to the one repository: a token Zero holds reads nothing else the App is installed on.
+    const body = { repositories: [repo.split('/')[1]] };
+    const { value } = await jwtClient().json<{ token?: unknown; expires_at?: unknown }>('POST', `/app/installations/${installation}/access_tokens`, body);
     const expiresAt = typeof value.expires_at === 'string' ? Date.parse(value.expires_at) : NaN;
     if (typeof value.token !== 'string' || !value.token || !Number.isFinite(expiresAt)) {
       throw new GitHubRequestError(201, `POST /app/installations/${installation}/access_tokens`, 'the answer holds no token and expiry', 1);
@@ -117,7 +119,7 @@ export function installationCredentials(app: GitHubApp, repo: string, options: G
 
   const token = async (): Promise<string> => {
     const installation = await installationOf();
-    const key = `${appKey}|${installation}`;
+    const key = `${appKey}|${installation}|${repo}`;
     const cached = cache.tokens.get(key);
     const current = cached && (await cached.catch(() => undefined));
     if (current && current.expiresAt - RENEW_BEFORE_MS > now()) return current.token;
