@@ -1,38 +1,13 @@
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '@zero/core';
 import { enqueue, eventBody, publishEvent, startOutboxSweeps, sweepOutbox, type ZeroEvent } from '@zero/core/subscriptions';
-import { DEV, send, startHarness, type Harness } from './support/harness';
+import { startSubscriber, verifiedStandardWebhook, type Delivery } from './support/subscriber';
+import { DEV, storeEnv, send, startHarness, type Harness } from './support/harness';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-/** A subscriber on loopback: answers each POST with the next status of `statuses` (then 200), records what it got. */
-async function subscriber() {
-  const received: { headers: IncomingMessage['headers']; body: string }[] = [];
-  const statuses: number[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(statuses.shift() ?? 200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { received, statuses, origin, url: `${origin}/zero-events/t0ken-in-the-path`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-/** Verifies a delivery as a Standard Webhooks receiver does, written from the specification (not Zero's code), at the time it arrived. */
-function verified(delivery: { headers: IncomingMessage['headers']; body: string }): boolean {
-  const id = String(delivery.headers['webhook-id']);
-  const timestamp = String(delivery.headers['webhook-timestamp']);
-  const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
-  const expected = `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${delivery.body}`).digest('base64')}`;
-  return String(delivery.headers['webhook-signature']).split(' ').includes(expected) && Math.abs(Date.now() / 1000 - Number(timestamp)) < 300;
-}
+const subscriber = () => startSubscriber('/zero-events/t0ken-in-the-path');
+const verified = (delivery: Delivery) => verifiedStandardWebhook(delivery, SECRET);
 
 const runEnded = (runId: string): ZeroEvent => ({ type: 'run.completed', key: runId, data: { session_id: `ses_${runId}`, run_id: runId, status: 'completed' } });
 const settle = () => new Promise((r) => setTimeout(r, 30));
@@ -126,13 +101,7 @@ describe('the outbox: event deliveries outlive the process that started them', (
 
   it('on AWS the worker sweeps when the queue brings {"outbox_sweep"}: a record written by a process frozen before its first attempt is sent', async () => {
     Object.assign(process.env, {
-      ZERO_TABLE: h.stack.store.table,
-      ZERO_BUCKET: h.stack.store.bucket,
-      ZERO_DYNAMODB_ENDPOINT: h.stack.store.dynamoEndpoint,
-      ZERO_S3_ENDPOINT: h.stack.store.s3Endpoint,
-      AWS_ACCESS_KEY_ID: h.stack.store.credentials!.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: h.stack.store.credentials!.secretAccessKey,
-      AWS_REGION: 'us-east-1',
+      ...storeEnv(h),
       ZERO_OUTBOUND_ALLOW: '127.0.0.1',
     });
     const { handler } = await import('../functions/worker');

@@ -1,12 +1,10 @@
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '@zero/core';
+import { startSubscriber, verifiedStandardWebhook, type Delivery } from './support/subscriber';
 import { DEV, postJson, send, startHarness, type Harness } from './support/harness';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -24,30 +22,8 @@ permissions:
 You record things.
 `;
 
-/** A subscriber on loopback: answers each POST with the next status of `statuses` (then 200), records what it got. */
-async function subscriber() {
-  const received: { headers: IncomingMessage['headers']; body: string }[] = [];
-  const statuses: number[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(statuses.shift() ?? 200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { received, statuses, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/zero-events`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-/** Verifies a delivery as a Standard Webhooks receiver does, written here from the specification (not Zero's code). */
-function verified(delivery: { headers: IncomingMessage['headers']; body: string }): boolean {
-  const id = String(delivery.headers['webhook-id']);
-  const timestamp = String(delivery.headers['webhook-timestamp']);
-  const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
-  const expected = `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${delivery.body}`).digest('base64')}`;
-  return String(delivery.headers['webhook-signature']).split(' ').includes(expected) && Math.abs(Date.now() / 1000 - Number(timestamp)) < 300;
-}
+const subscriber = () => startSubscriber('/zero-events');
+const verified = (delivery: Delivery) => verifiedStandardWebhook(delivery, SECRET);
 
 async function until<T>(what: () => T | undefined, ms = 5000): Promise<T> {
   const end = Date.now() + ms;

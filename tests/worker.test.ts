@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessQueue } from '@zero/core';
 import { fireScheduleJob } from '@zero/core/schedules';
 import { FakeScheduler } from './support/fake-scheduler';
-import { DEV, getJson, send, startHarness, type Harness } from './support/harness';
+import { DEV, storeEnv, getJson, send, startHarness, type Harness } from './support/harness';
 
 /** The deployment's EventBridge Scheduler group, the role it sends with, and the run queue it sends to (sst.config.ts). */
 const GROUP = 'zero-test-SchedulesGroup';
@@ -41,13 +41,7 @@ describe('the worker function', () => {
     h = await startHarness({ scheduler: { group: GROUP, roleArn: ROLE_ARN, queueArn: QUEUE_ARN, endpoint: scheduler.url, region: 'us-east-1', credentials } });
     // The worker reads its deployment from the environment when SST has linked nothing.
     Object.assign(process.env, {
-      ZERO_TABLE: h.stack.store.table,
-      ZERO_BUCKET: h.stack.store.bucket,
-      ZERO_DYNAMODB_ENDPOINT: h.stack.store.dynamoEndpoint,
-      ZERO_S3_ENDPOINT: h.stack.store.s3Endpoint,
-      AWS_ACCESS_KEY_ID: h.stack.store.credentials!.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: h.stack.store.credentials!.secretAccessKey,
-      AWS_REGION: 'us-east-1',
+      ...storeEnv(h),
       ANTHROPIC_BASE_URL: h.fake.url,
       ANTHROPIC_API_KEY: 'sk-ant-worker-key-0123456789',
       ZERO_SCHEDULE_GROUP: GROUP,

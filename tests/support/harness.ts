@@ -198,3 +198,16 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
     }),
   );
 }
+
+/** The environment a Lambda entry (functions/worker.ts, functions/api.ts) reads its stores from when SST has linked nothing: the harness's. */
+export function storeEnv(h: Harness): Record<string, string> {
+  return {
+    ZERO_TABLE: h.stack.store.table,
+    ZERO_BUCKET: h.stack.store.bucket,
+    ZERO_DYNAMODB_ENDPOINT: h.stack.store.dynamoEndpoint!,
+    ZERO_S3_ENDPOINT: h.stack.store.s3Endpoint!,
+    AWS_ACCESS_KEY_ID: h.stack.store.credentials!.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: h.stack.store.credentials!.secretAccessKey,
+    AWS_REGION: 'us-east-1',
+  };
+}
