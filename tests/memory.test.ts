@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseAgentMarkdown } from '@zero/core';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createDynamoClient, parseAgentMarkdown } from '@zero/core';
 import type { FakeRequest } from './support/fake-anthropic';
 import { postJson, send, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
@@ -89,6 +90,16 @@ describe('memory: facts that outlive a session, per user and per project', () =>
     await chat(bob, { session_id: json.session_id, message: 'What does Alice prefer?' });
     expect(systemOf(h.fake.requests[0]!)).toContain('You have no memory in this conversation: the user memory is private');
     expect(toolResults(h).find((b) => b.tool_use_id === 'v3')).toMatchObject({ is_error: true, content: expect.stringContaining('the user memory is private') });
+  });
+
+  it("a lock an earlier version left behind (its lease in expires_at, in ms) is taken over once it ran out, and a live one still holds", async () => {
+    const db = createDynamoClient(h.stack.store);
+    const lock = (expiresAtMs: number) => db.send(new PutCommand({ TableName: h.stack.store.table, Item: { pk: 'MEMORY#user:alice', sk: 'LOCK', v: 1, token: 'left-behind', expires_at: expiresAtMs } }));
+    await lock(Date.now() - 1_000);
+    expect((await send(h, 'PUT', '/memories/users/me/legacy.md', alice, { content: 'written past a dead lock\n' })).status).toBe(200);
+    await lock(Date.now() + 60_000);
+    expect((await send(h, 'PUT', '/memories/users/me/legacy.md', alice, { content: 'blocked\n' })).status).toBe(409);
+    await lock(Date.now() - 1_000);
   });
 
   it('concurrent writes to one file through the API: one wins, the other gets a 409 naming the stale hash', async () => {
