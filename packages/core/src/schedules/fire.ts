@@ -5,6 +5,7 @@ import type { RunQueue } from '../sessions/queue';
 import type { FinishedRun } from '../sessions/runner-deps';
 import { keys } from '../store/keys';
 import type { LogRecord, SessionMeta } from '../store/records';
+import { startUnattended } from '../sessions/start-unattended';
 import type { SessionStore } from '../store/session-store';
 import { Table } from '../store/table';
 import { errorText, log } from '../log';
@@ -109,7 +110,7 @@ export async function fireSchedule(deps: ScheduleDeps, id: string, scheduledAt: 
   if (!(await deps.schedules.markers.claim(id, at, { session_id: sessionId, run_id: runId }))) return { status: 'duplicate' };
 
   try {
-    await startRun(deps, schedule, { sessionId, runId, at });
+    await startRun(deps, schedule, { sessionId, runId });
     return { status: 'started', session_id: sessionId, run_id: runId };
   } catch (error) {
     await deps.sessions.deleteSession(sessionId).catch(() => undefined);
@@ -120,39 +121,20 @@ export async function fireSchedule(deps: ScheduleDeps, id: string, scheduledAt: 
   }
 }
 
-async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { sessionId: string; runId: string; at: string }): Promise<void> {
-  const now = new Date().toISOString();
-  const firstLine = schedule.prompt.trim().split('\n')[0] ?? '';
-  const title = `${schedule.id}: ${firstLine}`.replace(/\s+/g, ' ').trim();
-  const session = await deps.sessions.createSession(
-    {
-      session_id: job.sessionId,
-      title: title.length > 200 ? `${title.slice(0, 197)}...` : title,
-      agent_id: schedule.agent_id,
-      project_id: schedule.project,
-      created_by: schedule.owner.user_id,
-      created_at: now,
-      updated_at: now,
-    },
-    schedule.owner,
-  );
-  const members = schedule.members.filter((m) => m.user_id !== schedule.owner.user_id);
-  const written = await Promise.allSettled([
-    ...members.map((m) => deps.sessions.putMember(session, { user_id: m.user_id, name: m.name, role: m.role, added_at: now })),
-    ...(schedule.project ? [deps.projectAccess.grantHook(schedule.project, `schedule-${schedule.id}`, [{ ...schedule.owner, role: 'owner' as const }, ...members])] : []),
-    deps.sessions.enqueue(job.sessionId, {
-      run_id: job.runId,
-      text: schedule.prompt,
-      author: { id: scheduleAuthorId(schedule.id), name: `Schedule (${schedule.id})` },
-      agent_id: schedule.agent_id,
-      project_id: schedule.project,
-      at: now,
-    }),
-  ]);
-  const failed = written.find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  await deps.queue.send({ session_id: job.sessionId, reason: 'schedule' });
-  await deps.onSessionCreated?.(session);
+async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { sessionId: string; runId: string }): Promise<void> {
+  await startUnattended(deps, {
+    sessionId: job.sessionId,
+    runId: job.runId,
+    title: `${schedule.id}: ${schedule.prompt.trim().split('\n')[0] ?? ''}`,
+    agentId: schedule.agent_id,
+    projectId: schedule.project,
+    owner: schedule.owner,
+    members: schedule.members,
+    grantAs: `schedule-${schedule.id}`,
+    text: schedule.prompt,
+    author: { id: scheduleAuthorId(schedule.id), name: `Schedule (${schedule.id})` },
+    reason: 'schedule',
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { ZeroError, invalidRequest, unauthorized } from '../errors';
 import { MAX_MESSAGE_CHARS, gitRefSchema, projectIdSchema } from '../wire';
 import { webhookAuthorId } from '../run/speaker';
+import { startUnattended } from '../sessions/start-unattended';
 import type { HookConfig } from './hook-config';
 import { genericSigningPayload, verifySha256 } from './signature';
 import { renderTemplate, valueAt } from './template';
@@ -157,7 +158,7 @@ interface Investigation {
   payload: Record<string, unknown>;
 }
 
-/** Creates the session (owner, members), its summary with any template warnings, the message in its inbox, and the run job. */
+/** Starts the hook's session (owner, members), with its summary and any template warnings beside it, the message in its inbox, and the run job. */
 async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Investigation): Promise<void> {
   const warnings: string[] = [];
   const prompt = renderTemplate(hook.prompt, job.payload);
@@ -179,52 +180,35 @@ async function startInvestigation(deps: WebhookDeps, hook: HookConfig, job: Inve
 
   const github = hook.hydrate || hook.report ? githubContext(hook, job.payload, projectId, warnings) : undefined;
 
-  const now = new Date().toISOString();
-  // One line: a title is filled from the payload too, and must not pass for more than a title.
-  const title = (hook.title ? renderTemplate(hook.title, job.payload).text : `${job.event}: ${text.trim().split('\n')[0] ?? ''}`).replace(/\s+/g, ' ').trim();
-  const session = await deps.sessions.createSession(
-    {
-      session_id: job.sessionId,
-      title: title.length > 200 ? `${title.slice(0, 197)}...` : title,
-      agent_id: hook.agent_id,
-      project_id: projectId,
-      created_by: hook.owner.user_id,
-      created_at: now,
-      updated_at: now,
-    },
-    hook.owner,
-  );
-  // The session's other items need only the session: written side by side, all settled before
-  // any failure is reported (the caller then deletes the session, and no write may land after that).
-  const members = hook.members.filter((m) => m.user_id !== hook.owner.user_id);
-  const written = await Promise.allSettled([
-    ...members.map((m) => deps.sessions.putMember(session, { user_id: m.user_id, name: m.name, role: m.role, added_at: now })),
+  // One line (startUnattended makes it one): a title is filled from the payload too, and must not pass for more than a title.
+  const title = hook.title ? renderTemplate(hook.title, job.payload).text : `${job.event}: ${text.trim().split('\n')[0] ?? ''}`;
+  await startUnattended(deps, {
+    sessionId: job.sessionId,
+    runId: job.runId,
+    title,
+    agentId: hook.agent_id,
+    projectId,
+    owner: hook.owner,
+    members: hook.members,
     // The hook's project belongs to the hook's owner and members, so the session's tools may use it.
-    ...(projectId ? [deps.projectAccess.grantHook(projectId, hook.id, [{ ...hook.owner, role: 'owner' as const }, ...members])] : []),
-    deps.webhooks.store.putSummary({
-      v: 1,
-      session_id: job.sessionId,
-      run_id: job.runId,
-      origin: { hook_id: hook.id, source: hook.source, event: job.event, delivery_id: job.deliveryId, received_at: now },
-      status: 'accepted',
-      ...(projectId ? { project_id: projectId } : {}),
-      ...(github ? { github } : {}),
-      warnings,
-    }),
-    deps.sessions.enqueue(job.sessionId, {
-      run_id: job.runId,
-      text,
-      author: { id: webhookAuthorId(hook.id), name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
-      agent_id: hook.agent_id,
-      project_id: projectId,
-      at: now,
-    }),
-  ]);
-  const failed = written.find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
+    grantAs: hook.id,
+    text,
+    author: { id: webhookAuthorId(hook.id), name: hook.source === 'github' ? `GitHub (${hook.id})` : `Webhook (${hook.id})` },
+    reason: 'webhook',
+    alongside: (now) => [
+      deps.webhooks.store.putSummary({
+        v: 1,
+        session_id: job.sessionId,
+        run_id: job.runId,
+        origin: { hook_id: hook.id, source: hook.source, event: job.event, delivery_id: job.deliveryId, received_at: now },
+        status: 'accepted',
+        ...(projectId ? { project_id: projectId } : {}),
+        ...(github ? { github } : {}),
+        warnings,
+      }),
+    ],
+  });
   for (const warning of warnings) log.warn('webhook template', { hook_id: hook.id, session_id: job.sessionId, warning });
-  await deps.queue.send({ session_id: job.sessionId, reason: 'webhook' });
-  await deps.onSessionCreated?.(session);
 }
 
 /**
