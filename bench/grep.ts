@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore, ProjectFileCache, ProjectStore, ToolRegistry, createS3Client, grepTool, globTool, type ToolContext } from '@zero/core';
 import { startLocalStack } from '../local/stack';
+import { countS3Requests } from './support/s3-requests';
 
 const FILES = Number(process.env.BENCH_FILES ?? 5_000);
 const FILE_BYTES = 10 * 1024;
@@ -27,14 +28,7 @@ async function main() {
   const cacheDir = await mkdtemp(join(tmpdir(), 'zero-bench-cache-'));
   const stack = await startLocalStack();
   const s3 = createS3Client(stack.store);
-  const counts = new Map<string, number>();
-  s3.middlewareStack.add(
-    (next, context) => async (args) => {
-      counts.set(context.commandName ?? '?', (counts.get(context.commandName ?? '?') ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'countRequests' },
-  );
+  const counts = countS3Requests(s3);
   const projects = new ProjectStore(new ArtifactStore(s3, stack.store.bucket));
   const files = Array.from({ length: FILES }, (_, i) => ({ path: `packages/p${Math.floor(i / 100)}/src/file${i}.ts`, body: fileBody(i) }));
   const totalBytes = files.reduce((n, f) => n + f.body.byteLength, 0);

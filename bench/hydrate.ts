@@ -7,6 +7,7 @@ import { ArtifactStore, ProjectStore, createS3Client } from '@zero/core';
 import { DEFAULT_HYDRATE_LIMITS, GitHubClient, hydrateProject } from '@zero/core/github';
 import { startLocalStack } from '../local/stack';
 import { FakeGitHub } from '../tests/support/fake-github';
+import { countS3Requests } from './support/s3-requests';
 
 const FILES = Number(process.env.BENCH_FILES ?? 5_000);
 const FILE_BYTES = 2 * 1024;
@@ -15,14 +16,7 @@ async function main() {
   const stack = await startLocalStack();
   const gh = await new FakeGitHub().start();
   const s3 = createS3Client(stack.store);
-  const counts = new Map<string, number>();
-  s3.middlewareStack.add(
-    (next, context) => async (args) => {
-      counts.set(context.commandName ?? '?', (counts.get(context.commandName ?? '?') ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'countRequests' },
-  );
+  const counts = countS3Requests(s3);
   const projects = new ProjectStore(new ArtifactStore(s3, stack.store.bucket));
   const client = new GitHubClient(gh.issueToken(), { apiUrl: gh.url, allow: ['127.0.0.1'] });
 
