@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startChildServer } from './support/child';
-import { DEV, DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
+import { DEV, getJson, postJson, startHarness, type Harness, childConfig } from './support/harness';
 import { chatUntil, readSse, type ReceivedEvent } from './support/sse';
 
 /**
@@ -28,12 +28,7 @@ describe('durable runs', () => {
 
   const child = (failpoint?: { after: string; signal: 'SIGKILL' | 'SIGSTOP' }) =>
     startChildServer(
-      {
-        store: h.stack.store,
-        anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 },
-        leaseTtlMs: 1000,
-        auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
-      },
+      childConfig(h, 1000),
       { failpoint },
     );
 

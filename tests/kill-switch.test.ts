@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_LIMITS, createDynamoClient } from '@zero/core';
-import { startServer, type RunningServer } from '../local/server';
-import { DEV, DEV_KEY, TEST_API_KEY, send, startHarness, type Harness } from './support/harness';
+import { type RunningServer } from '../local/server';
+import { DEV, send, startHarness, type Harness, startSecondInstance } from './support/harness';
 import { chatUntil, type ReceivedEvent } from './support/sse';
-import { testTools } from './support/tools';
+
 
 /** A model that keeps calling a slow tool: the run is active until someone stops it. */
 const slowLoop = (turns: number) => Array.from({ length: turns }, () => ({ toolCalls: [{ name: 'slow', input: { ms: 150 } }], usage: { input_tokens: 1000, output_tokens: 200 } }));
@@ -15,15 +15,7 @@ describe('the kill switch, across two instances on the same stores', () => {
   let other: RunningServer;
   beforeAll(async () => {
     h = await startHarness({ limits: { maxSteps: 200 } });
-    other = await startServer({
-      store: h.stack.store,
-      anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url },
-      limits: { ...DEFAULT_LIMITS, maxSteps: 200 },
-      tools: testTools().tools,
-      catalogRevalidateMs: 0,
-      permissions: { side_effects: 'allow' },
-      auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
-    });
+    other = await startSecondInstance(h, { limits: { ...DEFAULT_LIMITS, maxSteps: 200 }, permissions: { side_effects: 'allow' } });
   });
   afterAll(async () => {
     await other.close();

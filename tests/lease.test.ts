@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LeaseLostError, driveSession, type Runtime } from '@zero/core';
 import { POSITION_BLOCKS } from '@zero/core/store';
 import { startChildServer } from './support/child';
-import { DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
+import { getJson, postJson, startHarness, type Harness, childConfig } from './support/harness';
 import { chatStream, chatUntil } from './support/sse';
 
 describe('one run at a time, under a fenced lease', () => {
@@ -67,12 +67,7 @@ describe('one run at a time, under a fenced lease', () => {
   });
 
   it('a process killed while holding the lease: after expiry the next message runs', async () => {
-    const child = await startChildServer({
-      store: h.stack.store,
-      anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 },
-      leaseTtlMs: 1500,
-      auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
-    });
+    const child = await startChildServer(childConfig(h, 1500));
     try {
       h.fake.script(
         { text: 'Starting a long job.', toolCalls: [{ name: 'slow', input: { ms: 1500 } }] },

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, followSession, type SessionStore } from '@zero/core';
-import { startServer, type RunningServer } from '../local/server';
-import { DEV, DEV_KEY, TEST_API_KEY, postJson, startHarness, type Harness } from './support/harness';
+import { followSession, type SessionStore } from '@zero/core';
+import { type RunningServer } from '../local/server';
+import { DEV, postJson, startHarness, type Harness, startSecondInstance } from './support/harness';
 import { readSse } from './support/sse';
-import { testTools } from './support/tools';
+
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LIMIT = 3;
@@ -15,15 +15,7 @@ describe('live-view streams: a cap per user, and idle streams that cost little',
   beforeAll(async () => {
     h = await startHarness({ maxStreamsPerUser: LIMIT });
     // A second instance on the same stores: its watchers see runs of the first only through the event log.
-    other = await startServer({
-      store: h.stack.store,
-      anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url },
-      limits: DEFAULT_LIMITS,
-      tools: testTools().tools,
-      catalogRevalidateMs: 0,
-      maxStreamsPerUser: LIMIT,
-      auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
-    });
+    other = await startSecondInstance(h, { maxStreamsPerUser: LIMIT });
     alice = await h.userHeaders('alice', 'Alice');
   });
   afterAll(async () => {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '@zero/core';
-import { startServer, type RunningServer } from '../local/server';
-import { DEV, DEV_KEY, TEST_API_KEY, send, startHarness, type Harness } from './support/harness';
-import { testTools } from './support/tools';
+import { type RunningServer } from '../local/server';
+import { DEV, send, startHarness, type Harness, startSecondInstance } from './support/harness';
+
 
 /** A short window, so that a test sees the next one admit again without waiting a minute. */
 const WINDOW_MS = 3_000;
@@ -17,16 +16,7 @@ describe('rate limits, across two instances on the same stores', () => {
   beforeAll(async () => {
     process.env.ZERO_WEBHOOK_SECRET_RATE = 'a-webhook-secret';
     h = await startHarness({ rateLimits });
-    other = await startServer({
-      store: h.stack.store,
-      anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url },
-      limits: DEFAULT_LIMITS,
-      tools: testTools().tools,
-      catalogRevalidateMs: 0,
-      permissions: { side_effects: 'allow' },
-      auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
-      rateLimits,
-    });
+    other = await startSecondInstance(h, { permissions: { side_effects: 'allow' }, rateLimits });
   });
   afterAll(async () => {
     await other.close();

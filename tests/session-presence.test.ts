@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_LIMITS, createDynamoClient, sessionWatcherKey } from '@zero/core';
-import { startServer, type RunningServer } from '../local/server';
-import { DEV_KEY, TEST_API_KEY, postJson, send, startHarness, type Harness } from './support/harness';
-import { testTools } from './support/tools';
+import { createDynamoClient, sessionWatcherKey } from '@zero/core';
+import { type RunningServer } from '../local/server';
+import { postJson, send, startHarness, type Harness, startSecondInstance } from './support/harness';
+
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,14 +26,7 @@ describe('who watches a session, what each member has not read yet, and title se
   beforeAll(async () => {
     h = await startHarness();
     // A second instance on the same stores: a stream open there counts here too.
-    other = await startServer({
-      store: h.stack.store,
-      anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url },
-      limits: DEFAULT_LIMITS,
-      tools: testTools().tools,
-      catalogRevalidateMs: 0,
-      auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
-    });
+    other = await startSecondInstance(h);
     [alice, bob, eve] = await Promise.all([h.userHeaders('alice', 'Alice'), h.userHeaders('bob', 'Bob'), h.userHeaders('eve', 'Eve')]);
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DirAgentCatalog, ToolRegistry, builtinTools, type StreamEvent } from '@zero/core';
 import { startChildServer } from './support/child';
-import { DEV, DEV_KEY, TEST_API_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
+import { DEV, getJson, postJson, startHarness, type Harness, childConfig } from './support/harness';
 import { chatStream, chatUntil } from './support/sse';
 
 const systemText = (request: { body: { system?: unknown } }) => JSON.stringify(request.body.system);
@@ -78,12 +78,7 @@ describe('switching agents in a session', () => {
   });
 
   it('a process killed during a child run: the parent is resumed and carries the child on from its records', async () => {
-    const child = await startChildServer({
-      store: h.stack.store,
-      anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 },
-      leaseTtlMs: 1500,
-      auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
-    });
+    const child = await startChildServer(childConfig(h, 1500));
     try {
       h.fake.script(
         { toolCalls: [{ id: 'toolu_handoff', name: 'delegate_agent', input: { agent_id: 'relay-b', task: 'take your time' } }] },

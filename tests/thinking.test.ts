@@ -3,7 +3,7 @@ import { type UIMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '@zero/core';
 import { historyToUIMessages } from '@zero/core/ui';
-import { DEV, DEV_KEY, TEST_API_KEY, getJson, startHarness, type Harness } from './support/harness';
+import { DEV, getJson, startHarness, type Harness, childConfig } from './support/harness';
 import { startChildServer } from './support/child';
 import { NodeChat, newChatId } from './support/node-chat';
 import { chatStream, chatUntil, readSse, type ReceivedEvent } from './support/sse';
@@ -178,12 +178,7 @@ describe('extended thinking: streamed, kept with its signature, and sent back un
       { thinking: 'Done waiting; answer.', text: 'Finished.' },
     );
     const child = () =>
-      startChildServer({
-        store: h.stack.store,
-        anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 },
-        leaseTtlMs: 1000,
-        auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] },
-      });
+      startChildServer(childConfig(h, 1000));
     const first = await child();
     // Killed while the step's tool runs: its assistant record (with the thinking) is durable, its result is not.
     const { sessionId } = await chatUntil(first.url, { agent_id: 'thinker', message: 'Wait, then answer.' }, (e) => e.type === 'tool_call');

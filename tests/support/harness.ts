@@ -211,3 +211,19 @@ export function storeEnv(h: Harness): Record<string, string> {
     AWS_REGION: 'us-east-1',
   };
 }
+
+/** The developer key the harness accepts, for another instance on its stores to accept it too. */
+const devAuth = (): AuthConfig => ({ staticKeys: [{ key: DEV_KEY, user: { id: 'dev', name: 'Developer' } }] });
+
+/**
+ * A second Zero in this process on the harness's stores and fake model (another Lambda, another
+ * `npm start`): the harness's basics and developer key, with `extra` on top.
+ */
+export function startSecondInstance(h: Harness, extra: Partial<RuntimeConfig> = {}): Promise<RunningServer> {
+  return startServer({ store: h.stack.store, anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url }, limits: DEFAULT_LIMITS, tools: testTools().tools, catalogRevalidateMs: 0, auth: devAuth(), ...extra });
+}
+
+/** The configuration of a Zero in a child process (tests/support/child.ts) on the harness's stores: no model retries, a lease of `leaseTtlMs`. */
+export function childConfig(h: Harness, leaseTtlMs: number): Partial<RuntimeConfig> {
+  return { store: h.stack.store, anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 }, leaseTtlMs, auth: devAuth() };
+}
