@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, shot } from './support/browser';
-import { getJson, postJson, send, type Harness } from './support/harness';
+import { getJson, postJson, send, type Harness, openSessionAs } from './support/harness';
 
 /** Who is watching, what is new since a member last looked, and searching past the loaded sessions, in the console. */
 describe('the console: watchers, unread dots and title search', () => {
@@ -10,11 +10,7 @@ describe('the console: watchers, unread dots and title search', () => {
   afterAll(() => browser?.closeAll());
   afterEach(() => browser.settle());
 
-  async function openSession(headers: Record<string, string>, title: string): Promise<string> {
-    const { status, json } = await postJson(`${h.url}/api/v2/sessions`, { title, agent_id: 'tester' }, headers);
-    expect(status).toBe(201);
-    return json.session.session_id;
-  }
+  const openSession = (headers: Record<string, string>, title: string) => openSessionAs(h, headers, title);
 
   it('an owner sees "watching now" beside the member who has the session open, until they leave it; that member sees a dot for news until they open it', async () => {
     const quinn = await h.userHeaders('quinn', 'Quinn');

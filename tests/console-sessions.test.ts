@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, PHONE, shot, shownSession } from './support/browser';
-import { getJson, postJson, type Harness } from './support/harness';
+import { getJson, type Harness, openSessionAs } from './support/harness';
 
 /** Sessions, members and the account, as the console manages them. */
 describe('the console: sessions, members and account', () => {
@@ -11,12 +11,7 @@ describe('the console: sessions, members and account', () => {
   afterAll(() => browser?.closeAll());
   afterEach(() => browser.settle());
 
-  /** Opens a session through the API as this user. */
-  async function openSession(headers: Record<string, string>, title: string): Promise<string> {
-    const { status, json } = await postJson(`${h.url}/api/v2/sessions`, { title, agent_id: 'tester' }, headers);
-    expect(status).toBe(201);
-    return json.session.session_id;
-  }
+  const openSession = (headers: Record<string, string>, title: string) => openSessionAs(h, headers, title);
   const links = (page: Page) => page.getByTestId('sessions').getByTestId('session-link');
   const titles = async (page: Page) => (await links(page).locator('.title').allTextContents()).map((t) => t.trim());
 

@@ -227,3 +227,10 @@ export function startSecondInstance(h: Harness, extra: Partial<RuntimeConfig> = 
 export function childConfig(h: Harness, leaseTtlMs: number): Partial<RuntimeConfig> {
   return { store: h.stack.store, anthropic: { apiKey: TEST_API_KEY, baseURL: h.fake.url, maxRetries: 0 }, leaseTtlMs, auth: devAuth() };
 }
+
+/** Opens a session through the API as the user of `headers`, on the test agent; its id. */
+export async function openSessionAs(h: Harness, headers: Record<string, string>, title: string): Promise<string> {
+  const { status, json } = await postJson(`${h.url}/api/v2/sessions`, { title, agent_id: 'tester' }, headers);
+  if (status !== 201) throw new Error(`opening a session answered ${status}: ${JSON.stringify(json)}`);
+  return json.session.session_id;
+}
