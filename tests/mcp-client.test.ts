@@ -173,7 +173,7 @@ describe('agents that use MCP servers (Zero as an MCP client)', () => {
     expect(whoami.state.authorizations).toContain(`Bearer ${SECRET}`);
     // …and what it sent back reached the model without it.
     const result = resultsOf(events)[0]!;
-    expect(result.content).toContain('you sent authorization: Bearer [redacted]');
+    expect(result.content).toContain('you sent authorization: Bearer [secret ZERO_MCP_SECRET_WHOAMI]');
 
     const sessionId = (events.find((e) => e.type === 'start') as { session_id: string }).session_id;
     const session = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);

@@ -87,7 +87,8 @@ export class McpClients implements AgentToolSource {
         const connection = await this.connection(server);
         const tools = await connection.listTools().catch(() => []);
         return tools.flatMap((tool) => {
-          const name = mcpToolName(server.name, tool.name);
+          // A tool's name reaches the model too: cleaned like everything else the server says.
+          const name = mcpToolName(server.name, connection.clean(tool.name));
           return granted(name) && !removed(name) ? [this.toolSpec(connection, name, tool)] : [];
         });
       }),
@@ -168,13 +169,15 @@ export class McpClients implements AgentToolSource {
 
   private toolSpec(connection: McpConnection, name: string, tool: { name: string; description?: string; inputSchema: object; annotations?: { readOnlyHint?: boolean } }): ToolSpec<any> {
     const server = connection.name;
-    const description = `${tool.description ?? tool.name} (tool "${tool.name}" of the MCP server "${server}")`.slice(0, MAX_DESCRIPTION);
+    // What the server says of its tools goes into every model request: cleaned of the secrets it was sent.
+    const shownName = connection.clean(tool.name);
+    const description = connection.clean(`${tool.description ?? tool.name} (tool "${shownName}" of the MCP server "${server}")`).slice(0, MAX_DESCRIPTION);
     return {
       name,
       description,
       // The server checks its arguments against its own schema; here only their shape, a JSON object.
       input: z.record(z.string(), z.unknown()),
-      inputSchema: { ...(tool.inputSchema as Record<string, unknown>), type: 'object' },
+      inputSchema: { ...connection.cleanJson(tool.inputSchema as Record<string, unknown>), type: 'object' },
       // The server's word: it lets a call run while its step is recorded, never lifts the MCP policy default.
       readOnly: tool.annotations?.readOnlyHint === true,
       mcpServer: server,
@@ -182,9 +185,9 @@ export class McpClients implements AgentToolSource {
         try {
           const result = await connection.callTool(tool.name, input as Record<string, unknown>, context.signal);
           const { toToolOutput } = await (resultModule ??= import('./tool-result'));
-          return toToolOutput(server, tool.name, result, (text) => connection.clean(text));
+          return toToolOutput(server, shownName, result, (text) => connection.clean(text));
         } catch (error) {
-          return { content: `The MCP server "${server}" could not run ${tool.name}: ${(error as Error).message}`, is_error: true };
+          return { content: connection.clean(`The MCP server "${server}" could not run ${shownName}: ${(error as Error).message}`), is_error: true };
         }
       },
     };

@@ -3,9 +3,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedFetch, OutboundOptions } from '../net/outbound';
 import { redact } from '../run/redact';
+import { SecretScrubber } from '../run/secret-scrubber';
 import type { McpServerConfig, McpServerView } from '../wire/mcp-servers';
 import { RefreshTokenGrant } from './oauth';
-import { fillSecrets, type McpSecretResolver } from './secrets';
+import { fillSecrets, referencedSecrets, type McpSecretResolver } from './secrets';
 
 export type McpStatus = McpServerView['status'];
 
@@ -41,8 +42,8 @@ const MAX_TOOL_PAGES = 20;
  */
 export class McpConnection {
   status: McpStatus = { state: 'not_connected' };
-  /** Secret values sent to this server and tokens received for it: cleaned from whatever it returns. */
-  readonly secrets = new Set<string>();
+  /** Secret values sent to this server and tokens received for it: scrubbed, in every form the scrubber knows, from whatever it returns. */
+  readonly secrets = new SecretScrubber();
   private session?: Promise<Session>;
   private tools?: { list: Tool[]; at: number };
 
@@ -50,7 +51,10 @@ export class McpConnection {
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly options: McpConnectionOptions,
-  ) {}
+  ) {
+    // Known from the start, not only once they are sent: nothing the server says is seen unscrubbed.
+    for (const secret of referencedSecrets(config)) this.secrets.add(options.resolveSecret(secret) ?? '', secret);
+  }
 
   /** The server's tools, from this instance's cache while it is fresh. A server that cannot be reached throws, unless a stale list is at hand. */
   async listTools(): Promise<Tool[]> {
@@ -91,7 +95,12 @@ export class McpConnection {
 
   /** Text from or about the server with every secret it was sent, and every token it was given, replaced. */
   clean(text: string): string {
-    return redact(text, [...this.secrets]);
+    return redact(this.secrets.scrub(text), []);
+  }
+
+  /** A JSON value from the server (a tool's input schema) with every string in it cleaned. */
+  cleanJson<T>(value: T): T {
+    return this.secrets.scrubJson(value);
   }
 
   async close(): Promise<void> {

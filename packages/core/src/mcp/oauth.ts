@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { GuardedFetch } from '../net/outbound';
 import type { McpServerConfig } from '../wire/mcp-servers';
-import { fillSecrets, type McpSecretResolver } from './secrets';
+import { fillSecrets, type McpSecretResolver, type SecretSink } from './secrets';
 
 type OAuthConfig = NonNullable<Extract<McpServerConfig, { type: 'http' | 'sse' }>['oauth']>;
 
@@ -33,7 +33,7 @@ export class RefreshTokenGrant {
     private readonly config: OAuthConfig,
     private readonly resolve: McpSecretResolver,
     /** Values resolved and received, cleaned from anything the server sends back. */
-    private readonly secrets: Set<string>,
+    private readonly secrets: SecretSink,
     private readonly fetch: GuardedFetch,
     private readonly timeoutMs: number,
   ) {}

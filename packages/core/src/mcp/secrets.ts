@@ -18,16 +18,21 @@ export function referencedSecrets(config: McpServerConfig): string[] {
   return [...new Set(values.flatMap((value) => [...value.matchAll(REFERENCE)].map((match) => match[1]!)))];
 }
 
+/** Where the values sent to a server are collected, with their names, to be scrubbed from what it sends back. */
+export interface SecretSink {
+  add(value: string, name?: string): unknown;
+}
+
 /**
  * Fills a header or environment value's secret references, at connect time.
  * The values resolved are added to `used`, so that whatever the server sends
  * back is cleaned of them before the model, an event or a log can see it.
  */
-export function fillSecrets(value: string, resolve: McpSecretResolver, used: Set<string>): string {
+export function fillSecrets(value: string, resolve: McpSecretResolver, used: SecretSink): string {
   return value.replace(REFERENCE, (_, name: string) => {
     const secret = resolve(name);
     if (!secret) throw new McpSecretMissing(`the secret ${name} is not set in the server's environment`);
-    used.add(secret);
+    used.add(secret, name);
     return secret;
   });
 }
