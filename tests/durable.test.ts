@@ -1,11 +1,14 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startChildServer } from './support/child';
-import { DEV, getJson, postJson, startHarness, type Harness, childConfig } from './support/harness';
-import { chatUntil, readSse, type ReceivedEvent } from './support/sse';
+import { DEV, getJson, postJson, send, startHarness, type Harness, childConfig } from './support/harness';
+import { chatStream, chatUntil, readSse, type ReceivedEvent } from './support/sse';
 
 /**
  * Runs that survive their process: the server is killed with SIGKILL in the
@@ -54,10 +57,10 @@ describe('durable runs', () => {
     return (await chatUntil(url, { agent_id: 'tester', message }, until)).sessionId;
   }
 
-  /** Watches the session on a freshly started server until the run is done; watching wakes the stalled run up. */
-  async function followToDone(url: string, sessionId: string) {
+  /** Watches the session on a freshly started server (from after the event `after`) until the run is done; watching wakes the stalled run up. */
+  async function followToDone(url: string, sessionId: string, after?: string) {
     const controller = new AbortController();
-    const response = await fetch(`${url}/api/v2/sessions/${sessionId}/events`, { headers: DEV, signal: controller.signal });
+    const response = await fetch(`${url}/api/v2/sessions/${sessionId}/events${after ? `?after=${after}` : ''}`, { headers: DEV, signal: controller.signal });
     const events: ReceivedEvent[] = [];
     for await (const event of readSse(response)) {
       events.push(event);
@@ -136,6 +139,63 @@ describe('durable runs', () => {
       await second.kill();
     }
   });
+
+  // Two servers start in child processes, each compiling Zero on the way: slow on a busy machine.
+  it('killed during an approved http_request POST: the call runs again with the same Idempotency-Key, so the receiver can tell it is the same request', async () => {
+    // A receiver on loopback that keeps the first request waiting (the server dies meanwhile) and answers the rest.
+    const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+    const waiting: ServerResponse[] = [];
+    let arrived!: () => void;
+    const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const receiver = createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      received.push({ headers: req.headers, body });
+      if (received.length === 1) {
+        waiting.push(res);
+        return arrived();
+      }
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"order":"created"}');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    // The operator lets tools reach the receiver's loopback address (ZERO_OUTBOUND_ALLOW); Zero's default policy asks before a POST.
+    const config = { ...childConfig(h, 1000), outbound: { allow: [host] }, permissions: {} };
+    h.fake.script({ toolCalls: [{ name: 'http_request', input: { method: 'POST', url: `http://${host}/orders`, json: { item: 'one box' } } }] }, { text: 'Ordered.' });
+
+    const first = await startChildServer(config);
+    let second: Awaited<ReturnType<typeof startChildServer>> | undefined;
+    try {
+      const { events: asked } = await chatStream(first.url, { agent_id: 'phreak', message: 'order one box' });
+      expect(asked.at(-1)).toMatchObject({ type: 'done', status: 'awaiting_approval' });
+      const sessionId = (asked[0] as { session_id: string }).session_id;
+      const callId = (asked.find((e) => e.type === 'confirmation_required') as { id: string }).id;
+      expect((await send({ url: first.url }, 'POST', `/sessions/${sessionId}/approvals/${callId}`, DEV, { decision: 'allow' })).status).toBe(200);
+      await firstArrived;
+      await first.kill();
+
+      second = await startChildServer(config);
+      // From after the invocation that ended waiting for the decision.
+      const events = await followToDone(second.url, sessionId, asked.at(-1)!.event_id);
+      expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+      const { json } = await getJson(`${second.url}/api/v2/sessions/${sessionId}`);
+      expect(json.history.find((r: { kind: string }) => r.kind === 'tool_result')).toMatchObject({ content: expect.stringMatching(/^HTTP 201 Created from POST/) });
+
+      // The POST was sent twice (the first answer never came), both times with the key the README documents.
+      const callKey = `${json.history[0].run_id}:${json.history[1].content[0].id}`;
+      const key = createHash('sha256').update(`zero http_request ${callKey}`).digest('base64url');
+      expect(received.map((r) => [r.headers['idempotency-key'], r.body])).toEqual([
+        [key, '{"item":"one box"}'],
+        [key, '{"item":"one box"}'],
+      ]);
+    } finally {
+      await first.kill();
+      await second?.kill();
+      for (const res of waiting) res.destroy();
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  }, 120_000);
 
   it('a finished tool call is not executed again when the run resumes', async () => {
     h.fake.script(

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { OutboundOptions } from '../net/outbound';
 import { SecretScrubber } from '../run/secret-scrubber';
@@ -17,11 +18,15 @@ import {
 } from './http-request';
 import type { ToolOutput } from './tool';
 
-/** Sends one http_request call (see http-request.ts), its secrets scrubbed from whatever comes back. */
-export async function runHttpRequest(input: HttpRequestInput, outbound: OutboundOptions, signal: AbortSignal): Promise<ToolOutput> {
+/**
+ * Sends one http_request call (see http-request.ts), its secrets scrubbed from whatever comes back.
+ * `idempotencyKey` is the call's (`<run id>:<tool call id>`, the same when a resumed run executes
+ * the call again): a request that may change something carries a key derived from it.
+ */
+export async function runHttpRequest(input: HttpRequestInput, outbound: OutboundOptions, signal: AbortSignal, idempotencyKey?: string): Promise<ToolOutput> {
   const secrets = new SecretScrubber();
   try {
-    return secrets.scrub(await send(input, secrets, outbound, signal));
+    return secrets.scrub(await send(input, secrets, outbound, signal, idempotencyKey));
   } catch (error) {
     // An error message may quote what went on the wire.
     return { content: secrets.scrub(error instanceof RequestError ? error.message : `Could not complete ${input.method} ${input.url}: ${(error as Error).message}`), is_error: true };
@@ -31,7 +36,7 @@ export async function runHttpRequest(input: HttpRequestInput, outbound: Outbound
 /** A refusal that names the input field at fault. */
 class RequestError extends Error {}
 
-async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: OutboundOptions, signal: AbortSignal): Promise<string> {
+async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: OutboundOptions, signal: AbortSignal, idempotencyKey: string | undefined): Promise<string> {
   const { method, max_chars = DEFAULT_MAX_CHARS, timeout_seconds = DEFAULT_TIMEOUT_S } = input;
   const url = new URL(input.url);
   // Secrets go in headers only: a URL or body is logged and echoed by servers far more often.
@@ -51,6 +56,8 @@ async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: 
   }
   const has = (name: string) => Object.keys(headers).some((key) => key.toLowerCase() === name);
   if (!has('user-agent')) headers['user-agent'] = 'Zero-agent/1.0 (http_request)';
+  // A receiver that dedupes by this key sees a call run again after a crash as the same request (a key the request names itself is kept).
+  if (method !== 'GET' && method !== 'HEAD' && idempotencyKey && !has('idempotency-key')) headers['idempotency-key'] = requestIdempotencyKey(idempotencyKey);
   if (input.json !== undefined && !has('content-type')) headers['content-type'] = 'application/json';
 
   const { OutboundBlockedError, guardedFetch } = await import('../net/outbound');
@@ -86,6 +93,11 @@ async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: 
     '</http_response>',
     ...notes,
   ].join('\n');
+}
+
+/** The `Idempotency-Key` of a call's request: a digest of its run and tool call ids, so it names neither. */
+export function requestIdempotencyKey(callKey: string): string {
+  return createHash('sha256').update(`zero http_request ${callKey}`).digest('base64url');
 }
 
 /** The body as the model reads it: JSON pretty-printed, text as is, binary described. */
