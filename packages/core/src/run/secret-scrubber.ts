@@ -75,10 +75,6 @@ export class SecretScrubber {
     return this;
   }
 
-  get size(): number {
-    return this.markers.size;
-  }
-
   /** The text with every form of every secret replaced by its marker. */
   scrub(text: string): string {
     let out = text;

@@ -96,7 +96,7 @@ async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: 
 }
 
 /** The `Idempotency-Key` of a call's request: a digest of its run and tool call ids, so it names neither. */
-export function requestIdempotencyKey(callKey: string): string {
+function requestIdempotencyKey(callKey: string): string {
   return createHash('sha256').update(`zero http_request ${callKey}`).digest('base64url');
 }
 
