@@ -99,7 +99,9 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   /** Ids of new chats opened here: no session exists for them until the first message, so nothing is fetched. */
   const fresh = useRef(new Set<string>());
   const [selected, setSelected] = useState<string>(() => sessionFromHash() ?? freshChat(fresh.current));
-  const [detail, setDetail] = useState<SessionDetail | 'missing'>();
+  /** What the server said of a session, with the id it is of: a detail read for another session is never shown for this one. */
+  const [loaded, setLoaded] = useState<{ id: string; detail: SessionDetail | 'missing' }>();
+  const detail = loaded?.id === selected ? loaded.detail : undefined;
   const [me, setMe] = useState<Me>();
   const [menuOpen, setMenuOpen] = useState(false);
   const [memoryOpen, setMemoryOpen] = useState(false);
@@ -120,12 +122,13 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   const loadDetail = useCallback(
     async (id: string) => {
       try {
-        setDetail(await api(creds, 'GET', `/sessions/${id}`, undefined, sessionDetailSchema));
+        const read = await api(creds, 'GET', `/sessions/${id}`, undefined, sessionDetailSchema);
+        setLoaded({ id, detail: read });
         fresh.current.delete(id);
         markRead(id);
       } catch (error) {
         // A chat whose first message has not been sent: the message creates the session.
-        if (error instanceof ApiError && error.status === 404) setDetail('missing');
+        if (error instanceof ApiError && error.status === 404) setLoaded({ id, detail: 'missing' });
         else throw error;
       }
     },
@@ -142,8 +145,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
     return () => clearInterval(timer);
   }, [refreshList]);
   useEffect(() => {
-    if (fresh.current.has(selected)) return setDetail('missing');
-    setDetail(undefined);
+    if (fresh.current.has(selected)) return setLoaded({ id: selected, detail: 'missing' });
     void loadDetail(selected);
   }, [selected, loadDetail]);
   useEffect(() => {

@@ -44,6 +44,16 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   const [decided, setDecided] = useState<ReadonlyMap<string, ShownDecision>>(new Map());
   /** Runs that waited for approvals: when one ends, nobody streamed its rest, so the history is read again. */
   const waited = useRef(new Set<string>(detail?.awaiting_approval ? [detail.awaiting_approval.run_id] : []));
+  // Each read of the session is the server's word on what waits (the events after it, below, carry the changes since):
+  // a first message that made the session and then waited for approval shows its calls at once.
+  const shownDetail = useRef(detail);
+  useEffect(() => {
+    if (!detail || detail === shownDetail.current) return;
+    shownDetail.current = detail;
+    if (detail.awaiting_approval) waited.current.add(detail.awaiting_approval.run_id);
+    pendingNow.current = pendingOf(detail);
+    setPending(pendingNow.current);
+  }, [detail]);
 
   const transport = useMemo(
     () =>
