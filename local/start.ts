@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { runtimeConfigFromEnv } from '@zero/core';
 import { mirrorAgents, watchAgents } from './agents-folder';
 import { DataDirInUseError } from './data-lock';
@@ -23,8 +24,8 @@ async function main() {
   let server: RunningServer;
   let agents: string[];
   const config = runtimeConfigFromEnv(process.env, stack.store);
-  // A development key so scripts can talk to the local server; ZERO_DEV_KEY keeps it stable across restarts.
-  const devKey = process.env.ZERO_DEV_KEY || `zdev_${randomBytes(18).toString('base64url')}`;
+  // A development key so scripts and the console can talk to the local server: ZERO_DEV_KEY, or the one kept in the data folder.
+  const devKey = process.env.ZERO_DEV_KEY || (await developmentKey(dataDir));
   config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key: devKey, user: { id: 'dev', name: 'Developer' } }] };
   try {
     ({ agents } = await mirrorAgents(stack.store, agentsDir));
@@ -50,7 +51,7 @@ async function main() {
 
   console.log(`Zero is listening on ${server.url}`);
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
-  console.log(`  key:    ${devKey}${process.env.ZERO_DEV_KEY ? ' (from ZERO_DEV_KEY)' : ''}  (an administrator key for user "dev")`);
+  console.log(`  key:    ${devKey} (${process.env.ZERO_DEV_KEY ? 'from ZERO_DEV_KEY' : `kept in ${devKeyFile(dataDir)}`}; an administrator key for user "dev")`);
   console.log(`  agents: ${names(agents)} (from ${agentsDir}, watched for changes)`);
   const endpoints = Object.keys(config.providers?.endpoints ?? {});
   if (endpoints.length || config.providers?.bedrock) {
@@ -68,6 +69,23 @@ async function main() {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+}
+
+const devKeyFile = (dataDir: string) => join(dataDir, 'dev-key');
+
+/**
+ * The development key kept in the data folder (readable by its owner only), made on the first start:
+ * it lasts as long as the data does, so an open console and `zero login` survive a restart.
+ */
+async function developmentKey(dataDir: string): Promise<string> {
+  const file = devKeyFile(dataDir);
+  const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (/^zdev_[A-Za-z0-9_-]{20,}$/.test(kept)) return kept;
+  const key = `zdev_${randomBytes(18).toString('base64url')}`;
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return key;
 }
 
 const names = (files: string[]) => files.map((file) => file.replace(/\.md$/, '')).join(', ') || '(none)';

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser } from './support/browser';
-import { getJson, type Harness } from './support/harness';
+import { DEV, getJson, type Harness } from './support/harness';
 
 /** What a new user meets first: New session after a first exchange, and a first message that asks for approval. */
 describe('the console: a new session', () => {
@@ -46,6 +46,21 @@ describe('the console: a new session', () => {
     expect((await getJson(`${h.url}/api/v2/sessions/${first}`, nina)).json.session.agent_id).not.toBe('tester');
     // The tester's own system prompt reached the model.
     expect(JSON.stringify(h.fake.requests.at(-1)?.body.system)).toContain('You test Zero.');
+  }, 60_000);
+
+  it('a key the server no longer accepts returns the console to sign-in, saying why, instead of failing every message', async () => {
+    const page = await browser.signIn('quin', 'Quin');
+    const { json } = await getJson(`${h.url}/api/v2/keys?user_id=quin`, DEV);
+    for (const { key_id } of json.keys as { key_id: string }[]) {
+      expect((await fetch(`${h.url}/api/v2/keys/${key_id}?user_id=quin`, { method: 'DELETE', headers: DEV })).status).toBe(204);
+    }
+    await page.getByTestId('composer').fill('Are you there?');
+    await page.getByTestId('send').click();
+    await page.getByTestId('api-key').waitFor();
+    await page.getByRole('alert').getByText('The server no longer accepts this key', { exact: false }).waitFor();
+    // Signed out for good: a reload asks for a key again.
+    await page.reload();
+    await page.getByTestId('api-key').waitFor();
   }, 60_000);
 
   it('a first message whose tool asks for approval shows Approve / Deny live, without a reload', async () => {

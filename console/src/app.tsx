@@ -4,7 +4,7 @@ import { ProjectsPanel } from './projects';
 import { meResponseSchema, sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type Me, type SessionDetail } from '@zero/core/wire';
 import { Members } from './members';
 import { SessionsList, type ListedSession } from './sessions-list';
-import { ApiError, api, loadAgents, type Credentials } from './api';
+import { ApiError, api, loadAgents, onKeyRefused, type Credentials } from './api';
 import { ChatView } from './chat-view';
 
 const STORAGE_KEY = 'zero.console.credentials';
@@ -37,6 +37,17 @@ export function App() {
       setFailure((error as Error).message);
     });
   }, [creds]);
+
+  // A key refused later (revoked, or a development server started with a new key) ends the sign-in, with the reason.
+  useEffect(
+    () =>
+      onKeyRefused(() => {
+        if (!storedCredentials()) return;
+        signOut();
+        setFailure('The server no longer accepts this key (it was revoked, or the server now has another). Sign in again.');
+      }),
+    [],
+  );
 
   function signOut() {
     localStorage.removeItem(STORAGE_KEY);
@@ -91,6 +102,15 @@ function SignIn({ onSignedIn, failure }: { onSignedIn(creds: Credentials): void;
   );
 }
 
+/** Runs a background read; a refused key is not its failure to report (the console returns to sign-in for it). */
+async function signedIn(work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401)) throw error;
+  }
+}
+
 /** How often the sessions list is read again, for the unread dots. */
 const LIST_REFRESH_MS = 20_000;
 
@@ -136,8 +156,8 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   );
 
   useEffect(() => {
-    void refreshList();
-    void api(creds, 'GET', '/me', undefined, meResponseSchema).then(({ user }) => setMe(user));
+    void signedIn(refreshList());
+    void signedIn(api(creds, 'GET', '/me', undefined, meResponseSchema).then(({ user }) => setMe(user)));
   }, [refreshList, creds]);
   useEffect(() => {
     // Other members' news shows without a reload.
@@ -146,7 +166,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   }, [refreshList]);
   useEffect(() => {
     if (fresh.current.has(selected)) return setLoaded({ id: selected, detail: 'missing' });
-    void loadDetail(selected);
+    void signedIn(loadDetail(selected));
   }, [selected, loadDetail]);
   useEffect(() => {
     const onHash = () => {
@@ -216,11 +236,11 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
               key={selected}
               creds={creds}
               detail={current}
-              onChanged={() => (void refreshList(), void loadDetail(selected))}
-              onDeleted={() => (void refreshList(), startNew())}
+              onChanged={() => (void signedIn(refreshList()), void signedIn(loadDetail(selected)))}
+              onDeleted={() => (void signedIn(refreshList()), startNew())}
             />
           )}
-          {current && !memoryOpen && !projectsOpen && !usageOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void loadDetail(selected)} /> : null}
+          {current && !memoryOpen && !projectsOpen && !usageOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void signedIn(loadDetail(selected))} /> : null}
         </header>
         {memoryOpen ? (
           <MemoryPanel creds={creds} />
@@ -239,10 +259,10 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
             detail={current}
             onChanged={() => {
               if (!sessionFromHash()) location.hash = `#/s/${selected}`;
-              void refreshList();
-              void loadDetail(selected);
+              void signedIn(refreshList());
+              void signedIn(loadDetail(selected));
             }}
-            onListChanged={() => void refreshList()}
+            onListChanged={() => void signedIn(refreshList())}
           />
         ) : (
           <p className="loading">Loading…</p>

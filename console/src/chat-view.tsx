@@ -2,7 +2,7 @@ import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { projectListSchema, sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
-import { api, type Credentials } from './api';
+import { api, keyFetch, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
 import { MessageView, RunError } from './message-view';
@@ -60,6 +60,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       new DefaultChatTransport<ConsoleMessage>({
         api: `${creds.baseUrl}/api/v2/ui/chat`,
         headers: { authorization: `Bearer ${creds.key}` },
+        fetch: keyFetch,
         // The session's history is on the server: send only the new message, and the options for a new session.
         prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => {
           const o = options.current;
