@@ -121,7 +121,10 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   const [selected, setSelected] = useState<string>(() => sessionFromHash() ?? freshChat(fresh.current));
   /** What the server said of a session, with the id it is of: a detail read for another session is never shown for this one. */
   const [loaded, setLoaded] = useState<{ id: string; detail: SessionDetail | 'missing' }>();
-  const detail = loaded?.id === selected ? loaded.detail : undefined;
+  const detail = loaded?.id === selected ? loaded.detail : fresh.current.has(selected) ? 'missing' : undefined;
+  /** The session shown now: a read that comes back after the user moved on is dropped. */
+  const selectedNow = useRef(selected);
+  selectedNow.current = selected;
   const [me, setMe] = useState<Me>();
   const [menuOpen, setMenuOpen] = useState(false);
   const [memoryOpen, setMemoryOpen] = useState(false);
@@ -143,12 +146,14 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
     async (id: string) => {
       try {
         const read = await api(creds, 'GET', `/sessions/${id}`, undefined, sessionDetailSchema);
-        setLoaded({ id, detail: read });
+        if (selectedNow.current === id) setLoaded({ id, detail: read });
         fresh.current.delete(id);
         markRead(id);
       } catch (error) {
         // A chat whose first message has not been sent: the message creates the session.
-        if (error instanceof ApiError && error.status === 404) setLoaded({ id, detail: 'missing' });
+        if (error instanceof ApiError && error.status === 404) {
+          if (selectedNow.current === id) setLoaded({ id, detail: 'missing' });
+        }
         else throw error;
       }
     },
@@ -165,8 +170,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
     return () => clearInterval(timer);
   }, [refreshList]);
   useEffect(() => {
-    if (fresh.current.has(selected)) return setLoaded({ id: selected, detail: 'missing' });
-    void signedIn(loadDetail(selected));
+    if (!fresh.current.has(selected)) void signedIn(loadDetail(selected));
   }, [selected, loadDetail]);
   useEffect(() => {
     const onHash = () => {

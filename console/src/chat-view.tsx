@@ -263,7 +263,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
           <select data-testid="agent" value={agentId} onChange={(e) => void switchAgent(e.target.value)} disabled={!canWrite}>
             {agents.map((a) => (
               <option key={a.id} value={a.id} title={a.description}>
-                {a.name || a.id}
+                {agentLabel(a, agents)}
               </option>
             ))}
           </select>
@@ -372,6 +372,15 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       )}
     </section>
   );
+}
+
+/** An agent as the selector names it: its name, and its id where another agent has the same name (agents made through /v1 often do). */
+export function agentLabel(agent: Agent, agents: readonly Agent[]): string {
+  const name = agent.name || agent.id;
+  const twins = agents.filter((other) => (other.name || other.id) === name).length;
+  if (twins < 2 || name === agent.id) return name;
+  const version = /^(.+)@(\d+)$/.exec(agent.id);
+  return version ? `${name} (${version[1]} v${version[2]})` : `${name} (${agent.id})`;
 }
 
 /** What the session's answers used: each finished answer's tokens and cost (a delegate's are in its caller's). */
