@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
 import { runtimeConfigFromEnv } from '@zero/core';
 import { mirrorAgents, watchAgents } from './agents-folder';
 import { DataDirInUseError } from './data-lock';
-import { startServer, type RunningServer } from './server';
+import { buildConsole, consoleIsStale } from './console-build';
+import { CONSOLE_DIR, startServer, type RunningServer } from './server';
 import { allowConsoleUploads, startLocalStack } from './stack';
 
 // Zero runs on Node 20.19 and newer. On Node 20 the AWS SDK announces that its versions published after
@@ -22,17 +25,25 @@ async function main() {
   });
   let server: RunningServer;
   let agents: string[];
+  try {
+    // What can refuse the start is checked first (the data folder above, the port here); the console is built after, and only when its sources changed.
+    await portIsFree(port, host);
+    if (consoleIsStale(CONSOLE_DIR)) {
+      console.log('Building the console (its sources changed since the last build)…');
+      buildConsole();
+    }
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
   const config = runtimeConfigFromEnv(process.env, stack.store);
-  // A development key so scripts can talk to the local server; ZERO_DEV_KEY keeps it stable across restarts.
-  const devKey = process.env.ZERO_DEV_KEY || `zdev_${randomBytes(18).toString('base64url')}`;
+  // A development key so scripts and the console can talk to the local server: ZERO_DEV_KEY, or the one kept in the data folder.
+  const devKey = process.env.ZERO_DEV_KEY || (await developmentKey(dataDir));
   config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key: devKey, user: { id: 'dev', name: 'Developer' } }] };
   try {
     ({ agents } = await mirrorAgents(stack.store, agentsDir));
     server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, host, { scheduleTimer: true }).catch((error) => {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new Error(`port ${port} on ${host} is already in use (another Zero, or another program). Stop it, or set PORT to a free port.`);
-      if (code === 'EACCES') throw new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
-      throw error;
+      throw portRefusal(error, port, host);
     });
     // The console sends large archives straight to s3rver, from the server's origin.
     await allowConsoleUploads(stack.store, server.url);
@@ -50,7 +61,7 @@ async function main() {
 
   console.log(`Zero is listening on ${server.url}`);
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
-  console.log(`  key:    ${devKey}${process.env.ZERO_DEV_KEY ? ' (from ZERO_DEV_KEY)' : ''}  (an administrator key for user "dev")`);
+  console.log(`  key:    ${devKey} (${process.env.ZERO_DEV_KEY ? 'from ZERO_DEV_KEY' : `kept in ${devKeyFile(dataDir)}`}; an administrator key for user "dev")`);
   console.log(`  agents: ${names(agents)} (from ${agentsDir}, watched for changes)`);
   const endpoints = Object.keys(config.providers?.endpoints ?? {});
   if (endpoints.length || config.providers?.bedrock) {
@@ -68,6 +79,41 @@ async function main() {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+}
+
+/** The port's refusal in one line, with what to do. */
+function portRefusal(error: unknown, port: number, host: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is already in use (another Zero, or another program). Stop it, or set PORT to a free port.`);
+  if (code === 'EACCES') return new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
+  return error;
+}
+
+/** Opens and closes the port, so a taken one is reported before anything slow happens. */
+async function portIsFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error) => reject(portRefusal(error, port, host)));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+const devKeyFile = (dataDir: string) => join(dataDir, 'dev-key');
+
+/**
+ * The development key kept in the data folder (readable by its owner only), made on the first start:
+ * it lasts as long as the data does, so an open console and `zero login` survive a restart.
+ */
+async function developmentKey(dataDir: string): Promise<string> {
+  const file = devKeyFile(dataDir);
+  const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (/^zdev_[A-Za-z0-9_-]{20,}$/.test(kept)) return kept;
+  const key = `zdev_${randomBytes(18).toString('base64url')}`;
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return key;
 }
 
 const names = (files: string[]) => files.map((file) => file.replace(/\.md$/, '')).join(', ') || '(none)';

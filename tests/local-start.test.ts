@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -153,6 +153,25 @@ describe('npm start', () => {
     expect((await preflight(new URL(zero.url).origin, 'PUT')).status).toBe(403);
     expect((await preflight('http://127.0.0.1:1', 'POST')).status).toBe(403);
     expect((await preflight('https://elsewhere.example', 'POST')).status).toBe(403);
+  });
+
+  it('keeps its development key in the data folder: a restart keeps the same key, so an open console and `zero login` stay signed in', async () => {
+    const cwd = join(dir, 'dev-key');
+    await mkdir(join(cwd, 'agents'), { recursive: true });
+    const dataDir = join(cwd, '.zero');
+    // No ZERO_DEV_KEY: the key is made on the first start.
+    const env = { PORT: '0', ZERO_DATA_DIR: dataDir, ZERO_DEV_KEY: '' };
+    const keyOf = async (zero: Zero) => (await eventually(async () => /key: {4}(zdev_\S+) \(kept in .+; an administrator key/.exec(zero.stdout())?.[1], Boolean))!;
+    let zero = await start(cwd, env);
+    const key = await keyOf(zero);
+    expect(key).toMatch(/^zdev_[A-Za-z0-9_-]{20,}$/);
+    expect(zero.stdout()).toContain(`(kept in ${join(dataDir, 'dev-key')};`);
+    expect((await stat(join(dataDir, 'dev-key'))).mode & 0o777).toBe(0o600);
+    expect(await zero.stop()).toBe(0);
+
+    zero = await start(cwd, env);
+    expect(await keyOf(zero)).toBe(key);
+    expect((await fetch(`${zero.url}/api/v2/agents`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
   });
 
   it('with the port taken, says so in one line, with what to do, and exits with 1', async () => {

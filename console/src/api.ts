@@ -18,6 +18,22 @@ export class ApiError extends Error {
   }
 }
 
+/** Told when the server refuses the signed-in key (401): it was revoked, or the server's development key changed. */
+const keyRefusals = new EventTarget();
+
+/** Calls `listener` whenever any request of the console's is refused for its key; returns the unsubscribe. */
+export function onKeyRefused(listener: () => void): () => void {
+  keyRefusals.addEventListener('refused', listener);
+  return () => keyRefusals.removeEventListener('refused', listener);
+}
+
+/** `fetch` for every request that carries the key: a 401 is announced, so the console can return to sign-in. */
+export const keyFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (response.status === 401) keyRefusals.dispatchEvent(new Event('refused'));
+  return response;
+};
+
 /**
  * Calls the API with the signed-in key; a non-2xx answer becomes an ApiError
  * with Zero's message. With a schema, the answer is parsed by it.
@@ -30,7 +46,7 @@ export async function api<S extends z.ZodType = z.ZodUnknown>(
   schema?: S,
   headers: Record<string, string> = {},
 ): Promise<z.output<S>> {
-  const response = await fetch(`${creds.baseUrl}/api/v2${path}`, {
+  const response = await keyFetch(`${creds.baseUrl}/api/v2${path}`, {
     method,
     headers: { authorization: `Bearer ${creds.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),

@@ -4,7 +4,7 @@ import { ProjectsPanel } from './projects';
 import { meResponseSchema, sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type Me, type SessionDetail } from '@zero/core/wire';
 import { Members } from './members';
 import { SessionsList, type ListedSession } from './sessions-list';
-import { ApiError, api, loadAgents, type Credentials } from './api';
+import { ApiError, api, loadAgents, onKeyRefused, type Credentials } from './api';
 import { ChatView } from './chat-view';
 
 const STORAGE_KEY = 'zero.console.credentials';
@@ -37,6 +37,17 @@ export function App() {
       setFailure((error as Error).message);
     });
   }, [creds]);
+
+  // A key refused later (revoked, or a development server started with a new key) ends the sign-in, with the reason.
+  useEffect(
+    () =>
+      onKeyRefused(() => {
+        if (!storedCredentials()) return;
+        signOut();
+        setFailure('The server no longer accepts this key (it was revoked, or the server now has another). Sign in again.');
+      }),
+    [],
+  );
 
   function signOut() {
     localStorage.removeItem(STORAGE_KEY);
@@ -91,6 +102,15 @@ function SignIn({ onSignedIn, failure }: { onSignedIn(creds: Credentials): void;
   );
 }
 
+/** Runs a background read; a refused key is not its failure to report (the console returns to sign-in for it). */
+async function signedIn(work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401)) throw error;
+  }
+}
+
 /** How often the sessions list is read again, for the unread dots. */
 const LIST_REFRESH_MS = 20_000;
 
@@ -99,7 +119,12 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   /** Ids of new chats opened here: no session exists for them until the first message, so nothing is fetched. */
   const fresh = useRef(new Set<string>());
   const [selected, setSelected] = useState<string>(() => sessionFromHash() ?? freshChat(fresh.current));
-  const [detail, setDetail] = useState<SessionDetail | 'missing'>();
+  /** What the server said of a session, with the id it is of: a detail read for another session is never shown for this one. */
+  const [loaded, setLoaded] = useState<{ id: string; detail: SessionDetail | 'missing' }>();
+  const detail = loaded?.id === selected ? loaded.detail : fresh.current.has(selected) ? 'missing' : undefined;
+  /** The session shown now: a read that comes back after the user moved on is dropped. */
+  const selectedNow = useRef(selected);
+  selectedNow.current = selected;
   const [me, setMe] = useState<Me>();
   const [menuOpen, setMenuOpen] = useState(false);
   const [memoryOpen, setMemoryOpen] = useState(false);
@@ -120,12 +145,15 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   const loadDetail = useCallback(
     async (id: string) => {
       try {
-        setDetail(await api(creds, 'GET', `/sessions/${id}`, undefined, sessionDetailSchema));
+        const read = await api(creds, 'GET', `/sessions/${id}`, undefined, sessionDetailSchema);
+        if (selectedNow.current === id) setLoaded({ id, detail: read });
         fresh.current.delete(id);
         markRead(id);
       } catch (error) {
         // A chat whose first message has not been sent: the message creates the session.
-        if (error instanceof ApiError && error.status === 404) setDetail('missing');
+        if (error instanceof ApiError && error.status === 404) {
+          if (selectedNow.current === id) setLoaded({ id, detail: 'missing' });
+        }
         else throw error;
       }
     },
@@ -133,8 +161,8 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   );
 
   useEffect(() => {
-    void refreshList();
-    void api(creds, 'GET', '/me', undefined, meResponseSchema).then(({ user }) => setMe(user));
+    void signedIn(refreshList());
+    void signedIn(api(creds, 'GET', '/me', undefined, meResponseSchema).then(({ user }) => setMe(user)));
   }, [refreshList, creds]);
   useEffect(() => {
     // Other members' news shows without a reload.
@@ -142,9 +170,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
     return () => clearInterval(timer);
   }, [refreshList]);
   useEffect(() => {
-    if (fresh.current.has(selected)) return setDetail('missing');
-    setDetail(undefined);
-    void loadDetail(selected);
+    if (!fresh.current.has(selected)) void signedIn(loadDetail(selected));
   }, [selected, loadDetail]);
   useEffect(() => {
     const onHash = () => {
@@ -214,11 +240,11 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
               key={selected}
               creds={creds}
               detail={current}
-              onChanged={() => (void refreshList(), void loadDetail(selected))}
-              onDeleted={() => (void refreshList(), startNew())}
+              onChanged={() => (void signedIn(refreshList()), void signedIn(loadDetail(selected)))}
+              onDeleted={() => (void signedIn(refreshList()), startNew())}
             />
           )}
-          {current && !memoryOpen && !projectsOpen && !usageOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void loadDetail(selected)} /> : null}
+          {current && !memoryOpen && !projectsOpen && !usageOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void signedIn(loadDetail(selected))} /> : null}
         </header>
         {memoryOpen ? (
           <MemoryPanel creds={creds} />
@@ -237,10 +263,10 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
             detail={current}
             onChanged={() => {
               if (!sessionFromHash()) location.hash = `#/s/${selected}`;
-              void refreshList();
-              void loadDetail(selected);
+              void signedIn(refreshList());
+              void signedIn(loadDetail(selected));
             }}
-            onListChanged={() => void refreshList()}
+            onListChanged={() => void signedIn(refreshList())}
           />
         ) : (
           <p className="loading">Loading…</p>

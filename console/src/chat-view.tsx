@@ -2,7 +2,7 @@ import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { projectListSchema, sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
-import { api, type Credentials } from './api';
+import { api, keyFetch, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
 import { MessageView, RunError } from './message-view';
@@ -44,12 +44,23 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   const [decided, setDecided] = useState<ReadonlyMap<string, ShownDecision>>(new Map());
   /** Runs that waited for approvals: when one ends, nobody streamed its rest, so the history is read again. */
   const waited = useRef(new Set<string>(detail?.awaiting_approval ? [detail.awaiting_approval.run_id] : []));
+  // Each read of the session is the server's word on what waits (the events after it, below, carry the changes since):
+  // a first message that made the session and then waited for approval shows its calls at once.
+  const shownDetail = useRef(detail);
+  useEffect(() => {
+    if (!detail || detail === shownDetail.current) return;
+    shownDetail.current = detail;
+    if (detail.awaiting_approval) waited.current.add(detail.awaiting_approval.run_id);
+    pendingNow.current = pendingOf(detail);
+    setPending(pendingNow.current);
+  }, [detail]);
 
   const transport = useMemo(
     () =>
       new DefaultChatTransport<ConsoleMessage>({
         api: `${creds.baseUrl}/api/v2/ui/chat`,
         headers: { authorization: `Bearer ${creds.key}` },
+        fetch: keyFetch,
         // The session's history is on the server: send only the new message, and the options for a new session.
         prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => {
           const o = options.current;
@@ -252,7 +263,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
           <select data-testid="agent" value={agentId} onChange={(e) => void switchAgent(e.target.value)} disabled={!canWrite}>
             {agents.map((a) => (
               <option key={a.id} value={a.id} title={a.description}>
-                {a.name || a.id}
+                {agentLabel(a, agents)}
               </option>
             ))}
           </select>
@@ -361,6 +372,15 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       )}
     </section>
   );
+}
+
+/** An agent as the selector names it: its name, and its id where another agent has the same name (agents made through /v1 often do). */
+export function agentLabel(agent: Agent, agents: readonly Agent[]): string {
+  const name = agent.name || agent.id;
+  const twins = agents.filter((other) => (other.name || other.id) === name).length;
+  if (twins < 2 || name === agent.id) return name;
+  const version = /^(.+)@(\d+)$/.exec(agent.id);
+  return version ? `${name} (${version[1]} v${version[2]})` : `${name} (${agent.id})`;
 }
 
 /** What the session's answers used: each finished answer's tokens and cost (a delegate's are in its caller's). */

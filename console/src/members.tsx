@@ -64,7 +64,7 @@ export function Members({ creds, detail, me, onChanged }: { creds: Credentials; 
         {detail.members.length} member{detail.members.length === 1 ? '' : 's'}
         {othersWatching ? <span className="watching" data-testid="watching-count">{othersWatching} watching</span> : null}
       </summary>
-      <div className="members-panel">
+      <div className="members-panel" data-testid="members-panel">
         <ul>
           {detail.members.map((m) => (
             <li key={m.user_id} data-testid="member" data-user-id={m.user_id}>

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type ChangeEvent } from 'react';
 import { projectFilesSchema, projectIdSchema, projectListSchema, projectReportsSchema } from '@zero/core/wire';
 import type * as z from 'zod';
-import { api, type Credentials } from './api';
+import { api, keyFetch, type Credentials } from './api';
 import { uploadArchive, type UploadProgress } from './archive-upload';
 import { Markdown } from './markdown';
 
@@ -42,7 +42,7 @@ export function ProjectsPanel({ creds }: { creds: Credentials }) {
 
   async function open(path: string) {
     setMessage(undefined);
-    const response = await fetch(`${creds.baseUrl}/api/v2/projects/${project}/${area}/${pathUrl(path)}`, { headers: { authorization: `Bearer ${creds.key}` } });
+    const response = await keyFetch(`${creds.baseUrl}/api/v2/projects/${project}/${area}/${pathUrl(path)}`, { headers: { authorization: `Bearer ${creds.key}` } });
     if (!response.ok) return setMessage(`Could not open ${path} (HTTP ${response.status}).`);
     const blob = await response.blob();
     const type = response.headers.get('content-type') ?? blob.type;
@@ -87,7 +87,7 @@ export function ProjectsPanel({ creds }: { creds: Credentials }) {
       for (const file of files) {
         // The chosen folder's own name is not part of the project's paths.
         const path = (file.webkitRelativePath || file.name).split('/').slice(1).join('/') || file.name;
-        const response = await fetch(`${creds.baseUrl}/api/v2/projects/${id}/files/${pathUrl(path)}`, {
+        const response = await keyFetch(`${creds.baseUrl}/api/v2/projects/${id}/files/${pathUrl(path)}`, {
           method: 'PUT',
           headers: { authorization: `Bearer ${creds.key}`, 'content-type': 'application/octet-stream' },
           body: file,

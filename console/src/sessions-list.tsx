@@ -69,13 +69,16 @@ export function SessionsList({
             title={s.title}
             onClick={onOpen}
           >
-            <span className="title">{s.title}</span>
-            {s.unread && s.session_id !== selected ? <span className="unread-dot" data-testid="session-unread" role="img" aria-label="new activity" title="New activity since you last looked" /> : null}
-            {s.awaiting_approval_since ? (
-              <span className="badge" data-testid="session-waiting">
-                awaiting approval
-              </span>
-            ) : null}
+            {/* The markers share the title's line: the title gives way (ellipsis), they never wrap below it. */}
+            <span className="title-row">
+              <span className="title">{s.title}</span>
+              {s.unread && s.session_id !== selected ? <span className="unread-dot" data-testid="session-unread" role="img" aria-label="new activity" title="New activity since you last looked" /> : null}
+              {s.awaiting_approval_since ? (
+                <span className="badge" data-testid="session-waiting" title="A tool call waits for approval">
+                  awaiting approval
+                </span>
+              ) : null}
+            </span>
             <span className="meta" data-testid="session-meta">
               {s.agent_id}
               {s.project_id ? ` · ${s.project_id}` : ''}

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// What `npm test` needs beyond npm: Debian's Chromium (the console's browser tests), PostgreSQL (db_query),
+// poppler (render_report's PDFs), tmux (the CLI's REPL in a real terminal) and bubblewrap (the command
+// sandbox). No npm package ships these as faithfully (bubblewrap not at all), so the test command
+// installs what is missing itself when it can (as root, or with sudo that asks no password), and
+// otherwise stops at once with one line that says what to run.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Each requirement: the Debian package and how to tell it is installed. */
+const REQUIREMENTS = [
+  { pkg: 'chromium', present: () => existsSync('/usr/bin/chromium') },
+  { pkg: 'postgresql', present: () => postgresBinaries() },
+  { pkg: 'poppler-utils', present: () => onPath('pdftotext') && onPath('pdftoppm') },
+  { pkg: 'tmux', present: () => onPath('tmux') },
+  { pkg: 'bubblewrap', present: () => onPath('bwrap') },
+];
+
+function onPath(command) {
+  return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, command)));
+}
+
+function postgresBinaries() {
+  const root = '/usr/lib/postgresql';
+  return existsSync(root) && readdirSync(root).some((version) => existsSync(join(root, version, 'bin', 'initdb')));
+}
+
+function run(argv) {
+  return spawnSync(argv[0], argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] }).status === 0;
+}
+
+/** How packages can be installed here without asking anyone: as root, or with passwordless sudo. */
+function installer() {
+  if (process.env.ZERO_TEST_NO_INSTALL === '1') return undefined;
+  if (!onPath('apt-get')) return undefined;
+  if (process.getuid?.() === 0) return [];
+  if (onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0) return ['sudo', '-n'];
+  return undefined;
+}
+
+const missing = REQUIREMENTS.filter((requirement) => !requirement.present()).map((requirement) => requirement.pkg);
+if (missing.length === 0) process.exit(0);
+
+const prefix = installer();
+const command = `sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+if (!prefix) {
+  console.error(`npm test needs Debian packages that are not installed and cannot be installed from here: run \`${command}\`, then npm test again.`);
+  process.exit(1);
+}
+console.error(`npm test: installing ${missing.join(', ')} (apt-get)…`);
+const env = ['env', 'DEBIAN_FRONTEND=noninteractive'];
+if (!run([...prefix, ...env, 'apt-get', 'update', '-qq']) || !run([...prefix, ...env, 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing])) {
+  console.error(`npm test could not install ${missing.join(', ')}: run \`${command}\`, then npm test again.`);
+  process.exit(1);
+}
+const still = REQUIREMENTS.filter((requirement) => missing.includes(requirement.pkg) && !requirement.present()).map((requirement) => requirement.pkg);
+if (still.length) {
+  console.error(`npm test: ${still.join(', ')} still missing after apt-get install: run \`${command}\` and check its output.`);
+  process.exit(1);
+}

@@ -1,0 +1,27 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const script = join(import.meta.dirname, '..', 'scripts', 'test-prerequisites.mjs');
+
+/** `npm test`'s first step, on a machine whose PATH holds only `node` (no tmux, poppler, bubblewrap, apt-get or sudo). */
+describe("npm test's system prerequisites", () => {
+  const bare = mkdtempSync(join(tmpdir(), 'zero-bare-path-'));
+  symlinkSync(process.execPath, join(bare, 'node'));
+  afterAll(() => rmSync(bare, { recursive: true, force: true }));
+
+  it('stop at once with one line that names the missing packages and the command that installs them, where nothing can install them', () => {
+    const result = spawnSync(process.execPath, [script], { env: { PATH: bare }, encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^npm test needs Debian packages that are not installed and cannot be installed from here: run `sudo apt-get update && sudo apt-get install -y --no-install-recommends [a-z -]*poppler-utils tmux bubblewrap`, then npm test again\.$/);
+  });
+
+  it('pass silently where everything is installed (this machine, which the suite runs on)', () => {
+    const result = spawnSync(process.execPath, [script], { env: { PATH: process.env.PATH! }, encoding: 'utf8' });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+});
