@@ -124,3 +124,33 @@ export function patchMetadata(current: Record<string, string>, patch: Record<str
   if (Object.keys(next).length > 16) throw invalidField('metadata', 'at most 16 keys');
   return next;
 }
+
+/** `POST /api/v2/environments`: Zero's fields by name (the kind, limits) beside the SDK's packages and networking. */
+export const environmentInputSchema = z.strictObject({
+  name: z.string().trim().min(1).max(256),
+  description: z.string().max(2048).nullish(),
+  kind: environmentKindSchema.optional(),
+  packages: packagesParams.optional(),
+  network: networkParams.optional(),
+  limits: environmentLimitsSchema.strict().optional(),
+  metadata: metadataSchema.optional(),
+});
+export type EnvironmentInput = z.infer<typeof environmentInputSchema>;
+
+/** `PATCH /api/v2/environments/:id`: what is sent changes, the rest stays; the kind never changes. */
+export const environmentPatchSchema = z.strictObject({
+  name: z.string().trim().min(1).max(256).optional(),
+  description: z.string().max(2048).nullish(),
+  packages: packagesParams.optional(),
+  network: networkParams.optional(),
+  limits: environmentLimitsSchema.strict().optional(),
+  metadata: metadataPatchSchema.optional(),
+});
+export type EnvironmentPatch = z.infer<typeof environmentPatchSchema>;
+
+/** Packages, network and limits from Zero's input applied; packages under limited networking need `allow_package_managers`. */
+export function applyZeroInput(current: EnvironmentRecord, input: Pick<EnvironmentPatch, 'packages' | 'network' | 'limits'>): EnvironmentRecord {
+  const next = { ...current, packages: packagesOf(input.packages, current.packages), network: networkOf(input.network, current.network), limits: input.limits ?? current.limits };
+  checkPackagesReachable(next, 'packages');
+  return next;
+}

@@ -6,3 +6,4 @@ export * from './self-hosted';
 export * from './toolset-definitions';
 export type { EnvironmentRecord, EnvironmentKind, EnvironmentLimits, EnvironmentNetwork, EnvironmentPackages } from '../store/items/environment';
 export type { WorkItem, WorkState, WorkOutcome } from '../store/items/work-item';
+export * from './environment-wire';
