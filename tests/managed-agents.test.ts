@@ -175,7 +175,7 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     const agent = await newAgent();
     const error = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_elsewhere' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
-    expect((error as Error).message).toContain('environment_id');
+    expect((error as Error).message).toContain('env_elsewhere');
     for (const [params, field] of [
       [{ budget: { type: 'limit', max_list_cost: { amount: '1', currency: 'USD' } } }, 'budget'],
       [{ resources: [{ type: 'github_repository', url: 'https://github.com/o/r' }] }, 'resources'],
