@@ -133,6 +133,18 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
     expect(valid(workStatsSchema, await client.beta.environments.work.stats(environment.id))).toMatchObject({ depth: 0, pending: 0 });
   });
 
+  it("in a self-hosted session the server runs none of the tools the worker's stand in for: a call of Zero's run_command is refused, not run", async () => {
+    const { session } = await newSession();
+    h.fake.script({ toolCalls: [{ id: 'toolu_sneaky', name: 'run_command', input: { command: 'echo', args: ['on the server'] } }] }, { text: 'Refused.' });
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Try the server' }] }] });
+    await untilTurnEnds(stream);
+    const result = toolResults(h, 1).find((r) => r.tool_use_id === 'toolu_sneaky')!;
+    expect(result.is_error).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('is not granted');
+    expect((await client.beta.environments.work.list((await client.beta.sessions.retrieve(session.id)).environment_id)).data).toEqual([]);
+  });
+
   it('a worker killed mid-command: its call fails cleanly once its lease runs out, nothing runs twice, and a second worker serves what comes next', async () => {
     const { environment, session } = await newSession();
     const dir = mkdtempSync(join(tmpdir(), 'zero-worker-'));

@@ -14,7 +14,7 @@ import {
   environmentView,
   newEnvironmentId,
   patchMetadata,
-  stopWork,
+  deleteEnvironment,
   type EnvironmentRecord,
 } from '@zero/core/environment-store';
 import { describe, json, param } from '../declare';
@@ -91,10 +91,7 @@ export function environmentApiRoutes(deps: AppDeps) {
   app.delete('/environments/:environment_id', describe({ summary: 'Delete an environment; its queued calls fail', responses: { 204: null } }), id, async (c) => {
     const current = await deps.environments.reach(c.req.valid('param').environment_id, c.get('user'));
     if (current.id === DEFAULT_ENVIRONMENT_ID) throw invalidField('environment_id', 'the default environment is built in and cannot be deleted');
-    await deps.environments.delete(current.id);
-    if (current.kind === 'self_hosted') {
-      for (const work of await deps.work.list(current.id)) if (work.state !== 'stopped') await stopWork(deps, work, true).catch(() => undefined);
-    }
+    await deleteEnvironment(deps, current);
     return c.body(null, 204);
   });
 

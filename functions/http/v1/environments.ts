@@ -11,7 +11,7 @@ import {
   environmentUpdateParams,
   newEnvironmentId,
   patchMetadata,
-  stopWork,
+  deleteEnvironment,
   type EnvironmentRecord,
 } from '@zero/core/environment-store';
 import { json, query } from './validate';
@@ -96,11 +96,7 @@ export function environmentRoutes(deps: V1Deps) {
   app.delete('/environments/:id', async (c) => {
     const current = await deps.environments.reach(c.req.param('id'), c.get('user'));
     if (current.id === DEFAULT_ENVIRONMENT_ID) throw invalidField('environment_id', 'the default environment is built in and cannot be deleted');
-    await deps.environments.delete(current.id);
-    // Its queued and running calls fail with an error result; nothing is left waiting on a queue nobody polls.
-    if (current.kind === 'self_hosted') {
-      for (const work of await deps.work.list(current.id)) if (work.state !== 'stopped') await stopWork(deps, work, true).catch(() => undefined);
-    }
+    await deleteEnvironment(deps, current);
     return c.json({ type: 'environment_deleted' as const, id: current.id });
   });
 

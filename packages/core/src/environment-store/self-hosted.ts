@@ -8,6 +8,7 @@ import type { FinishedRun, SessionRunnerDeps } from '../sessions/runner-deps';
 import { log } from '../log';
 import type { ClientTool } from '../wire';
 import type { EnvironmentStore } from './environment-store';
+import type { EnvironmentRecord } from '../store/items/environment';
 import { ENVIRONMENT_TOOL_DEFINITIONS, ENVIRONMENT_TOOL_NAMES } from './toolset-definitions';
 import type { WorkItem } from '../store/items/work-item';
 import type { WorkQueue } from './work-queue';
@@ -122,4 +123,11 @@ export async function acknowledgeWork(deps: SelfHostedDeps, work: WorkItem): Pro
   if (run?.runId === work.run_id && run.pending.some((p) => p.tool_use_id === work.tool_use_id)) return acknowledged;
   await deps.work.finish(acknowledged, 'not_waiting');
   throw conflict(`the session no longer waits on call "${work.tool_use_id}" (interrupted or answered): the work is stopped`);
+}
+
+/** Deletes an environment; a self-hosted one's queued and running calls fail with an error result (nothing is left waiting on a queue nobody polls). */
+export async function deleteEnvironment(deps: SelfHostedDeps, environment: EnvironmentRecord): Promise<void> {
+  await deps.environments.delete(environment.id);
+  if (environment.kind !== 'self_hosted') return;
+  for (const work of await deps.work.list(environment.id)) if (work.state !== 'stopped') await stopWork(deps, work, true).catch(() => undefined);
 }
