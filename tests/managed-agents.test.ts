@@ -167,15 +167,15 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     expect(valid(eventPageSchema, (await getJson(`${h.url}/v1/sessions/${session.id}/events`)).json).data).toEqual([]);
   });
 
-  it("lists Zero's one environment, and a session must name it", async () => {
+  it('lists the default environment, and a session must name one the caller reaches', async () => {
     const envs = [];
     for await (const env of client.beta.environments.list()) envs.push(valid(environmentSchema, env));
     expect(envs.map((e) => e.id)).toEqual([ENV]);
-    expect(valid(environmentSchema, await client.beta.environments.retrieve(ENV)).config.type).toBe('self_hosted');
+    expect(valid(environmentSchema, await client.beta.environments.retrieve(ENV)).config.type).toBe('cloud');
     const agent = await newAgent();
     const error = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_elsewhere' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((error as Error).message).toContain('environment_id');
+    expect(error).toBeInstanceOf(Anthropic.NotFoundError);
+    expect((error as Error).message).toContain('env_elsewhere');
     for (const [params, field] of [
       [{ budget: { type: 'limit', max_list_cost: { amount: '1', currency: 'USD' } } }, 'budget'],
       [{ resources: [{ type: 'github_repository', url: 'https://github.com/o/r' }] }, 'resources'],

@@ -10,6 +10,7 @@ import type { AppDeps, Env } from './env';
 import { errorResponse } from './errors';
 import { agentRoutes } from './routes/agents';
 import { mcpServerRoutes } from './routes/mcp-servers';
+import { environmentApiRoutes } from './routes/environments';
 import { chatRoutes } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { budgetRoutes } from './routes/budgets';
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', memoryRoutes(deps));
   api.route('/', agentRoutes(deps));
   api.route('/', mcpServerRoutes(deps));
+  api.route('/', environmentApiRoutes(deps));
   if (deps.budgets) api.route('/', budgetRoutes(deps));
   if (deps.budgets) api.route('/', adminRoutes(deps));
   if (deps.budgets) api.route('/', usageRoutes(deps));

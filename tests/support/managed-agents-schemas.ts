@@ -35,18 +35,62 @@ export const agentSchema = z.object({
 
 export const agentPageSchema = z.object({ data: z.array(agentSchema), next_page: z.string().nullable().optional() });
 
-/** `BetaEnvironment`. */
+const packagesSchema = z.object({
+  type: z.literal('packages').optional(),
+  apt: z.array(z.string()),
+  cargo: z.array(z.string()),
+  gem: z.array(z.string()),
+  go: z.array(z.string()),
+  npm: z.array(z.string()),
+  pip: z.array(z.string()),
+});
+const networkingSchema = z.union([
+  z.object({ type: z.literal('unrestricted') }),
+  z.object({ type: z.literal('limited'), allowed_hosts: z.array(z.string()), allow_mcp_servers: z.boolean(), allow_package_managers: z.boolean() }),
+]);
+
+/** `BetaEnvironment`: a `cloud` config (`BetaCloudConfig`) or a `self_hosted` one. */
 export const environmentSchema = z.object({
   id: z.string(),
   type: z.literal('environment'),
   name: z.string(),
   description: z.string().nullable(),
-  config: z.union([z.object({ type: z.literal('self_hosted') }), z.looseObject({ type: z.literal('cloud'), networking: z.unknown(), packages: z.unknown() })]),
+  config: z.union([z.object({ type: z.literal('self_hosted') }), z.object({ type: z.literal('cloud'), networking: networkingSchema, packages: packagesSchema })]),
   metadata: z.record(z.string(), z.string()),
+  scope: z.enum(['organization', 'account']).optional(),
   archived_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
+
+export const environmentPageSchema = z.object({ data: z.array(environmentSchema), next_page: z.string().nullable().optional() });
+/** `BetaEnvironmentDeleteResponse`. */
+export const deletedEnvironmentSchema = z.object({ id: z.string(), type: z.literal('environment_deleted') });
+
+const workStateSchema = z.enum(['queued', 'starting', 'active', 'stopping', 'stopped']);
+/** `BetaSelfHostedWork`. */
+export const workSchema = z.object({
+  id: z.string(),
+  type: z.literal('work'),
+  acknowledged_at: z.string().nullable(),
+  created_at: z.string(),
+  data: z.union([z.object({ type: z.literal('session'), id: z.string() }), z.object({ type: z.literal('healthcheck').optional(), id: z.string() })]),
+  environment_id: z.string(),
+  latest_heartbeat_at: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  secret: z.string().nullable(),
+  started_at: z.string().nullable(),
+  state: workStateSchema,
+  stop_requested_at: z.string().nullable(),
+  stopped_at: z.string().nullable(),
+});
+export const workPageSchema = z.object({ data: z.array(workSchema), next_page: z.string().nullable() });
+/** `BetaSelfHostedWorkHeartbeatResponse`. */
+export const heartbeatSchema = z.object({ type: z.literal('work_heartbeat'), last_heartbeat: z.string(), lease_extended: z.boolean(), state: workStateSchema, ttl_seconds: z.number() });
+/** `BetaSelfHostedWorkQueueStats`. */
+export const workStatsSchema = z.object({ type: z.literal('work_queue_stats'), depth: z.number(), pending: z.number(), oldest_queued_at: z.string().nullable(), workers_polling: z.number().nullable() });
+/** `BetaWorkLeaseState`, as a refused heartbeat carries it. */
+export const leaseStateSchema = z.object({ last_heartbeat: z.string().nullable(), lease_extended: z.literal(false), state: workStateSchema, ttl_seconds: z.number() });
 
 /** `BetaManagedAgentsSession`. */
 export const sessionSchema = z.object({
@@ -80,6 +124,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('user.interrupt'), id: z.string(), processed_at: z.string().nullish() }),
   z.object({ type: z.literal('user.tool_confirmation'), id: z.string(), tool_use_id: z.string(), result: z.enum(['allow', 'deny']), deny_message: z.string().nullish(), processed_at: z.string().nullish() }),
   z.object({ type: z.literal('user.custom_tool_result'), id: z.string(), custom_tool_use_id: z.string(), content: z.array(textBlock).optional(), is_error: z.boolean().nullish(), processed_at: z.string().nullish() }),
+  z.object({ type: z.literal('user.tool_result'), id: z.string(), tool_use_id: z.string(), content: z.array(textBlock).optional(), is_error: z.boolean().nullish(), processed_at: z.string().nullish() }),
   z.object({ type: z.literal('agent.message'), ...at, content: z.array(textBlock) }),
   z.object({ type: z.literal('agent.thinking'), ...at }),
   z.object({ type: z.literal('agent.tool_use'), ...at, name: z.string(), input: z.record(z.string(), z.unknown()), evaluated_permission: z.enum(['allow', 'ask', 'deny']).optional() }),

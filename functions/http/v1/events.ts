@@ -11,10 +11,13 @@ import {
   truncate,
   waitingRun,
   watchSession,
+  notFound,
+  type AuthUser,
   type IdentifiedEvent,
   type User,
 } from '@zero/core';
-import { compareManaged, createEventMapper, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/core/managed';
+import { acceptWorkResult, mayReach } from '@zero/core/environment-store';
+import { compareManaged, createEventMapper, readSessionRecord, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/core/managed';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
@@ -33,6 +36,7 @@ const sendParams = z.strictObject({
         z.strictObject({ type: z.literal('user.interrupt'), session_thread_id: z.string().nullish() }),
         z.strictObject({ type: z.literal('user.tool_confirmation'), tool_use_id: z.string().min(1).max(200), result: z.enum(['allow', 'deny']), deny_message: z.string().max(2000).nullish() }),
         z.strictObject({ type: z.literal('user.custom_tool_result'), custom_tool_use_id: z.string().min(1).max(200), content: textBlocks.optional(), is_error: z.boolean().nullish() }),
+        z.strictObject({ type: z.literal('user.tool_result'), tool_use_id: z.string().min(1).max(200), content: textBlocks.optional(), is_error: z.boolean().nullish(), session_thread_id: z.string().nullish() }),
       ]),
     )
     .min(1)
@@ -49,7 +53,7 @@ const listQuery = z.object({
 
 /** Every managed event of the session's log so far, through one mapper (oldest first). */
 async function loggedEvents(deps: V1Deps, sessionId: string, record: ManagedSessionRecord | undefined): Promise<ManagedEvent[]> {
-  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)));
+  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)));
   const out: ManagedEvent[] = [];
   for (const batch of await deps.sessions.readEvents(sessionId, 0)) {
     for (const [index, event] of batch.events.entries()) out.push(...map({ ...event, event_id: formatEventId({ seq: batch.seq, index }) } as IdentifiedEvent));
@@ -63,9 +67,11 @@ export function managedEventRoutes(deps: V1Deps) {
 
   app.post('/sessions/:id/events', json(sendParams), async (c) => {
     const id = c.req.param('id');
-    const { record } = await managedSession(deps, id, c.get('user'), 'editor');
+    const events = c.req.valid('json').events;
+    // A self-hosted environment's worker answers its calls: it reaches the environment, not necessarily the session.
+    const { record } = events.every((e) => e.type === 'user.tool_result') ? await workerAccess(deps, id, c.get('user')) : await managedSession(deps, id, c.get('user'), 'editor');
     const data: Record<string, unknown>[] = [];
-    for (const [i, event] of c.req.valid('json').events.entries()) {
+    for (const [i, event] of events.entries()) {
       const field = `events.${i}`;
       const processed_at = new Date().toISOString();
       switch (event.type) {
@@ -81,7 +87,18 @@ export function managedEventRoutes(deps: V1Deps) {
           data.push({ id: `sevt_${decided}`, type: event.type, tool_use_id: event.tool_use_id, result: event.result, deny_message: event.deny_message ?? null, processed_at });
           break;
         }
+        case 'user.tool_result': {
+          const work = record && (await deps.work.findCall(record.environment_id, id, event.tool_use_id));
+          if (!work) throw invalidField(`${field}.tool_use_id`, `no call "${event.tool_use_id}" of this session was queued for a self-hosted worker`);
+          const result = truncate({ content: textOf(event.content ?? [], `${field}.content`).join('\n\n'), is_error: !!event.is_error }, deps.limits.maxToolOutputChars);
+          await acceptWorkResult(deps, work, result);
+          data.push({ id: `sevt_${work.id}`, type: event.type, tool_use_id: event.tool_use_id, content: event.content ?? [], is_error: !!event.is_error, processed_at });
+          break;
+        }
         case 'user.custom_tool_result': {
+          if (record && (await deps.work.findCall(record.environment_id, id, event.custom_tool_use_id))) {
+            throw conflict(`${field}.custom_tool_use_id: call "${event.custom_tool_use_id}" is the self-hosted environment's; its worker answers it`, { field: `${field}.custom_tool_use_id` });
+          }
           const content = (event.content ?? []).map((block, j) => {
             if (block.type !== 'text' || typeof block.text !== 'string') throw invalidField(`${field}.content.${j}`, `"${block.type}" blocks are not supported; send text`);
             return block.text;
@@ -151,7 +168,7 @@ function followMapped(
   release: () => Promise<void>,
   maxDurationMs: number,
 ) {
-  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)));
+  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)));
   return sseFrame(
     c,
     async (stream, signal) => {
@@ -180,6 +197,22 @@ function parseCursor(value: string, field = 'page'): Cursor {
   const cursor = parseManagedCursor(value);
   if (!cursor) throw invalidField(field, 'is not an event cursor this session handed out (such as "12.3.0")');
   return cursor;
+}
+
+/** Text blocks' texts; any other block is refused by name. */
+function textOf(blocks: z.infer<typeof textBlocks>, field: string): string[] {
+  return blocks.map((block, j) => {
+    if (block.type !== 'text' || typeof block.text !== 'string') throw invalidField(`${field}.${j}`, `"${block.type}" blocks are not supported; send text`);
+    return block.text;
+  });
+}
+
+/** A worker posting results: it must reach the session's environment (a 404 for the session otherwise, as for anyone else). */
+async function workerAccess(deps: V1Deps, id: string, user: AuthUser) {
+  const record = await readSessionRecord(deps.artifacts, id).catch(() => undefined);
+  const environment = record && (await deps.environments.get(record.environment_id));
+  if (!record || !environment || environment.kind !== 'self_hosted' || !mayReach(environment, user)) throw notFound(`no session "${id}"`, 'session_id');
+  return { record };
 }
 
 /** `user.interrupt`: the active run stops at its next safe point; a run that waits for a person has its calls denied. */

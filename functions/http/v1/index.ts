@@ -8,6 +8,7 @@ import { apiErrorResponse } from './api-errors';
 import { requireApiKey } from './auth';
 import { environmentRoutes } from './environments';
 import { managedEventRoutes } from './events';
+import { workRoutes } from './work';
 import { managedSessionRoutes } from './sessions';
 
 /**
@@ -22,7 +23,8 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.notFound((c) => apiErrorResponse(notFound(`no route for ${c.req.method} ${c.req.path}`), c));
   app.use('*', requireApiKey(deps.auth));
   app.route('/', agentRoutes(deps));
-  app.route('/', environmentRoutes());
+  app.route('/', environmentRoutes(deps));
+  app.route('/', workRoutes(deps));
   app.route('/', managedSessionRoutes(deps));
   app.route('/', managedEventRoutes(deps));
   return app;

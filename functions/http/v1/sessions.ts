@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { invalidField, openSession, stopRun, type SessionMeta } from '@zero/core';
 import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
+import { enabledToolsetTools, environmentClientTools } from '@zero/core/environment-store';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
@@ -63,7 +64,8 @@ export function managedSessionRoutes(deps: V1Deps) {
   app.post('/sessions', json(sessionCreateParams), async (c) => {
     const params = c.req.valid('json');
     const user = c.get('user');
-    if (params.environment_id !== ZERO_ENVIRONMENT_ID) throw invalidField('environment_id', `Zero has one environment, "${ZERO_ENVIRONMENT_ID}"`);
+    const environment = await deps.environments.reach(params.environment_id, user);
+    if (environment.archived_at) throw invalidField('environment_id', `environment "${environment.id}" is archived: it takes no new sessions`);
     if (params.budget !== undefined) throw invalidField('budget', 'session budgets are not supported yet; Zero limits each run (ZERO_MAX_TOKENS, ZERO_MAX_STEPS)');
     if (params.resources?.length) throw invalidField('resources', 'session resources (repositories, files, memory stores) are not supported yet');
     if (params.vault_ids?.length) throw invalidField('vault_ids', 'vaults are not supported');
@@ -72,6 +74,11 @@ export function managedSessionRoutes(deps: V1Deps) {
     const agent = await resolveAgent(deps, ref.id, 'agent');
     if (agent.archived_at) throw invalidField('agent', `agent "${ref.id}" is archived`);
     const { doc, catalogId } = pickVersion(agent, ref.version, 'agent.version');
+    const customTools = customToolsOf(doc).map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+    // In a self-hosted environment the toolset tools are a worker's: a custom tool may not take one's name.
+    const environmentTools = environment.kind === 'self_hosted' ? environmentClientTools(enabledToolsetTools(doc)) : [];
+    const clash = customTools.find((tool) => environmentTools.some((t) => t.name === tool.name));
+    if (clash) throw invalidField('agent', `custom tool "${clash.name}" has the name of an environment tool of the self-hosted environment`);
     const initial = (params.initial_events ?? []).map((event, i) => {
       const parsed = userMessageParams.safeParse(event);
       if (!parsed.success) throw invalidField(`initial_events.${i}`, 'only user.message events with text content are supported');
@@ -82,11 +89,12 @@ export function managedSessionRoutes(deps: V1Deps) {
       v: 1,
       agent_id: doc.id,
       agent_version: doc.version,
-      environment_id: ZERO_ENVIRONMENT_ID,
+      environment_id: environment.id,
       title: params.title ?? null,
       metadata: params.metadata ?? {},
       archived_at: null,
-      custom_tools: customToolsOf(doc).map(({ name, description, input_schema }) => ({ name, description, input_schema })),
+      custom_tools: customTools,
+      ...(environmentTools.length ? { environment_tools: environmentTools } : {}),
     };
     await writeSessionRecord(deps.artifacts, session.session_id, record);
     for (const [i, event] of initial.entries()) await sendUserMessage(deps, c, session.session_id, record, event, `initial_events.${i}`);

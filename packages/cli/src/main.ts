@@ -137,6 +137,17 @@ keys
   .option('--user <id>', "another user's (administrators)")
   .action(action(async (keyId: string, options: { user?: string }) => (await import('./commands/keys')).revokeKey(profile(), keyId, options)));
 
+program
+  .command('worker')
+  .description("serve a self-hosted environment: run its sessions' tool calls (bash, read, write, edit, glob, grep) in a folder on this machine")
+  .requiredOption('-e, --environment <id>', 'the self-hosted environment (env_…)')
+  .option('-d, --dir <folder>', 'the folder the tools work in', '.')
+  .option('--lease-seconds <n>', 'the lease each heartbeat asks for: a call whose worker misses it fails', '30')
+  .option('--once', 'serve one call, then exit')
+  .action(
+    action(async (options: { environment: string; dir: string; leaseSeconds: string; once?: boolean }) => (await import('./commands/worker')).workerCommand(profile(), options)),
+  );
+
 for (const decision of ['approve', 'deny'] as const) {
   program
     .command(decision)

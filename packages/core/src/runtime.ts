@@ -1,4 +1,7 @@
 import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/catalog';
+import { EnvironmentStore } from './environment-store/environment-store';
+import { queueEnvironmentCalls } from './environment-store/self-hosted';
+import { WorkQueue } from './environment-store/work-queue';
 import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from './model/aliases';
 import { agentModel } from './run/run-setup';
 import type { ModelProvider } from './model/provider';
@@ -152,6 +155,10 @@ export interface Runtime extends ChatDeps {
   subscriptions: SubscriptionSettings;
   /** The MCP servers agents use, as this instance knows them. */
   mcp: McpClients;
+  /** Environments as resources (`/api/v2/environments`, `/v1/environments`). */
+  environments: EnvironmentStore;
+  /** Self-hosted environments' queues of tool calls (`/v1/environments/:id/work`). */
+  work: WorkQueue;
 }
 
 /** The built-in tools every deployment registers. */
@@ -218,6 +225,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     );
   const runtime: Runtime = {
     auth,
+    environments: new EnvironmentStore(db, config.store.table),
+    work: new WorkQueue(db, config.store.table),
     streams: new StreamSlots(db, config.store.table, config.maxStreamsPerUser, config.maxStreamsPerSession),
     watchers: new SessionWatchers(db, config.store.table),
     queue,
@@ -283,7 +292,10 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       cacheMs: config.subscriptionCacheMs,
     },
     onRunFinished: async (finished) => (await afterRun()).runFinished(runtime, finished),
-    onRunWaiting: async (waiting) => (await afterRun()).runWaiting(runtime, waiting),
+    onRunWaiting: async (waiting) => {
+      await queueEnvironmentCalls(runtime, waiting);
+      await (await afterRun()).runWaiting(runtime, waiting);
+    },
     onSessionCreated: async (session) => (await afterRun()).sessionCreated(runtime, session),
   };
   // No log line may carry the model or provider keys, even inside an error's message.

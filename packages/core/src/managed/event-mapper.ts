@@ -40,14 +40,16 @@ const text = (t: string) => [{ type: 'text' as const, text: t }];
  * one position, replaying the log through a fresh mapper, misses and repeats nothing.
  *
  * `customTools`: the names of the session's custom tools, whose calls are `agent.custom_tool_use`.
+ * `environmentTools`: a self-hosted environment's tools, whose results a worker sends (`user.tool_result`).
  */
-export function createEventMapper(customTools: ReadonlySet<string>, now: () => string = () => new Date().toISOString()) {
+export function createEventMapper(customTools: ReadonlySet<string>, now: () => string = () => new Date().toISOString(), environmentTools: ReadonlySet<string> = new Set()) {
   let message: { text: string; position: EventPosition } | undefined;
   let thinking: EventPosition | undefined;
   let spanStart: string | undefined;
   /** A run's `start`, held until the next event: the API has the user's message before the session runs. */
   let started: EventPosition | undefined;
   const customCalls = new Set<string>();
+  const environmentCalls = new Set<string>();
   let last: { position: EventPosition; k: number } | undefined;
   /** The next `k` at a position: 0 for its first event. */
   const kAt = (position: EventPosition) => {
@@ -112,16 +114,18 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
           customCalls.add(e.id);
           emit('agent.custom_tool_use', { name: e.name, input: e.input ?? {} }, e.id);
         } else {
+          if (environmentTools.has(e.name)) environmentCalls.add(e.id);
           emit('agent.tool_use', { name: TOOLSET_NAMES[e.name] ?? e.name, input: e.input ?? {} }, e.id);
         }
         break;
       case 'tool_result':
         if (customCalls.has(e.id)) emit('user.custom_tool_result', { custom_tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
+        else if (environmentCalls.has(e.id)) emit('user.tool_result', { tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
         else emit('agent.tool_result', { tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
         break;
       case 'approval':
         // A client tool's result is recorded as an approval too; it shows as `user.custom_tool_result`.
-        if (!customCalls.has(e.id)) emit('user.tool_confirmation', { tool_use_id: e.id, result: e.decision, ...(e.message ? { deny_message: e.message } : {}) });
+        if (!customCalls.has(e.id) && !environmentCalls.has(e.id)) emit('user.tool_confirmation', { tool_use_id: e.id, result: e.decision, ...(e.message ? { deny_message: e.message } : {}) });
         break;
       case 'compacted':
         emit('agent.thread_context_compacted');

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ArtifactStore } from '../store/artifact-store';
 
-/** Zero's one environment: its Lambda runtime. A session's `environment_id` must name it. */
+/** The default environment (see `environment-store/`): a session made through `/api/v2` is in it. */
 export const ZERO_ENVIRONMENT_ID = 'env_zero_lambda';
 
 /**
@@ -18,6 +18,8 @@ export const managedSessionRecordSchema = z.object({
   metadata: z.record(z.string(), z.string()),
   archived_at: z.string().nullable(),
   custom_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) })),
+  /** In a self-hosted environment: the toolset tools a worker runs, each standing in for Zero's tool of the same job (sent as client tools). */
+  environment_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() })).optional(),
 });
 export type ManagedSessionRecord = z.infer<typeof managedSessionRecordSchema>;
 

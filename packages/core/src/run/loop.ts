@@ -125,7 +125,11 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
 async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
   ({ deps, params } = await withFoundTools(deps, params));
   const { limits } = deps;
-  const { agent, runId } = params;
+  const { runId } = params;
+  // A client tool that stands in for one of the agent's tools takes its place: the agent's is neither offered nor run.
+  const replaced = new Set((params.clientTools ?? []).flatMap((tool) => (tool.replaces ? [tool.replaces] : [])));
+  const agent = replaced.size ? { ...params.agent, tools: params.agent.tools.filter((name) => !replaced.has(name)) } : params.agent;
+  if (replaced.size) params = { ...params, agent };
   const started = Date.now();
   const usage = params.resume ? { ...params.resume.usage } : zeroUsage();
   const messages = [...params.messages];

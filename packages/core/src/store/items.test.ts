@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiKeyItem, userKeyItem } from './items/api-key';
+import { environmentItem } from './items/environment';
 import { eventBatchItem } from './items/event-batch';
 import { inboxMessageItem } from './items/inbox-message';
 import { outboxDeliveryItem } from './items/outbox-delivery';
@@ -20,6 +21,7 @@ import { spendCounterItem } from './items/spend-counter';
 import { streamSlotsItem } from './items/stream-slots';
 import { sessionWatcherItem } from './items/session-watcher';
 import { deliveryClaimItem } from './items/webhook-delivery';
+import { workItem } from './items/work-item';
 import { StoredItemError, type StoredItem } from './stored-item';
 
 /** Every item type of the table, by its fixture folder. */
@@ -27,6 +29,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'active-run': activeRunItem,
   'api-key': apiKeyItem,
   'audit-record': auditRecordItem,
+  environment: environmentItem,
   'event-batch': eventBatchItem,
   'inbox-message': inboxMessageItem,
   'log-record': logRecordItem,
@@ -46,6 +49,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'user-api-key': userKeyItem,
   'user-suspension': suspensionItem,
   'webhook-delivery': deliveryClaimItem,
+  'work-item': workItem,
 };
 
 const fixtures = join(import.meta.dirname, 'fixtures');

@@ -85,6 +85,14 @@ export const keys = {
   rateWindow: (scope: string, start: number) => ({ pk: `RATE#${scope}`, sk: `W#${start}` }),
   /** The write lock of a memory store (`user:<id>`, `project:<owner>/<repo>`): one writer at a time. */
   memoryLock: (store: string) => ({ pk: `MEMORY#${store}`, sk: 'LOCK' }),
+  /** An environment (`ENV#<id>` / `ENV`); in `gsi1` under `ENVS`, by creation time, for the list. */
+  environment: (id: string) => ({ pk: `ENV#${id}`, sk: 'ENV' }),
+  environments: 'ENVS',
+  environmentsSort: (createdAt: string, id: string) => `${createdAt}#${id}`,
+  /** A self-hosted environment's work items share its partition (`ENV#<id>` / `WORK#<work id>`). */
+  work: (environmentId: string, workId: string) => ({ pk: `ENV#${environmentId}`, sk: `WORK#${workId}` }),
+  environmentPartition: (id: string) => `ENV#${id}`,
+  workPrefix: 'WORK#',
 };
 
 export const pad = (n: number) => String(n).padStart(12, '0');

@@ -32,6 +32,11 @@ export const clientToolSchema = z.strictObject({
   input_schema: z
     .looseObject({ type: z.literal('object', 'must be a JSON Schema of type "object"') })
     .refine((schema) => JSON.stringify(schema).length <= MAX_CLIENT_TOOL_SCHEMA_CHARS, `must be at most ${MAX_CLIENT_TOOL_SCHEMA_CHARS} characters as JSON`),
+  /**
+   * A deployment tool this one stands in for: the run neither offers nor runs the agent's tool of
+   * that name (a self-hosted environment's `bash`, run by a worker, stands in for `run_command`).
+   */
+  replaces: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/).optional(),
 });
 export type ClientTool = z.infer<typeof clientToolSchema>;
 

@@ -23,7 +23,7 @@ export const inboxMessageSchema = z.object({
   /** Tools the sender's client runs (see the `user_message` record). */
   /** The message's own thinking budget (0: off), over the agent's. */
   thinking_budget: z.number().int().nonnegative().optional(),
-  client_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) })).optional(),
+  client_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() })).optional(),
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;

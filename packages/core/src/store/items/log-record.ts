@@ -19,7 +19,7 @@ export const logPrefix = keys.logPrefix;
 /** The version of the record shape written now. */
 export const RECORD_VERSION = 1;
 
-const clientToolRecord = z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) });
+const clientToolRecord = z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() });
 
 const contentBlocks = z.array(z.looseObject({ type: z.string() }));
 
