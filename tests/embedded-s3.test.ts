@@ -64,4 +64,15 @@ describe("the embedded S3 of npm start is read-after-write consistent, as S3 is"
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: stack.store.bucket, Prefix: 'big/' }));
     expect(listed.Contents?.map((object) => [object.Key, object.Size])).toEqual([['big/doc.bin', versions.at(-1)!.length]]);
   });
+
+  it('answers ranged reads as S3 does (a project file read up to a size)', async () => {
+    await put('ranged/file.txt', 'abcdef');
+    const ranged = async (range: string) => {
+      const answer = await s3.send(new GetObjectCommand({ Bucket: stack.store.bucket, Key: 'ranged/file.txt', Range: range }));
+      return { body: await answer.Body!.transformToString(), range: answer.ContentRange, length: answer.ContentLength };
+    };
+    expect(await ranged('bytes=0-2')).toEqual({ body: 'abc', range: 'bytes 0-2/6', length: 3 });
+    expect(await ranged('bytes=2-99')).toEqual({ body: 'cdef', range: 'bytes 2-5/6', length: 4 });
+    await expect(s3.send(new GetObjectCommand({ Bucket: stack.store.bucket, Key: 'ranged/none.txt' }))).rejects.toThrow(/NoSuchKey|does not exist/);
+  });
 });
