@@ -77,7 +77,7 @@ function describe(client: pg.Client, text: string): Promise<Described> {
  * its text form, as `v<value>` when it has at most `chars` characters, else `c<bytes>:<first chars>`.
  * The text is safe to wrap because PostgreSQL parsed it alone as one statement: its parentheses,
  * quotes and comments are balanced, so it cannot close the wrapper's parenthesis and add a column.
- * OFFSET 0 keeps PostgreSQL from computing a column once per use.
+ * OFFSET 0 keeps PostgreSQL from computing a column again for each use of it.
  */
 function cutOnServer(sql: string, columns: number, chars: number): string {
   const names = Array.from({ length: columns }, (_, i) => `c${i + 1}`);
