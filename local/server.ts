@@ -5,6 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createRuntime, type Runtime, type RuntimeConfig } from '@zero/core';
 import { createApp, type AppOptions } from '../functions/http/app';
+import { closeOnUnreadBody } from './unread-body';
 
 export interface RunningServer {
   url: string;
@@ -39,7 +40,7 @@ export async function startServer(config: RuntimeConfig, port = 0, hostname = '1
   }
   // A port in use (EADDRINUSE) rejects, for the caller to explain, instead of an unhandled 'error' event.
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port, hostname }, () => {
+    const s = serve({ fetch: closeOnUnreadBody(app.fetch), port, hostname }, () => {
       s.off('error', reject);
       resolve(s);
     });

@@ -8,6 +8,7 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createS3Client, type StoreConfig } from '@zero/core';
 import { lockDataDir } from './data-lock';
+import { ConsistentFilesystemStore } from './s3-store';
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
@@ -40,6 +41,8 @@ export async function startLocalStack(options: { dataDir?: string; table?: strin
   const dynamoPort = (dynamo.address() as AddressInfo).port;
 
   const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, allowMismatchedSignatures: true });
+  // s3rver's own store answers a PUT before the object is written (see ConsistentFilesystemStore).
+  s3.store = s3.context.store = new ConsistentFilesystemStore(s3Dir);
   const s3Address = (await s3.run()) as AddressInfo;
 
   const store: StoreConfig = {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -206,6 +206,114 @@ describe('db_query against a real PostgreSQL on loopback', () => {
       for (const detail of [APP_PASSWORD, encodeURIComponent(APP_PASSWORD), ROOT_PASSWORD, 'not-the-password', '127.0.0.1', `:${db.port}`, 'app:', 'postgres://']) {
         expect({ text, leaked: text.includes(detail) ? detail : undefined }).toEqual({ text, leaked: undefined });
       }
+    }
+  });
+
+  it('cuts a 540 MB value on the server, says what it cut, and the process survives', async () => {
+    // The issue's repeat('x', 540000000), built 1,000 characters at a time (PostgreSQL takes seconds either way on a busy machine:
+    // a longer statement timeout, so that the value is sent rather than cancelled).
+    const patient = new ToolRegistry([createDbQueryTool({ limits: { statementTimeoutMs: 28_000 } })]);
+    const big = await patient.execute('db_query', { database: 'shop', sql: "SELECT repeat(repeat('x', 1000), 540000) AS big, 'small' AS s, NULL::text AS nothing;" }, context, options);
+    expect(big.is_error).toBe(false);
+    const lines = big.content.split('\n');
+    expect(lines[0]).toMatch(/^database "shop": 1 row, in \d+ ms; .* 1 value was cut at 2000 characters, each marked "… \[N bytes; cut at 2000 characters\]"\.$/);
+    expect(JSON.parse(lines[1]!.replace(/^columns: /, ''))).toEqual([
+      { name: 'big', type: 'text' },
+      { name: 's', type: 'text' },
+      { name: 'nothing', type: 'text' },
+    ]);
+    expect(JSON.parse(lines[3]!)).toEqual([`${'x'.repeat(2000)}… [540000000 bytes; cut at 2000 characters]`, 'small', null]);
+
+    // A row of many long values: its 16,000 characters are shared, so each is cut shorter.
+    const columns = Array.from({ length: 40 }, (_, i) => `repeat('${String.fromCharCode(97 + (i % 26))}', 5000) AS c${i}`).join(', ');
+    const wide = await query({ database: 'shop', sql: `SELECT ${columns} FROM generate_series(1, 3)` });
+    expect(wide.content.split('\n')[0]).toContain('3 rows, in');
+    expect(wide.content.split('\n')[0]).toContain('120 values were cut at 400 characters');
+    expect(JSON.parse(wide.content.split('\n')[3]!)[1]).toBe(`${'b'.repeat(400)}… [5000 bytes; cut at 400 characters]`);
+    // Values of every type are cut in their text form, and multi-byte characters count as characters.
+    const typed = await query({ database: 'shop', sql: "SELECT repeat('é', 3000)::varchar AS v, (SELECT array_agg(g) FROM generate_series(1, 2000) g) AS a, 42 AS n" });
+    const [v, a, n] = JSON.parse(typed.content.split('\n')[3]!);
+    expect(v).toBe(`${'é'.repeat(2000)}… [6000 bytes; cut at 2000 characters]`);
+    expect(a).toMatch(/^\{1,2,3,.*… \[8894 bytes; cut at 2000 characters\]$/);
+    expect(n).toBe('42');
+    // A statement that cannot be wrapped (EXPLAIN) is still one statement and still the database's.
+    const explained = await query({ database: 'shop', sql: 'EXPLAIN SELECT id FROM items WHERE id = $1', params: [3] });
+    expect(explained).toMatchObject({ is_error: false, content: expect.stringContaining('[{"name":"QUERY PLAN","type":"text"}]') });
+    // A statement cannot close the wrapper's parenthesis to add a column that is not cut.
+    const escape = await query({ database: 'shop', sql: "SELECT 1) AS s(c1) UNION ALL SELECT repeat('x', 540000000) FROM (SELECT 1" });
+    expect(escape.content).toMatch(/the statement failed: syntax error at or near "\)"/);
+  }, 90_000);
+
+  it('ends the connection when what it receives passes the byte budget: a result, a huge error, a huge notice', async () => {
+    const huge = [
+      // EXPLAIN cannot be wrapped, and VERBOSE prints the folded 20 MB constant.
+      "EXPLAIN VERBOSE SELECT repeat('x', 20000000)",
+      // The error message quotes the whole value.
+      "SELECT repeat('7', 20000000)::int",
+      "DO $$ BEGIN RAISE NOTICE '%', repeat('n', 20000000); END $$",
+    ];
+    for (const sql of huge) {
+      const result = await query({ database: 'shop', sql });
+      expect({ sql, result }).toEqual({
+        sql,
+        result: {
+          is_error: true,
+          truncated: false,
+          content: expect.stringMatching(/^database "shop": the statement's results passed 16 MB while being read, so db_query stopped reading and closed the connection/),
+        },
+      });
+    }
+    // Counting stops where the rows would pass the budget; what is shown is still shown.
+    const frugal = new ToolRegistry([createDbQueryTool({ limits: { maxResultBytes: 2 * 1024 * 1024 } })]);
+    const many = await frugal.execute('db_query', { database: 'shop', sql: "SELECT g, repeat('x', 1000) FROM generate_series(1, 100000) g" }, context, options);
+    expect(many).toMatchObject({ is_error: false, content: expect.stringMatching(/^database "shop": 100 rows shown of more than \d+ \(not counted further\)/) });
+    // The server still answers.
+    expect((await query({ database: 'shop', sql: 'SELECT 1 AS one' })).content).toContain('["1"]');
+  });
+
+  it("refuses what reads or cancels other sessions' statements, and the README's grants keep the role from them", async () => {
+    const refused = [
+      ['SELECT query FROM pg_stat_activity', 'pg_stat_activity'],
+      ['select pid, query from PG_CATALOG."PG_STAT_ACTIVITY"', 'pg_stat_activity'],
+      ['SELECT * FROM pg_stat_get_activity(NULL)', 'pg_stat_get_activity'],
+      ['SELECT pg_stat_get_backend_activity(s) FROM pg_stat_get_backend_idset() s', 'pg_stat_get_backend_activity'],
+      ['SELECT pg_terminate_backend(pid) FROM pg_locks', 'pg_terminate_backend'],
+      ['SELECT pg_cancel_backend(1)', 'pg_cancel_backend'],
+      ["SELECT query_to_xml('select query from pg_stat_' || 'activity', true, true, '')", 'query_to_xml'],
+      ["SELECT table_to_xml(('pg_stat_' || 'activity')::regclass, true, false, '')", 'table_to_xml'],
+      ["SELECT schema_to_xml('pg_catalog', true, false, '')", 'schema_to_xml'],
+      ["SELECT * FROM ts_stat('select to_tsvector(query) from pg_stat_' || 'activity')", 'ts_stat'],
+    ];
+    for (const [sql, name] of refused) {
+      const result = await query({ database: 'shop', sql });
+      expect({ sql, is_error: result.is_error, content: result.content }).toEqual({ sql, is_error: true, content: expect.stringMatching(new RegExp(`^database "shop": db_query does not run statements that use ${name} \\(`)) });
+    }
+    expect((await query({ database: 'shop', sql: 'SELECT query FROM U&"pg\\005fstat_activity"' })).content).toContain('Unicode-escaped identifiers');
+    // A column that only looks alike is not refused.
+    expect((await query({ database: 'shop', sql: 'SELECT 1 AS posts_stat, 2 AS my_pg_stat_activity_copy' })).is_error).toBe(false);
+
+    // A role that reads every session's statements or signals them is refused outright.
+    await db.admin(`CREATE ROLE watcher LOGIN PASSWORD 'watcher-pw' IN ROLE pg_read_all_stats; GRANT CONNECT ON DATABASE shop TO watcher`);
+    process.env.ZERO_DB_WATCHER = url('watcher', 'watcher-pw');
+    try {
+      expect((await query({ database: 'watcher', sql: 'SELECT 1' })).content).toContain("db_query does not run as a role that can read other sessions' statements or cancel them");
+    } finally {
+      delete process.env.ZERO_DB_WATCHER;
+    }
+
+    // The grants the README gives keep the role itself from them, whatever text reaches the database.
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const grants = /```sql\n([^`]*REVOKE EXECUTE ON FUNCTION pg_cancel_backend[^`]*)```/.exec(readme)?.[1];
+    expect(grants).toBeDefined();
+    await db.admin(grants!, 'shop');
+    const app = new pg.Client({ connectionString: process.env.ZERO_DB_SHOP });
+    await app.connect();
+    try {
+      for (const sql of ['SELECT query FROM pg_stat_activity', 'SELECT pg_stat_get_backend_activity(1)', 'SELECT * FROM pg_stat_get_activity(NULL)', 'SELECT pg_cancel_backend(1)', 'SELECT pg_terminate_backend(1)']) {
+        await expect(app.query(sql), sql).rejects.toThrow(/permission denied/);
+      }
+    } finally {
+      await app.end();
     }
   });
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { refusedStatement } from './db-refused-names';
 import { defineTool, type ToolSpec } from './tool';
 
 /** `ZERO_DB_<NAME>`: a PostgreSQL connection string the operator names; the model picks it by `<name>`. */
@@ -11,6 +12,10 @@ const COUNT_BATCH = 1_000;
 const STATEMENT_TIMEOUT_S = 10;
 const CONNECT_TIMEOUT_MS = 5_000;
 const MAX_CELL_CHARS = 2_000;
+/** A row's values share this many characters: a row of many columns has each cut shorter. */
+const MAX_ROW_CHARS = 16_000;
+/** Every byte the connection receives for one call (rows, errors, notices); past it the connection is ended. */
+const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
 /** The limits db-session.ts enforces, here beside the description that promises them (tests shorten them). */
 const DEFAULT_LIMITS = {
@@ -20,6 +25,8 @@ const DEFAULT_LIMITS = {
   countBudgetMs: COUNT_BUDGET_MS,
   countBatch: COUNT_BATCH,
   maxCellChars: MAX_CELL_CHARS,
+  maxRowChars: MAX_ROW_CHARS,
+  maxResultBytes: MAX_RESULT_BYTES,
 };
 export type DbQueryLimits = typeof DEFAULT_LIMITS;
 
@@ -63,7 +70,8 @@ export function createDbQueryTool(options: { env?: NodeJS.ProcessEnv; limits?: P
     description:
       'Run one read-only SQL statement against a PostgreSQL database the operator configured, and return the column names and types and up to 100 rows ' +
       '(with the total row count when it is cheap to get). The database enforces read-only: writes, DDL and a second statement fail. ' +
-      `Statements time out after ${STATEMENT_TIMEOUT_S} s. Pass values as params ($1, $2 …) rather than pasting them into sql.`,
+      `Statements time out after ${STATEMENT_TIMEOUT_S} s. Values longer than ${MAX_CELL_CHARS} characters are cut (shorter when a row has many columns), ` +
+      'and the call fails when its results pass 16 MB. Pass values as params ($1, $2 …) rather than pasting them into sql.',
     input: inputSchema,
     timeoutMs: 30_000,
     async execute({ database, sql, params, max_rows = MAX_ROWS }, { signal }) {
@@ -79,6 +87,8 @@ export function createDbQueryTool(options: { env?: NodeJS.ProcessEnv; limits?: P
           is_error: true,
         };
       }
+      const refused = refusedStatement(sql);
+      if (refused) return { content: `database "${database.toLowerCase()}": ${refused}.`, is_error: true };
       const { runReadOnly } = await import('./db-session');
       return runReadOnly({ name: database.toLowerCase(), connectionString: env[variable]!, sql, params, maxRows: max_rows, signal }, limits);
     },

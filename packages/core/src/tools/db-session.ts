@@ -1,5 +1,6 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
+import { ReceivedBytesGuard } from './db-byte-guard';
 import type { DbQueryLimits } from './db-query';
 import type { ToolOutput } from './tool';
 
@@ -24,8 +25,77 @@ const PRIVILEGED_ROLE = `
   SELECT r.rolsuper
       OR pg_has_role(current_user, 'pg_write_server_files', 'USAGE')
       OR pg_has_role(current_user, 'pg_execute_server_program', 'USAGE')
-      OR pg_has_role(current_user, 'pg_read_server_files', 'USAGE') AS privileged
+      OR pg_has_role(current_user, 'pg_read_server_files', 'USAGE') AS privileged,
+         pg_has_role(current_user, 'pg_read_all_stats', 'USAGE') OR pg_has_role(current_user, 'pg_signal_backend', 'USAGE') AS watches_others
     FROM pg_roles r WHERE r.rolname = current_user`;
+
+/** Bytes a row's messages may take beyond its values (the message header, a length per value). */
+const ROW_FRAMING_BYTES = 16;
+/** Bytes kept back from the result's budget for what follows the rows (the column types, the rollback). */
+const RESULT_RESERVE_BYTES = 64 * 1024;
+
+/** The columns a statement returns, as PostgreSQL describes them without running it. */
+type Described = pg.FieldDef[];
+
+/**
+ * Parses a statement and describes its result without running it (Parse, Describe, Sync): no rows are
+ * read, nothing is executed. Resolves with its columns ([] for a statement that returns none); rejects
+ * with PostgreSQL's error, e.g. for a syntax error or a second statement.
+ */
+class StatementDescription {
+  private fields: Described = [];
+  constructor(
+    private readonly text: string,
+    private readonly done: (error: Error | null, fields: Described) => void,
+  ) {}
+  submit(connection: { parse(query: { text: string }): void; describe(message: { type: string; name: string }): void; sync(): void }) {
+    connection.parse({ text: this.text });
+    connection.describe({ type: 'S', name: '' });
+    connection.sync();
+  }
+  handleRowDescription(message: { fields: Described }) {
+    this.fields = message.fields;
+  }
+  handleReadyForQuery() {
+    this.done(null, this.fields);
+  }
+  handleError(error: Error) {
+    this.done(error, []);
+  }
+  handleDataRow() {}
+  handleCommandComplete() {}
+  handleEmptyQuery() {}
+  handlePortalSuspended() {}
+}
+
+function describe(client: pg.Client, text: string): Promise<Described> {
+  return new Promise((resolve, reject) => void client.query(new StatementDescription(text, (error, fields) => (error ? reject(error) : resolve(fields))) as never));
+}
+
+/**
+ * The statement wrapped so that PostgreSQL itself cuts every value before sending it: each value in
+ * its text form, as `v<value>` when it has at most `chars` characters, else `c<bytes>:<first chars>`.
+ * The text is safe to wrap because PostgreSQL parsed it alone as one statement: its parentheses,
+ * quotes and comments are balanced, so it cannot close the wrapper's parenthesis and add a column.
+ * OFFSET 0 keeps PostgreSQL from computing a column again for each use of it.
+ */
+function cutOnServer(sql: string, columns: number, chars: number): string {
+  const names = Array.from({ length: columns }, (_, i) => `c${i + 1}`);
+  const texts = names.map((c) => `s.${c}::text AS ${c}`).join(', ');
+  // octet_length reads a text's header, and left() only its first characters: no value is scanned whole.
+  const cut = names.map(
+    (c) => `CASE WHEN octet_length(t.${c}) <= ${chars} OR char_length(left(t.${c}, ${chars + 1})) <= ${chars} THEN 'v' || t.${c} ELSE 'c' || octet_length(t.${c}) || ':' || left(t.${c}, ${chars}) END`,
+  );
+  return `SELECT ${cut.join(', ')} FROM (SELECT ${texts} FROM (\n${sql}\n) AS s(${names.join(', ')}) OFFSET 0) AS t`;
+}
+
+/** The statement as it runs: its own text, or the text wrapped by cutOnServer when it can be. */
+interface PlannedStatement {
+  text: string;
+  columns: Described;
+  /** Characters kept of each value when PostgreSQL cuts them; undefined when the statement could not be wrapped. */
+  cutAt?: number;
+}
 
 /** A cursor that cannot be stalled or crashed by COPY: pg-cursor has no handlers for its messages. */
 class StatementCursor extends Cursor<unknown[]> {
@@ -47,6 +117,7 @@ export async function runReadOnly(query: ReadOnlyQuery, limits: DbQueryLimits): 
     return { content: `database "${query.name}": its connection string (ZERO_DB_${query.name.toUpperCase()}) is not one PostgreSQL accepts; tell the operator.`, is_error: true };
   }
   const scrub = credentialScrubber(query.connectionString, client);
+  const guard = new ReceivedBytesGuard(client, limits.maxResultBytes);
   // A dead server or a lost socket surfaces here as well as in the pending call; the call reports it.
   client.on('error', () => undefined);
   const onAbort = () => void client.end().catch(() => undefined);
@@ -57,6 +128,7 @@ export async function runReadOnly(query: ReadOnlyQuery, limits: DbQueryLimits): 
     } catch (error) {
       return { content: `Could not connect to database "${query.name}": ${connectionFailure(error)}.`, is_error: true };
     }
+    const planned = await plan(client, query.sql, limits);
     // READ ONLY from the first command; SELECT takes the snapshot, after which the mode can no longer be changed.
     await client.query(`BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.round(limits.statementTimeoutMs)}; SET LOCAL idle_in_transaction_session_timeout = '60s'`);
     const role = await client.query(PRIVILEGED_ROLE);
@@ -68,8 +140,24 @@ export async function runReadOnly(query: ReadOnlyQuery, limits: DbQueryLimits): 
         is_error: true,
       };
     }
-    return await runStatement(client, query, limits, scrub);
+    if (role.rows[0]?.watches_others !== 'f') {
+      return {
+        content:
+          `database "${query.name}": db_query does not run as a role that can read other sessions' statements or cancel them (pg_read_all_stats, ` +
+          'pg_signal_backend, pg_monitor): the operator should give it a role with read grants only.',
+        is_error: true,
+      };
+    }
+    return await runStatement(client, query, planned, limits, guard, scrub);
   } catch (error) {
+    if (guard.tripped) {
+      return {
+        content:
+          `database "${query.name}": the statement's results passed ${formatBytes(limits.maxResultBytes)} while being read, so db_query stopped reading and ` +
+          'closed the connection (nothing that large is read whole). Ask for less: fewer rows or columns, or cut long values with left(…).',
+        is_error: true,
+      };
+    }
     return { content: scrub(`database "${query.name}": ${statementFailure(error)}`), is_error: true };
   } finally {
     query.signal.removeEventListener('abort', onAbort);
@@ -78,22 +166,52 @@ export async function runReadOnly(query: ReadOnlyQuery, limits: DbQueryLimits): 
   }
 }
 
-async function runStatement(client: pg.Client, query: ReadOnlyQuery, limits: DbQueryLimits, scrub: (text: string) => string): Promise<ToolOutput> {
+/**
+ * Parses the statement alone, then plans how it runs: wrapped by cutOnServer when it returns columns and
+ * PostgreSQL accepts it wrapped (a SELECT, VALUES, TABLE or WITH … SELECT); as it is otherwise (EXPLAIN,
+ * SHOW, CALL, a statement that returns no rows), bounded by the received-bytes guard alone.
+ */
+async function plan(client: pg.Client, sql: string, limits: DbQueryLimits): Promise<PlannedStatement> {
+  // A terminating semicolon would end the statement inside the wrapper's parentheses.
+  const text = sql.replace(/[\s;]+$/, '') || sql;
+  const columns = await describe(client, text);
+  if (!columns.length) return { text: sql, columns };
+  const cutAt = Math.max(1, Math.min(limits.maxCellChars, Math.floor(limits.maxRowChars / columns.length)));
+  const wrapped = cutOnServer(text, columns.length, cutAt);
+  const wraps = await describe(client, wrapped).then(
+    () => true,
+    () => false,
+  );
+  return wraps ? { text: wrapped, columns, cutAt } : { text: sql, columns };
+}
+
+async function runStatement(
+  client: pg.Client,
+  query: ReadOnlyQuery,
+  planned: PlannedStatement,
+  limits: DbQueryLimits,
+  guard: ReceivedBytesGuard,
+  scrub: (text: string) => string,
+): Promise<ToolOutput> {
   const started = Date.now();
   // A cursor speaks the extended query protocol: PostgreSQL refuses a second statement in it ("cannot insert multiple commands into a prepared statement").
-  const cursor = client.query(new StatementCursor(query.sql, query.params ?? [], { rowMode: 'array', types: asText }));
+  const cursor = client.query(new StatementCursor(planned.text, query.params ?? [], { rowMode: 'array', types: asText }));
   const first = await read(cursor, query.maxRows + 1);
   const shown = first.rows.slice(0, query.maxRows);
   let counted = first.rows.length;
   let complete = first.rows.length <= query.maxRows;
-  // Counting the rest means reading it; worth it only while it is cheap.
-  while (!complete && counted < limits.countLimit && Date.now() - started < limits.countBudgetMs) {
-    const batch = await read(cursor, limits.countBatch);
-    counted += batch.rows.length;
-    complete = batch.rows.length < limits.countBatch;
+  // Counting the rest means reading it; worth it only while it is cheap, and only as far as the rows
+  // surely fit in the result's byte budget (a cut row's size is known; an uncut one's is the guard's).
+  const rowBytes = planned.cutAt === undefined ? 0 : planned.columns.length * (planned.cutAt * 4 + ROW_FRAMING_BYTES) + ROW_FRAMING_BYTES;
+  const fits = (rows: number) => (rowBytes ? Math.min(rows, Math.floor((guard.remaining - RESULT_RESERVE_BYTES) / rowBytes)) : rows);
+  while (!complete && counted < limits.countLimit && Date.now() - started < limits.countBudgetMs && fits(limits.countBatch) > 0) {
+    const batch = fits(limits.countBatch);
+    const more = await read(cursor, batch);
+    counted += more.rows.length;
+    complete = more.rows.length < batch;
   }
   await cursor.close();
-  const fields = first.result.fields ?? [];
+  const fields = planned.columns;
   const types = fields.length
     ? (
         await client.query(
@@ -113,10 +231,18 @@ async function runStatement(client: pg.Client, query: ReadOnlyQuery, limits: DbQ
       ? `${shown.length} of ${counted} rows shown`
       : `${counted} row${counted === 1 ? '' : 's'}`
     : `${shown.length} rows shown of more than ${counted} (not counted further)`;
-  const rows = shown.map((row) => JSON.stringify(row.map((cell) => capCell(cell, limits.maxCellChars))));
+  let cut = 0;
+  const cell = (value: unknown): unknown => {
+    const [shownValue, wasCut] = planned.cutAt === undefined ? capCell(value, limits.maxCellChars) : uncut(value);
+    if (wasCut) cut++;
+    return shownValue;
+  };
+  const rows = shown.map((row) => JSON.stringify(row.map(cell)));
+  const cutAt = planned.cutAt ?? limits.maxCellChars;
+  const cutNote = cut ? ` ${cut} value${cut === 1 ? ' was' : 's were'} cut at ${cutAt} characters, each marked "… [N bytes; cut at ${cutAt} characters]".` : '';
   return scrub(
     [
-      `database "${query.name}": ${summary}, ${took}. Values are in PostgreSQL's text form, one JSON array per row.`,
+      `database "${query.name}": ${summary}, ${took}. Values are in PostgreSQL's text form, one JSON array per row.${cutNote}`,
       `columns: ${JSON.stringify(columns)}`,
       'rows:',
       ...rows,
@@ -129,8 +255,22 @@ function read(cursor: StatementCursor, rows: number): Promise<{ rows: unknown[][
   return new Promise((resolve, reject) => cursor.read(rows, (error, read, result) => (error ? reject(error) : resolve({ rows: read, result }))));
 }
 
-function capCell(cell: unknown, max: number): unknown {
-  return typeof cell === 'string' && cell.length > max ? `${cell.slice(0, max)}… [${cell.length} characters]` : cell;
+/** A value cutOnServer sent: `v<value>` as it is, `c<bytes>:<first characters>` marked as cut. */
+function uncut(cell: unknown): [value: unknown, cut: boolean] {
+  if (typeof cell !== 'string') return [cell, false];
+  if (cell.startsWith('v')) return [cell.slice(1), false];
+  const colon = cell.indexOf(':');
+  const prefix = cell.slice(colon + 1);
+  return [`${prefix}… [${cell.slice(1, colon)} bytes; cut at ${[...prefix].length} characters]`, true];
+}
+
+/** A value of a statement that could not be wrapped, cut here (the received-bytes guard bounded its size). */
+function capCell(cell: unknown, max: number): [value: unknown, cut: boolean] {
+  return typeof cell === 'string' && cell.length > max ? [`${cell.slice(0, max)}… [${Buffer.byteLength(cell)} bytes; cut at ${max} characters]`, true] : [cell, false];
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`;
 }
 
 /** Why a connection failed, in words that name no host, user or password. */
