@@ -4,12 +4,19 @@ import { chatStream, type ReceivedEvent } from './support/sse';
 
 const done = (events: ReceivedEvent[]) => events.at(-1) as Extract<ReceivedEvent, { type: 'done' }>;
 /** A model that never stops calling tools: each step costs $0.006 at Sonnet's prices (1000 in, 200 out). */
+/**
+ * A step as dear as a call can be here (max_tokens is 1000 in this file): $0.01503 at Sonnet's prices. A
+ * call's reservation is that output plus its input priced as cache writes ($3.75/M): under $0.02 for these
+ * small prompts, so a budget passed "by at most one call's reservation" is passed by less than $0.02.
+ */
+const dear = { input_tokens: 10, output_tokens: 1000 };
+const ONE_RESERVATION_USD = 0.02;
 const looping = (turns: number) => Array.from({ length: turns }, (_, i) => ({ toolCalls: [{ name: 'echo', input: { text: `round ${i}` } }], usage: { input_tokens: 1000, output_tokens: 200 } }));
 
 describe('budgets', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ limits: { maxSteps: 30 }, budgets: { sessionMaxMicros: 1_000_000 } });
+    h = await startHarness({ limits: { maxSteps: 30, maxOutputTokensPerCall: 1000 }, budgets: { sessionMaxMicros: 1_000_000 } });
   });
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
@@ -89,6 +96,47 @@ describe('budgets', () => {
     // One step of the caller, one of the delegate, then nothing more.
     expect(h.fake.requests).toHaveLength(2);
     expect((await send(h, 'GET', '/admin/budgets/users/carol', DEV)).json.spent_usd).toBe(0.012);
+  });
+
+  it("holds a session's budget against eight delegates started at once: spent passes it by at most one call's reservation", async () => {
+    const erin = await h.userHeaders('erin');
+    const created = await send(h, 'POST', '/sessions', erin, { agent_id: 'relay-a', max_cost_usd: 0.1 });
+    const sessionId = created.json.session.session_id;
+    // The caller asks for eight delegates in one step; each delegate loops on dear steps until a budget stops it.
+    let split = false;
+    h.fake.respondWith((request) => {
+      if (!JSON.stringify(request.body.system).includes('Relay relay-a')) return { toolCalls: [{ name: 'echo', input: { text: 'more' } }], usage: dear };
+      if (split) return { text: 'All parts are in.', usage: dear };
+      split = true;
+      return { toolCalls: Array.from({ length: 8 }, (_, i) => ({ name: 'delegate_agent', input: { agent_id: 'relay-b', task: `part ${i}` } })), usage: dear };
+    });
+    const run = await chatStream(h.url, { session_id: sessionId, message: 'split it eight ways' }, erin);
+    expect(done(run.events)).toMatchObject({ status: 'budget_reached', budget: 'session' });
+    expect(run.events.filter((e) => e.type === 'agent_switch' && e.reason === 'delegate')).toHaveLength(8);
+    const spend = (await send(h, 'GET', `/sessions/${sessionId}`, erin)).json.spend;
+    // Spent up to the budget (the delegates were not refused while it lasted), and past it by less than one call.
+    expect(spend.cost_usd).toBeGreaterThanOrEqual(0.1);
+    expect(spend.cost_usd).toBeLessThanOrEqual(0.1 + ONE_RESERVATION_USD);
+    expect(spend.cost_usd).toBeCloseTo(h.fake.requests.length * 0.01503, 9);
+    const budget = await send(h, 'PUT', `/sessions/${sessionId}/budget`, erin, { max_cost_usd: 0.1 });
+    expect(budget.json).toMatchObject({ held_usd: 0 });
+  });
+
+  it("holds a user's day against twelve chats at once: spent passes it by at most one call's reservation", async () => {
+    const fay = await h.userHeaders('fay');
+    await send(h, 'PUT', '/admin/budgets/users/fay', DEV, { daily_usd: 0.1 });
+    h.fake.respondWith(() => ({ toolCalls: [{ name: 'echo', input: { text: 'again' } }], usage: dear }));
+    const chats = await Promise.all(Array.from({ length: 12 }, (_, i) => send(h, 'POST', '/chat', fay, { agent_id: 'tester', message: `chat ${i}` })));
+    // Each chat either ran until the day was spent, or came after and was refused before it started.
+    for (const chat of chats) {
+      if (chat.status === 402) expect(chat.json.error).toMatchObject({ code: 'budget_reached', budget: 'user' });
+      else expect(chat.json).toMatchObject({ status: 'budget_reached' });
+    }
+    const day = (await send(h, 'GET', '/admin/budgets/users/fay', DEV)).json;
+    expect(day.spent_usd).toBeGreaterThanOrEqual(0.1);
+    expect(day.spent_usd).toBeLessThanOrEqual(0.1 + ONE_RESERVATION_USD);
+    expect(day.spent_usd).toBeCloseTo(h.fake.requests.length * 0.01503, 9);
+    expect(day.held_usd).toBe(0);
   });
 
   it('shows the deployment day to administrators only', async () => {
