@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEV, send, startHarness, type Harness } from './support/harness';
-import { chatStream, type ReceivedEvent } from './support/sse';
+import { startChildServer } from './support/child';
+import { DEV, childConfig, send, startHarness, type Harness } from './support/harness';
+import { chatStream, chatUntil, readSse, type ReceivedEvent } from './support/sse';
 
 const done = (events: ReceivedEvent[]) => events.at(-1) as Extract<ReceivedEvent, { type: 'done' }>;
 /** A model that never stops calling tools: each step costs $0.006 at Sonnet's prices (1000 in, 200 out). */
@@ -147,3 +148,53 @@ describe('budgets', () => {
     expect(day.json.spent_usd).toBeGreaterThan(0);
   });
 });
+
+/** A server killed (SIGKILL) in the middle of a run, and another one carrying the run on, on the same stores. */
+describe('budgets and usage across a killed process', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ leaseTtlMs: 1000 });
+  });
+  afterAll(() => h.close());
+
+  const child = () => startChildServer({ ...childConfig(h, 1000), budgets: { userDailyMicros: 10_000_000, sessionMaxMicros: 10_000_000 } });
+
+  it("counts in GET /usage every step the killed process ran, as its spend, and its call in flight holds nothing once the run is carried on", async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'echo', input: { text: 'one' } }], usage: { input_tokens: 1000, output_tokens: 200 } },
+      { toolCalls: [{ name: 'echo', input: { text: 'two' } }], usage: { input_tokens: 1100, output_tokens: 300 } },
+      // The third call streams slowly: the process dies during it, its reservation held.
+      { text: Array.from({ length: 50 }, (_, i) => `partial${i} `), deltaDelayMs: 40 },
+      { text: 'Done after the restart.', usage: { input_tokens: 1300, output_tokens: 50 } },
+    );
+    const first = await child();
+    const { sessionId } = await chatUntil(first.url, { agent_id: 'tester', message: 'three steps' }, (e) => e.type === 'text');
+    const held = await getJson(`${first.url}/api/v2/admin/budgets/users/dev`);
+    expect(held.held_usd).toBeGreaterThan(0);
+    await first.kill();
+
+    const second = await child();
+    try {
+      // Watching the session carries the run on.
+      const response = await fetch(`${second.url}/api/v2/sessions/${sessionId}/events`, { headers: DEV });
+      for await (const event of readSse(response)) if (event.type === 'done') break;
+      const spend = (await getJson(`${second.url}/api/v2/sessions/${sessionId}`)).spend;
+      expect(spend).toMatchObject({ input_tokens: 3400, output_tokens: 550 });
+      const usage = await getJson(`${second.url}/api/v2/usage?group_by=session`);
+      expect(usage.groups).toEqual([
+        { key: sessionId, runs: 1, cost_usd: spend.cost_usd, input_tokens: 3400, output_tokens: 550, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, tool_calls: { echo: 2 } },
+      ]);
+      // The dead process's hold is let go by the run it left (not only once it expires, minutes later).
+      const day = await getJson(`${second.url}/api/v2/admin/budgets/users/dev`);
+      expect(day).toMatchObject({ spent_usd: spend.cost_usd, held_usd: 0 });
+    } finally {
+      await second.kill();
+    }
+  });
+});
+
+async function getJson(url: string) {
+  const response = await fetch(url, { headers: DEV });
+  expect(response.status).toBe(200);
+  return (await response.json()) as any;
+}

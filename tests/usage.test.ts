@@ -30,7 +30,7 @@ describe('GET /usage', () => {
 
   const usage = async (headers: Record<string, string>, query: string) => send(h, 'GET', `/usage?${query}`, headers);
 
-  it("gives administrators every user's tokens, cost, runs and tool calls by tool, from counters kept as runs end", async () => {
+  it("gives administrators every user's tokens, cost, runs and tool calls by tool, from counters kept step by step", async () => {
     const byUser = (await usage(DEV, 'group_by=user')).json;
     expect(byUser.user_id).toBeNull();
     expect(byUser.groups).toEqual([

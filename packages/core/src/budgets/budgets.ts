@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ActiveRunBudget, BudgetHold, BudgetStop } from '../run/budget';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OperationsStore } from '../store/operations-store';
-import { UsageStore } from '../store/usage-store';
+import { UsageStore, type UsageAdded } from '../store/usage-store';
 import { SpendStore, committedOf, dayOf, toMicros, toUsd, type SpendHold, type SpendScope } from '../store/spend-store';
 import type { SpendCounter } from '../store/items/spend-counter';
 import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '../wire';
@@ -37,7 +37,7 @@ export class Budgets {
     readonly limits: BudgetLimits,
     /** The active runs, audit log and suspensions (the kill switch). */
     readonly operations: OperationsStore,
-    /** What runs used, per day, user, agent and session, kept as runs end (`GET /usage`). */
+    /** What runs used, per day, user, agent and session, counted with each step's spend (`GET /usage`). */
     readonly usage: UsageStore,
   ) {}
 
@@ -146,6 +146,8 @@ interface RunScope {
   /** Epoch ms after which the run is taken to have died with its process (its holds expire then too). */
   expiresAt: number;
   sessionHasBudget?: boolean;
+  /** The run's tool calls by tool so far (its delegates' included), kept by the caller: each step's usage carries the new ones. */
+  toolCalls?: ReadonlyMap<string, number>;
 }
 
 /** A call's reservation: the same hold on each scope that had a limit when it was made. */
@@ -175,8 +177,8 @@ class ScopedRunBudget implements ActiveRunBudget {
   /** Hold ids: `<run id>#<this process's tag>.<n>`, so a resumed run knows the holds its dead process left. */
   private readonly tag = randomUUID().slice(0, 8);
   private holds = 0;
-  /** What this run's model calls used in this process, added to the usage counters when it ends. */
-  private used: Usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };
+  /** The tool calls already added to the usage counters, by tool. */
+  private readonly countedCalls = new Map<string, number>();
 
   constructor(
     private readonly budgets: Budgets,
@@ -213,14 +215,27 @@ class ScopedRunBudget implements ActiveRunBudget {
   }
 
   async ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void> {
+    // The run's last tool calls and, when it finished, the run itself: one ADD, and none when there is nothing.
+    if (end) this.countUsage({ runs: end.finished ? 1 : 0, toolCalls: this.uncountedCalls(end.toolCalls) });
     await Promise.all([this.listed, ...this.pending]);
+    await this.budgets.operations.runEnded(this.run.runId).catch(() => undefined);
+  }
+
+  /** The tool calls of `calls` not yet added to the usage counters (and from now on taken as added). */
+  private uncountedCalls(calls: ReadonlyMap<string, number> | undefined): Map<string, number> {
+    const fresh = new Map<string, number>();
+    for (const [name, count] of calls ?? []) {
+      const counted = this.countedCalls.get(name) ?? 0;
+      if (count > counted) fresh.set(name, count - counted);
+      this.countedCalls.set(name, count);
+    }
+    return fresh;
+  }
+
+  /** Adds to the run's usage cell for today; a counter that cannot be written loses only the report. */
+  private countUsage(added: UsageAdded): void {
     const { sessionId, userId, agentId } = this.run;
-    const counted = end && (end.finished || end.toolCalls.size > 0 || this.used.input_tokens + this.used.output_tokens > 0);
-    await Promise.all([
-      this.budgets.operations.runEnded(this.run.runId).catch(() => undefined),
-      // One ADD per usage item when the run ends, none per step; a counter that cannot be written loses only the report.
-      counted && this.budgets.usage.record({ day: dayOf(), userId, agentId, sessionId, usage: this.used, runs: end.finished ? 1 : 0, toolCalls: end.toolCalls }).catch(() => undefined),
-    ]);
+    this.track(this.budgets.usage.add({ day: dayOf(), userId, agentId, sessionId }, added).catch(() => undefined));
   }
 
   async check(): Promise<BudgetStop | undefined> {
@@ -283,14 +298,6 @@ class ScopedRunBudget implements ActiveRunBudget {
     const held = hold as ScopedHold | undefined;
     const none = usage.cost_usd === 0 && usage.input_tokens === 0 && usage.output_tokens === 0;
     if (none && !held) return;
-    const used = this.used;
-    this.used = {
-      input_tokens: used.input_tokens + usage.input_tokens,
-      output_tokens: used.output_tokens + usage.output_tokens,
-      cache_read_input_tokens: used.cache_read_input_tokens + usage.cache_read_input_tokens,
-      cache_creation_input_tokens: used.cache_creation_input_tokens + usage.cache_creation_input_tokens,
-      cost_usd: toUsd(toMicros(used.cost_usd) + toMicros(usage.cost_usd)),
-    };
     const { spend } = this.budgets;
     for (const [name, scope] of this.scopes()) {
       const settles = held?.scopes.includes(name);
@@ -305,7 +312,10 @@ class ScopedRunBudget implements ActiveRunBudget {
       );
       this.track(added);
     }
-    if (!none) this.track(this.budgets.operations.runSpent(this.run.runId, toMicros(usage.cost_usd)).catch(() => undefined));
+    if (none) return;
+    // Usage is counted where spend is, step by step: a process that dies loses none of the steps it counted.
+    this.countUsage({ usage, toolCalls: this.uncountedCalls(this.run.toolCalls) });
+    this.track(this.budgets.operations.runSpent(this.run.runId, toMicros(usage.cost_usd)).catch(() => undefined));
   }
 
   private track(write: Promise<unknown>): void {
