@@ -149,6 +149,54 @@ describe('budgets', () => {
   });
 });
 
+/**
+ * Delays every write of a spend counter or usage cell by `ms` (a DynamoDB client middleware on the server's
+ * own client): a store far slower than the local one, where what keeps the figures right is that a run waits
+ * for its spend writes in flight (before its next check, and before it ends), not that they happen to be quick.
+ */
+function slowSpendWrites(h: Harness, ms: number) {
+  h.server.runtime.sessions.db.middlewareStack.add(
+    (next, context) => async (args) => {
+      const key = JSON.stringify((args.input as { Key?: unknown }).Key ?? {});
+      if (/^Update(Item)?Command$/.test(context.commandName) && /"sk":"(SPEND|C#)/.test(key)) await new Promise((resolve) => setTimeout(resolve, ms));
+      return next(args);
+    },
+    { step: 'initialize', name: 'slowSpendWrites' },
+  );
+}
+
+describe('budgets on a store whose spend writes take 300 ms', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ limits: { maxSteps: 30 }, budgets: { sessionMaxMicros: 1_000_000 } });
+    slowSpendWrites(h, 300);
+  });
+  afterAll(() => h.close());
+  afterEach(() => h.fake.reset());
+
+  it("stops a looping run within one step of its budget, and shows every step's spend and usage as the chat ends", async () => {
+    const gus = await h.userHeaders('gus');
+    const created = await send(h, 'POST', '/sessions', gus, { agent_id: 'tester', max_cost_usd: 0.01 });
+    const sessionId = created.json.session.session_id;
+    h.fake.script(...looping(20));
+    const run = await chatStream(h.url, { session_id: sessionId, message: 'loop forever' }, gus);
+    // The second step's $0.006 is still being written when the third step would start: it is waited for.
+    expect(done(run.events)).toMatchObject({ status: 'budget_reached', budget: 'session', steps: 2 });
+    expect(h.fake.requests).toHaveLength(2);
+    // Read the moment the chat ends: both steps are there.
+    expect((await send(h, 'GET', `/sessions/${sessionId}`, gus)).json.spend).toMatchObject({ cost_usd: 0.012, input_tokens: 2000, output_tokens: 400 });
+    expect((await send(h, 'GET', '/usage?group_by=session', gus)).json.groups).toMatchObject([{ key: sessionId, cost_usd: 0.012, runs: 1, tool_calls: { echo: 2 } }]);
+
+    // A run that completes (no check after its last step): its last step's writes are waited for before the chat ends.
+    await send(h, 'PUT', `/sessions/${sessionId}/budget`, gus, { max_cost_usd: 0.5 });
+    h.fake.reset();
+    h.fake.script({ text: 'Carrying on: done.', usage: { input_tokens: 1000, output_tokens: 200 } });
+    expect(done((await chatStream(h.url, { session_id: sessionId, message: 'go on' }, gus)).events)).toMatchObject({ status: 'completed', steps: 1 });
+    expect((await send(h, 'GET', `/sessions/${sessionId}`, gus)).json.spend).toMatchObject({ cost_usd: 0.018, input_tokens: 3000 });
+    expect((await send(h, 'GET', '/usage?group_by=session', gus)).json.groups).toMatchObject([{ key: sessionId, cost_usd: 0.018, runs: 2 }]);
+  });
+});
+
 /** A server killed (SIGKILL) in the middle of a run, and another one carrying the run on, on the same stores. */
 describe('budgets and usage across a killed process', () => {
   let h: Harness;
