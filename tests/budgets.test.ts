@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dayOf } from '@zero/core/store';
 import { startChildServer } from './support/child';
 import { DEV, childConfig, send, startHarness, type Harness } from './support/harness';
 import { chatStream, chatUntil, readSse, type ReceivedEvent } from './support/sse';
@@ -140,6 +141,20 @@ describe('budgets', () => {
     expect(day.held_usd).toBe(0);
   });
 
+  it('lets go of a reservation that expired (its process died, its run never carried on): it holds the budget no longer', async () => {
+    const hank = await h.userHeaders('hank');
+    await send(h, 'PUT', '/admin/budgets/users/hank', DEV, { daily_usd: 0.05 });
+    const { spend } = await h.server.runtime.budgets!();
+    // What a dead process of another run left: a $1 reservation, which expired a moment ago.
+    const left = await spend.reserve({ scope: 'user', userId: 'hank', day: dayOf() }, { id: 'run_dead#0.1', micros: 1_000_000, until: Date.now() - 1 }, 50_000, {});
+    expect(left).toMatchObject({ held_micros: 1_000_000 });
+    expect((await send(h, 'GET', '/admin/budgets/users/hank', DEV)).json).toMatchObject({ spent_usd: 0, held_usd: 1 });
+
+    h.fake.script({ text: 'Still here.', usage: { input_tokens: 1000, output_tokens: 200 } });
+    expect((await send(h, 'POST', '/chat', hank, { agent_id: 'tester', message: 'hello' })).json).toMatchObject({ status: 'completed' });
+    expect((await send(h, 'GET', '/admin/budgets/users/hank', DEV)).json).toMatchObject({ spent_usd: 0.006, held_usd: 0 });
+  });
+
   it('shows the deployment day to administrators only', async () => {
     const dave = await h.userHeaders('dave');
     expect((await send(h, 'GET', '/admin/budgets/deployment', dave)).status).toBe(403);
@@ -158,7 +173,7 @@ function slowSpendWrites(h: Harness, ms: number) {
   h.server.runtime.sessions.db.middlewareStack.add(
     (next, context) => async (args) => {
       const key = JSON.stringify((args.input as { Key?: unknown }).Key ?? {});
-      if (/^Update(Item)?Command$/.test(context.commandName) && /"sk":"(SPEND|C#)/.test(key)) await new Promise((resolve) => setTimeout(resolve, ms));
+      if (/^Update(Item)?Command$/.test(context.commandName ?? '') && /"sk":"(SPEND|C#)/.test(key)) await new Promise((resolve) => setTimeout(resolve, ms));
       return next(args);
     },
     { step: 'initialize', name: 'slowSpendWrites' },
