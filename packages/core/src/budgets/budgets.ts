@@ -6,6 +6,7 @@ import { OperationsStore } from '../store/operations-store';
 import { UsageStore, type UsageAdded } from '../store/usage-store';
 import { SpendStore, committedOf, dayOf, toMicros, toUsd, type SpendHold, type SpendScope } from '../store/spend-store';
 import type { SpendCounter } from '../store/items/spend-counter';
+import type { ActiveRunItem } from '../store/items/operations';
 import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '../wire';
 import type { BudgetLimits } from './limits';
 
@@ -123,6 +124,21 @@ export class Budgets {
   }
 
   /**
+   * The runs active now, with what each has cost here so far and its model calls: what its session's
+   * counter gained since the run started (items written before carry their own `ADD`ed figures).
+   */
+  async activeRuns(): Promise<(ActiveRunItem & { cost_micros: number; calls: number })[]> {
+    const runs = await this.operations.activeRuns();
+    return Promise.all(
+      runs.map(async (run) => {
+        if (run.session_cost_before_micros === undefined) return { ...run, cost_micros: run.cost_micros ?? 0, calls: run.calls ?? 0 };
+        const now = await this.spend.read({ scope: 'session', sessionId: run.session_id });
+        return { ...run, cost_micros: Math.max(0, (now.cost_micros ?? 0) - run.session_cost_before_micros), calls: Math.max(0, (now.calls ?? 0) - (run.session_calls_before ?? 0)) };
+      }),
+    );
+  }
+
+  /**
    * A run's budget: its session, its user's day and the deployment's day. The run is listed as active
    * (with what it spends) until `ended`.
    */
@@ -136,7 +152,7 @@ export function createBudgets(db: DynamoDBDocumentClient, table: string, limits:
   return new Budgets(new SpendStore(db, table), limits, new OperationsStore(db, table), new UsageStore(db, table));
 }
 
-/** The run a budget is kept for; `sessionHasBudget: false` (the session's meta item says so) spares the read of its counter. */
+/** The run a budget is kept for. */
 interface RunScope {
   sessionId: string;
   runId: string;
@@ -145,7 +161,6 @@ interface RunScope {
   instance: string;
   /** Epoch ms after which the run is taken to have died with its process (its holds expire then too). */
   expiresAt: number;
-  sessionHasBudget?: boolean;
   /** The run's tool calls by tool so far (its delegates' included), kept by the caller: each step's usage carries the new ones. */
   toolCalls?: ReadonlyMap<string, number>;
 }
@@ -164,7 +179,9 @@ const HOLD_POLL_MS = { first: 50, most: 2_000 };
  * (and lets go of holds a dead process of this run left, or that expired);
  * after that every step's `ADD`s answer the totals, so a check costs no
  * request. Spending is not awaited by the step: the next check waits for it.
- * Before each model call, `reserve` holds the call's most on each scope with a
+ * The session's counter is read as the run starts, whether it has a limit or
+ * not: the active run item keeps it, so that what the run costs is never
+ * written per step. Before each model call, `reserve` holds the call's most on each scope with a
  * limit (one conditional update each), and the call's `ADD` settles it.
  */
 class ScopedRunBudget implements ActiveRunBudget {
@@ -173,6 +190,8 @@ class ScopedRunBudget implements ActiveRunBudget {
   private readonly counters = new Map<BudgetScope, SpendCounter>();
   private readonly pending = new Set<Promise<unknown>>();
   private first?: Promise<unknown>;
+  /** The session's counter as the run starts here: the active run item keeps it (what the run costs is what it gains). */
+  private readonly sessionRead: Promise<{ counter: SpendCounter; holds: SpendHold[] }>;
   private readonly listed: Promise<unknown>;
   /** Hold ids: `<run id>#<this process's tag>.<n>`, so a resumed run knows the holds its dead process left. */
   private readonly tag = randomUUID().slice(0, 8);
@@ -186,8 +205,12 @@ class ScopedRunBudget implements ActiveRunBudget {
   ) {
     const { runId, sessionId, userId, agentId, instance, expiresAt } = run;
     const started = { run_id: runId, session_id: sessionId, user_id: userId, agent_id: agentId, instance, started_at: new Date().toISOString(), expires_at: Math.ceil(expiresAt / 1000) };
+    this.sessionRead = budgets.spend.inspect({ scope: 'session', sessionId });
+    this.sessionRead.catch(() => undefined);
     // Listed before its first model call (the first check waits for it); a run that cannot be listed still runs.
-    this.listed = budgets.operations.runStarted(started).catch(() => undefined);
+    this.listed = this.sessionRead
+      .then(({ counter }) => budgets.operations.runStarted({ ...started, session_cost_before_micros: counter.cost_micros ?? 0, session_calls_before: counter.calls ?? 0 }))
+      .catch(() => undefined);
   }
 
   private scopes(): [BudgetScope, SpendScope][] {
@@ -205,8 +228,8 @@ class ScopedRunBudget implements ActiveRunBudget {
   }
 
   /** Reads a scope's counter, letting go of the holds no call will settle: expired ones, and those `orphaned` picks. */
-  private async readScope(name: BudgetScope, scope: SpendScope, orphaned: (hold: SpendHold) => boolean): Promise<void> {
-    const { counter, holds } = await this.budgets.spend.inspect(scope);
+  private async readScope(name: BudgetScope, scope: SpendScope, orphaned: (hold: SpendHold) => boolean, read = this.budgets.spend.inspect(scope)): Promise<void> {
+    const { counter, holds } = await read;
     const now = Date.now();
     const stale = holds.filter((hold) => hold.until <= now || orphaned(hold));
     if (stale.length === 0) return this.note(name, counter);
@@ -239,13 +262,9 @@ class ScopedRunBudget implements ActiveRunBudget {
   }
 
   async check(): Promise<BudgetStop | undefined> {
-    // A session without a budget of its own, in a deployment without a cap, has nothing to check: its counter is
-    // not read (it is still counted, for the session's totals).
-    const sessionLimited = this.run.sessionHasBudget !== false || this.budgets.limits.sessionMaxMicros !== undefined;
-    const checked = this.scopes().filter(([name]) => name !== 'session' || sessionLimited);
     // Holds of this run that no process of it holds now (this process has made none yet): its dead process's.
     const orphaned = (hold: SpendHold) => hold.id.startsWith(`${this.run.runId}#`);
-    this.first ??= Promise.all([this.listed, ...checked.map(([name, scope]) => this.readScope(name, scope, orphaned))]);
+    this.first ??= Promise.all([this.listed, ...this.scopes().map(([name, scope]) => this.readScope(name, scope, orphaned, name === 'session' ? this.sessionRead : undefined))]);
     await this.first;
     await Promise.all(this.pending);
     return this.spentScope();
@@ -315,7 +334,6 @@ class ScopedRunBudget implements ActiveRunBudget {
     if (none) return;
     // Usage is counted where spend is, step by step: a process that dies loses none of the steps it counted.
     this.countUsage({ usage, toolCalls: this.uncountedCalls(this.run.toolCalls) });
-    this.track(this.budgets.operations.runSpent(this.run.runId, toMicros(usage.cost_usd)).catch(() => undefined));
   }
 
   private track(write: Promise<unknown>): void {
