@@ -308,7 +308,10 @@ class ScopedRunBudget implements ActiveRunBudget {
       if (stop) return { stop };
       if (signal?.aborted) return {};
       // Held by calls in flight: wait for one of them to settle (this process's wake the watch at once), then try again.
+      const onAbort = () => watch.stop();
+      signal?.addEventListener('abort', onAbort, { once: true });
       await Promise.race([watch.changed, ...this.pending]);
+      signal?.removeEventListener('abort', onAbort);
       watch.stop();
     }
   }

@@ -277,6 +277,13 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
         const reserved = await deps.budget?.reserve(maxCostOf(params.model, gauge.estimate(messages), maxTokensOf(deps, params)), params.signal);
         if (reserved && 'stop' in reserved) return { status: 'budget_reached', steps, usage, reason: reserved.stop.reason, budget: reserved.stop.budget };
         hold = reserved?.hold;
+        // Stopped while it waited for calls in flight: no call is made.
+        const stopWhileHeld = stopped();
+        if (stopWhileHeld) {
+          if (hold) deps.budget?.spend(zeroUsage(), hold);
+          hold = undefined;
+          return stopWhileHeld;
+        }
         steps += 1;
         stepSpan = startSpan(`step ${steps}`, { 'zero.run.id': runId, 'zero.step': steps });
 
