@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dayOf } from '@zero/core/store';
 import { startChildServer } from './support/child';
 import { DEV, childConfig, send, startHarness, type Harness } from './support/harness';
@@ -153,6 +154,23 @@ describe('budgets', () => {
     h.fake.script({ text: 'Still here.', usage: { input_tokens: 1000, output_tokens: 200 } });
     expect((await send(h, 'POST', '/chat', hank, { agent_id: 'tester', message: 'hello' })).json).toMatchObject({ status: 'completed' });
     expect((await send(h, 'GET', '/admin/budgets/users/hank', DEV)).json).toMatchObject({ spent_usd: 0.006, held_usd: 0 });
+  });
+
+  it('reserves against what a counter written before reservations had spent', async () => {
+    const ivy = await h.userHeaders('ivy');
+    await send(h, 'PUT', '/admin/budgets/users/ivy', DEV, { daily_usd: 0.05 });
+    // Ivy's day as an earlier version kept it: $0.04 spent, and no `committed_micros` (nothing was held then).
+    const day = (await send(h, 'GET', '/admin/budgets/users/ivy', DEV)).json.day;
+    await h.server.runtime.sessions.db.send(
+      new PutCommand({ TableName: h.stack.store.table, Item: { pk: 'USER#ivy', sk: `SPEND#${day}`, v: 1, cost_micros: 40_000, calls: 4, limit_micros: 50_000 } }),
+    );
+    h.fake.respondWith(() => ({ toolCalls: [{ name: 'echo', input: { text: 'again' } }], usage: dear }));
+    await Promise.all(Array.from({ length: 6 }, (_, i) => send(h, 'POST', '/chat', ivy, { agent_id: 'tester', message: `chat ${i}` })));
+    // The $0.01 left is all six chats may reserve: one call at a time, and the earlier $0.04 counts.
+    const spent = (await send(h, 'GET', '/admin/budgets/users/ivy', DEV)).json;
+    expect(spent.spent_usd).toBeGreaterThanOrEqual(0.05);
+    expect(spent.spent_usd).toBeLessThanOrEqual(0.05 + ONE_RESERVATION_USD);
+    expect(spent.held_usd).toBe(0);
   });
 
   it('shows the deployment day to administrators only', async () => {
