@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV, send, startHarness, type Harness } from './support/harness';
 
@@ -30,7 +31,7 @@ describe('GET /usage', () => {
 
   const usage = async (headers: Record<string, string>, query: string) => send(h, 'GET', `/usage?${query}`, headers);
 
-  it("gives administrators every user's tokens, cost, runs and tool calls by tool, from counters kept as runs end", async () => {
+  it("gives administrators every user's tokens, cost, runs and tool calls by tool, from counters kept step by step", async () => {
     const byUser = (await usage(DEV, 'group_by=user')).json;
     expect(byUser.user_id).toBeNull();
     expect(byUser.groups).toEqual([
@@ -56,6 +57,19 @@ describe('GET /usage', () => {
     expect((await usage(bob, 'group_by=day')).json.total).toMatchObject({ runs: 1, input_tokens: 500 });
     const refused = await usage(alice, 'user_id=bob');
     expect(refused.status).toBe(403);
+  });
+
+  it('reads a day counted the former way (six items per run end) beside the cells', async () => {
+    const db = h.server.runtime.sessions.db;
+    const item = (sk: string, runs: number, input: number) => ({ pk: 'USAGE#2020-03-03', sk, runs, cost_micros: input * 3, input_tokens: input, output_tokens: 0, 'tool:echo': runs });
+    for (const it of [item('ALL', 3, 3000), item('USER#alice', 2, 2000), item('USER#bob', 1, 1000), item('AGENT#tester', 3, 3000), item('SESSION#s1', 2, 2000), item('SESSION#s2', 1, 1000), item('U#alice#AGENT#tester', 2, 2000), item('U#alice#SESSION#s1', 2, 2000), item('U#bob#AGENT#tester', 1, 1000), item('U#bob#SESSION#s2', 1, 1000)]) {
+      await db.send(new PutCommand({ TableName: h.stack.store.table, Item: it }));
+    }
+    const day = 'from=2020-03-03&to=2020-03-03';
+    expect((await usage(DEV, `${day}&group_by=user`)).json.groups).toMatchObject([{ key: 'alice', runs: 2, input_tokens: 2000, tool_calls: { echo: 2 } }, { key: 'bob', runs: 1 }]);
+    expect((await usage(DEV, `${day}&group_by=day`)).json.groups).toMatchObject([{ key: '2020-03-03', runs: 3, cost_usd: 0.009 }]);
+    expect((await usage(alice, `${day}&group_by=session`)).json.groups).toMatchObject([{ key: 's1', runs: 2 }]);
+    expect((await usage(bob, `${day}&group_by=day`)).json.groups).toMatchObject([{ key: '2020-03-03', runs: 1, input_tokens: 1000 }]);
   });
 
   it('reads only the days asked for and refuses a bad query naming the field', async () => {

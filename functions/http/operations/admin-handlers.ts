@@ -9,7 +9,7 @@ const operationsOf = async (deps: AppDeps) => (await deps.budgets!()).operations
 export const adminHandlers = {
   async listRuns(deps: AppDeps, me: AuthUser) {
     requireAdmin(me, 'lists the runs of every session');
-    const runs = await (await operationsOf(deps)).activeRuns();
+    const runs = await (await deps.budgets!()).activeRuns();
     return {
       runs: runs.map((run) => ({
         run_id: run.run_id,
@@ -17,8 +17,8 @@ export const adminHandlers = {
         user_id: run.user_id,
         agent_id: run.agent_id,
         started_at: run.started_at,
-        steps: run.calls ?? 0,
-        cost_usd: (run.cost_micros ?? 0) / 1_000_000,
+        steps: run.calls,
+        cost_usd: run.cost_micros / 1_000_000,
         instance: run.instance,
       })),
     };

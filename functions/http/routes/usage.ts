@@ -5,7 +5,7 @@ import type { AppDeps, Env } from '../env';
 
 /**
  * `GET /usage`: tokens by kind, cost, runs and tool calls by tool, per user, agent, session or day,
- * from the usage counters kept as runs end. Administrators see everyone's; a user their own.
+ * from the usage counters each step adds to. Administrators see everyone's; a user their own.
  */
 export function usageRoutes(deps: AppDeps) {
   const app = new Hono<Env>();

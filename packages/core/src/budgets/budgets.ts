@@ -1,10 +1,12 @@
 import { ZeroError, invalidField } from '../errors';
-import type { ActiveRunBudget, BudgetStop } from '../run/budget';
+import { randomUUID } from 'node:crypto';
+import type { ActiveRunBudget, BudgetHold, BudgetStop } from '../run/budget';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OperationsStore } from '../store/operations-store';
-import { UsageStore } from '../store/usage-store';
-import { SpendStore, dayOf, toMicros, toUsd, type SpendScope } from '../store/spend-store';
+import { UsageStore, type UsageAdded } from '../store/usage-store';
+import { SpendStore, committedOf, dayOf, toMicros, toUsd, type SpendHold, type SpendScope } from '../store/spend-store';
 import type { SpendCounter } from '../store/items/spend-counter';
+import type { ActiveRunItem } from '../store/items/operations';
 import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '../wire';
 import type { BudgetLimits } from './limits';
 
@@ -36,7 +38,7 @@ export class Budgets {
     readonly limits: BudgetLimits,
     /** The active runs, audit log and suspensions (the kill switch). */
     readonly operations: OperationsStore,
-    /** What runs used, per day, user, agent and session, kept as runs end (`GET /usage`). */
+    /** What runs used, per day, user, agent and session, counted with each step's spend (`GET /usage`). */
     readonly usage: UsageStore,
   ) {}
 
@@ -114,10 +116,26 @@ export class Budgets {
       budget: scope,
       ...(day ? { day } : {}),
       spent_usd: toUsd(counter.cost_micros ?? 0),
+      held_usd: toUsd(counter.held_micros ?? 0),
       limit_usd: limit === undefined ? null : toUsd(limit),
       ...(counter.limit_set_by ? { limit_set_by: counter.limit_set_by } : {}),
       ...(counter.limit_set_at ? { limit_set_at: counter.limit_set_at } : {}),
     };
+  }
+
+  /**
+   * The runs active now, with what each has cost here so far and its model calls: what its session's
+   * counter gained since the run started (items written before carry their own `ADD`ed figures).
+   */
+  async activeRuns(): Promise<(ActiveRunItem & { cost_micros: number; calls: number })[]> {
+    const runs = await this.operations.activeRuns();
+    return Promise.all(
+      runs.map(async (run) => {
+        if (run.session_cost_before_micros === undefined) return { ...run, cost_micros: run.cost_micros ?? 0, calls: run.calls ?? 0 };
+        const now = await this.spend.read({ scope: 'session', sessionId: run.session_id });
+        return { ...run, cost_micros: Math.max(0, (now.cost_micros ?? 0) - run.session_cost_before_micros), calls: Math.max(0, (now.calls ?? 0) - (run.session_calls_before ?? 0)) };
+      }),
+    );
   }
 
   /**
@@ -134,30 +152,52 @@ export function createBudgets(db: DynamoDBDocumentClient, table: string, limits:
   return new Budgets(new SpendStore(db, table), limits, new OperationsStore(db, table), new UsageStore(db, table));
 }
 
-/**
- * One run's view of its budgets. The first check reads the three counters;
- * after that every step's `ADD`s answer the totals, so a check costs no
- * request. Spending is not awaited by the step: the next check waits for it.
- */
-/** The run a budget is kept for; `sessionHasBudget: false` (the session's meta item says so) spares the read of its counter. */
+/** The run a budget is kept for. */
 interface RunScope {
   sessionId: string;
   runId: string;
   userId: string;
   agentId: string;
   instance: string;
-  /** Epoch ms after which the run is taken to have died with its process. */
+  /** Epoch ms after which the run is taken to have died with its process (its holds expire then too). */
   expiresAt: number;
-  sessionHasBudget?: boolean;
+  /** The run's tool calls by tool so far (its delegates' included), kept by the caller: each step's usage carries the new ones. */
+  toolCalls?: ReadonlyMap<string, number>;
 }
 
+/** A call's reservation: the same hold on each scope that had a limit when it was made. */
+interface ScopedHold extends BudgetHold {
+  hold: SpendHold;
+  scopes: BudgetScope[];
+}
+
+/** How long a call waiting for holds of another process waits before reading again (doubling up to the most). */
+const HOLD_POLL_MS = { first: 50, most: 2_000 };
+
+/**
+ * One run's view of its budgets. The first check reads the three counters
+ * (and lets go of holds a dead process of this run left, or that expired);
+ * after that every step's `ADD`s answer the totals, so a check costs no
+ * request. Spending is not awaited by the step: the next check waits for it.
+ * The session's counter is read as the run starts, whether it has a limit or
+ * not: the active run item keeps it, so that what the run costs is never
+ * written per step. Before each model call, `reserve` holds the call's most on each scope with a
+ * limit (one conditional update each), and the call's `ADD` settles it.
+ */
 class ScopedRunBudget implements ActiveRunBudget {
   private readonly known = new Map<BudgetScope, ScopeSpend>();
+  /** Each scope's counter as last read or written. */
+  private readonly counters = new Map<BudgetScope, SpendCounter>();
   private readonly pending = new Set<Promise<unknown>>();
   private first?: Promise<unknown>;
+  /** The session's counter as the run starts here: the active run item keeps it (what the run costs is what it gains). */
+  private readonly sessionRead: Promise<{ counter: SpendCounter; holds: SpendHold[] }>;
   private readonly listed: Promise<unknown>;
-  /** What this run's model calls used in this process, added to the usage counters when it ends. */
-  private used: Usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };
+  /** Hold ids: `<run id>#<this process's tag>.<n>`, so a resumed run knows the holds its dead process left. */
+  private readonly tag = randomUUID().slice(0, 8);
+  private holds = 0;
+  /** The tool calls already added to the usage counters, by tool. */
+  private readonly countedCalls = new Map<string, number>();
 
   constructor(
     private readonly budgets: Budgets,
@@ -165,8 +205,12 @@ class ScopedRunBudget implements ActiveRunBudget {
   ) {
     const { runId, sessionId, userId, agentId, instance, expiresAt } = run;
     const started = { run_id: runId, session_id: sessionId, user_id: userId, agent_id: agentId, instance, started_at: new Date().toISOString(), expires_at: Math.ceil(expiresAt / 1000) };
+    this.sessionRead = budgets.spend.inspect({ scope: 'session', sessionId });
+    this.sessionRead.catch(() => undefined);
     // Listed before its first model call (the first check waits for it); a run that cannot be listed still runs.
-    this.listed = budgets.operations.runStarted(started).catch(() => undefined);
+    this.listed = this.sessionRead
+      .then(({ counter }) => budgets.operations.runStarted({ ...started, session_cost_before_micros: counter.cost_micros ?? 0, session_calls_before: counter.calls ?? 0 }))
+      .catch(() => undefined);
   }
 
   private scopes(): [BudgetScope, SpendScope][] {
@@ -178,50 +222,121 @@ class ScopedRunBudget implements ActiveRunBudget {
     ];
   }
 
+  private note(name: BudgetScope, counter: SpendCounter): void {
+    this.counters.set(name, counter);
+    this.known.set(name, this.budgets.spendOf(name, counter));
+  }
+
+  /** Reads a scope's counter, letting go of the holds no call will settle: expired ones, and those `orphaned` picks. */
+  private async readScope(name: BudgetScope, scope: SpendScope, orphaned: (hold: SpendHold) => boolean, read = this.budgets.spend.inspect(scope)): Promise<void> {
+    const { counter, holds } = await read;
+    const now = Date.now();
+    const stale = holds.filter((hold) => hold.until <= now || orphaned(hold));
+    if (stale.length === 0) return this.note(name, counter);
+    await Promise.all(stale.map((hold) => this.budgets.spend.release(scope, hold)));
+    this.note(name, (await this.budgets.spend.inspect(scope)).counter);
+  }
+
   async ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void> {
+    // The run's last tool calls and, when it finished, the run itself: one ADD, and none when there is nothing.
+    if (end) this.countUsage({ runs: end.finished ? 1 : 0, toolCalls: this.uncountedCalls(end.toolCalls) });
     await Promise.all([this.listed, ...this.pending]);
+    await this.budgets.operations.runEnded(this.run.runId).catch(() => undefined);
+  }
+
+  /** The tool calls of `calls` not yet added to the usage counters (and from now on taken as added). */
+  private uncountedCalls(calls: ReadonlyMap<string, number> | undefined): Map<string, number> {
+    const fresh = new Map<string, number>();
+    for (const [name, count] of calls ?? []) {
+      const counted = this.countedCalls.get(name) ?? 0;
+      if (count > counted) fresh.set(name, count - counted);
+      this.countedCalls.set(name, count);
+    }
+    return fresh;
+  }
+
+  /** Adds to the run's usage cell for today; a counter that cannot be written loses only the report. */
+  private countUsage(added: UsageAdded): void {
     const { sessionId, userId, agentId } = this.run;
-    const counted = end && (end.finished || end.toolCalls.size > 0 || this.used.input_tokens + this.used.output_tokens > 0);
-    await Promise.all([
-      this.budgets.operations.runEnded(this.run.runId).catch(() => undefined),
-      // One ADD per usage item when the run ends, none per step; a counter that cannot be written loses only the report.
-      counted && this.budgets.usage.record({ day: dayOf(), userId, agentId, sessionId, usage: this.used, runs: end.finished ? 1 : 0, toolCalls: end.toolCalls }).catch(() => undefined),
-    ]);
+    this.track(this.budgets.usage.add({ day: dayOf(), userId, agentId, sessionId }, added).catch(() => undefined));
   }
 
   async check(): Promise<BudgetStop | undefined> {
-    // A session without a budget of its own, in a deployment without a cap, has nothing to check: its counter is
-    // not read (it is still counted, for the session's totals).
-    const sessionLimited = this.run.sessionHasBudget !== false || this.budgets.limits.sessionMaxMicros !== undefined;
-    const checked = this.scopes().filter(([name]) => name !== 'session' || sessionLimited);
-    this.first ??= Promise.all([this.listed, ...checked.map(async ([name, scope]) => this.known.set(name, this.budgets.spendOf(name, await this.budgets.spend.read(scope))))]);
+    // Holds of this run that no process of it holds now (this process has made none yet): its dead process's.
+    const orphaned = (hold: SpendHold) => hold.id.startsWith(`${this.run.runId}#`);
+    this.first ??= Promise.all([this.listed, ...this.scopes().map(([name, scope]) => this.readScope(name, scope, orphaned, name === 'session' ? this.sessionRead : undefined))]);
     await this.first;
     await Promise.all(this.pending);
+    return this.spentScope();
+  }
+
+  private spentScope(): BudgetStop | undefined {
     for (const [scope, spend] of this.known) {
       if (spend.limitMicros !== undefined && spend.spentMicros >= spend.limitMicros) return { budget: scope, reason: budgetReason(scope, spend) };
     }
     return undefined;
   }
 
-  spend(usage: Usage): void {
-    if (usage.cost_usd === 0 && usage.input_tokens === 0 && usage.output_tokens === 0) return;
-    const used = this.used;
-    this.used = {
-      input_tokens: used.input_tokens + usage.input_tokens,
-      output_tokens: used.output_tokens + usage.output_tokens,
-      cache_read_input_tokens: used.cache_read_input_tokens + usage.cache_read_input_tokens,
-      cache_creation_input_tokens: used.cache_creation_input_tokens + usage.cache_creation_input_tokens,
-      cost_usd: toUsd(toMicros(used.cost_usd) + toMicros(usage.cost_usd)),
-    };
+  async reserve(maxCostUsd: number, signal?: AbortSignal): Promise<{ stop: BudgetStop } | { hold?: BudgetHold }> {
+    const spent = await this.check();
+    if (spent) return { stop: spent };
+    const hold: SpendHold = { id: `${this.run.runId}#${this.tag}.${++this.holds}`, micros: Math.max(1, toMicros(maxCostUsd)), until: this.run.expiresAt };
+    const { spend } = this.budgets;
+    for (let waitMs = HOLD_POLL_MS.first; ; waitMs = Math.min(waitMs * 2, HOLD_POLL_MS.most)) {
+      const limited = this.scopes().filter(([name]) => this.known.get(name)?.limitMicros !== undefined);
+      if (limited.length === 0) return {};
+      const answers = await Promise.all(
+        limited.map(async ([name, scope]) => {
+          const counter = await spend.reserve(scope, hold, this.known.get(name)!.limitMicros!, this.counters.get(name) ?? {});
+          if (counter) this.note(name, counter);
+          return counter !== undefined;
+        }),
+      );
+      if (answers.every(Boolean)) {
+        const made: ScopedHold = { id: hold.id, hold, scopes: limited.map(([name]) => name) };
+        return { hold: made };
+      }
+      // Refused on a scope: what it holds elsewhere is let go at once, so that two calls never wait on each other.
+      const refused = limited.filter((_, i) => !answers[i]);
+      const watch = spend.watch(refused[0]![1], waitMs);
+      await Promise.all(limited.filter((_, i) => answers[i]).map(([, scope]) => spend.release(scope, hold)));
+      // Spent, or held by calls in flight (an expired hold is let go as it is read): read again to tell which.
+      await Promise.all(refused.map(([name, scope]) => this.readScope(name, scope, () => false)));
+      const stop = this.spentScope();
+      const free = refused.some(([name]) => committedOf(this.counters.get(name)!) < this.known.get(name)!.limitMicros!);
+      if (stop || free || signal?.aborted) watch.stop();
+      if (stop) return { stop };
+      if (signal?.aborted) return {};
+      // Held by calls in flight: wait for one of them to settle (this process's wake the watch at once), then try again.
+      const onAbort = () => watch.stop();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      await Promise.race([watch.changed, ...this.pending]);
+      signal?.removeEventListener('abort', onAbort);
+      watch.stop();
+    }
+  }
+
+  spend(usage: Usage, hold?: BudgetHold): void {
+    const held = hold as ScopedHold | undefined;
+    const none = usage.cost_usd === 0 && usage.input_tokens === 0 && usage.output_tokens === 0;
+    if (none && !held) return;
+    const { spend } = this.budgets;
     for (const [name, scope] of this.scopes()) {
+      const settles = held?.scopes.includes(name);
+      if (none) {
+        if (settles) this.track(spend.release(scope, held!.hold).catch(() => undefined));
+        continue;
+      }
       // A counter that cannot be written is not a reason to lose the step: the next check reads what is known.
-      const added = this.budgets.spend.add(scope, usage).then(
-        (counter) => this.known.set(name, this.budgets.spendOf(name, counter)),
+      const added = (settles ? spend.settle(scope, held!.hold, usage) : spend.add(scope, usage)).then(
+        (counter) => this.note(name, counter),
         () => undefined,
       );
       this.track(added);
     }
-    this.track(this.budgets.operations.runSpent(this.run.runId, toMicros(usage.cost_usd)).catch(() => undefined));
+    if (none) return;
+    // Usage is counted where spend is, step by step: a process that dies loses none of the steps it counted.
+    this.countUsage({ usage, toolCalls: this.uncountedCalls(this.run.toolCalls) });
   }
 
   private track(write: Promise<unknown>): void {

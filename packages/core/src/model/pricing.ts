@@ -40,3 +40,12 @@ export function stepCost(model: string, response: { usage: ModelUsage; cost?: { 
   if (!response.cost) return { cost_usd: costOf(model, response.usage) };
   return { cost_usd: response.cost.usd, ...(response.cost.known ? {} : { cost_known: false as const }) };
 }
+
+/**
+ * The most a call may cost at list prices: its input priced as cache writes (the dearest way to send input)
+ * and `maxTokens` of output. What a budget reserves before the call (see `budgets/`).
+ */
+export function maxCostOf(model: string, inputTokens: number, maxTokens: number): number {
+  const p = PRICES.find(([pattern]) => pattern.test(model))?.[1] ?? price(3, 15);
+  return Math.ceil(((inputTokens * p.cacheWrite + maxTokens * p.output) / 1_000_000) * 1e6) / 1e6;
+}

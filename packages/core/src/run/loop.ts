@@ -2,7 +2,7 @@ import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
 import { defineErrorClass } from '../errors';
 import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
-import { costOf, stepCost } from '../model/pricing';
+import { costOf, maxCostOf, stepCost } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
 import type { MemoryIndex } from '../memory/session-memory';
@@ -14,7 +14,7 @@ import { contextWindowOf } from '../model/context-windows';
 import { thinkingFor } from '../model/thinking';
 import { ContextGauge, sizeOf } from './compaction';
 import { toolResultContent, withConversationBreakpoint } from './history';
-import type { RunBudget } from './budget';
+import type { BudgetHold, RunBudget } from './budget';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
 import { buildSystemPrompt } from './prompt';
@@ -254,6 +254,8 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
   const awaiting = (pending: string[]): RunOutcome => ({ status: 'awaiting_approval', steps, usage, pending });
 
   let outcome: RunOutcome;
+  /** The reservation of the model call in flight, until its usage settles it. */
+  let hold: BudgetHold | undefined;
   try {
     outcome = await (async (): Promise<RunOutcome> => {
       if (params.resume?.pending.length) {
@@ -275,6 +277,17 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
         if (spent) return { status: 'budget_reached', steps, usage, reason: spent.reason, budget: spent.budget };
         const exhausted = await compactIfFull();
         if (exhausted) return exhausted;
+        // The call's most is held on the budgets until its usage settles it: calls in flight never start past a limit.
+        const reserved = await deps.budget?.reserve(maxCostOf(params.model, gauge.estimate(messages), maxTokensOf(deps, params)), params.signal);
+        if (reserved && 'stop' in reserved) return { status: 'budget_reached', steps, usage, reason: reserved.stop.reason, budget: reserved.stop.budget };
+        hold = reserved?.hold;
+        // Stopped while it waited for calls in flight: no call is made.
+        const stopWhileHeld = stopped();
+        if (stopWhileHeld) {
+          if (hold) deps.budget?.spend(zeroUsage(), hold);
+          hold = undefined;
+          return stopWhileHeld;
+        }
         steps += 1;
         stepSpan = startSpan(`step ${steps}`, { 'zero.run.id': runId, 'zero.step': steps });
 
@@ -292,7 +305,8 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
         gauge.observe(messages, response.usage);
         const stepUsage = { ...response.usage, ...stepCost(params.model, response) };
         addUsage(usage, stepUsage);
-        deps.budget?.spend(stepUsage);
+        deps.budget?.spend(stepUsage, hold);
+        hold = undefined;
         const assistant: MessageParam = { role: 'assistant', content: response.content };
         const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage, ...(response.fellBackTo ? { model: response.fellBackTo } : {}) });
         // Awaited below, wherever the step goes; this only keeps an early failure from counting as unhandled.
@@ -317,12 +331,13 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
   } catch (error) {
     endStep(error);
     const stop = stopped();
-    // What a stopped call had used is billed all the same.
+    // What a stopped call had used is billed all the same; a call that failed lets go of its hold.
     if (stop && ModelCallAborted.isInstance(error) && error.usage) {
       const billed = { ...error.usage, cost_usd: costOf(params.model, error.usage) };
       addUsage(usage, billed);
-      deps.budget?.spend(billed);
-    }
+      deps.budget?.spend(billed, hold);
+    } else if (hold) deps.budget?.spend(zeroUsage(), hold);
+    hold = undefined;
     if (stop) outcome = stop;
     // The step in flight is not recorded: a handover redoes it where the run continues.
     else if (StepOutOfTime.isInstance(error)) outcome = { status: error.handover ? 'handover' : 'limit', steps: error.handover ? steps - 1 : steps, usage, reason: error.message };
@@ -376,6 +391,11 @@ function stepBound(limits: RunLimits, params: RunParams, started: number): { at:
   return handoverAt < wall ? { at: handoverAt, handover: true } : { at: wall, handover: false };
 }
 
+const thinkingOf = (deps: RunDeps, params: RunParams) => thinkingFor(params.model, { thinking_budget: params.thinkingBudget ?? params.agent.thinking_budget }, deps.limits);
+
+/** A call's `max_tokens`: the thinking budget is spent within it, so the answer keeps its own allowance beside it. */
+const maxTokensOf = (deps: RunDeps, params: RunParams) => deps.limits.maxOutputTokensPerCall + (thinkingOf(deps, params)?.budgetTokens ?? 0);
+
 /**
  * One step's model call. A stream that fails mid-way (or falls silent for
  * longer than the idle timeout) is retried as a whole, with backoff and a
@@ -411,9 +431,8 @@ async function callModel(
     let fellBackTo: string | undefined;
     const inputs = new ToolInputDeltas((id, name, delta) => emit({ type: 'tool_call_delta', id, name, delta, ...origin }));
     try {
-      const thinking = thinkingFor(params.model, { thinking_budget: params.thinkingBudget ?? params.agent.thinking_budget }, deps.limits);
-      // The thinking budget is spent within max_tokens: the answer keeps its own allowance beside it.
-      const maxTokens = deps.limits.maxOutputTokensPerCall + (thinking?.budgetTokens ?? 0);
+      const thinking = thinkingOf(deps, params);
+      const maxTokens = maxTokensOf(deps, params);
       const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens, ...(thinking ? { thinking } : {}), ...(params.agent.fallback ? { fallback: params.agent.fallback } : {}) };
       for await (const event of deps.provider.stream(request, controller.signal, { idleTimeoutMs: deps.limits.modelIdleTimeoutMs })) {
         if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });

@@ -63,7 +63,7 @@ export async function runMessage(
   );
   await recorder.open();
   deps.runs.attach(sessionId, runId, recorder, controller);
-  // Tool calls by tool (the run's and its delegated runs'), for the usage counters kept as the run ends.
+  // Tool calls by tool (the run's and its delegated runs'), for the usage counters (added with each step's usage).
   const toolCalls = new Map<string, number>();
   let finished = false;
   const emit = (event: StreamEvent) => {
@@ -204,7 +204,7 @@ export async function runMessage(
 
     // Spend counts against the session, the user who sent the message (its creator for a resumed run's older records) and the deployment.
     const payer = (message ? message.author?.id : spec.record.author?.id) ?? session.created_by ?? 'unknown';
-    budget = (await deps.budgets?.())?.forRun({ sessionId, runId, userId: payer, agentId: agent.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000, sessionHasBudget: !!session.has_budget });
+    budget = (await deps.budgets?.())?.forRun({ sessionId, runId, userId: payer, agentId: agent.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000, toolCalls });
     const runDeps = { ...deps, budget };
     const outcome = await runLoop(
       runDeps,

@@ -78,7 +78,7 @@ export const keys = {
   auditLog: 'AUDIT',
   /** A suspended user's item; absent while they are not suspended. */
   suspension: (userId: string) => ({ pk: `USER#${userId}`, sk: 'SUSPENDED' }),
-  /** Usage counters of a UTC day (`USAGE#<day>`), kept as runs end (see `UsageStore`). */
+  /** Usage counters of a UTC day (`USAGE#<day>`), one per user, session and agent, added to each step (see `UsageStore`). */
   usage: (day: string, sk: string) => ({ pk: `USAGE#${day}`, sk }),
   usageDay: (day: string) => `USAGE#${day}`,
   /** A rate limit's counter for one fixed window (`RATE#<scope>:<id>` / `W#<window start ms>`), removed by TTL. */

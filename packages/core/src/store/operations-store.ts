@@ -16,7 +16,7 @@ export class OperationsStore {
     this.items = new Table(db, table);
   }
 
-  /** Names a run as active (its counters, if it ran before a handover, are kept). */
+  /** Names a run as active, with its session's spend counter as it is now. */
   async runStarted(run: Omit<ActiveRunItem, 'cost_micros' | 'calls'>): Promise<void> {
     const { run_id: runId, ...fields } = run;
     const names = Object.keys(fields);
@@ -25,11 +25,6 @@ export class OperationsStore {
       names: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
       values: { ':v': activeRunItem.version, ':run': runId, ...Object.fromEntries(names.map((name, i) => [`:f${i}`, fields[name as keyof typeof fields]])) },
     });
-  }
-
-  /** Adds a model call's cost to an active run (only while its item exists: an ended run is not brought back). */
-  async runSpent(runId: string, costMicros: number): Promise<void> {
-    await this.items.update(keys.activeRun(runId), { set: 'ADD cost_micros :c, calls :one', condition: 'attribute_exists(pk)', values: { ':c': costMicros, ':one': 1 } });
   }
 
   async runEnded(runId: string): Promise<void> {

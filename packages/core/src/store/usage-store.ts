@@ -5,34 +5,41 @@ import type { Item } from './table';
 import { Table } from './table';
 import { toMicros, toUsd } from './spend-store';
 
-/** What one run used in this process, told when it ends. */
-export interface RunUsage {
+/** Where usage is counted: a day, and the user, agent and session of a run. */
+export interface UsageCell {
   day: string;
   userId: string;
   agentId: string;
   sessionId: string;
-  usage: Usage;
-  /** 1 when the run finished here (not handed over or waiting for a decision), else 0. */
-  runs: number;
-  toolCalls: ReadonlyMap<string, number>;
+}
+
+/** What is added to a cell at once: a step's usage (with the tool calls it made), or a run's end. */
+export interface UsageAdded {
+  usage?: Usage;
+  /** 1 when a run finished (not handed over or waiting for a decision). */
+  runs?: number;
+  toolCalls?: ReadonlyMap<string, number>;
 }
 
 /** A usage item's sort key within its day: everyone's (`ALL`, `USER#`, `AGENT#`, `SESSION#`) or one user's (`U#<id>#…`). */
 export type UsageGroup = 'user' | 'agent' | 'session' | 'day';
 
 const TOOL = 'tool:';
+/** The sort-key prefix of the cells of a day (`C#<user>#<session>#<agent>`). */
+const CELL = 'C#';
 
-/** The sort-key prefix of a grouping within a day; `userId`: only that user's items. */
-export function usagePrefix(group: UsageGroup, userId: string | undefined): string {
+/** The sort-key prefix of a grouping within a day in the layout before cells; `userId`: only that user's items. */
+function formerPrefix(group: UsageGroup, userId: string | undefined): string {
   if (userId) return group === 'agent' ? `U#${userId}#AGENT#` : group === 'session' ? `U#${userId}#SESSION#` : `USER#${userId}`;
   return group === 'agent' ? 'AGENT#' : group === 'session' ? 'SESSION#' : group === 'user' ? 'USER#' : 'ALL';
 }
 
 /**
- * Usage counters per UTC day (`USAGE#<day>`), kept as runs end: one atomic
- * `ADD` on each of the run's items (the day's, its user's, agent's, session's,
- * and its user's agent and session), never per step. `GET /usage` reads a
- * day's items of one grouping with one query.
+ * Usage counters per UTC day (`USAGE#<day>`): one cell per (user, session, agent), added to by every step
+ * as its spend is counted (one atomic `ADD`: the step's tokens, cost and tool calls), and by a run's end
+ * (`runs`). A killed process loses none of the steps it counted. `GET /usage` reads a day's cells (one
+ * query; a user's own: their cells only) and sums them by the grouping asked for. Days written before
+ * cells keep their items of each grouping (`ALL`, `USER#…`, …, written as runs ended) and are read as well.
  */
 export class UsageStore {
   private readonly items: Table;
@@ -41,34 +48,58 @@ export class UsageStore {
     this.items = new Table(db, table);
   }
 
-  async record(run: RunUsage): Promise<void> {
-    const sks = ['ALL', `USER#${run.userId}`, `AGENT#${run.agentId}`, `SESSION#${run.sessionId}`, `U#${run.userId}#AGENT#${run.agentId}`, `U#${run.userId}#SESSION#${run.sessionId}`];
+  async add(cell: UsageCell, added: UsageAdded): Promise<void> {
+    const usage = added.usage;
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {
-      ':runs': run.runs,
-      ':cost': toMicros(run.usage.cost_usd),
-      ':in': run.usage.input_tokens,
-      ':out': run.usage.output_tokens,
-      ':read': run.usage.cache_read_input_tokens,
-      ':write': run.usage.cache_creation_input_tokens,
+    const values: Record<string, unknown> = { ':user': cell.userId, ':agent': cell.agentId, ':session': cell.sessionId };
+    const adds: string[] = [];
+    const add = (attribute: string, value: number) => {
+      if (value === 0) return;
+      const i = adds.length;
+      names[`#a${i}`] = attribute;
+      values[`:a${i}`] = value;
+      adds.push(`#a${i} :a${i}`);
     };
-    const tools = [...run.toolCalls].map(([name, count], i) => {
-      names[`#t${i}`] = `${TOOL}${name}`;
-      values[`:t${i}`] = count;
-      return `#t${i} :t${i}`;
+    add('runs', added.runs ?? 0);
+    if (usage) {
+      add('cost_micros', toMicros(usage.cost_usd));
+      add('input_tokens', usage.input_tokens);
+      add('output_tokens', usage.output_tokens);
+      add('cache_read_input_tokens', usage.cache_read_input_tokens);
+      add('cache_creation_input_tokens', usage.cache_creation_input_tokens);
+    }
+    for (const [name, count] of added.toolCalls ?? []) add(`${TOOL}${name}`, count);
+    if (adds.length === 0) return;
+    await this.items.update(keys.usage(cell.day, `${CELL}${cell.userId}#${cell.sessionId}#${cell.agentId}`), {
+      set: `SET user_id = :user, agent_id = :agent, session_id = :session ADD ${adds.join(', ')}`,
+      names,
+      values,
     });
-    const set = ['ADD runs :runs, cost_micros :cost, input_tokens :in, output_tokens :out, cache_read_input_tokens :read, cache_creation_input_tokens :write', ...tools].join(', ');
-    await Promise.all(sks.map((sk) => this.items.update(keys.usage(run.day, sk), { set, names, values })));
   }
 
-  /** One day's items of a grouping, each with its key (a user, agent or session id, or the day). */
+  /** One day's totals of a grouping, each with its key (a user, agent or session id, or the day); `userId`: only theirs. */
   async day(day: string, group: UsageGroup, userId: string | undefined): Promise<{ key: string; totals: UsageTotals }[]> {
-    const prefix = usagePrefix(group, userId);
-    const items = await this.items.query({ pk: keys.usageDay(day), prefix, consistent: true });
+    const pk = keys.usageDay(day);
+    // Everyone's: the whole day at once (cells and any items of the former layout); one user's: theirs of each.
+    const [cells, former] = userId
+      ? await Promise.all([this.items.query({ pk, prefix: `${CELL}${userId}#`, consistent: true }), this.items.query({ pk, prefix: formerPrefix(group, userId), consistent: true })])
+      : await this.items.query({ pk, consistent: true }).then((items) => [items.filter((item) => String(item.sk).startsWith(CELL)), items] as const);
+    const out = new Map<string, UsageTotals>();
+    const count = (key: string, item: Item) => out.set(key, addTotals(out.get(key) ?? noUsage(), totalsOf(item)));
+    for (const item of cells) {
+      // `C#alice#` also begins `C#alice#x`'s cells: the user id is checked on the item.
+      if (userId !== undefined && item.user_id !== userId) continue;
+      count(group === 'day' ? day : String(group === 'user' ? item.user_id : group === 'agent' ? item.agent_id : item.session_id), item);
+    }
+    const prefix = formerPrefix(group, userId);
     // `USER#alice` must not match `USER#alice2`: an exact item where the grouping names one.
     const exact = !prefix.endsWith('#');
-    const exactKey = group === 'user' ? userId! : day;
-    return items.filter((item) => !exact || item.sk === prefix).map((item) => ({ key: exact ? exactKey : String(item.sk).slice(prefix.length), totals: totalsOf(item) }));
+    for (const item of former) {
+      const sk = String(item.sk);
+      if (exact ? sk !== prefix : !sk.startsWith(prefix)) continue;
+      count(exact ? (group === 'user' ? userId! : day) : sk.slice(prefix.length), item);
+    }
+    return [...out].map(([key, totals]) => ({ key, totals }));
   }
 }
 

@@ -16,6 +16,8 @@ export const budgetResponseSchema = z.object({
   /** The UTC day of a user's or the deployment's budget. */
   day: z.string().optional(),
   spent_usd: z.number(),
+  /** What model calls in flight hold on it now: each reserves its most before it starts, and lets go as its cost is counted. */
+  held_usd: z.number(),
   limit_usd: z.number().nullable(),
   limit_set_by: z.string().optional(),
   limit_set_at: z.string().optional(),

@@ -3,9 +3,11 @@ import { storedItem } from '../stored-item';
 
 /**
  * `RUNS` / `RUN#<id>`: a run active now, written when it starts (or is carried
- * on) and deleted when it ends; its cost and model calls so far are `ADD`ed
- * each step with its budgets'. One that outlives `expires_at` (epoch seconds, so
- * the table's TTL deletes it then) died with its process.
+ * on) and deleted when it ends, with its session's spend counter as it was then:
+ * what the run has cost so far is what the session's counter has gained since
+ * (a session runs one run at a time), so nothing is written here per step. One
+ * that outlives `expires_at` (epoch seconds, so the table's TTL deletes it then)
+ * died with its process. Items written before carry `cost_micros`/`calls` `ADD`ed each step.
  */
 export const activeRunSchema = z.object({
   run_id: z.string(),
@@ -17,6 +19,9 @@ export const activeRunSchema = z.object({
   expires_at: z.number().int(),
   cost_micros: z.number().int().nonnegative().optional(),
   calls: z.number().int().nonnegative().optional(),
+  /** The session's spend counter when the run started here: its cost (micro-dollars) and model calls. */
+  session_cost_before_micros: z.number().int().nonnegative().optional(),
+  session_calls_before: z.number().int().nonnegative().optional(),
 });
 export type ActiveRunItem = z.infer<typeof activeRunSchema>;
 export const activeRunItem = storedItem<ActiveRunItem>('active run', { 1: activeRunSchema });
