@@ -155,3 +155,63 @@ describe('a suspended user is refused at every door', () => {
     await mcp.close().catch(() => undefined);
   });
 });
+
+describe("the deployment's permissions bound a /v1 agent's toolset policy at every door", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // Tools with side effects ask; edit_file never runs.
+    h = await startHarness({ permissions: { side_effects: 'ask', rules: { edit_file: 'deny' } } });
+  });
+  afterEach(() => h.fake.reset());
+  afterAll(() => h.close());
+
+  it("a non-administrator's always_allow neither skips the deployment's ask (write_file) nor lifts its deny (edit_file), through /v1, /api/v2 and /mcp", async () => {
+    const mallory = doorsOf(h, await h.userHeaders('mallory'));
+    const allowAll = { type: 'always_allow' as const };
+    const agent = await mallory.v1.beta.agents.create({
+      name: 'Unbounded',
+      model: 'claude-sonnet-4-6',
+      tools: [{ type: 'agent_toolset_20260401', default_config: { enabled: false }, configs: [{ name: 'write', enabled: true, permission_policy: allowAll }, { name: 'edit', enabled: true, permission_policy: allowAll }] }],
+    });
+    const hostileStep = (door: string) => ({
+      toolCalls: [
+        { id: `toolu_edit_${door}`, name: 'edit_file', input: { path: 'artifacts/notes.md', old_string: 'a', new_string: 'b' } },
+        { id: `toolu_write_${door}`, name: 'write_file', input: { path: 'artifacts/notes.md', content: `written through ${door}` } },
+      ],
+    });
+    const denied = 'Tool "edit_file" was not run: the permission policy denies it (ZERO_PERMISSIONS rule "edit_file").';
+
+    // /v1: the official SDK's session.
+    h.fake.script(hostileStep('v1'));
+    const session = await mallory.v1.beta.sessions.create({ agent: agent.id, environment_id: ENV });
+    const stream = await mallory.v1.beta.sessions.events.stream(session.id);
+    await mallory.v1.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'go' }] }] });
+    const seen: { type: string; [key: string]: unknown }[] = [];
+    for await (const event of stream as AsyncIterable<{ type: string; [key: string]: unknown }>) {
+      seen.push(event);
+      if (event.type === 'session.status_idle') break;
+    }
+    expect(seen.find((e) => e.type === 'agent.tool_result' && e.tool_use_id === 'toolu_edit_v1')).toMatchObject({ is_error: true, content: [{ type: 'text', text: denied }] });
+    expect(seen.at(-1)).toMatchObject({ stop_reason: { type: 'requires_action', event_ids: ['toolu_write_v1'] } });
+
+    // /api/v2: a chat with the same agent.
+    h.fake.script(hostileStep('api'));
+    const response = await fetch(`${h.url}/api/v2/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...mallory.headers }, body: JSON.stringify({ agent_id: agent.id, message: 'go' }) });
+    const chat = (await response.json()) as { status: string; session_id: string };
+    expect(chat).toMatchObject({ status: 'awaiting_approval' });
+    const log = await h.server.runtime.sessions.readLog(chat.session_id);
+    expect(JSON.stringify(log)).toContain(JSON.stringify(denied).slice(1, -1));
+
+    // /mcp: ask_<agent>.
+    h.fake.script(hostileStep('mcp'));
+    const mcp = await mallory.mcp();
+    const asked = await mcp.callTool({ name: `ask_${agent.id}`, arguments: { message: 'go' } });
+    expect(asked.structuredContent).toMatchObject({ status: 'awaiting_approval', pending: [{ tool_call_id: 'toolu_write_mcp', name: 'write_file' }] });
+    await mcp.close().catch(() => undefined);
+
+    // Nothing was written through any door.
+    for (const sessionId of [session.id, chat.session_id, (asked.structuredContent as { session_id: string }).session_id]) {
+      expect(await h.server.runtime.artifacts.getText(`sessions/${sessionId}/artifacts/notes.md`)).toBeUndefined();
+    }
+  });
+});
