@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry, editFileTool } from '@zero/core';
-import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
+import type { RunningServer } from '../local/server';
+import { DEV, getJson, postJson, send, startHarness, startSecondInstance, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';
 import { modelCalls, resultSeenByModel } from './support/tool-calls';
 
@@ -9,6 +10,8 @@ const SOURCE = 'export const greeting = "hello";\nexport const farewell = "bye";
 
 describe('file operations: edit_file, delete_path, list_files, diff_files', () => {
   let h: Harness;
+  /** An instance on the same stores whose deployment allows delete_path: only the deployment can let it run without asking. */
+  let deleting: RunningServer;
   const reportText = async (path: string) => h.server.runtime.artifacts.getText(`projects/${PROJECT}/reports/${path}`);
   const sourceText = async () => new TextDecoder().decode((await h.server.runtime.projects.read(PROJECT, 'files', 'src/greet.ts'))!.body);
 
@@ -21,8 +24,12 @@ describe('file operations: edit_file, delete_path, list_files, diff_files', () =
       { path: 'logo.png', body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]) },
       { path: 'readme.md', body: Buffer.from('# files\n') },
     ]);
+    deleting = await startSecondInstance(h, { permissions: { side_effects: 'allow', rules: { delete_path: 'allow' } } });
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await deleting.close();
+    await h.close();
+  });
   afterEach(() => h.fake.reset());
 
   /** A new session of the commander agent on the project, with a report it wrote. */
@@ -124,20 +131,25 @@ describe('file operations: edit_file, delete_path, list_files, diff_files', () =
       ['a file that does not exist', 'reports/never.md', /^No file "reports\/never\.md" to delete/],
     ];
     let kept = 0;
-    it.each(refusals)('refuses %s, even where a session allows it, and deletes nothing', async (_what, path, why) => {
+    it.each(refusals)('refuses %s, even where the deployment allows it, and deletes nothing', async (_what, path, why) => {
       const name = `keep-too-${++kept}.md`;
       const session = await sessionWithReport(name, 'kept\n');
-      expect((await send(h, 'PUT', `/sessions/${session}/permissions`, DEV, { permissions: { delete_path: 'allow' } })).status).toBe(200);
-      const { result } = await modelCalls(h, 'delete_path', { path }, { session_id: session });
+      const { result } = await modelCalls({ ...h, url: deleting.url }, 'delete_path', { path }, { session_id: session });
       expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(why) });
       expect(await reportText(name)).toBe('kept\n');
       expect(await sourceText()).toBe(SOURCE);
     });
 
-    it('deletes at once where a session owner allowed it', async () => {
+    it('deletes at once where the deployment allows it; a session owner cannot lift its ask', async () => {
+      const asking = await sessionWithReport('still.md', 'x\n');
+      expect((await send(h, 'PUT', `/sessions/${asking}/permissions`, DEV, { permissions: { 'delete_path(reports/**)': 'allow' } })).status).toBe(200);
+      const asked = await modelCalls(h, 'delete_path', { path: 'reports/still.md' }, { session_id: asking });
+      expect(asked.events.find((e) => e.type === 'confirmation_required')).toMatchObject({ name: 'delete_path', policy: 'delete_path asks a person before it deletes a file' });
+      expect(await reportText('still.md')).toBe('x\n');
+      h.fake.reset();
+
       const session = await sessionWithReport('gone.md', 'x\n');
-      expect((await send(h, 'PUT', `/sessions/${session}/permissions`, DEV, { permissions: { 'delete_path(reports/**)': 'allow' } })).status).toBe(200);
-      const { result } = await modelCalls(h, 'delete_path', { path: 'reports/gone.md' }, { session_id: session });
+      const { result } = await modelCalls({ ...h, url: deleting.url }, 'delete_path', { path: 'reports/gone.md' }, { session_id: session });
       expect(result).toMatchObject({ content: `Deleted reports/gone.md in project ${PROJECT}.` });
       expect(await reportText('gone.md')).toBeUndefined();
     });

@@ -46,7 +46,11 @@ describe('agents that use MCP servers (Zero as an MCP client)', () => {
     process.env.ZERO_MCP_SECRET_WHOAMI = SECRET;
     [everything, whoami, unlisted] = await Promise.all([startEverythingServer(), startWhoamiServer(), startWhoamiServer()]);
     // The operator allows the two servers by host and port; the third stays refused like any loopback address.
-    h = await startHarness({ outbound: { allow: [`127.0.0.1:${everything.port}`, new URL(whoami.url).host] } });
+    // The deployment lets these servers' tools run (an agent file alone cannot: the deployment bounds it); any other server's ask.
+    h = await startHarness({
+      outbound: { allow: [`127.0.0.1:${everything.port}`, new URL(whoami.url).host] },
+      permissions: { side_effects: 'allow', rules: { 'mcp__everything__*': 'allow', 'mcp__whoami__*': 'allow' } },
+    });
     s3 = createS3Client(h.stack.store);
     await upload(
       'everything-user',
@@ -60,7 +64,7 @@ describe('agents that use MCP servers (Zero as an MCP client)', () => {
         '  mcp__everything__*: allow',
       ]),
     );
-    await upload('asker', agentFile('asker', ['tools: mcp__everything__echo', 'mcpServers:', '  everything:', `    url: ${everything.url}`]));
+    await upload('asker', agentFile('asker', ['tools: mcp__asked__echo', 'mcpServers:', '  asked:', `    url: ${everything.url}`]));
     await upload('whoami-user', agentFile('whoami-user', ['tools: mcp__whoami', 'mcpServers: [whoami]', 'permissions:', '  mcp__whoami__*: allow']));
     await upload('unlisted-user', agentFile('unlisted-user', ['tools: mcp__private__*', 'mcpServers:', '  private:', `    url: ${unlisted.url}`]));
   }, 60_000);
@@ -142,10 +146,10 @@ describe('agents that use MCP servers (Zero as an MCP client)', () => {
   }, 30_000);
 
   it('asks a person before an MCP tool runs when neither the agent nor the deployment says otherwise', async () => {
-    h.fake.script({ toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'approved' } }] }, { text: 'Echoed.' });
+    h.fake.script({ toolCalls: [{ name: 'mcp__asked__echo', input: { message: 'approved' } }] }, { text: 'Echoed.' });
     const { events } = await chatStream(h.url, { agent_id: 'asker', message: 'Echo approved.' });
     const asked = events.find((e) => e.type === 'confirmation_required') as Extract<ReceivedEvent, { type: 'confirmation_required' }>;
-    expect(asked).toMatchObject({ name: 'mcp__everything__echo', input: { message: 'approved' }, policy: 'the deployment default for MCP tools' });
+    expect(asked).toMatchObject({ name: 'mcp__asked__echo', input: { message: 'approved' }, policy: 'the deployment default for MCP tools' });
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'awaiting_approval' });
     expect(resultsOf(events)).toEqual([]);
     const sessionId = (events.find((e) => e.type === 'start') as { session_id: string }).session_id;
@@ -157,7 +161,7 @@ describe('agents that use MCP servers (Zero as an MCP client)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
-    expect(json.history.find((r: { kind: string }) => r.kind === 'tool_result')).toMatchObject({ name: 'mcp__everything__echo', content: expect.stringContaining('Echo: approved') });
+    expect(json.history.find((r: { kind: string }) => r.kind === 'tool_result')).toMatchObject({ name: 'mcp__asked__echo', content: expect.stringContaining('Echo: approved') });
     expect(json.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
   });
 

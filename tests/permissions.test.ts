@@ -108,7 +108,11 @@ describe('permission policies, end to end', () => {
     expect(await artifact(sessionId, 'artifacts/notes.md')).toBe('v1');
 
     const allowed = await putJson(`${h.url}/api/v2/sessions/${sessionId}/permissions`, { permissions: { write_file: 'deny', 'write_file(artifacts/notes.md)': 'allow' } });
-    expect(allowed.json.effective.write_file.input_rules).toEqual([{ rule: 'write_file(artifacts/notes.md)', decision: 'allow', level: 'session' }]);
+    expect(allowed.json.effective.write_file.input_rules).toEqual([
+      { rule: 'write_file(artifacts/notes.md)', decision: 'allow', level: 'session' },
+      { rule: 'write_file(artifacts/public/**)', decision: 'allow', level: 'agent' },
+      { rule: 'write_file(artifacts/drafts/**)', decision: 'deny', level: 'agent' },
+    ]);
     expect((await write('artifacts/notes.md', 'v3', sessionId)).result).toMatchObject({ is_error: false });
     expect(await artifact(sessionId, 'artifacts/notes.md')).toBe('v3');
     // Every member reads the overrides.

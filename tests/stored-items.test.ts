@@ -15,6 +15,7 @@ import {
   createDynamoClient,
   createS3Client,
 } from '@zero/core';
+import { managedAgentStore } from '@zero/core/managed';
 import { startLocalStack, type LocalStack } from '../local/stack';
 
 const fixtures = join(import.meta.dirname, '../packages/core/src/store/fixtures');
@@ -73,6 +74,15 @@ describe('items as deployed DynamoDB tables hold them today, read through the st
     const slots = new StreamSlots(sessions.db, sessions.table, 1);
     expect(await slots.acquire('alice', 60_000)).toBeTypeOf('function');
     expect(await slots.acquire('alice', 60_000)).toBeUndefined();
+  });
+
+  it('a managed agent version from before agents had owners (an S3 object) reads as ownerless', async () => {
+    const stored = readFileSync(join(fixtures, 'managed-agent-version', 'v1.json'), 'utf8');
+    const { id } = JSON.parse(stored) as { id: string };
+    const s3 = createS3Client(stack.store);
+    await new ArtifactStore(s3, stack.store.bucket).put(`agents/managed/${id}/v000001.json`, stored);
+    const agent = await managedAgentStore(s3, stack.store.bucket).get(id);
+    expect(agent?.versions.map((v) => [v.v, v.version, v.name, v.owner])).toEqual([[2, 1, 'Triage', null]]);
   });
 
   it('an unreadable item fails the read with a StoredItemError naming it, instead of vanishing from the list', async () => {

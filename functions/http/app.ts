@@ -59,15 +59,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/', mcpRoutes(deps));
 
   const api = new Hono<Env>();
-  api.use('*', requireUser(deps.auth));
-  // A suspended user's requests are refused (its check loads with the first request, not at cold start).
-  if (deps.budgets) api.use('*', async (c, next) => (await import('./suspended')).refuseSuspended(deps)(c, next));
-  // Requests per credential and window, counted in DynamoDB across instances (ZERO_RATE_LIMIT_PER_MINUTE; none by default).
-  const rateLimits = deps.rateLimits;
-  if (rateLimits) api.use('*', async (c, next) => {
-    await (await rateLimits()).take('credential', c.get('credential'));
-    await next();
-  });
+  // Every door admits its caller the same way: credential, suspension, requests per credential and window
+  // (ZERO_RATE_LIMIT_PER_MINUTE, counted in DynamoDB across instances and doors; none by default).
+  api.use('*', requireUser(deps));
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { unauthorized, type Authenticator } from '@zero/core';
+import { admitCaller, unauthorized, type DoorDeps } from '@zero/core';
 import type { Env } from './env';
 
 /**
@@ -13,8 +12,11 @@ const QUERY_TOKEN_ROUTES = [/^\/api\/v2\/sessions\/[^/]+\/events$/, /^\/api\/v2\
 
 const acceptsQueryToken = (method: string, path: string) => method === 'GET' && QUERY_TOKEN_ROUTES.some((route) => route.test(path));
 
-/** Requires a bearer credential (API key or JWT) in the header, or in `?access_token=` on the streams above. */
-export function requireUser(auth: Authenticator): MiddlewareHandler<Env> {
+/**
+ * Requires a bearer credential (API key or JWT) in the header, or in `?access_token=` on the streams
+ * above, and admits its caller as every door does (`admitCaller`: suspension, rate limit).
+ */
+export function requireUser(deps: DoorDeps): MiddlewareHandler<Env> {
   return async (c, next) => {
     const header = c.req.header('authorization');
     const bearer = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
@@ -24,11 +26,9 @@ export function requireUser(auth: Authenticator): MiddlewareHandler<Env> {
     }
     const token = bearer ?? inQuery;
     if (!token) throw unauthorized('a bearer credential is required: send "Authorization: Bearer <API key or JWT>"');
-    const checked = await auth.check(token);
-    if (!('user' in checked)) throw unauthorized(checked.reason);
-    c.set('user', checked.user);
-    // An API key is its own credential (named by a digest, never by itself); a JWT user's tokens are one credential.
-    c.set('credential', checked.user.via === 'jwt' ? `user:${checked.user.id}` : `key:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`);
+    const { user, credential } = await admitCaller(deps, token);
+    c.set('user', user);
+    c.set('credential', credential);
     await next();
   };
 }

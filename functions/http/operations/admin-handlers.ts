@@ -1,6 +1,5 @@
-import { notFound, stopRun, type AuthUser } from '@zero/core';
+import { forgetSuspension, notFound, stopRun, type AuthUser } from '@zero/core';
 import type { AppDeps } from '../env';
-import { forgetSuspension } from '../suspended';
 import { requireAdmin } from './budget-handlers';
 
 const operationsOf = async (deps: AppDeps) => (await deps.budgets!()).operations;

@@ -54,7 +54,7 @@ const notAllowed = (method: string) =>
  */
 export function mcpRoutes(deps: AppDeps) {
   const app = new Hono<Env>();
-  app.use('/mcp', requireUser(deps.auth));
+  app.use('/mcp', requireUser(deps));
   app.post(
     '/mcp',
     describe({ summary: 'MCP (Streamable HTTP, stateless): one JSON-RPC message; a request is answered as JSON-RPC over SSE', responses: { 200: jsonRpcMessageSchema, 202: null }, events: jsonRpcMessageSchema }),

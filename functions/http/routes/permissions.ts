@@ -5,9 +5,9 @@ import { describe, json } from '../declare';
 import type { AppDeps, Env } from '../env';
 
 /**
- * A session's permission overrides: the most specific policy of its tool
- * calls, above the agent file's and the deployment's. Every member reads
- * them; only owners change them.
+ * A session's permission overrides: a layer of its tool calls' policy that
+ * may tighten the agent's and the deployment's, never loosen them (the
+ * strictest layer decides). Every member reads them; only owners change them.
  */
 export function permissionRoutes(deps: AppDeps) {
   const app = new Hono<Env>();

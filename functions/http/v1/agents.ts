@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { conflict, invalidField } from '@zero/core';
+import { conflict, invalidField, notFound } from '@zero/core';
 import {
   agentCreateParamsSchema,
   agentResource,
   agentUpdateParamsSchema,
+  mayChangeAgent,
   modelOf,
   pickVersion,
   refuseUnsupported,
@@ -29,7 +30,7 @@ export function agentRoutes(deps: V1Deps) {
     refuseUnsupported(params);
     const now = new Date().toISOString();
     const doc: ManagedAgentVersion = {
-      v: 1,
+      v: 2,
       id: newAgentId(),
       version: 1,
       name: params.name,
@@ -41,8 +42,9 @@ export function agentRoutes(deps: V1Deps) {
       created_at: now,
       updated_at: now,
       archived_at: null,
+      owner: c.get('user').id,
     };
-    await deps.managedAgents.putVersion(doc);
+    await deps.managedAgents.putVersion(doc, c.get('user'));
     return c.json(agentResource(doc));
   });
 
@@ -56,6 +58,8 @@ export function agentRoutes(deps: V1Deps) {
     const params = c.req.valid('json');
     const agent = await resolveAgent(deps, c.req.param('id'));
     if (agent.kind === 'markdown') throw invalidField('agent_id', `"${c.req.param('id')}" is a Markdown agent (agents/${c.req.param('id')}.md): edit its file`);
+    // Only its owner and administrators change an agent; anyone else learns nothing from the refusal (the store checks again).
+    if (!mayChangeAgent(agent, c.get('user'))) throw notFound(`no agent "${c.req.param('id')}"`, 'agent_id');
     if (agent.archived_at) throw invalidField('agent_id', 'the agent is archived');
     refuseUnsupported({ ...params, tools: params.tools ?? undefined, metadata: undefined });
     const newest = agent.versions.at(-1)!;
@@ -81,7 +85,7 @@ export function agentRoutes(deps: V1Deps) {
     // An update that changes nothing makes no version.
     const same = (a: ManagedAgentVersion) => JSON.stringify({ ...a, version: 0, updated_at: '' });
     if (same(next) === same(newest)) return c.json(agentResource(newest));
-    await deps.managedAgents.putVersion(next);
+    await deps.managedAgents.putVersion(next, c.get('user'));
     return c.json(agentResource(next));
   });
 
@@ -109,8 +113,9 @@ export function agentRoutes(deps: V1Deps) {
   app.post('/agents/:id/archive', async (c) => {
     const agent = await resolveAgent(deps, c.req.param('id'));
     if (agent.kind === 'markdown') throw invalidField('agent_id', `"${c.req.param('id')}" is a Markdown agent: remove its file to retire it`);
+    if (!mayChangeAgent(agent, c.get('user'))) throw notFound(`no agent "${c.req.param('id')}"`, 'agent_id');
     const archivedAt = agent.archived_at ?? new Date().toISOString();
-    if (!agent.archived_at) await deps.managedAgents.archive(c.req.param('id'), archivedAt);
+    if (!agent.archived_at) await deps.managedAgents.archive(c.req.param('id'), archivedAt, c.get('user'));
     return c.json(agentResource({ ...agent.versions.at(-1)!, archived_at: archivedAt }));
   });
 

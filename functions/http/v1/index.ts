@@ -21,7 +21,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   const app = new Hono<Env>().basePath('/v1');
   app.onError((error, c) => apiErrorResponse(error, c, deps.secrets));
   app.notFound((c) => apiErrorResponse(notFound(`no route for ${c.req.method} ${c.req.path}`), c));
-  app.use('*', requireApiKey(deps.auth));
+  app.use('*', requireApiKey(deps));
   app.route('/', agentRoutes(deps));
   app.route('/', environmentRoutes(deps));
   app.route('/', workRoutes(deps));

@@ -2,3 +2,5 @@
 export * from './roles';
 export * from './api-keys';
 export * from './authenticator';
+export * from './suspensions';
+export * from './admit-caller';

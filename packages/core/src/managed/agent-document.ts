@@ -27,8 +27,7 @@ export type CustomTool = z.infer<typeof customToolSchema>;
 
 export const managedModelSchema = z.object({ id: z.string(), effort: z.object({ type: z.enum(['low', 'medium', 'high']) }).optional() });
 
-export const managedAgentVersionSchema = z.object({
-  v: z.literal(1),
+const versionFields = {
   id: z.string(),
   version: z.number().int().positive(),
   name: z.string(),
@@ -40,12 +39,26 @@ export const managedAgentVersionSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   archived_at: z.string().nullable(),
-});
+};
+
+/**
+ * A version as written now (v2): `owner` is the user who made the agent, the only one (with
+ * administrators) who may change it; null for an agent made before agents had owners (v1) and
+ * for a Markdown agent, which no one changes through the API.
+ */
+export const managedAgentVersionSchema = z.object({ v: z.literal(2), ...versionFields, owner: z.string().nullable() });
+
+/** A stored version of any version this code reads, as the current shape: a v1 version (no owner) reads with `owner: null`. */
+export const storedManagedAgentVersionSchema = z.union([
+  managedAgentVersionSchema,
+  z.object({ v: z.literal(1), ...versionFields }).transform((doc) => ({ ...doc, v: 2 as const, owner: null })),
+]);
 export type ManagedAgentVersion = z.infer<typeof managedAgentVersionSchema>;
 
 /** What the API answers for an agent (`BetaManagedAgentsAgent`): the stored version plus the fields Zero always answers the same way. */
 export function agentResource(doc: ManagedAgentVersion) {
-  const { v: _v, ...rest } = doc;
+  // Who owns it is Zero's business: the API's agent has no such field.
+  const { v: _v, owner: _owner, ...rest } = doc;
   return {
     type: 'agent' as const,
     ...rest,

@@ -1,12 +1,28 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { conflict, notFound } from '../errors';
 import { ArtifactStore } from '../store/artifact-store';
-import { managedAgentVersionSchema, type ManagedAgentVersion } from './agent-document';
+import { managedAgentVersionSchema, storedManagedAgentVersionSchema, type ManagedAgentVersion } from './agent-document';
 
 const PREFIX = 'agents/managed/';
 const versionKey = (id: string, version: number) => `${PREFIX}${id}/v${String(version).padStart(6, '0')}.json`;
 const archivedKey = (id: string) => `${PREFIX}${id}/archived.json`;
 const VERSION_KEY = /^agents\/managed\/([^/]+)\/v(\d{6})\.json$/;
+
+/** Who asks to change an agent: a user, and whether they are an administrator. */
+export interface AgentEditor {
+  id: string;
+  admin: boolean;
+}
+
+/**
+ * Whether `editor` may change (update, archive) `agent`: its owner and administrators may; an agent
+ * stored before agents had owners (no owner) only administrators may, as nobody can tell whose it is.
+ */
+export function mayChangeAgent(agent: Pick<ManagedAgent, 'versions'>, editor: AgentEditor): boolean {
+  if (editor.admin) return true;
+  const owner = agent.versions.at(-1)!.owner;
+  return owner !== null && owner === editor.id;
+}
 
 /** A managed agent: its versions, oldest first, and when it was archived. */
 export interface ManagedAgent {
@@ -71,8 +87,28 @@ export class ManagedAgentStore {
     };
   }
 
-  /** Writes a version; a 409 when that version exists already (someone updated the agent since it was read). */
-  async putVersion(doc: ManagedAgentVersion): Promise<void> {
+  /**
+   * The agent, if `editor` may change it; otherwise the same 404 as for an agent that does not
+   * exist, so a change refused tells an outsider nothing they could not read already.
+   */
+  async requireChangeable(id: string, editor: AgentEditor): Promise<ManagedAgent> {
+    const agent = await this.get(id);
+    if (!agent || !mayChangeAgent(agent, editor)) throw notFound(`no agent "${id}"`, 'agent_id');
+    return agent;
+  }
+
+  /**
+   * Writes a version made by `editor`; a 409 when that version exists already (someone updated the
+   * agent since it was read). A first version is the editor's own agent; a later one keeps the
+   * agent's owner and is written only if the editor may change the agent (a 404 otherwise).
+   */
+  async putVersion(doc: ManagedAgentVersion, editor: AgentEditor): Promise<void> {
+    if (doc.version === 1) {
+      if (doc.owner !== editor.id) throw new Error(`a new agent is owned by the user who makes it (${editor.id}), not ${doc.owner}`);
+    } else {
+      const owner = (await this.requireChangeable(doc.id, editor)).versions.at(-1)!.owner;
+      if (doc.owner !== owner) throw new Error(`an update keeps the agent's owner (${owner}), not ${doc.owner}`);
+    }
     const key = versionKey(doc.id, doc.version);
     const body = JSON.stringify(managedAgentVersionSchema.parse(doc));
     try {
@@ -87,14 +123,16 @@ export class ManagedAgentStore {
     this.versions.set(key, doc);
   }
 
-  async archive(id: string, at: string): Promise<void> {
+  /** Archives the agent, if `editor` may change it (a 404 otherwise). */
+  async archive(id: string, at: string, editor: AgentEditor): Promise<void> {
+    await this.requireChangeable(id, editor);
     await this.artifacts.putJson(archivedKey(id), { archived_at: at });
   }
 
   private async readVersion(key: string): Promise<ManagedAgentVersion> {
     const cached = this.versions.get(key);
     if (cached) return cached;
-    const doc = managedAgentVersionSchema.parse(await this.artifacts.getJson(key));
+    const doc = storedManagedAgentVersionSchema.parse(await this.artifacts.getJson(key));
     this.versions.set(key, doc);
     return doc;
   }

@@ -13,7 +13,7 @@ export function markdownAgentVersion(agent: AgentDefinition, defaultModel: strin
   const granted = new Set(agent.tools);
   const system = [agent.role, agent.extra].filter(Boolean).join('\n\n');
   return {
-    v: 1,
+    v: 2,
     id: agent.id,
     version: 1,
     name: agent.name,
@@ -36,5 +36,6 @@ export function markdownAgentVersion(agent: AgentDefinition, defaultModel: strin
     created_at: UNKNOWN_TIME,
     updated_at: UNKNOWN_TIME,
     archived_at: null,
+    owner: null,
   };
 }

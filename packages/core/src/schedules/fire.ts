@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ProjectAccess } from '../projects/project-access';
-import type { RunQueue } from '../sessions/queue';
 import type { FinishedRun } from '../sessions/runner-deps';
 import { keys } from '../store/keys';
-import type { LogRecord, SessionMeta } from '../store/records';
-import { startUnattended } from '../sessions/start-unattended';
-import type { SessionStore } from '../store/session-store';
+import type { LogRecord } from '../store/records';
+import { startUnattended, type UnattendedDeps } from '../sessions/start-unattended';
 import { Table } from '../store/table';
 import { errorText, log } from '../log';
 import type { ScheduleConfig, ScheduleStore } from './schedule-config';
@@ -28,12 +25,9 @@ export interface Schedules {
   trigger?: ScheduleTrigger;
 }
 
-export interface ScheduleDeps {
+/** What firing a schedule needs: the schedules, and what starts an unattended session (its stores, queue, and the message gate's budgets and rate limits). */
+export interface ScheduleDeps extends UnattendedDeps {
   schedules: Schedules;
-  sessions: SessionStore;
-  projectAccess: ProjectAccess;
-  queue: RunQueue;
-  onSessionCreated?: (session: SessionMeta) => Promise<void>;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { SessionMeta } from '../store/records';
 import { POSITION_BLOCKS } from '../store/positions';
 import type { User } from '../auth/roles';
 import { requireAccess } from './access';
+import { admitMessage } from './admit-message';
 import { openSession, titleFrom } from './open-session';
 import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-deps';
 import { stopRun } from './stop-run';
@@ -40,13 +41,11 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   request.client_tools?.forEach((tool, i) => {
     if (deps.tools.names().has(tool.name)) throw invalidField(`client_tools.${i}.name`, `"${tool.name}" is the name of one of Zero's tools`);
   });
-  // A user (or deployment) whose day's budget is spent is told so before anything is written.
-  await (await deps.budgets?.())?.refuseIfSpent(user.id);
+  // A suspended user, a spent budget, a session over its message rate: refused before anything is written.
+  await admitMessage(deps, user.id, request.session_id);
   let session: SessionMeta;
   let created = false;
   if (request.session_id) {
-    // Messages to one session are limited per window across instances (ZERO_RATE_LIMIT_SESSION_PER_MINUTE).
-    await (await deps.rateLimits?.())?.take('session', request.session_id);
     session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
     if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
   } else {

@@ -8,6 +8,7 @@ import { zeroUsage } from '../events/usage';
 import { describeFailure } from '../run/end-run';
 import type { User } from '../auth/roles';
 import { acceptMessage, type AcceptedMessage } from './accept-message';
+import { admitMessage } from './admit-message';
 import { unfinishedRun } from './resume';
 import { driveSession, type ClaimedSession, type DriveOptions, type NewMessage, type SessionRunnerDeps } from './drive';
 import { errorText, log } from '../log';
@@ -180,9 +181,11 @@ function* driveFailed(runId: string, last: EventPosition, error: unknown, secret
 /**
  * Accepts a message for a background run: into the session's inbox, and the session to the run
  * queue (SQS in AWS, in-process locally), so the caller answers at once and the run goes on in the
- * worker. Overdue approvals expire first; behind a run that waits for a person the message waits its turn.
+ * worker. Admitted as every message is (`admitMessage`); overdue approvals expire first; behind a run
+ * that waits for a person the message waits its turn.
  */
-export async function queueMessage(deps: ChatDeps, sessionId: string, message: Omit<NewMessage, 'run_id' | 'at'>): Promise<string> {
+export async function queueMessage(deps: ChatDeps, sessionId: string, message: Omit<NewMessage, 'run_id' | 'at'> & Required<Pick<NewMessage, 'author'>>): Promise<string> {
+  await admitMessage(deps, message.author.id, sessionId);
   const runId = `run_${randomUUID()}`;
   await messageWhileWaiting(deps, sessionId, 'enqueue');
   await deps.sessions.enqueue(sessionId, { ...message, run_id: runId, at: new Date().toISOString() });

@@ -1,8 +1,11 @@
+import type { LoadBudgets } from '../budgets/limits';
+import type { LoadRateLimiter } from '../rate-limits/limits';
 import type { ProjectAccess } from '../projects/project-access';
 import type { SessionMeta } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 import type { Role } from '../wire';
 import type { RunQueue } from './queue';
+import { admitMessage } from './admit-message';
 
 /** What starts a session with nobody at the keyboard: its stores, the run queue, and who is told of new sessions. */
 export interface UnattendedDeps {
@@ -10,6 +13,8 @@ export interface UnattendedDeps {
   projectAccess: ProjectAccess;
   queue: RunQueue;
   onSessionCreated?: (session: SessionMeta) => Promise<void>;
+  budgets?: LoadBudgets;
+  rateLimits?: LoadRateLimiter;
 }
 
 /** A session a webhook or a schedule starts: a person owns it, members follow it, one message starts its run. */
@@ -40,6 +45,8 @@ export interface UnattendedSession {
  * subscribers.
  */
 export async function startUnattended(deps: UnattendedDeps, start: UnattendedSession): Promise<SessionMeta> {
+  // Started for its owner: a suspended owner's (or a spent budget's) hooks and schedules start nothing.
+  await admitMessage(deps, start.owner.user_id);
   const now = new Date().toISOString();
   const title = start.title.replace(/\s+/g, ' ').trim();
   const session = await deps.sessions.createSession(

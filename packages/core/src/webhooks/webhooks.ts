@@ -2,6 +2,7 @@ import type { GitHubSettings } from '../github/settings';
 import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectStore } from '../projects/project-store';
 import type { RunQueue } from '../sessions/queue';
+import type { UnattendedDeps } from '../sessions/start-unattended';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 import type { CallbackOptions } from './callback';
@@ -19,7 +20,7 @@ export interface Webhooks {
   callback: CallbackOptions;
 }
 
-export interface WebhookDeps {
+export interface WebhookDeps extends UnattendedDeps {
   webhooks: Webhooks;
   sessions: SessionStore;
   projects: ProjectStore;

@@ -31,13 +31,13 @@ export type PermissionMode = z.infer<typeof permissionModeSchema>;
 /** Where a decision came from, most specific first. */
 export const permissionLevelSchema = z.enum(['session', 'agent', 'deployment']);
 
-/** One tool's policy for an agent: the decision, which policy gave it, and the input rules that may decide otherwise. */
+/** One tool's policy for an agent: the decision (the strictest layer's), which policy gave it, and every layer's input rules on the tool. */
 export const toolPolicySchema = z.object({
   decision: permissionDecisionSchema,
   level: permissionLevelSchema,
   /** The policy that decided, e.g. `agent permissions "write_file"`. */
   source: z.string(),
-  /** Rules on the input (`write_file(reports/**)`) that decide calls they match, most specific first. */
+  /** Rules on the input (`write_file(reports/**)`) that speak for calls they match, by layer (session, agent, deployment). */
   input_rules: z.array(z.object({ rule: z.string(), decision: permissionDecisionSchema, level: permissionLevelSchema })),
 });
 export type ToolPolicy = z.infer<typeof toolPolicySchema>;

@@ -6,7 +6,7 @@ import { storedItem } from '../stored-item';
 /** `SESSION#<id>` / `PERMISSIONS`. */
 export const sessionPermissionsKey = (sessionId: string) => ({ pk: keys.session(sessionId), sk: keys.permissions });
 
-/** A session's permission overrides, set by an owner: the most specific policy of its tool calls. */
+/** A session's permission overrides, set by an owner: a layer of its tool calls' policy that may only tighten the others. */
 export const sessionPermissionsItemSchema = z.object({
   v: z.literal(1),
   session_id: z.string(),

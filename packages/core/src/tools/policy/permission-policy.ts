@@ -32,13 +32,18 @@ type AgentPolicy = Pick<AgentDefinition, 'id' | 'permissions' | 'permission_mode
 const EDIT_TOOLS = new Set(['write_file', 'edit_file']);
 
 /**
- * Decides every tool call: `allow`, `ask` or `deny`. The most specific policy
- * that has something to say decides: the session's overrides, then the agent
- * file (its `permissions:` rules, then its `permissionMode`), then the
- * deployment (its rules, then the tool's built-in rules, then the tool's own say on the call, then
- * its default for read-only tools and for tools with side effects). Within one set of rules, a rule on the input
- * (`write_file(reports/**)`) beats a rule on the tool alone, an exact name
- * beats a glob, and between equals the stricter decision wins.
+ * Decides every tool call: `allow`, `ask` or `deny`. Each layer says what it
+ * says of the call: the deployment (its rules, then the tool's built-in
+ * rules, then the tool's own say on the call, then its default for read-only
+ * tools, tools with side effects and MCP tools: it always has a say), the
+ * agent (its `permissions:` rules, then its `permissionMode`) and the
+ * session's overrides. The strictest of them decides (deny > ask > allow), so
+ * the deployment bounds every layer: an agent, whoever made it (a file, the
+ * `/v1` API's `permission_policy`), and a session may tighten it, never
+ * loosen it. Within one layer a rule on the input (`write_file(reports/**)`)
+ * beats a rule on the tool alone, an exact name beats a glob, and between
+ * equals the stricter decision wins. Every door's runs use this one decision:
+ * the tool registry asks it before any call runs.
  */
 export class PermissionPolicy {
   readonly deployment: Required<DeploymentPermissions>;
@@ -50,16 +55,13 @@ export class PermissionPolicy {
   /** The decision for one call; `subject` is what input rules match (the tool's `policySubject`), if it has one. */
   async decide(tool: PolicyTool, agent: AgentPolicy, session: PermissionMap | undefined, subject?: string): Promise<PermissionVerdict> {
     await loadMatcher();
-    const base =
-      match(agent.permissions, tool.name, subject, 'agent', `agent "${agent.id}" permissions`) ??
-      modeVerdict(tool, agent) ??
+    const verdict = strictest([
       match(this.deployment.rules, tool.name, subject, 'deployment', 'ZERO_PERMISSIONS rule') ??
-      match(tool.rules, tool.name, subject, 'deployment', `tool "${tool.name}" built-in rule`) ??
-      (tool.ask ? { decision: 'ask', level: 'deployment', source: tool.ask } : this.defaultFor(tool));
-    // The session's overrides come first, but any session owner sets them (agent files and the deployment
-    // are an administrator's): they may allow what would be asked, or deny, never lift a deny.
-    const override = match(session, tool.name, subject, 'session', 'session override');
-    const verdict = override && !(base.decision === 'deny' && override.decision !== 'deny') ? override : base;
+        match(tool.rules, tool.name, subject, 'deployment', `tool "${tool.name}" built-in rule`) ??
+        (tool.ask ? { decision: 'ask', level: 'deployment', source: tool.ask } : this.defaultFor(tool)),
+      match(agent.permissions, tool.name, subject, 'agent', `agent "${agent.id}" permissions`) ?? modeVerdict(tool, agent),
+      match(session, tool.name, subject, 'session', 'session override'),
+    ]);
     // Claude Code's dontAsk: what the agent or the deployment would ask about is refused instead.
     if (verdict.decision === 'ask' && verdict.level !== 'session' && agent.permission_mode === 'dontAsk') {
       return { decision: 'deny', level: 'agent', source: `${verdict.source}, refused by agent "${agent.id}" permissionMode "dontAsk"` };
@@ -67,18 +69,20 @@ export class PermissionPolicy {
     return verdict;
   }
 
-  /** A tool's policy as `GET /agents` shows it: the decision for a call no input rule matches, and the input rules that may decide otherwise. */
+  /**
+   * A tool's policy as `GET /agents` shows it: the decision for a call no input rule matches, and
+   * every layer's input rules on the tool, which may make a call's decision stricter (or, where every
+   * layer allows it, let it run).
+   */
   async describe(tool: PolicyTool, agent: AgentPolicy, session?: PermissionMap): Promise<ToolPolicy> {
     const verdict = await this.decide(tool, agent, session);
     const levels: [PermissionLevel, PermissionMap | undefined][] = [
       ['session', session],
       ['agent', agent.permissions],
       ['deployment', this.deployment.rules],
+      ['deployment', tool.rules],
     ];
-    // The tool's default rules rank below the deployment's own: they matter only where those say nothing of the tool.
-    if (verdict.level === 'deployment' && !match(this.deployment.rules, tool.name, undefined, 'deployment', '')) levels.push(['deployment', tool.rules]);
-    const rank = verdict.level === 'deployment' ? levels.length - 1 : levels.findIndex(([level]) => level === verdict.level);
-    const input_rules = levels.slice(0, rank + 1).flatMap(([level, map]) =>
+    const input_rules = levels.flatMap(([level, map]) =>
       Object.entries(map ?? {})
         .filter(([rule]) => compile(rule).input && compile(rule).tool(tool.name))
         .map(([rule, decision]) => ({ rule, decision, level })),
@@ -93,6 +97,20 @@ export class PermissionPolicy {
       ? { decision: this.deployment.read_only, level: 'deployment', source: 'the deployment default for read-only tools' }
       : { decision: this.deployment.side_effects, level: 'deployment', source: 'the deployment default for tools with side effects' };
   }
+}
+
+const RANK: Record<PermissionLevel, number> = { deployment: 0, agent: 1, session: 2 };
+
+/**
+ * The strictest of the layers' verdicts (deny > ask > allow); between equal decisions the most specific
+ * layer names it (session, then agent, then deployment). The first verdict, the deployment's, is always there.
+ */
+export function strictest(verdicts: [PermissionVerdict, ...(PermissionVerdict | undefined)[]]): PermissionVerdict {
+  return verdicts.reduce<PermissionVerdict>((a, b) => {
+    if (!b) return a;
+    if (a.decision === b.decision) return RANK[b.level] > RANK[a.level] ? b : a;
+    return stricter(a.decision, b.decision) === a.decision ? a : b;
+  }, verdicts[0]);
 }
 
 /** What the agent's `permissionMode` says about a tool, if anything. */
