@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { runtimeConfigFromEnv } from '@zero/core';
-import { mirrorAgents, watchAgents } from './agents-folder';
+import { describeAgents, mirrorAgents, watchAgents } from './agents-folder';
 import { DataDirInUseError } from './data-lock';
 import { startServer, type RunningServer } from './server';
 import { allowConsoleUploads, startLocalStack } from './stack';
@@ -41,17 +41,24 @@ async function main() {
     throw error;
   }
 
+  const { runtime } = server;
+  // The files as the catalog loaded them: a broken one is listed with its error, not as loaded.
+  const listAgents = async (files: string[]) => {
+    runtime.catalog.invalidate?.();
+    const { errors } = await runtime.catalog.load().catch(() => ({ errors: [] }));
+    return describeAgents(files, errors);
+  };
   // Edits, new files and deletions in agents/ reach the bucket while Zero runs; the catalog rereads it every second.
   const watcher = watchAgents(stack.store, agentsDir, {
-    onMirrored: ({ agents, removed }) =>
-      console.log(`agents: ${names(agents)} (reloaded from ${agentsDir}${removed.length ? `; removed ${names(removed)}` : ''})`),
+    onMirrored: async ({ agents, removed }) =>
+      console.log(`agents: ${await listAgents(agents)} (reloaded from ${agentsDir}${removed.length ? `; removed ${names(removed)}` : ''})`),
     onError: (error) => console.error(`agents: could not copy ${agentsDir} into the bucket: ${error instanceof Error ? error.message : String(error)}`),
   });
 
   console.log(`Zero is listening on ${server.url}`);
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
   console.log(`  key:    ${devKey}${process.env.ZERO_DEV_KEY ? ' (from ZERO_DEV_KEY)' : ''}  (an administrator key for user "dev")`);
-  console.log(`  agents: ${names(agents)} (from ${agentsDir}, watched for changes)`);
+  console.log(`  agents: ${await listAgents(agents)} (from ${agentsDir}, watched for changes)`);
   const endpoints = Object.keys(config.providers?.endpoints ?? {});
   if (endpoints.length || config.providers?.bedrock) {
     console.log(`  models: ${['anthropic', ...(config.providers?.bedrock ? ['bedrock'] : []), ...endpoints].join(', ')} (default: ${config.providers?.default ?? 'anthropic'})`);

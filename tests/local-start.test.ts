@@ -136,6 +136,18 @@ describe('npm start', () => {
     expect(Object.keys(await agentsOf(zero))).toEqual(['alpha']);
   });
 
+  it("lists a broken agent file in the agents: line with its error, not as loaded", async () => {
+    const cwd = join(dir, 'broken');
+    await mkdir(join(cwd, 'agents'), { recursive: true });
+    await writeFile(join(cwd, 'agents', 'alpha.md'), agentFile('Alpha', 'Loads.'));
+    await writeFile(join(cwd, 'agents', 'nameless.md'), '---\nname: nameless\n---\n\nNo description.\n');
+    await writeFile(join(cwd, 'agents', 'storyteller.md'), '---\nname: storyteller\ndescription: Tells.\nmodel: fable\n---\n\nTell.\n');
+    const zero = await start(cwd, { PORT: '0', ZERO_DATA_DIR: join(cwd, '.zero') });
+    await eventually(async () => zero.stdout(), (out) => out.includes('  agents: '));
+    const line = zero.stdout().split('\n').find((l) => l.startsWith('  agents: '))!;
+    expect(line).toMatch(/^ {2}agents: alpha; not loaded: nameless \(description: [^)]+\); storyteller \(model "fable" is not a Claude model id/);
+  });
+
   it("lets the console's origin, and only it, POST archives straight to s3rver, as the bucket's CORS rule does on AWS", async () => {
     const zero = await start(root, { PORT: '0', ZERO_DATA_DIR: join(dir, 'cors') });
     const started = await fetch(`${zero.url}/api/v2/projects/acme/cors/uploads`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: '{}' });
