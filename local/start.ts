@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { runtimeConfigFromEnv } from '@zero/core';
 import { describeAgents, mirrorAgents, watchAgents } from './agents-folder';
+import { consoleIsStale, ensureConsoleBuilt } from './console-build';
 import { DataDirInUseError } from './data-lock';
 import { startServer, type RunningServer } from './server';
 import { allowConsoleUploads, startLocalStack } from './stack';
@@ -26,14 +28,21 @@ async function main() {
   // A development key so scripts can talk to the local server; ZERO_DEV_KEY keeps it stable across restarts.
   const devKey = process.env.ZERO_DEV_KEY || `zdev_${randomBytes(18).toString('base64url')}`;
   config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key: devKey, user: { id: 'dev', name: 'Developer' } }] };
+  const portError = (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is already in use (another Zero, or another program). Stop it, or set PORT to a free port.`);
+    if (code === 'EACCES') return new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
+    return error;
+  };
   try {
+    // The data folder (above) and the port are checked before the console is built, which takes a while.
+    await probePort(port, host).catch((error) => Promise.reject(portError(error)));
+    if (consoleIsStale()) {
+      console.log('Building the console (its sources changed since the last build)…');
+      await ensureConsoleBuilt();
+    }
     ({ agents } = await mirrorAgents(stack.store, agentsDir));
-    server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, host, { scheduleTimer: true }).catch((error) => {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new Error(`port ${port} on ${host} is already in use (another Zero, or another program). Stop it, or set PORT to a free port.`);
-      if (code === 'EACCES') throw new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
-      throw error;
-    });
+    server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, host, { scheduleTimer: true }).catch((error) => Promise.reject(portError(error)));
     // The console sends large archives straight to s3rver, from the server's origin.
     await allowConsoleUploads(stack.store, server.url);
   } catch (error) {
@@ -75,6 +84,15 @@ async function main() {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+}
+
+/** Fails as listening would (EADDRINUSE, EACCES) when the port cannot be had; port 0 always can. */
+function probePort(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 const names = (files: string[]) => files.map((file) => file.replace(/\.md$/, '')).join(', ') || '(none)';

@@ -184,6 +184,27 @@ describe('npm start', () => {
     }
   });
 
+  it('npm start with the port taken says so before it builds the console, which it builds only when its sources changed', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const npm = spawn('npm', ['start'], { cwd: root, env: cleanEnv({ PORT: String(port), ZERO_DATA_DIR: join(dir, 'npm-port') }), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      npm.stdout!.on('data', (chunk) => (stdout += chunk));
+      npm.stderr!.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => npm.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Zero could not start: port ${port} on 127.0.0.1 is already in use`);
+      // No build ran first: npm's own prestart build is gone, and Zero's comes after the port is checked.
+      expect(stdout).not.toContain('build:console');
+      expect(stdout).not.toContain('Building the console');
+    } finally {
+      blocker.close();
+    }
+  });
+
   it('with its data folder used by another running Zero, says so in one line and exits with 1; a killed one leaves no lock', async () => {
     const cwd = join(dir, 'data');
     await mkdir(join(cwd, 'agents'), { recursive: true });
