@@ -2,7 +2,7 @@ import { watch } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { ArtifactStore, createS3Client, type StoreConfig } from '@zero/core';
+import { ArtifactStore, createS3Client, type AgentLoadError, type StoreConfig } from '@zero/core';
 
 const PREFIX = 'agents/';
 
@@ -80,4 +80,16 @@ export function watchAgents(
       watcher.close();
     },
   };
+}
+
+/**
+ * The agents of the folder as `npm start` lists them: the files that loaded, then each one that
+ * did not with its field and what is wrong, so a broken file never reads as loaded.
+ */
+export function describeAgents(files: readonly string[], errors: readonly AgentLoadError[]): string {
+  const name = (file: string) => file.replace(/^agents\//, '').replace(/\.md$/, '');
+  const broken = new Map(errors.map((error) => [name(error.file), error]));
+  const loaded = files.map(name).filter((agent) => !broken.has(agent));
+  const failures = [...broken].map(([agent, e]) => `${agent} (${e.message.startsWith(e.field) ? '' : `${e.field}: `}${e.message.split('\n')[0]})`);
+  return `${loaded.join(', ') || '(none)'}${failures.length ? `; not loaded: ${failures.join('; ')}` : ''}`;
 }

@@ -1,37 +1,60 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
+/** Where `npm run build:console` writes the console. */
+export const CONSOLE_DIST = join(root, 'console', 'dist');
+/** What the console's bundle is made from: its sources, its page and build configuration, and the parts of core it imports. */
+const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.ts', 'packages/core/src/wire', 'packages/core/src/ui', 'package-lock.json'].map((p) => join(root, p));
 
-/** What the console is built from: its own folder (not its output) and the wire schemas it imports. */
-export const CONSOLE_SOURCES = [join(root, 'console'), join(root, 'packages', 'core', 'src', 'wire'), join(root, 'package-lock.json')];
-
-/** The newest modification time under `path` (a file or a folder), leaving out `dist` and `node_modules`. */
 function newest(path: string): number {
   if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = 0;
-  for (const entry of readdirSync(path)) {
-    if (entry === 'dist' || entry === 'node_modules') continue;
-    latest = Math.max(latest, newest(join(path, entry)));
-  }
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let latest = info.mtimeMs;
+  for (const name of readdirSync(path)) latest = Math.max(latest, newest(join(path, name)));
   return latest;
 }
 
-/** True when `dist` holds no console, or one older than any of its sources. */
-export function consoleIsStale(dist: string, sources: readonly string[] = CONSOLE_SOURCES): boolean {
+/** Whether `console/dist` (or `dist`) is missing, or older than a file it is built from. */
+export function consoleIsStale(dist = CONSOLE_DIST, sources: readonly string[] = SOURCES): boolean {
   const built = join(dist, 'index.html');
-  if (!existsSync(built)) return true;
-  const builtAt = statSync(built).mtimeMs;
-  return sources.some((source) => newest(source) > builtAt);
+  return !existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newest));
 }
 
-/** `vite build` of the console into console/dist, as `npm run build:console` does; throws with vite's output when it fails. */
-export function buildConsole(): void {
-  const vite = join(createRequire(import.meta.url).resolve('vite/package.json'), '..', 'bin', 'vite.js');
-  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(root, 'console', 'vite.config.ts')], { cwd: root, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`the console could not be built: ${(result.stderr || result.stdout).trim()}`);
+/**
+ * Builds the console when it is stale (as `npm run build:console` does), one process at a time: another
+ * process that finds it stale meanwhile waits for that build and then finds it fresh. Throws with the
+ * build's output when it fails.
+ */
+export async function ensureConsoleBuilt(): Promise<void> {
+  if (!consoleIsStale()) return;
+  const lock = join(root, 'console', '.build-lock');
+  const until = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A lock older than any build is left by a killed process.
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 180_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > until) throw new Error(`another process has been building the console for 3 minutes (${lock}); remove the folder if it is stale`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    if (!consoleIsStale()) return;
+    // vite's package exports no path to its command; it lies beside the entry point the package exports.
+    const vite = join(dirname(createRequire(import.meta.url).resolve('vite')), '..', '..', 'bin', 'vite.js');
+    execFileSync(process.execPath, [vite, 'build', '--config', join(root, 'console', 'vite.config.ts')], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    const output = error as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`the console could not be built: ${output.stderr?.toString() || output.stdout?.toString() || String(error)}`);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }

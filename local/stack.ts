@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RV
 
 export interface LocalStack {
   store: StoreConfig;
+  /** The folder s3rver keeps the objects in: the data folder's `s3/`, or a temporary folder that `stop` removes. */
+  s3Dir: string;
   stop(): Promise<void>;
 }
 
@@ -21,8 +23,9 @@ export interface LocalStack {
  * Starts a DynamoDB-compatible server (dynalite) and an S3-compatible server
  * (s3rver) in this process, on loopback, and creates the table and bucket if
  * missing. With `dataDir` the data lives on disk and survives restarts;
- * without, DynamoDB is in memory and S3 uses a temporary folder. A data
- * folder serves one stack at a time: another one fails with `DataDirInUseError`.
+ * without, DynamoDB is in memory and S3 uses a temporary folder, removed on
+ * stop (or when the start fails). A data folder serves one stack at a time:
+ * another one fails with `DataDirInUseError`.
  */
 export async function startLocalStack(options: { dataDir?: string; table?: string; bucket?: string } = {}): Promise<LocalStack> {
   const table = options.table ?? 'zero';
@@ -30,7 +33,20 @@ export async function startLocalStack(options: { dataDir?: string; table?: strin
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const unlock = options.dataDir ? await lockDataDir(options.dataDir) : async () => undefined;
   const s3Dir = options.dataDir ? join(options.dataDir, 's3') : await mkdtemp(join(tmpdir(), 'zero-s3-'));
+  const removeTemp = () => (options.dataDir ? Promise.resolve() : rm(s3Dir, { recursive: true, force: true }));
+  try {
+    return await startServers(options, { table, bucket, s3Dir, unlock, removeTemp });
+  } catch (error) {
+    await removeTemp().catch(() => undefined);
+    await unlock();
+    throw error;
+  }
+}
 
+async function startServers(
+  options: { dataDir?: string },
+  { table, bucket, s3Dir, unlock, removeTemp }: { table: string; bucket: string; s3Dir: string; unlock: () => Promise<void>; removeTemp: () => Promise<void> },
+): Promise<LocalStack> {
   const dynamo = dynalite({
     ...(options.dataDir ? { path: join(options.dataDir, 'dynamodb') } : {}),
     createTableMs: 0,
@@ -58,6 +74,7 @@ export async function startLocalStack(options: { dataDir?: string; table?: strin
 
   return {
     store,
+    s3Dir,
     async stop() {
       // Requests in flight finish; idle keep-alive sockets are closed so close does not wait on them.
       // Whatever is still connected after a grace period (a client that never stops) is cut.
@@ -70,6 +87,7 @@ export async function startLocalStack(options: { dataDir?: string; table?: strin
         dynamo.closeIdleConnections();
       });
       await s3.close().catch(() => undefined);
+      await removeTemp();
       await unlock();
     },
   };

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runtimeConfigFromEnv } from '@zero/core';
-import { mirrorAgents, watchAgents } from './agents-folder';
+import { describeAgents, mirrorAgents, watchAgents } from './agents-folder';
+import { consoleIsStale, ensureConsoleBuilt } from './console-build';
 import { DataDirInUseError } from './data-lock';
-import { buildConsole, consoleIsStale } from './console-build';
-import { CONSOLE_DIR, startServer, type RunningServer } from './server';
+import { startServer, type RunningServer } from './server';
 import { allowConsoleUploads, startLocalStack } from './stack';
 
 // Zero runs on Node 20.19 and newer. On Node 20 the AWS SDK announces that its versions published after
@@ -25,26 +25,25 @@ async function main() {
   });
   let server: RunningServer;
   let agents: string[];
-  try {
-    // What can refuse the start is checked first (the data folder above, the port here); the console is built after, and only when its sources changed.
-    await portIsFree(port, host);
-    if (consoleIsStale(CONSOLE_DIR)) {
-      console.log('Building the console (its sources changed since the last build)…');
-      buildConsole();
-    }
-  } catch (error) {
-    await stack.stop();
-    throw error;
-  }
   const config = runtimeConfigFromEnv(process.env, stack.store);
   // A development key so scripts and the console can talk to the local server: ZERO_DEV_KEY, or the one kept in the data folder.
   const devKey = process.env.ZERO_DEV_KEY || (await developmentKey(dataDir));
   config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key: devKey, user: { id: 'dev', name: 'Developer' } }] };
+  const portError = (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is already in use (another Zero, or another program). Stop it, or set PORT to a free port.`);
+    if (code === 'EACCES') return new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
+    return error;
+  };
   try {
+    // The data folder (above) and the port are checked before the console is built, which takes a while.
+    await probePort(port, host).catch((error) => Promise.reject(portError(error)));
+    if (consoleIsStale()) {
+      console.log('Building the console (its sources changed since the last build)…');
+      await ensureConsoleBuilt();
+    }
     ({ agents } = await mirrorAgents(stack.store, agentsDir));
-    server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, host, { scheduleTimer: true }).catch((error) => {
-      throw portRefusal(error, port, host);
-    });
+    server = await startServer({ ...config, catalogRevalidateMs: 1000 }, port, host, { scheduleTimer: true }).catch((error) => Promise.reject(portError(error)));
     // The console sends large archives straight to s3rver, from the server's origin.
     await allowConsoleUploads(stack.store, server.url);
   } catch (error) {
@@ -52,17 +51,24 @@ async function main() {
     throw error;
   }
 
+  const { runtime } = server;
+  // The files as the catalog loaded them: a broken one is listed with its error, not as loaded.
+  const listAgents = async (files: string[]) => {
+    runtime.catalog.invalidate?.();
+    const { errors } = await runtime.catalog.load().catch(() => ({ errors: [] }));
+    return describeAgents(files, errors);
+  };
   // Edits, new files and deletions in agents/ reach the bucket while Zero runs; the catalog rereads it every second.
   const watcher = watchAgents(stack.store, agentsDir, {
-    onMirrored: ({ agents, removed }) =>
-      console.log(`agents: ${names(agents)} (reloaded from ${agentsDir}${removed.length ? `; removed ${names(removed)}` : ''})`),
+    onMirrored: async ({ agents, removed }) =>
+      console.log(`agents: ${await listAgents(agents)} (reloaded from ${agentsDir}${removed.length ? `; removed ${names(removed)}` : ''})`),
     onError: (error) => console.error(`agents: could not copy ${agentsDir} into the bucket: ${error instanceof Error ? error.message : String(error)}`),
   });
 
   console.log(`Zero is listening on ${server.url}`);
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
   console.log(`  key:    ${devKey} (${process.env.ZERO_DEV_KEY ? 'from ZERO_DEV_KEY' : `kept in ${devKeyFile(dataDir)}`}; an administrator key for user "dev")`);
-  console.log(`  agents: ${names(agents)} (from ${agentsDir}, watched for changes)`);
+  console.log(`  agents: ${await listAgents(agents)} (from ${agentsDir}, watched for changes)`);
   const endpoints = Object.keys(config.providers?.endpoints ?? {});
   if (endpoints.length || config.providers?.bedrock) {
     console.log(`  models: ${['anthropic', ...(config.providers?.bedrock ? ['bedrock'] : []), ...endpoints].join(', ')} (default: ${config.providers?.default ?? 'anthropic'})`);
@@ -81,20 +87,11 @@ async function main() {
   process.once('SIGTERM', shutdown);
 }
 
-/** The port's refusal in one line, with what to do. */
-function portRefusal(error: unknown, port: number, host: string): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is already in use (another Zero, or another program). Stop it, or set PORT to a free port.`);
-  if (code === 'EACCES') return new Error(`port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
-  return error;
-}
-
-/** Opens and closes the port, so a taken one is reported before anything slow happens. */
-async function portIsFree(port: number, host: string): Promise<void> {
-  if (port === 0) return;
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', (error) => reject(portRefusal(error, port, host)));
+/** Fails as listening would (EADDRINUSE, EACCES) when the port cannot be had; port 0 always can. */
+function probePort(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
     probe.listen(port, host, () => probe.close(() => resolve()));
   });
 }

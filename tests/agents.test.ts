@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '@zero/core';
@@ -43,6 +45,9 @@ describe('Claude Code subagent files in the catalog', () => {
     await upload('pr-reviewer', WIZARD_SHAPED);
     await upload('generalist', WITHOUT_TOOLS);
     await upload('shell-user', WITH_CLAUDE_CODE_ONLY_TOOLS);
+    // Files shaped like real Claude Code subagents (tests/fixtures/claude-code-agents).
+    const fixtures = join(import.meta.dirname, 'fixtures', 'claude-code-agents');
+    for (const file of readdirSync(fixtures)) await upload(file.replace(/\.md$/, ''), readFileSync(join(fixtures, file), 'utf8'));
   });
   afterAll(async () => {
     s3.destroy();
@@ -83,12 +88,29 @@ describe('Claude Code subagent files in the catalog', () => {
   it('lists the tools Zero does not have as unavailable, each with the reason', async () => {
     const { agents } = await listAgents();
     const shellUser = agents.find((a) => a.id === 'shell-user')!;
-    expect(shellUser.tools).toEqual(['read_file', 'grep']);
+    expect(shellUser.tools).toEqual(['read_file', 'grep', 'run_command', 'edit_file']);
     expect(shellUser.unavailable_tools).toEqual([
-      { name: 'Bash', reason: 'Zero runs no shell commands' },
-      { name: 'Edit', reason: expect.stringContaining('Zero does not edit project files') },
       // Issue 15: MCP tools are granted now; one whose server nobody declares is still said to be unavailable.
       { name: 'mcp__github__create_issue', reason: expect.stringContaining('no MCP server "github"') },
     ]);
+    // …and warned about, as any tool left out is.
+    expect(shellUser.warnings).toEqual([expect.stringMatching(/^tool "mcp__github__create_issue" was left out: no MCP server "github"/)]);
+  });
+
+  it('maps every Claude Code tool Zero can honour and says why each other one is left out', async () => {
+    const { agents } = await listAgents();
+    const release = agents.find((a) => a.id === 'release-engineer')!;
+    expect(release).toMatchObject({ model: 'claude-sonnet-4-6', color: 'orange' });
+    expect(release.tools).toEqual(['run_command', 'read_file', 'edit_file', 'write_file', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent']);
+    expect(release.unavailable_tools.map((t: { name: string }) => t.name)).toEqual(['BashOutput', 'KillShell', 'TodoWrite', 'mcp__task-master__get_tasks']);
+    for (const tool of release.unavailable_tools) expect(tool.reason).not.toBe('Zero has no tool of this name');
+    expect(release.warnings).toHaveLength(4);
+    expect(release.warnings).toContainEqual(expect.stringMatching(/^tool "mcp__task-master__get_tasks" was left out: no MCP server "task-master"/));
+  });
+
+  it('refuses a file whose model is no model Zero knows, naming the field, instead of sending it to the API', async () => {
+    const { agents, errors } = await listAgents();
+    expect(agents.map((a) => a.id)).not.toContain('storyteller');
+    expect(errors).toContainEqual({ file: 'agents/storyteller.md', field: 'model', message: expect.stringContaining('model "fable" is not a Claude model id') });
   });
 });

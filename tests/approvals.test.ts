@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { decideApprovals } from '@zero/core';
+import { decideApprovals, type InProcessQueue } from '@zero/core';
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import { chatStream, readSse, type ReceivedEvent } from './support/sse';
 
@@ -61,6 +61,11 @@ describe('approvals: a call that asks waits for a person, with nothing running',
   afterEach(() => h.fake.reset());
 
   const ledgerRuns = () => h.tools.executions.get('ledger') ?? 0;
+  /**
+   * Every job sent to the run queue has run to its end. A read or a decision that woke the run would
+   * have sent it one before its answer came back: after this, the run has gone on, or nothing did.
+   */
+  const queueDrained = () => (h.server.runtime.queue as InProcessQueue).idle();
 
   /** Sends a message whose answer calls the ledger; returns the stream's events and the waiting call's id. */
   const askToWrite = async (id: string, entry: string) => {
@@ -96,8 +101,9 @@ describe('approvals: a call that asks waits for a person, with nothing running',
       ((await getJson(`${h.url}/api/v2/sessions?limit=100`, headers)).json.sessions as { session_id: string; awaiting_approval_since?: string | null }[]).find((s) => s.session_id === id);
     expect(Date.parse((await listed(bob))!.awaiting_approval_since!)).toBeGreaterThan(0);
     // Reading the session does not wake the waiting run.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await queueDrained();
     expect(ledgerRuns()).toBe(before);
+    expect((await h.server.runtime.leases.inspect(id))?.active).toBe(false);
 
     // A viewer may not decide; someone outside the session does not see it.
     expect((await send(h, 'POST', `/sessions/${id}/approvals/${callId}`, carol, { decision: 'allow' })).status).toBe(403);
@@ -151,8 +157,9 @@ describe('approvals: a call that asks waits for a person, with nothing running',
 
     const first = await send(h, 'POST', `/sessions/${id}/approvals/${asked[0]}`, bob, { decision: 'allow' });
     expect(first.json.pending).toEqual([asked[1]]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await queueDrained();
     expect(ledgerRuns()).toBe(before);
+    expect((await h.server.runtime.leases.inspect(id))?.active).toBe(false);
     expect((await getJson(`${h.url}/api/v2/sessions/${id}`)).json.awaiting_approval.pending.map((p: { tool_call_id: string }) => p.tool_call_id)).toEqual([asked[1]]);
 
     expect((await send(h, 'POST', `/sessions/${id}/approvals/${asked[1]}`, DEV, { decision: 'deny' })).json.pending).toEqual([]);
@@ -199,8 +206,10 @@ describe('approvals: a call that asks waits for a person, with nothing running',
     const lostQueue = { ...h.server.runtime, queue: { send: async () => undefined } };
     const decided = await decideApprovals(lostQueue, id, () => [{ toolCallId: callId, decision: 'allow', by: { id: 'bob', name: 'Bob' } }]);
     expect(decided.pending).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Its job lost, the run is not carried on: nothing reached the queue, nothing holds the session.
+    await queueDrained();
     expect(ledgerRuns()).toBe(before);
+    expect((await h.server.runtime.leases.inspect(id))?.active).toBe(false);
     const done = await untilRunEnds(h, id);
     expect(done.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
     expect(ledgerRuns()).toBe(before + 1);

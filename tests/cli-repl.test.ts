@@ -114,6 +114,20 @@ describe('the zero REPL in a real terminal (tmux)', () => {
     const screen = await t.waitFor((s) => s.includes('Second recorded.'));
     expect(count(screen, 'wants to run with:')).toBe(1);
     expect(runs()).toBe(before + 2);
+    // Going on after a decision is what was asked for, not an interruption to report.
+    expect(screen).not.toContain('interruption');
+  });
+
+  it('a spinner says what the model is doing while nothing else shows: writing a tool input, thinking', async () => {
+    h.fake.script({ toolCalls: [{ name: 'echo', input: { text: 'a long input written slowly' } }], inputChunks: 4, inputDelayMs: 400 }, { text: ['Done.'], deltaDelayMs: 1500 });
+    const t = await open('--agent', 'tester');
+    t.type('go', 'Enter');
+    await t.waitFor((s) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] writing the input of echo…/.test(s));
+    // The tool ran; the model is asked again and has not answered yet.
+    await t.waitFor((s) => s.includes('✓ echo') && /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] thinking…/.test(s));
+    const screen = await t.waitFor((s) => s.includes('Done.') && /tester › *\n/.test(s.split('Done.')[1] ?? ''));
+    expect(screen).not.toContain('thinking…');
+    expect(screen).not.toContain('writing the input');
   });
 
   it('keeps input history across runs (↑), takes multi-line input, and /usage sums the session', async () => {

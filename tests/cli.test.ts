@@ -47,9 +47,64 @@ describe('the zero binary against a real Zero', () => {
     h.fake.script({ text: 'Looking. ', toolCalls: [{ name: 'echo', input: { text: 'ping' } }] }, { text: 'All good.' });
     const run = await runCli(['agent', '--agent', 'tester', '-q', 'check it'], { env });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('Looking. All good.\n');
+    // Each step's text is a paragraph of its own, as the --json answer joins them.
+    expect(run.stdout).toBe('Looking.\n\nAll good.\n');
     expect(run.stderr).toBe('✓ echo ping — echo: ping\n');
     expect(lastUserMessage()).toContain('check it');
+  });
+
+  it('the top level takes a prompt as claude does: zero -p, zero -q, and stdin piped into zero', async () => {
+    h.fake.script({ text: 'by -p' }, { text: 'by -q' }, { text: 'by stdin' }, { text: 'by -p and stdin' });
+    expect(await runCli(['-p', 'first question', '--agent', 'tester'], { env })).toMatchObject({ code: 0, stdout: 'by -p\n' });
+    expect(lastUserMessage()).toContain('first question');
+    expect(await runCli(['-q', 'second question', '--agent', 'tester'], { env })).toMatchObject({ code: 0, stdout: 'by -q\n' });
+    expect(await runCli(['--agent', 'tester'], { env, input: 'third question\n' })).toMatchObject({ code: 0, stdout: 'by stdin\n' });
+    expect(lastUserMessage()).toContain('third question');
+    expect(await runCli(['-p', '--agent', 'tester'], { env, input: 'fourth question\n' })).toMatchObject({ code: 0, stdout: 'by -p and stdin\n' });
+    expect(lastUserMessage()).toContain('fourth question');
+    // A mistyped command is not sent as a project.
+    const typo = await runCli(['sesions'], { env });
+    expect(typo).toMatchObject({ code: 2, stderr: 'zero: unknown command "sesions" (a project is owner/repo); zero --help lists the commands\n' });
+    expect(h.fake.requests).toHaveLength(4);
+  });
+
+  it('piped into head -1: --jsonl stops quietly when the reader leaves (no EPIPE)', async () => {
+    h.fake.script({ text: Array.from({ length: 40 }, (_, i) => `w${i} `), deltaDelayMs: 20 });
+    const { spawn } = await import('node:child_process');
+    const { ZERO_BIN } = await import('./support/cli');
+    const child = spawn(process.execPath, [ZERO_BIN, '-q', 'talk', '--agent', 'tester', '--jsonl'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    let stdout = '';
+    // What `head -1` does: read up to the first line, then close the pipe.
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (c) => {
+        stdout += c;
+        if (stdout.includes('\n')) resolve();
+      }),
+    );
+    child.stdout.destroy();
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ type: 'start' });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it('--no-stream prints the answer once it is complete; -v picks the voice', async () => {
+    h.fake.script({ text: Array.from({ length: 6 }, (_, i) => `w${i} `), deltaDelayMs: 40 });
+    const { spawn } = await import('node:child_process');
+    const { ZERO_BIN } = await import('./support/cli');
+    const child = spawn(process.execPath, [ZERO_BIN, '-q', 'talk', '--agent', 'tester', '--no-stream', '-v', 'minimal'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: string[] = [];
+    child.stdout.on('data', (c) => chunks.push(String(c)));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    // One write, whole, where streaming writes each of the six pieces as it comes.
+    expect(chunks).toEqual(['w0 w1 w2 w3 w4 w5\n']);
+    const { json } = await send(h, 'GET', '/sessions?limit=1', DEV);
+    const detail = await send(h, 'GET', `/sessions/${json.sessions[0].session_id}`, DEV);
+    expect(detail.json.history.find((r: { kind: string }) => r.kind === 'user_message')).toMatchObject({ voice_mode: 'minimal' });
+    expect((await runCli(['-q', 'x', '-v', 'loud'], { env })).code).toBe(1);
   });
 
   it('pipe: stdin is the message, or is appended to -q', async () => {

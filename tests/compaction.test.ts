@@ -136,3 +136,39 @@ describe('compaction that cannot free enough', () => {
     expect(last.at(-1)).toMatchObject({ type: 'done', status: 'error' });
   });
 });
+
+describe('compaction that frees too little', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // Only the latest turn is kept, and a compaction must free 60 % of the tokens: folding one earlier turn cannot.
+    h = await startHarness({ limits: { contextWindowTokens: 4_000, compactAtPercent: 80, compactKeepTurns: 1, compactMinFreedPercent: 60 } });
+  });
+  afterAll(() => h.close());
+
+  it('compacts, sees it freed less than ZERO_COMPACT_MIN_FREED_PERCENT, and ends the run with context_exhausted before calling the model', async () => {
+    h.fake.respondWith((request) => (isSummaryCall(request) ? { text: 'Summary: the shop.' } : { text: 'Fine.' }));
+    const { json } = await postJson(`${h.url}/api/v2/sessions`, { agent_id: 'tester' });
+    const id = json.session.session_id as string;
+    // The session's first message always stays as it is; the second turn is what a compaction can fold.
+    for (const [n, chars] of [[1, 200], [2, 2_500]]) {
+      const { events } = await chatStream(h.url, { session_id: id, message: turnText(n!, chars!) });
+      expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    }
+    expect(h.fake.requests.some(isSummaryCall)).toBe(false);
+    const calls = h.fake.requests.length;
+
+    const { events } = await chatStream(h.url, { session_id: id, message: turnText(3, 8_000) });
+    // The turns before the latest were folded into a summary (the first message staying as it is)…
+    const compacted = events.find((e) => e.type === 'compacted') as { tokens_before: number; tokens_after: number; turns_folded: number } | undefined;
+    expect(compacted).toMatchObject({ turns_folded: 2 });
+    // …which freed less than 60 % of the tokens, though what is left fits the window: that, not overflow, ends the run.
+    const freed = compacted!.tokens_before - compacted!.tokens_after;
+    expect(freed).toBeGreaterThan(0);
+    expect(freed).toBeLessThan(compacted!.tokens_before * 0.6);
+    expect(compacted!.tokens_after).toBeLessThan(4_000);
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'context_exhausted', message: expect.stringMatching(/compacting 2 turns freed only \d+ tokens/) });
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'error' });
+    // The summarising call was made; the answering call was not.
+    expect(h.fake.requests.slice(calls).map(isSummaryCall)).toEqual([true]);
+  });
+});

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_DIR } from '../local/server';
+import { ensureConsoleBuilt } from '../local/console-build';
 import { startHarness, type Harness } from './support/harness';
 
 /** Debian's Chromium; a test tool's own browser download cannot work here. */
@@ -22,6 +22,9 @@ const CHROMIUM_ARGS = [
 const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
 const STEP_TIMEOUT = 20_000;
 
+// The bundle under test is the one the sources make: rebuilt when a source is newer than it.
+await ensureConsoleBuilt();
+
 describe('the console in a real browser', () => {
   let h: Harness;
   let browser: Browser;
@@ -31,7 +34,6 @@ describe('the console in a real browser', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) throw new Error('the console is not built: npm run build:console');
     await mkdir(SCREENSHOTS, { recursive: true });
     h = await startHarness();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

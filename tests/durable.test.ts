@@ -104,6 +104,8 @@ describe('durable runs', () => {
       // Nothing of the killed attempt was kept.
       expect(JSON.stringify(json.history)).not.toContain('partial');
       expect((await ledger()).filter((l) => l.endsWith(' model-kill'))).toHaveLength(1);
+      // Executed once: the killed step made no call, the step asked again made one.
+      expect((await executions()).filter((l) => l.endsWith(' model-kill'))).toHaveLength(1);
       expect(h.fake.requests).toHaveLength(3);
     } finally {
       await second.kill();
@@ -114,12 +116,8 @@ describe('durable runs', () => {
     h.fake.script({ toolCalls: [{ name: 'ledger', input: { entry: 'tool-kill', ms: 2000 } }] }, { text: 'All written.' });
     const first = await child();
     const sessionId = await startRun(first.url, 'record tool-kill', (e) => e.type === 'tool_call');
-    // The call is durable before it runs; die while it is running.
-    for (let i = 0; i < 100; i++) {
-      const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
-      if (json.history?.some((r: { kind: string }) => r.kind === 'assistant')) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // The call is durable before it runs; die while it is running (it has started, and waits 2 s before it writes).
+    await expect.poll(async () => (await executions()).filter((l) => l.endsWith(' tool-kill')), { timeout: 5_000 }).toHaveLength(1);
     await first.kill();
     expect((await ledger()).filter((l) => l.endsWith(' tool-kill'))).toHaveLength(0);
 
@@ -133,7 +131,10 @@ describe('durable runs', () => {
       const lines = (await ledger()).filter((l) => l.endsWith(' tool-kill'));
       expect(lines).toHaveLength(1);
       // The same idempotency key: run id and tool call id.
-      expect(lines[0]).toBe(`${json.history[0].run_id}:${json.history[1].content[0].id} tool-kill`);
+      const key = `${json.history[0].run_id}:${json.history[1].content[0].id}`;
+      expect(lines[0]).toBe(`${key} tool-kill`);
+      // Run twice in all, the unfinished attempt and the one after the resume, both under that key.
+      expect((await executions()).filter((l) => l.endsWith(' tool-kill'))).toEqual([`${key} tool-kill`, `${key} tool-kill`]);
       expect(h.fake.requests).toHaveLength(2);
     } finally {
       await second.kill();
@@ -219,6 +220,10 @@ describe('durable runs', () => {
       const entries = await ledger();
       expect(entries.filter((l) => l.endsWith(' fast'))).toHaveLength(1);
       expect(entries.filter((l) => l.endsWith(' slow'))).toHaveLength(1);
+      // The finished call ran once; the one the kill interrupted ran again.
+      const ran = await executions();
+      expect(ran.filter((l) => l.endsWith(' fast'))).toHaveLength(1);
+      expect(ran.filter((l) => l.endsWith(' slow'))).toHaveLength(2);
       // The model's second request answered both calls, in the order it made them.
       const answered = (h.fake.requests[1]!.body.messages.at(-1)!.content as { type: string; content: string }[]).filter((b) => b.type === 'tool_result');
       expect(answered.map((b) => b.content)).toEqual(['recorded fast', 'recorded slow']);
@@ -257,6 +262,8 @@ describe('durable runs', () => {
         if (record.kind === 'run_end') expect(events.filter((e) => e.type === 'done' && e.run_id === record.run_id)).toHaveLength(1);
       }
       expect((await ledger()).filter((l) => l.endsWith(' event-kill'))).toHaveLength(1);
+      // The result was durable before the process died: the resumed run did not execute the call again.
+      expect((await executions()).filter((l) => l.endsWith(' event-kill'))).toHaveLength(1);
     } finally {
       await second.kill();
     }

@@ -203,6 +203,19 @@ describe('file operations: edit_file, delete_path, list_files, diff_files', () =
       expect((await modelCalls(h, 'diff_files', { path: 'readme.md', content: '# files\n' }, chat)).result?.content).toBe('No differences: readme.md and readme.md (proposed) are identical.');
     });
 
+    it('diffs two files the conversation saved in a session without a project', async () => {
+      const { sessionId } = await modelCalls(h, 'write_file', { path: 'artifacts/draft.md', content: 'one\ntwo\n' }, { agent_id: 'commander' });
+      await modelCalls(h, 'write_file', { path: 'artifacts/final.md', content: 'one\n2\n' }, { session_id: sessionId });
+      const both = await modelCalls(h, 'diff_files', { path: 'artifacts/draft.md', area: 'written', other_path: 'artifacts/final.md', other_area: 'written' }, { session_id: sessionId });
+      expect(both.result?.is_error).toBeFalsy();
+      expect(both.result?.content).toContain('-two\n+2');
+      const proposed = await modelCalls(h, 'diff_files', { path: 'artifacts/final.md', area: 'written', content: 'one\n3\n' }, { session_id: sessionId });
+      expect(proposed.result?.content).toContain('-2\n+3');
+      // A project file still needs a project.
+      const project = await modelCalls(h, 'diff_files', { path: 'readme.md', content: 'x' }, { session_id: sessionId });
+      expect(project.result).toMatchObject({ is_error: true, content: expect.stringMatching(/^No project is selected/) });
+    });
+
     const refusals: [string, Record<string, unknown>, RegExp][] = [
       ['neither other side', { path: 'readme.md' }, /^Invalid input for diff_files: other_path: give exactly one of other_path and content/],
       ['both other sides', { path: 'readme.md', other_path: 'src/greet.ts', content: 'x' }, /give exactly one of other_path and content/],

@@ -136,6 +136,18 @@ describe('npm start', () => {
     expect(Object.keys(await agentsOf(zero))).toEqual(['alpha']);
   });
 
+  it("lists a broken agent file in the agents: line with its error, not as loaded", async () => {
+    const cwd = join(dir, 'broken');
+    await mkdir(join(cwd, 'agents'), { recursive: true });
+    await writeFile(join(cwd, 'agents', 'alpha.md'), agentFile('Alpha', 'Loads.'));
+    await writeFile(join(cwd, 'agents', 'nameless.md'), '---\nname: nameless\n---\n\nNo description.\n');
+    await writeFile(join(cwd, 'agents', 'storyteller.md'), '---\nname: storyteller\ndescription: Tells.\nmodel: fable\n---\n\nTell.\n');
+    const zero = await start(cwd, { PORT: '0', ZERO_DATA_DIR: join(cwd, '.zero') });
+    await eventually(async () => zero.stdout(), (out) => out.includes('  agents: '));
+    const line = zero.stdout().split('\n').find((l) => l.startsWith('  agents: '))!;
+    expect(line).toMatch(/^ {2}agents: alpha; not loaded: nameless \(description: [^)]+\); storyteller \(model "fable" is not a Claude model id/);
+  });
+
   it("lets the console's origin, and only it, POST archives straight to s3rver, as the bucket's CORS rule does on AWS", async () => {
     const zero = await start(root, { PORT: '0', ZERO_DATA_DIR: join(dir, 'cors') });
     const started = await fetch(`${zero.url}/api/v2/projects/acme/cors/uploads`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: '{}' });
@@ -186,6 +198,27 @@ describe('npm start', () => {
       expect(stderr).toBe(
         `Zero could not start: port ${port} on 127.0.0.1 is already in use (another Zero, or another program). Stop it, or set PORT to a free port.\n`,
       );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('npm start with the port taken says so before it builds the console, which it builds only when its sources changed', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const npm = spawn('npm', ['start'], { cwd: root, env: cleanEnv({ PORT: String(port), ZERO_DATA_DIR: join(dir, 'npm-port') }), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      npm.stdout!.on('data', (chunk) => (stdout += chunk));
+      npm.stderr!.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => npm.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Zero could not start: port ${port} on 127.0.0.1 is already in use`);
+      // No build ran first: npm's own prestart build is gone, and Zero's comes after the port is checked.
+      expect(stdout).not.toContain('build:console');
+      expect(stdout).not.toContain('Building the console');
     } finally {
       blocker.close();
     }

@@ -251,6 +251,16 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     expect(events.find((e) => e.type === 'agent.message')).toMatchObject({ content: [{ type: 'text', text: 'Hello from the pinned agent' }] });
     expect(events.find((e) => e.type === 'span.model_request_end')).toMatchObject({ model_usage: { input_tokens: 120, output_tokens: 7 } });
     expect(events.at(-1)).toMatchObject({ stop_reason: { type: 'end_turn' } });
+    // The session's usage, as BetaManagedAgentsSessionUsage says: tokens summed over its runs, and the list cost in cents.
+    const retrieved = valid(sessionSchema, await client.beta.sessions.retrieve(session.id));
+    expect(retrieved.usage).toEqual({
+      input_tokens: 120,
+      output_tokens: 7,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 0 },
+      list_cost: { amount: '0', currency: 'USD' },
+    });
+    expect(retrieved.stats.duration_seconds).toBeGreaterThanOrEqual(0);
     // Version 1's system prompt went to the model, not version 2's.
     expect(systemText(h)).toContain('You are version one.');
     expect(systemText(h)).not.toContain('You are version two.');

@@ -100,6 +100,17 @@ describe('Zero as an MCP server (POST /mcp, stateless Streamable HTTP)', () => {
     }
   });
 
+  it("an agent made through /v1 gets ask_ tools whose names the MCP SDK accepts (its pinned version's too)", async () => {
+    const created = await fetch(`${h.url}/v1/agents`, { method: 'POST', headers: { ...DEV, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Pinned', model: 'claude-sonnet-4-6' }) });
+    expect(created.status).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    const { tools } = await (await as(alice)).listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining([`ask_${id}`, `ask_${id}.v1`]));
+    // The SDK's own rule (toolNameValidation): letters, digits, ".", "_" and "-", at most 128.
+    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
+  });
+
   it('read_file, search_files and find_files answer from the project, as the caller', async () => {
     const a = await as(alice);
     const read = await a.callTool({ name: 'read_file', arguments: { project_id: 'alice/app', path: 'src/index.ts' } });

@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_DIR } from '../local/server';
+import { ensureConsoleBuilt } from '../local/console-build';
 import { send, startHarness, type Harness } from './support/harness';
 
 /** Debian's Chromium, as in tests/console.test.ts. */
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+// The bundle under test is the one the sources make: rebuilt when a source is newer than it.
+await ensureConsoleBuilt();
 
 describe('the console\'s Memory panel in a real browser', () => {
   let h: Harness;
@@ -16,7 +18,6 @@ describe('the console\'s Memory panel in a real browser', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) throw new Error('the console is not built: npm run build:console');
     h = await startHarness();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });

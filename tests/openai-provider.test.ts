@@ -19,7 +19,7 @@ async function syncAgentFiles(h: Harness, agents: Record<string, string>) {
 describe('an agent on an OpenAI-compatible endpoint', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ openai: { key: KEY, noTools: ['tiny'], prices: { 'priced-model': { input: 2, output: 8 } } } });
+    h = await startHarness({ openai: { key: KEY, noTools: ['tiny'], prices: { 'priced-model': { input: 2, output: 8 } }, contextWindows: { 'small-window': 1_500 } } });
     await syncAgentFiles(h, {
       'oa-priced': 'model: fakeai:priced-model\ntools: echo',
       'oa-free': 'model: fakeai:free-model\ntools: echo',
@@ -27,6 +27,7 @@ describe('an agent on an OpenAI-compatible endpoint', () => {
       'oa-tiny-chat': 'model: fakeai:tiny\ntools: []',
       'oa-nowhere': 'model: nowhere:some-model',
       'oa-bad-fallback': 'model: fakeai:priced-model\ntools: echo\nfallback: elsewhere:model',
+      'oa-small': 'model: fakeai:small-window\ntools: []',
     });
   });
   afterAll(() => h.close());
@@ -48,6 +49,14 @@ describe('an agent on an OpenAI-compatible endpoint', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: 'echo: hi' },
     ]);
+  });
+
+  it("takes the model's context window from its endpoint's configuration, not Claude's 200k", async () => {
+    h.openai!.script({ text: 'never asked' });
+    // About 2,500 tokens in a first message: nothing older to fold, over the 1,500 the endpoint says the model takes.
+    const { events } = await chatStream(h.url, { agent_id: 'oa-small', message: 'word '.repeat(2_000) });
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'context_exhausted', message: expect.stringContaining("of the model's 1500") });
+    expect(h.openai!.requests).toHaveLength(0);
   });
 
   it('prices a model on the endpoint’s table', async () => {

@@ -68,6 +68,21 @@ describe('schedules', () => {
     expect((await send(h, 'DELETE', '/schedules/daily', DEV)).status).toBe(404);
   });
 
+  it('an administrator lists every schedule with its state and next times; a member may not', async () => {
+    expect((await put('list-b', schedule)).status).toBe(201);
+    expect((await put('list-a', { ...schedule, paused: true })).status).toBe(201);
+    const listed = await getJson(`${h.url}/api/v2/schedules`);
+    expect(listed.status).toBe(200);
+    const ours = listed.json.schedules.filter((s: { id: string }) => s.id.startsWith('list-'));
+    expect(ours).toMatchObject([
+      { id: 'list-a', paused: true, failures: 0, next_runs: [] },
+      { id: 'list-b', paused: false, failures: 0, next_runs: expect.arrayContaining([expect.any(String)]) },
+    ]);
+    expect(ours[0]).not.toHaveProperty('v');
+    expect((await getJson(`${h.url}/api/v2/schedules`, await h.userHeaders('carol'))).status).toBe(403);
+    for (const id of ['list-a', 'list-b']) expect((await send(h, 'DELETE', `/schedules/${id}`, DEV)).status).toBe(204);
+  });
+
   it('a bad cron, a missing or unknown time zone, an unknown agent are 400s naming the field; a member is refused', async () => {
     const field = async (body: unknown) => {
       const response = await put('bad', body);

@@ -16,6 +16,16 @@ describe('stores against dynalite and s3rver', () => {
   });
   afterAll(() => stack.stop());
 
+  it('a stack without a data folder keeps S3 in a temporary folder, and removes it on stop', async () => {
+    const { existsSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const other = await startLocalStack();
+    expect(other.s3Dir.startsWith(tmpdir())).toBe(true);
+    expect(existsSync(other.s3Dir)).toBe(true);
+    await other.stop();
+    expect(existsSync(other.s3Dir)).toBe(false);
+  });
+
   const newSession = (id: string) =>
     sessions.createSession({ session_id: id, title: 't', agent_id: 'zero', created_at: 'now', updated_at: 'now' });
 

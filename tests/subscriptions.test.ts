@@ -113,6 +113,20 @@ describe('signed outbound events', () => {
     expect((await send(h, 'GET', '/subscriptions/ops', DEV)).status).toBe(404);
   });
 
+  it('an administrator lists every subscription; a member may not', async () => {
+    const body = { url: sub.url, events: ['run.completed'], secret_ref: 'ZERO_WEBHOOK_SECRET_EVENTS' };
+    expect((await send(h, 'PUT', '/subscriptions/list-b', DEV, body)).status).toBe(201);
+    expect((await send(h, 'PUT', '/subscriptions/list-a', DEV, { ...body, events: ['session.created'] })).status).toBe(201);
+    const listed = await send(h, 'GET', '/subscriptions', DEV);
+    expect(listed.status).toBe(200);
+    expect(listed.json.subscriptions.filter((s: { id: string }) => s.id.startsWith('list-'))).toEqual([
+      { id: 'list-a', url: sub.url, events: ['session.created'], secret_ref: 'ZERO_WEBHOOK_SECRET_EVENTS', created_at: expect.any(String), updated_at: expect.any(String) },
+      { id: 'list-b', url: sub.url, events: ['run.completed'], secret_ref: 'ZERO_WEBHOOK_SECRET_EVENTS', created_at: expect.any(String), updated_at: expect.any(String) },
+    ]);
+    expect((await send(h, 'GET', '/subscriptions', await h.userHeaders('alice'))).status).toBe(403);
+    for (const id of ['list-a', 'list-b']) expect((await send(h, 'DELETE', `/subscriptions/${id}`, DEV)).status).toBe(204);
+  });
+
   it('sends nothing once the subscription is deleted', async () => {
     await send(h, 'PUT', '/subscriptions/ops', DEV, { url: sub.url, events: ['session.created'], secret_ref: 'ZERO_WEBHOOK_SECRET_EVENTS' });
     expect((await send(h, 'DELETE', '/subscriptions/ops', DEV)).status).toBe(204);

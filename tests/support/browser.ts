@@ -3,9 +3,13 @@ import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { CONSOLE_DIR } from '../../local/server';
+import { ensureConsoleBuilt } from '../../local/console-build';
 import { expect } from 'vitest';
 import { startHarness, type Harness, type HarnessOptions } from './harness';
+
+// The bundle under test is the one the sources make: rebuilt when a source is newer than it, while the
+// test file is collected (a build takes longer than a hook may).
+await ensureConsoleBuilt();
 
 /** Debian's Chromium; a test tool's own browser download cannot work here. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -46,7 +50,6 @@ export class ConsoleBrowser {
 
   static async launch(h: Harness): Promise<ConsoleBrowser> {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) throw new Error('the console is not built: npm run build:console');
     await mkdir(SCREENSHOTS, { recursive: true });
     return new ConsoleBrowser(await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), h);
   }

@@ -69,7 +69,7 @@ export interface HarnessOptions {
   githubToken?: RuntimeConfig['githubToken'];
   publicUrl?: string;
   /** Starts a fake OpenAI-compatible server, configured as the endpoint `name` (default `fakeai`) with these settings. */
-  openai?: { name?: string; key?: string; noTools?: string[]; prices?: Record<string, { input: number; output: number }> };
+  openai?: { name?: string; key?: string; noTools?: string[]; prices?: Record<string, { input: number; output: number }>; contextWindows?: Record<string, number> };
   /** Starts a fake Bedrock runtime, reached through the Bedrock SDK's endpoint override, answering with `fake`'s script. */
   bedrock?: boolean;
   /** The default provider and fallback chain (`ZERO_MODEL_PROVIDER`, `ZERO_MODEL_FALLBACK`). */
@@ -124,7 +124,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     providers: {
       ...options.providers,
       ...(bedrock ? { bedrock: { region: 'eu-west-3', baseURL: bedrock.url, credentials: { accessKeyId: 'AKIAFAKEBEDROCK00001', secretAccessKey: 'fake-bedrock-secret' } } } : {}),
-      endpoints: openai ? { [options.openai?.name ?? 'fakeai']: { url: openai.url, key: options.openai?.key, noTools: options.openai?.noTools, prices: options.openai?.prices, maxRetries: 2 } } : {},
+      endpoints: openai ? { [options.openai?.name ?? 'fakeai']: { url: openai.url, key: options.openai?.key, noTools: options.openai?.noTools, prices: options.openai?.prices, contextWindows: options.openai?.contextWindows, maxRetries: 2 } } : {},
     },
   });
   const appOptions = { eventsMaxDurationMs: options.eventsMaxDurationMs, projectLimits: options.projectLimits };

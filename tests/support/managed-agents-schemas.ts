@@ -108,7 +108,15 @@ export const sessionSchema = z.object({
   status: z.enum(['rescheduling', 'running', 'idle', 'terminated']),
   title: z.string().nullable(),
   updated_at: z.string(),
-  usage: z.object({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }),
+  usage: z.strictObject({
+    active_seconds: z.number().optional(),
+    input_tokens: z.number().optional(),
+    output_tokens: z.number().optional(),
+    cache_read_input_tokens: z.number().optional(),
+    cache_creation: z.strictObject({ ephemeral_5m_input_tokens: z.number().optional(), ephemeral_1h_input_tokens: z.number().optional() }).optional(),
+    list_cost: z.strictObject({ amount: z.string().regex(/^(0|[1-9]\d*)$/), currency: z.literal('USD') }).nullable().optional(),
+    server_tool_use: z.object({ web_fetch_requests: z.number().optional(), web_search_requests: z.number().optional() }).nullable().optional(),
+  }),
   vault_ids: z.array(z.string()),
 });
 

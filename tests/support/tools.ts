@@ -15,12 +15,14 @@ export function testTools() {
       input: z.object({ entry: z.string(), ms: z.number().int().min(0).max(60_000).default(0) }),
       async execute({ entry, ms }, { idempotencyKey }) {
         count('ledger');
-        await new Promise((r) => setTimeout(r, ms));
         // The ledger is a file shared by every process of a test (ZERO_TEST_LEDGER), keyed by the call.
         const file = process.env.ZERO_TEST_LEDGER;
         if (!file) throw new Error('ZERO_TEST_LEDGER is not set');
-        // Every execution, kept or not, is counted beside it: how often the side effect was attempted.
+        // Every execution is counted beside it as it starts, one killed before it finished too: how often the
+        // side effect was attempted. The ledger itself keeps one line per key, as an idempotent receiver does;
+        // "not executed again" is asserted on the executions, never on the ledger.
         appendFileSync(`${file}.executions`, `${idempotencyKey} ${entry}\n`);
+        await new Promise((r) => setTimeout(r, ms));
         const seen = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
         if (!seen.some((line) => line.startsWith(`${idempotencyKey} `))) appendFileSync(file, `${idempotencyKey} ${entry}\n`);
         return `recorded ${entry}`;

@@ -37,7 +37,8 @@ export function agentRoutes(deps: AppDeps) {
       permission_mode: a.permission_mode ?? 'default',
       permissions: a.permissions ?? {},
       policy: policies[i]!,
-      warnings: a.warnings,
+      // An MCP tool whose server is not there is left out like any tool Zero lacks, and said so alike.
+      warnings: [...a.warnings, ...mcp[i]!.unavailable.map(({ name, reason }) => `tool "${name}" was left out: ${reason}`)],
     }));
     return c.json({ agents: list, errors });
   });

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { errorText, forbidden, log, notFound, requireAgent } from '@zero/core';
-import { scheduleIdSchema, scheduleInputSchema, scheduleResponseSchema, scheduleSyncResponseSchema } from '@zero/core/wire';
+import { scheduleIdSchema, scheduleInputSchema, scheduleListSchema, scheduleResponseSchema, scheduleSyncResponseSchema } from '@zero/core/wire';
 import type { ScheduleConfig } from '@zero/core/schedules';
 import { describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
@@ -33,6 +33,13 @@ export function scheduleRoutes(deps: AppDeps) {
     const outcomes = await Promise.all(stored.map((schedule) => trigger.sync(schedule).then(() => undefined, (error: Error) => ({ schedule_id: schedule.id, message: error.message }))));
     const failed = outcomes.filter((o) => o !== undefined);
     return c.json({ trigger: 'eventbridge' as const, synced: stored.filter((s) => !failed.some((f) => f.schedule_id === s.id)).map((s) => s.id), failed });
+  });
+
+  app.get('/schedules', describe({ summary: 'Every schedule, with its state and next five times (administrators)', responses: { 200: scheduleListSchema } }), async (c) => {
+    admin(c);
+    const stored = (await deps.schedules.store.list()).sort((a, b) => a.id.localeCompare(b.id));
+    const failures = await Promise.all(stored.map((schedule) => deps.schedules.markers.failures(schedule.id)));
+    return c.json({ schedules: await Promise.all(stored.map((schedule, i) => scheduleView(schedule, failures[i]!))) });
   });
 
   app.put('/schedules/:schedule_id', describe({ summary: 'Create or replace a schedule (administrators)', responses: { 200: scheduleResponseSchema, 201: scheduleResponseSchema } }), id, json(scheduleInputSchema), async (c) => {

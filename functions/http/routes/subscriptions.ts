@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { forbidden, notFound } from '@zero/core';
-import { hookIdSchema, subscriptionDeliveriesSchema, subscriptionInputSchema, subscriptionResponseSchema } from '@zero/core/wire';
+import { hookIdSchema, subscriptionDeliveriesSchema, subscriptionInputSchema, subscriptionListSchema, subscriptionResponseSchema } from '@zero/core/wire';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 
@@ -13,9 +13,16 @@ const view = ({ v: _v, ...subscription }: { v: number } & Record<string, unknown
 export function subscriptionRoutes(deps: AppDeps) {
   const app = new Hono<Env>();
   const idParam = param(z.object({ id: hookIdSchema }));
-  app.use('/subscriptions/*', async (c, next) => {
+  const admin = async (c: { get(key: 'user'): { admin: boolean } }, next: () => Promise<void>) => {
     if (!c.get('user').admin) throw forbidden('managing subscriptions needs an administrator');
     await next();
+  };
+  app.use('/subscriptions', admin);
+  app.use('/subscriptions/*', admin);
+
+  app.get('/subscriptions', describe({ summary: 'Every subscription (administrators)', responses: { 200: subscriptionListSchema } }), async (c) => {
+    const list = await (await subscriptions()).subscriptionStore(deps.subscriptions).list();
+    return c.json({ subscriptions: list.map((s) => view(s).subscription) });
   });
 
   app.put('/subscriptions/:id', describe({ summary: 'Create or replace a subscription to signed events (administrators)', responses: { 200: subscriptionResponseSchema, 201: subscriptionResponseSchema } }), idParam, json(subscriptionInputSchema), async (c) => {

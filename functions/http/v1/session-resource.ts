@@ -1,12 +1,20 @@
 import { requireAccess, unfinishedRun, type AuthUser } from '@zero/core';
 import type { SessionMeta } from '@zero/core/store';
-import { agentOfSession, agentResource, readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
+import { agentOfSession, agentResource, managedSessionUsage, readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
 import type { V1Deps } from './deps';
 
-/** A session as the Managed Agents API shows it (`BetaManagedAgentsSession`), from Zero's session and its `/v1` record. */
-export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: ManagedSessionRecord) {
+/**
+ * A session as the Managed Agents API shows it (`BetaManagedAgentsSession`), from Zero's session and its `/v1` record.
+ * `usage` (tokens and list cost summed over its finished runs) is read for one session (`withUsage`); a page of
+ * sessions leaves it empty, as the type allows, rather than read every session's log.
+ */
+export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: ManagedSessionRecord, options: { withUsage?: boolean } = {}) {
   record ??= await readSessionRecord(deps.artifacts, meta.session_id);
-  const [status, agent] = await Promise.all([statusOf(deps, meta.session_id), agentOfSession(deps, meta.agent_id)]);
+  const [status, agent, usage] = await Promise.all([
+    statusOf(deps, meta.session_id),
+    agentOfSession(deps, meta.agent_id),
+    options.withUsage ? deps.sessions.readRunEnds(meta.session_id).then(managedSessionUsage) : {},
+  ]);
   const { type: _type, created_at: _c, updated_at: _u, archived_at: _a, metadata: _m, ...agentFields } = agent
     ? agentResource(agent.doc)
     : agentResource({ v: 2, id: meta.agent_id, version: 1, name: meta.agent_id, description: null, system: null, model: { id: deps.defaultModel }, tools: [], metadata: {}, created_at: '', updated_at: '', archived_at: null, owner: null });
@@ -21,11 +29,11 @@ export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: 
     metadata: record?.metadata ?? {},
     outcome_evaluations: [],
     resources: [],
-    stats: {},
+    stats: { duration_seconds: Math.max(0, Math.round((Date.now() - Date.parse(meta.created_at)) / 1000)) },
     status,
     title: record ? record.title : meta.title,
     updated_at: meta.updated_at,
-    usage: {},
+    usage,
     vault_ids: [],
   };
 }

@@ -103,7 +103,7 @@ export function managedSessionRoutes(deps: V1Deps) {
 
   app.get('/sessions/:id', async (c) => {
     const { session, record } = await managedSession(deps, c.req.param('id'), c.get('user'), 'viewer');
-    return c.json(await sessionResource(deps, session, record));
+    return c.json(await sessionResource(deps, session, record, { withUsage: true }));
   });
 
   app.post('/sessions/:id', json(sessionUpdateParams), async (c) => {
@@ -120,7 +120,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     const next = { ...current, title: params.title === undefined ? current.title : params.title, metadata: params.metadata === null ? {} : meta };
     await writeSessionRecord(deps.artifacts, id, next);
     if (params.title !== undefined) await deps.sessions.updateSession(id, { title: params.title ?? 'New session', updated_at: new Date().toISOString() });
-    return c.json(await sessionResource(deps, await deps.sessions.requireSession(id), next));
+    return c.json(await sessionResource(deps, await deps.sessions.requireSession(id), next, { withUsage: true }));
   });
 
   app.get('/sessions', query(sessionListQuery), async (c) => {

@@ -8,8 +8,16 @@ import { explain } from './exit';
 const program = new Command('zero')
   .description("Zero's command line: chat with agents, follow sessions, manage keys and projects")
   .version('0.1.0')
-  .option('-p, --profile <name>', 'the deployment profile of ~/.config/zero/config.json (default: its current one, or $ZERO_PROFILE)')
+  .option('--profile <name>', 'the deployment profile of ~/.config/zero/config.json (default: its current one, or $ZERO_PROFILE)')
   .showHelpAfterError();
+
+// Piped into a reader that leaves early (`zero … | head -1`): the rest has nowhere to go, which is not a failure.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
 
 /** Runs a command and exits with its code; a failure is one line on stderr. */
 const action =
@@ -26,21 +34,30 @@ const action =
 
 const profile = () => program.opts<{ profile?: string }>().profile;
 
+// The default command, so `zero -p "…"`, `zero -q "…"`, `echo … | zero` and `zero` alone (the REPL) work as `claude` does.
 program
-  .command('agent')
-  .description('chat: the REPL, or one message with -q or stdin (then exit)')
+  .command('agent', { isDefault: true })
+  .description('chat (the default command): the REPL, or one message with -p/-q or stdin (then exit)')
   .argument('[project]', 'the project to bind the session to, owner/repo')
+  .option('-p, --print [message]', 'send this message (or stdin) and exit, as claude -p does')
   .option('-q, --query <message>', 'send this message and exit (stdin, if piped, is appended)')
   .option('-a, --agent <id>', 'the agent to talk to')
-  .addOption(new Option('--voice <mode>', 'how the agent speaks').choices(['full', 'minimal', 'neutral']))
+  .addOption(new Option('-v, --voice <mode>', 'how the agent speaks: its <!-- VOICE:mode --> section of the agent file').choices(['full', 'minimal', 'neutral']))
   .option('-s, --session <id>', 'continue this session')
+  .option('--no-stream', 'print the answer once it is complete instead of as it is written')
   .option('--json', 'print one JSON object at the end: text, tool calls, usage, session id, status')
   .option('--jsonl', 'print every event as one JSON line as it arrives')
   .action(
-    action(async (project: string | undefined, options: { query?: string; agent?: string; voice?: string; session?: string; json?: boolean; jsonl?: boolean }) => {
-      const { agentCommand } = await import('./commands/agent');
-      return agentCommand(project, { ...options, q: options.query, profile: profile() });
-    }),
+    action(
+      async (
+        project: string | undefined,
+        options: { print?: string | true; query?: string; agent?: string; voice?: string; session?: string; stream: boolean; json?: boolean; jsonl?: boolean },
+      ) => {
+        const { agentCommand } = await import('./commands/agent');
+        const { query, ...rest } = options;
+        return agentCommand(project, { ...rest, q: query, profile: profile() });
+      },
+    ),
   );
 
 program

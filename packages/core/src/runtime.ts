@@ -264,6 +264,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       (userId) => auth.isAdmin(userId),
     ),
     limits: config.limits ?? DEFAULT_LIMITS,
+    ...(config.providers ? { providers: config.providers } : {}),
     secrets: [config.anthropic.apiKey ?? '', ...Object.values(config.providers?.endpoints ?? {}).map((endpoint) => endpoint.key ?? '')].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel,

@@ -10,6 +10,10 @@ import { runTurn } from '../turn';
 
 export interface AgentOptions {
   q?: string;
+  /** `-p`: the message, or `true` when given alone (the message comes from stdin). */
+  print?: string | boolean;
+  /** `false` with `--no-stream`: the answer is printed once complete. */
+  stream?: boolean;
   json?: boolean;
   jsonl?: boolean;
   agent?: string;
@@ -18,16 +22,19 @@ export interface AgentOptions {
   profile?: string;
 }
 
-/** `zero agent [owner/repo]`: one message (`-q`, stdin) and exit, or the REPL. */
+/** `zero [agent] [owner/repo]`: one message (`-p`, `-q`, stdin) and exit, or the REPL. */
 export async function agentCommand(project: string | undefined, options: AgentOptions): Promise<number> {
+  // `agent` is the default command: a word that is neither a command nor owner/repo is a mistyped command.
+  if (project !== undefined && !project.includes('/')) throw new CliError(`unknown command "${project}" (a project is owner/repo); zero --help lists the commands`, EXIT.usage);
   const voice = parseVoice(options.voice);
   const piped = process.stdin.isTTY ? '' : await readStdin();
-  const message = [options.q, piped.trim()].filter(Boolean).join('\n\n');
+  const given = [typeof options.print === 'string' ? options.print : undefined, options.q];
+  const message = [...given, piped.trim()].filter(Boolean).join('\n\n');
   if (!message) {
-    if (options.q !== undefined || !process.stdin.isTTY) throw new CliError('nothing to send: the message (-q or stdin) is empty', EXIT.usage);
-    if (options.json || options.jsonl) throw new CliError('--json and --jsonl need a message (-q or stdin)', EXIT.usage);
+    if (options.print !== undefined || options.q !== undefined || !process.stdin.isTTY) throw new CliError('nothing to send: the message (-p, -q or stdin) is empty', EXIT.usage);
+    if (options.json || options.jsonl) throw new CliError('--json and --jsonl need a message (-p, -q or stdin)', EXIT.usage);
     const { startRepl } = await import('../repl/repl');
-    return startRepl({ project, agent: options.agent, voice, session: options.session, profile: options.profile });
+    return startRepl({ project, agent: options.agent, voice, session: options.session, profile: options.profile, stream: options.stream });
   }
   const connection = await connect(options.profile, { embedded: true });
   try {
@@ -38,13 +45,13 @@ export async function agentCommand(project: string | undefined, options: AgentOp
 }
 
 /** Sends one message (or plan), prints the run, and answers with the exit code of its end. */
-export async function oneShot(connection: Connection, body: ChatInput, options: { json?: boolean; jsonl?: boolean }): Promise<number> {
+export async function oneShot(connection: Connection, body: ChatInput, options: { json?: boolean; jsonl?: boolean; stream?: boolean }): Promise<number> {
   const { client } = connection;
   const rich = !options.json && !options.jsonl && richOutput();
   const c = colors(richOutput(process.stderr));
   const agentColors = rich ? await agentColorMap(connection) : undefined;
   const render = rich ? await (await import('../render/markdown')).loadMarkdownRenderer() : undefined;
-  const view = options.json || options.jsonl ? undefined : new RunView({ rich, out: process.stdout, side: process.stderr, agentColors, render });
+  const view = options.json || options.jsonl ? undefined : new RunView({ rich, out: process.stdout, side: process.stderr, agentColors, render, stream: options.stream });
   // Ctrl+C once stops the run through the cancel route (what was said is kept); twice leaves at once.
   const controller = new AbortController();
   let sessionId = body.session_id;

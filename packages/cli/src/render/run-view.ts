@@ -26,13 +26,25 @@ export interface RunViewOptions {
   agentColors?: Map<string, string | undefined>;
   /** Renders a Markdown block (loaded only for rich output). */
   render?: (markdown: string) => string;
+  /** `false` (`--no-stream`): a step's text is printed once the step has written all of it. */
+  stream?: boolean;
+}
+
+/** A run's text as printed plainly: whether any was written, whether a step ended since, the whitespace held back. */
+interface PlainText {
+  written: boolean;
+  stepEnded: boolean;
+  space: string;
 }
 
 /**
  * Prints a run's events for a person: the answer's text as it streams
  * (Markdown rendered a block at a time on a terminal, raw otherwise), each
  * tool call as one line (a spinner, then ✓ or ✗ with a summary), delegations
- * indented under the agent that delegated (`zero → cereal`).
+ * indented under the agent that delegated (`zero → cereal`). On a terminal a
+ * spinner says what the model is doing while nothing else shows (thinking,
+ * writing a tool's input); printed plainly, the texts of a run's steps are
+ * separated by a blank line, as the `--json` answer joins them.
  */
 export class RunView {
   readonly calls: ShownCall[] = [];
@@ -44,6 +56,13 @@ export class RunView {
   private spinnerTimer?: NodeJS.Timeout;
   private frame = 0;
   private spinnerShown = false;
+  /** What the model is doing while no tool runs (rich output): shown beside the spinner. */
+  private status?: string;
+  private readonly plain = new Map<string, PlainText>();
+  /** Text held back with `--no-stream`, by run, until its step ends. */
+  private readonly held = new Map<string, { text: string; depth: number }>();
+  /** The run stopped to wait (an approval, a client tool): the start of its continuation is no news. */
+  private waited = false;
   /** Plain output: whether the last thing written ended a line. */
   private atLineStart = true;
   private currentAgent?: string;
@@ -67,7 +86,9 @@ export class RunView {
         this.agentOf.set(event.run_id, event.agent_id);
         if (this.currentAgent && this.currentAgent !== event.agent_id) this.line(`${this.paint(this.currentAgent)} → ${this.paint(event.agent_id)}`, 0);
         this.currentAgent = event.agent_id;
-        if (event.resumed) this.notice('(the run was carried on after an interruption)', 0);
+        if (event.resumed && !this.waited) this.notice('(the run was carried on after an interruption)', 0);
+        this.waited = false;
+        this.setStatus('thinking…');
         break;
       case 'agent_switch':
         this.flushText();
@@ -83,9 +104,18 @@ export class RunView {
         }
         break;
       case 'text':
-        this.text(event.delta, runId ?? '', depth);
+        if (this.options.stream === false) this.hold(event.delta, runId ?? '', depth);
+        else this.text(event.delta, runId ?? '', depth);
+        this.setStatus('writing…');
+        break;
+      case 'thinking':
+        this.setStatus('thinking…');
+        break;
+      case 'tool_call_delta':
+        this.setStatus(`writing the input of ${event.name}…`);
         break;
       case 'tool_call': {
+        this.endStep(runId ?? '');
         this.flushText();
         const call = { id: event.id, name: event.name, input: event.input, agentId: event.agent_id, depth };
         this.calls.push(call);
@@ -101,16 +131,24 @@ export class RunView {
         const mark = event.is_error ? this.c.red('✗') : this.c.green('✓');
         const input = shown.input === undefined ? '' : ` ${this.c.dim(summariseInput(shown.input))}`;
         this.toolLine(`${mark} ${this.c.bold(event.name)}${input} ${this.c.dim('—')} ${summariseResult(event.content)}`, 'depth' in shown ? shown.depth : depth);
-        if (this.running.size === 0) this.stopSpinner();
+        // The results go back to the model, which thinks about its next step.
+        if (this.running.size === 0) this.setStatus('thinking…');
         break;
       }
       case 'retry':
+        this.endStep(runId ?? '', true);
         this.flushText();
         this.notice(`(step ${event.step} is asked again: ${event.reason})`, depth);
         break;
       case 'confirmation_required':
+      case 'client_tool_call':
+        this.waited = true;
+        this.endStep(runId ?? '');
         this.flushText();
-        this.toolLine(`${this.c.yellow('?')} ${this.c.bold(event.name)} ${this.c.dim(summariseInput(event.input))} ${this.c.dim('— waits for approval')}`, depth);
+        this.toolLine(
+          `${this.c.yellow('?')} ${this.c.bold(event.name)} ${this.c.dim(summariseInput(event.input))} ${this.c.dim(event.type === 'confirmation_required' ? '— waits for approval' : '— waits for the client')}`,
+          depth,
+        );
         this.running.delete(event.id);
         if (this.running.size === 0) this.stopSpinner();
         break;
@@ -121,11 +159,14 @@ export class RunView {
         this.notice('(the run goes on in the background; following it)', 0);
         break;
       case 'error':
+        this.endStep(runId ?? '');
         this.flushText();
         this.stopSpinner();
         this.line(this.c.red(`error: ${event.code}: ${event.message}`), depth);
         break;
       case 'done':
+        this.endStep(runId ?? '');
+        if (event.status === 'awaiting_approval') this.waited = true;
         if (runId && depth === 0) {
           this.flushText();
           this.stopSpinner();
@@ -139,13 +180,40 @@ export class RunView {
 
   /** Ends the view: text held back is printed, the spinner is stopped. */
   finish(): void {
+    for (const runId of [...this.held.keys()]) this.endStep(runId);
     this.flushText();
     this.stopSpinner();
   }
 
+  private hold(delta: string, runId: string, depth: number) {
+    const held = this.held.get(runId) ?? { text: '', depth };
+    held.text += delta;
+    this.held.set(runId, held);
+  }
+
+  /** A step of `runId` ended (a tool call, a wait, its end): its held text is printed, the next text is a new paragraph. */
+  private endStep(runId: string, discard = false) {
+    const held = this.held.get(runId);
+    this.held.delete(runId);
+    if (held && !discard) this.text(held.text, runId, held.depth);
+    const plain = this.plain.get(runId);
+    if (plain) Object.assign(plain, { stepEnded: true, space: '' });
+  }
+
   private text(delta: string, runId: string, depth: number) {
     if (!this.options.rich) {
-      this.write(indentPlain(delta, depth, this.atLineStart));
+      // A step's trailing whitespace is held until more of its text comes: between steps a blank line stands instead.
+      const plain = this.plain.get(runId) ?? { written: false, stepEnded: false, space: '' };
+      this.plain.set(runId, plain);
+      const text = plain.space + delta;
+      const body = text.trimEnd();
+      plain.space = text.slice(body.length);
+      if (!body) return;
+      if (plain.written && plain.stepEnded) this.write(this.atLineStart ? '\n' : '\n\n');
+      const shown = plain.written && !plain.stepEnded ? body : body.trimStart();
+      this.write(indentPlain(shown, depth, this.atLineStart));
+      plain.written = true;
+      plain.stepEnded = false;
       return;
     }
     let stream = this.markdown.get(runId);
@@ -187,6 +255,14 @@ export class RunView {
     this.line(this.c.dim(text), depth);
   }
 
+  /** What the model is doing, beside the spinner while no tool runs (rich output only). */
+  private setStatus(status: string) {
+    if (!this.options.rich) return;
+    this.clearSpinner();
+    this.status = status;
+    this.spin();
+  }
+
   private spin() {
     if (!this.options.rich) return;
     this.drawSpinner();
@@ -198,7 +274,13 @@ export class RunView {
   }
 
   private drawSpinner() {
-    if (!this.options.rich || this.running.size === 0) return;
+    if (!this.options.rich || !this.atLineStart) return;
+    if (this.running.size === 0) {
+      if (!this.status) return;
+      this.options.out.write(`${this.c.cyan(SPINNER[this.frame % SPINNER.length]!)} ${this.c.dim(this.status)}`);
+      this.spinnerShown = true;
+      return;
+    }
     const latest = [...this.running.values()].at(-1)!;
     const others = this.running.size > 1 ? this.c.dim(` (+${this.running.size - 1})`) : '';
     this.options.out.write(`${'  '.repeat(latest.depth)}${this.c.cyan(SPINNER[this.frame % SPINNER.length]!)} ${this.c.bold(latest.name)} ${this.c.dim(summariseInput(latest.input))}${others}`);
@@ -214,6 +296,7 @@ export class RunView {
   private stopSpinner() {
     clearInterval(this.spinnerTimer);
     this.spinnerTimer = undefined;
+    this.status = undefined;
     this.clearSpinner();
   }
 }

@@ -17,6 +17,8 @@ export interface ReplOptions {
   voice?: VoiceMode;
   session?: string;
   profile?: string;
+  /** `false` (`--no-stream`): each answer is printed once complete. */
+  stream?: boolean;
 }
 
 const HELP = `  /agent <id>      talk to another agent (the session keeps its history)
@@ -57,7 +59,7 @@ class Repl {
 
   constructor(
     private readonly connection: Connection,
-    options: ReplOptions,
+    private readonly options: ReplOptions,
   ) {
     this.sessionId = options.session;
     this.agentId = options.agent;
@@ -153,7 +155,7 @@ class Repl {
   }
 
   private async send(message: string) {
-    const view = new RunView({ rich: this.rich, out: process.stdout, side: process.stdout, agentColors: this.agentColors, render: this.render });
+    const view = new RunView({ rich: this.rich, out: process.stdout, side: process.stdout, agentColors: this.agentColors, render: this.render, stream: this.options.stream });
     this.running = { sessionId: this.sessionId, cancelled: false };
     // Lines typed during the run: /cancel stops it; anything else waits.
     const duringRun = (line: string) => {

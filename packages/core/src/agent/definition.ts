@@ -3,22 +3,8 @@ import * as z from 'zod';
 import { mcpServerConfigSchema, permissionMapSchema, permissionModeSchema, thinkingRequestSchema, voiceModeSchema } from '../wire';
 import { agentMcpServersSchema } from './mcp-servers';
 
-/**
- * Claude Code subagent tool names mapped to Zero's tools, so that a Claude Code
- * file (`tools: Read, Grep, Glob`) loads as it is.
- */
-export const TOOL_ALIASES: Record<string, string> = {
-  Read: 'read_file',
-  Grep: 'grep',
-  Glob: 'glob',
-  Write: 'write_file',
-  WebFetch: 'web_fetch',
-  WebSearch: 'web_search',
-  ListProjects: 'list_projects',
-  GetAnalysis: 'get_analysis',
-  Task: 'delegate_agent',
-  LS: 'list_files',
-};
+/** Claude Code's tool names as Zero's (kept in one table: ./claude-code-tools). */
+export { TOOL_ALIASES } from './claude-code-tools';
 
 /** An agent's compaction settings: the share of the window that triggers it, and the latest turns it keeps. */
 export const compactionSettingsSchema = z.strictObject({

@@ -24,7 +24,7 @@ You are a senior code reviewer. Review the diff.
       model: undefined,
       role: 'You are a senior code reviewer. Review the diff.',
     });
-    expect(result.agent.warnings).toEqual(['tool "Bash" is not provided by Zero and was left out']);
+    expect(result.agent.warnings).toEqual(['tool "Bash" was left out: its counterpart run_command is not enabled on this deployment']);
   });
 
   // The shape of Anthropic's plugins/pr-review-toolkit/agents/code-reviewer.md (and of many files from
@@ -79,14 +79,31 @@ You are an expert code reviewer. Review the unstaged changes.
     expect(none).toMatchObject({ ok: true, agent: { tools: [] } });
   });
 
-  it('keeps the Claude Code tools Zero lacks aside, each with the reason', () => {
+  it('maps every Claude Code tool Zero can honour, and keeps the rest aside, each with the reason', () => {
+    const registry = new Set(['read_file', 'write_file', 'edit_file', 'run_command', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent']);
+    const all = 'Bash, Read, Write, Edit, MultiEdit, LS, Glob, Grep, WebFetch, WebSearch, Task, Agent, NotebookRead, BashOutput, KillShell, TodoWrite, NotebookEdit, TeamCreate';
+    const mapped = parseAgentMarkdown('agents/all.md', `---\nname: all\ndescription: d\ntools: ${all}\n---\n`, registry);
+    expect(mapped).toMatchObject({
+      ok: true,
+      agent: { tools: ['run_command', 'read_file', 'write_file', 'edit_file', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent'] },
+    });
+    if (!mapped.ok) return;
+    expect(mapped.agent.unavailable_tools).toEqual([
+      { name: 'BashOutput', reason: expect.stringContaining('no background shells') },
+      { name: 'KillShell', reason: expect.stringContaining('no background shells') },
+      { name: 'TodoWrite', reason: expect.stringContaining('no to-do list') },
+      { name: 'NotebookEdit', reason: expect.stringContaining('no notebook cell editor') },
+      { name: 'TeamCreate', reason: expect.stringContaining('agent teams') },
+    ]);
+
     const text = '---\nname: n\ndescription: d\ntools: Read, Bash, Edit, mcp__github__create_issue, Frobnicate\n---\n';
     const result = parseAgentMarkdown('agents/n.md', text, known);
     expect(result).toMatchObject({ ok: true, agent: { tools: ['read_file'] } });
     if (!result.ok) return;
+    // A deployment without the counterpart says which one it lacks.
     expect(result.agent.unavailable_tools).toEqual([
-      { name: 'Bash', reason: 'Zero runs no shell commands' },
-      { name: 'Edit', reason: expect.stringContaining('Zero does not edit project files') },
+      { name: 'Bash', reason: 'its counterpart run_command is not enabled on this deployment' },
+      { name: 'Edit', reason: 'its counterpart edit_file is not enabled on this deployment' },
       { name: 'Frobnicate', reason: 'Zero has no tool of this name' },
     ]);
     // Issue 15: an MCP tool is a grant its servers fill in when a run starts, no longer set aside.

@@ -83,7 +83,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
   const removed = disallowed.filter((rule) => splitPermissionRule(rule).input === undefined);
   const grants = resolveToolGrants(front.tools, knownTools, delegation.length > 0, removed, front.memory !== undefined);
   const mcpGrants = mcpToolGrants(front.tools, removed);
-  for (const { name } of grants.unavailable) warnings.push(`tool "${name}" is not provided by Zero and was left out`);
+  for (const { name, reason } of grants.unavailable) warnings.push(`tool "${name}" was left out: ${reason}`);
   const permissions = permissionsOf(front.permissions, disallowed);
   const mode = permissionModeSchema.safeParse(front.permissionMode ?? 'default');
   if (!mode.success) warnings.push(`permissionMode "${front.permissionMode}" is not one Zero knows (${permissionModeSchema.options.join(', ')}); "default" is used`);

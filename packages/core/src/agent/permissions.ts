@@ -1,5 +1,5 @@
 import { splitPermissionRule, stricter, type PermissionMap } from '../wire';
-import { TOOL_ALIASES } from './definition';
+import { TOOL_ALIASES } from './claude-code-tools';
 
 /**
  * A rule with Claude Code's tool name mapped to Zero's (`Write(reports/**)` →

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { TOOL_ALIASES } from './definition';
+import { TOOL_ALIASES, unavailableReason } from './claude-code-tools';
 
 /** The memory tool: an agent has it when its file sets `memory:` (see `memory/`), and only then by inheritance. */
 const MEMORY_TOOL = 'memory';
@@ -8,21 +8,6 @@ const MEMORY_TOOL = 'memory';
 export interface ToolGrants {
   tools: string[];
   unavailable: { name: string; reason: string }[];
-}
-
-/** Why a Claude Code tool has no counterpart in Zero, by name. */
-const UNAVAILABLE: { test: (name: string) => boolean; reason: string }[] = [
-  { test: (name) => ['Bash', 'BashOutput', 'KillShell', 'KillBash'].includes(name), reason: 'Zero runs no shell commands' },
-  {
-    test: (name) => ['Edit', 'MultiEdit', 'NotebookEdit'].includes(name),
-    reason: 'Zero does not edit project files; write_file (Write) writes new files under reports/ or artifacts/',
-  },
-  { test: (name) => name === 'TodoWrite', reason: 'Zero keeps no to-do list' },
-  { test: (name) => name === 'NotebookRead', reason: 'Zero reads notebooks as files with read_file (Read)' },
-];
-
-export function unavailableReason(name: string): string {
-  return UNAVAILABLE.find((entry) => entry.test(name))?.reason ?? 'Zero has no tool of this name';
 }
 
 /**
@@ -60,7 +45,7 @@ function grantsOf(listed: readonly string[] | undefined, known: ReadonlySet<stri
     if (isMcpGrant(name)) continue;
     const tool = TOOL_ALIASES[name] ?? name;
     if (known && !known.has(tool)) {
-      if (!unavailable.some((entry) => entry.name === name)) unavailable.push({ name, reason: unavailableReason(name) });
+      if (!unavailable.some((entry) => entry.name === name)) unavailable.push({ name, reason: unavailableReason(name, known) });
     } else if (!tools.includes(tool)) tools.push(tool);
   }
   // `memory:` grants the memory tool, as Claude Code's grants the file tools on the memory folder.

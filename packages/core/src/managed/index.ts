@@ -8,3 +8,4 @@ export * from './event-mapper';
 export * from './markdown-agent';
 export * from './resolve-agent';
 export * from './toolset';
+export * from './session-usage';

@@ -1,6 +1,8 @@
+import { SHELL_TOOL } from '../agent/claude-code-tools';
+
 /** The Managed Agents toolset's tools (`agent_toolset_20260401`), as Zero's tools of the same job. */
 export const TOOLSET_TOOLS = {
-  bash: 'run_command',
+  bash: SHELL_TOOL,
   read: 'read_file',
   write: 'write_file',
   edit: 'edit_file',

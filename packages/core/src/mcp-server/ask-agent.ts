@@ -38,6 +38,15 @@ export interface AskOptions {
 type Notify = (notification: ServerNotification) => Promise<void>;
 
 /**
+ * The MCP tool of an agent: `ask_<agent id>`, in the characters MCP allows in a tool name
+ * (`[A-Za-z0-9._-]`, at most 128): a pinned version of an agent made through `/v1`
+ * (`agent_x@1`) is `ask_agent_x.v1`, which no file's agent id can be (they have no dot).
+ */
+export function askToolName(agentId: string): string {
+  return `ask_${agentId.replace('@', '.v').replace(/[^A-Za-z0-9._-]/g, '_')}`.slice(0, 128);
+}
+
+/**
  * One tool per agent, `ask_<agent id>`: runs a Zero session as the caller
  * (the chat route's own path: startChat, then the run's events), tells the
  * client how it goes with progress notifications when it asked for them,
@@ -48,7 +57,7 @@ type Notify = (notification: ServerNotification) => Promise<void>;
 export function registerAgentTools(server: McpServer, deps: ChatDeps, caller: User, agents: readonly AgentDefinition[], options: AskOptions = {}) {
   for (const agent of agents) {
     server.registerTool(
-      `ask_${agent.id}`,
+      askToolName(agent.id),
       {
         title: `Ask ${agent.name}`,
         description: `Ask Zero's ${agent.name} agent: ${agent.description} Runs a Zero session as you and answers with its reply and the session id.`,

@@ -2,7 +2,7 @@
  * Which model providers a deployment has, read from its environment:
  *
  * - `ZERO_MODEL_PROVIDER`: the provider of models named without one (`anthropic` by default, `bedrock`, or an endpoint's name);
- * - `ZERO_PROVIDER_<NAME>_URL` (`_KEY`, `_NO_TOOLS`, `_PRICES`): an OpenAI-compatible endpoint named `<name>` (lowercase);
+ * - `ZERO_PROVIDER_<NAME>_URL` (`_KEY`, `_NO_TOOLS`, `_PRICES`, `_CONTEXT_WINDOW`): an OpenAI-compatible endpoint named `<name>` (lowercase);
  * - `ZERO_BEDROCK_REGION` (`ZERO_BEDROCK_URL`, `ZERO_BEDROCK_MODELS`): Claude on Amazon Bedrock;
  * - `ZERO_MODEL_FALLBACK`: the models (or providers) a step is redone on when its model's provider is unavailable.
  */
@@ -26,6 +26,8 @@ export interface OpenAIEndpointConfig {
   prices?: Record<string, TokenPrice>;
   /** Retries of 429/5xx and connection failures before the call fails (default 2). */
   maxRetries?: number;
+  /** Input tokens each model takes, by model, `*` for the endpoint's others (see model/context-windows.ts for the rest). */
+  contextWindows?: Record<string, number>;
 }
 
 export interface BedrockConfig {
@@ -64,6 +66,7 @@ export function providersConfigFromEnv(env: Record<string, string | undefined>):
       key: env[`ZERO_PROVIDER_${upper}_KEY`] || undefined,
       noTools: list(env[`ZERO_PROVIDER_${upper}_NO_TOOLS`]),
       prices: parsePrices(`ZERO_PROVIDER_${upper}_PRICES`, env[`ZERO_PROVIDER_${upper}_PRICES`]),
+      contextWindows: parseContextWindows(`ZERO_PROVIDER_${upper}_CONTEXT_WINDOW`, env[`ZERO_PROVIDER_${upper}_CONTEXT_WINDOW`]),
     };
   }
   const region = env.ZERO_BEDROCK_REGION || undefined;
@@ -130,4 +133,19 @@ export function parsePrices(variable: string, raw: string | undefined): Record<s
     prices[model] = { input: input!, output: output!, ...(cachedInput !== undefined ? { cachedInput } : {}) };
   }
   return prices;
+}
+
+/** `8192` (every model of the endpoint) or `model=tokens,…` with `*=tokens` for the others, e.g. `qwen3:8b=40960,*=8192`. */
+export function parseContextWindows(variable: string, raw: string | undefined): Record<string, number> {
+  const text = (raw ?? '').trim();
+  const entries = /^\d+$/.test(text) ? { '*': text } : parseMap(variable, text);
+  const windows: Record<string, number> = {};
+  for (const [model, value] of Object.entries(entries)) {
+    const tokens = Number(value);
+    if (!/^\d+$/.test(value) || tokens < 1_024 || tokens > 10_000_000) {
+      throw new Error(`${variable}: the window of "${model}" must be a whole number of tokens from 1024 to 10000000, got "${value}"`);
+    }
+    windows[model] = tokens;
+  }
+  return windows;
 }

@@ -63,8 +63,8 @@ describe('the providers’ environment variables', () => {
     expect(config).toEqual({
       default: 'ollama',
       endpoints: {
-        ollama: { url: 'http://localhost:11434/v1', noTools: ['gemma2', 'phi3'], prices: { qwen3: { input: 0.2, output: 0.6 }, 'llama3.3': { input: 0, output: 0 } } },
-        openrouter: { url: 'https://openrouter.ai/api/v1', key: 'sk-or-secret', noTools: [], prices: {} },
+        ollama: { url: 'http://localhost:11434/v1', noTools: ['gemma2', 'phi3'], prices: { qwen3: { input: 0.2, output: 0.6 }, 'llama3.3': { input: 0, output: 0 } }, contextWindows: {} },
+        openrouter: { url: 'https://openrouter.ai/api/v1', key: 'sk-or-secret', noTools: [], prices: {}, contextWindows: {} },
       },
       fallback: ['anthropic', 'openrouter:anthropic/claude-sonnet-4'],
     });

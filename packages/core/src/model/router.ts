@@ -1,4 +1,5 @@
 import { ZeroError } from '../errors';
+import { MODEL_ALIASES } from './aliases';
 import { costOf } from './pricing';
 import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelStreamOptions } from './provider';
 import { PROVIDER_NAME, type ProvidersConfig, type TokenPrice } from './providers-config';
@@ -83,6 +84,13 @@ export class ProviderRouter implements ModelProvider {
         route = this.route(name);
       } catch (error) {
         return { field, message: (error as Error).message };
+      }
+      // A Claude provider serves Claude models only: a name that is none (`model: fable`) would reach the API as it is, and fail there.
+      if (route.entry.kind === 'claude' && !/claude/i.test(route.model)) {
+        return {
+          field,
+          message: `model "${name}" is not a Claude model id (claude-…), an alias (${Object.keys(MODEL_ALIASES).join(', ')}, inherit) or provider:model of a configured provider (${[...this.providers.keys()].join(', ')})`,
+        };
       }
       if (tools.length && route.entry.noTools?.includes(route.model)) {
         return {

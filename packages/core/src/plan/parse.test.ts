@@ -13,6 +13,19 @@ describe('plan files', () => {
     expect(markdown).toEqual({ ok: true, plan });
   });
 
+  it("reads XZatoma's plans: named facts as context, instructions as the steps", () => {
+    const yaml = parsePlan('goal: "Generate API documentation"\ncontext:\n directory: "src/api/"\ninstructions:\n - List all API endpoint files\n - Extract function signatures\n', 'yaml');
+    const json = parsePlan('{\n "goal": "Generate API documentation",\n "context": {\n  "directory": "src/api/"\n },\n "instructions": [\n  "List all API endpoint files",\n  "Extract function signatures"\n ]\n}', 'json');
+    const plan = { goal: 'Generate API documentation', context: { directory: 'src/api/' }, instructions: ['List all API endpoint files', 'Extract function signatures'] };
+    expect(yaml).toEqual({ ok: true, plan });
+    expect(json).toEqual({ ok: true, plan });
+    expect(planPrompt(plan)).toBe(
+      'You are assisting with the following task:\n\nGOAL:\nGenerate API documentation\n\nCONTEXT:\n- Directory: src/api/\n\nINSTRUCTIONS (follow as guidance):\n1. List all API endpoint files\n2. Extract function signatures',
+    );
+    expect(parsePlan('goal: g\nsteps: [a]\ninstructions: [b]\n', 'yaml')).toMatchObject({ ok: false, error: { field: 'instructions', line: 3, message: expect.stringContaining('not both') } });
+    expect(parsePlan('goal: g\ncontext:\n  nested: {deep: 1}\n', 'yaml')).toMatchObject({ ok: false, error: { field: expect.stringMatching(/^context/) } });
+  });
+
   it('becomes the prompt of the CLI-agent design', () => {
     expect(planPrompt({ goal: 'Audit', context: ['Node 20', 'Express 4'], steps: ['Read', 'Report'] })).toBe(
       'You are assisting with the following task:\n\nGOAL:\nAudit\n\nCONTEXT:\n- Node 20\n- Express 4\n\nINSTRUCTIONS (follow as guidance):\n1. Read\n2. Report',

@@ -86,7 +86,7 @@ function parseMarkdownPlan(text: string): PlanParse {
 const fieldOf = (issue: z.core.$ZodIssue) => (issue.path.length ? issue.path.join('.') : issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : 'plan');
 
 function messageOf(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (a plan has goal, context, steps, agent, project)`;
+  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (a plan has goal, context, steps or instructions, agent, project)`;
   // zod leaves the input out of its issues; its message says what was received.
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return 'is required';
   return issue.message;

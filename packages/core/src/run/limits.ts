@@ -18,7 +18,7 @@ export const runLimitsSchema = z.object({
   retryBaseMs: z.number().int().nonnegative(),
   /** How deep delegation may nest: 1 lets the agent a user talks to delegate, but not its delegates. 0 turns delegation off. */
   maxDelegationDepth: z.number().int().nonnegative(),
-  /** The model's context window in tokens for every model; 0: by model id (model/context-windows.ts). */
+  /** The context window in tokens of every model its endpoint's configuration does not name; 0: by model (model/context-windows.ts). */
   contextWindowTokens: z.number().int().nonnegative(),
   /** The conversation is compacted before a call that would send more than this share of the window (percent). */
   compactAtPercent: z.number().int().min(1).max(100),

@@ -11,6 +11,7 @@ import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { AgentToolSource, Delegator, ToolContext, ToolServices } from '../tools/tool';
 import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
 import { contextWindowOf } from '../model/context-windows';
+import type { ProvidersConfig } from '../model/providers-config';
 import { thinkingFor } from '../model/thinking';
 import { ContextGauge, sizeOf } from './compaction';
 import { toolResultContent, withConversationBreakpoint } from './history';
@@ -35,6 +36,8 @@ export interface RunDeps {
   mcp?: AgentToolSource;
   /** What the run may spend, checked before each model call (see `budgets/`); a delegated run shares its caller's. */
   budget?: RunBudget;
+  /** The deployment's model providers, whose endpoints say their models' context windows (see model/context-windows.ts). */
+  providers?: Pick<ProvidersConfig, 'default' | 'endpoints'>;
 }
 
 export interface RunParams {
@@ -143,7 +146,7 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
     tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });
   const gauge = new ContextGauge(sizeOf(system) + sizeOf(toolDefinitions));
-  const window = contextWindowOf(params.model, limits.contextWindowTokens);
+  const window = contextWindowOf(params.model, { override: limits.contextWindowTokens, providers: deps.providers });
   const callsPerTool = new Map<string, number>();
   let totalToolCalls = 0;
   let steps = params.resume?.steps ?? 0;

@@ -189,6 +189,12 @@ export class SessionStore {
     return Promise.all(items.map((item) => this.decodeRecord(item)));
   }
 
+  /** The `run_end` records of a session's log, in order (what its runs used), without reading the other records' offloaded bodies. */
+  async readRunEnds(id: string): Promise<LogRecord[]> {
+    const items = await this.items.query({ pk: keys.session(id), between: logRange(0) });
+    return Promise.all(items.filter((item) => item.kind === 'run_end').map((item) => this.decodeRecord(item)));
+  }
+
   /**
    * Writes one record at `seq`. Fails with a 409 `conflict` when another
    * writer took that place first. Records over OFFLOAD_BYTES go to S3.

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { normalizeProjectPath } from '../projects/paths';
 import { ZeroError } from '../errors';
-import { inProject, looksBinary, projectIdInput } from './project-scope';
+import { inProject, looksBinary, projectIdInput, toolError } from './project-scope';
 import { defineTool, type ToolContext } from './tool';
 
 const MAX_BYTES = 1024 * 1024;
@@ -34,7 +34,8 @@ export const diffFilesTool = defineTool({
       path: ['other_path'],
     }),
   async execute(input, context) {
-    return inProject(input.project_id, context, async (projectId) => {
+    const areas = [input.area ?? 'project', ...(input.other_path === undefined ? [] : [input.other_area ?? 'project'])];
+    const diff = async (projectId: string | undefined) => {
       const old = await readSide(context, projectId, input.path, input.area ?? 'project');
       const newName = input.other_path ?? `${input.path} (proposed)`;
       const next = input.other_path === undefined ? input.content! : await readSide(context, projectId, input.other_path, input.other_area ?? 'project');
@@ -42,19 +43,32 @@ export const diffFilesTool = defineTool({
       // The diff library loads with the first diff, not at cold start.
       const { createTwoFilesPatch } = await import('diff');
       return createTwoFilesPatch(input.path, newName, old, next, undefined, undefined, { context: input.context_lines ?? 3 });
-    });
+    };
+    if (areas.includes('project')) return inProject(input.project_id, context, diff);
+    // Only files this conversation saved: they are its own, and need no project.
+    try {
+      return await diff(input.project_id ?? context.projectId);
+    } catch (error) {
+      return toolError(error);
+    }
   },
 });
 
-/** The text of one side: a project file, or a file the session wrote (found by the path it was written at). */
-async function readSide(context: ToolContext, projectId: string, path: string, area: 'project' | 'written'): Promise<string> {
+/**
+ * The text of one side: a project file, or a file the session wrote (found by the path it was written at;
+ * with a project, a report of that project or an artifact, without one any file it wrote).
+ */
+async function readSide(context: ToolContext, projectId: string | undefined, path: string, area: 'project' | 'written'): Promise<string> {
   const checked = normalizeProjectPath(path);
   if (area === 'written') {
-    const written = (await context.sessions.listArtifacts(context.sessionId)).findLast((a) => a.path === checked && (!a.project_id || a.project_id === projectId));
+    const written = (await context.sessions.listArtifacts(context.sessionId)).findLast(
+      (a) => a.path === checked && (!a.project_id || !projectId || a.project_id === projectId),
+    );
     const text = written && (await context.artifacts.getText(written.key));
     if (text === undefined) throw new ZeroError('not_found', `No file "${checked}" was saved by this conversation (list_files with area "written" shows them).`);
     return text;
   }
+  if (!projectId) throw new ZeroError('invalid_request', 'No project is selected: pass project_id ("owner/repo").');
   const file = await context.projects.read(projectId, 'files', checked, MAX_BYTES, context.signal);
   if (!file) throw new ZeroError('not_found', `No file "${checked}" in project ${projectId}.`);
   if (looksBinary(file.body)) throw new ZeroError('invalid_request', `"${checked}" is a binary file; diff_files compares text only.`);

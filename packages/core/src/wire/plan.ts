@@ -5,16 +5,28 @@ import { projectIdSchema } from './fields';
  * A plan: a task written down ahead (a file for `zero run --plan`, or the
  * `plan` of `POST /chat`), turned by the server into the run's message.
  */
-export const planSchema = z.strictObject({
-  /** What should be true when the run is done. */
-  goal: z.string().trim().min(1, 'must not be empty').max(10_000),
-  /** What the agent should know: prose, or a list of facts. */
-  context: z.union([z.string().trim().max(50_000), z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100)]).optional(),
-  /** How to go about it, in order; guidance, not a script. */
-  steps: z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100).optional(),
-  /** The agent to run it, when the request names none. */
-  agent: z.string().min(1).max(64).optional(),
-  /** The project, when the request names none. */
-  project: projectIdSchema.optional(),
-});
+const stepsSchema = z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100);
+
+export const planSchema = z
+  .strictObject({
+    /** What should be true when the run is done. */
+    goal: z.string().trim().min(1, 'must not be empty').max(10_000),
+    /** What the agent should know: prose, a list of facts, or named facts (`directory: src/`, as XZatoma's plans write it). */
+    context: z
+      .union([
+        z.string().trim().max(50_000),
+        z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100),
+        z.record(z.string().trim().min(1).max(200), z.union([z.string().trim().max(10_000), z.number(), z.boolean()])).refine((r) => Object.keys(r).length <= 100, 'at most 100 entries'),
+      ])
+      .optional(),
+    /** How to go about it, in order; guidance, not a script. */
+    steps: stepsSchema.optional(),
+    /** XZatoma's name for `steps`; a plan gives one or the other. */
+    instructions: stepsSchema.optional(),
+    /** The agent to run it, when the request names none. */
+    agent: z.string().min(1).max(64).optional(),
+    /** The project, when the request names none. */
+    project: projectIdSchema.optional(),
+  })
+  .refine((plan) => !(plan.steps && plan.instructions), { path: ['instructions'], message: 'give steps or instructions, not both (they are the same list)' });
 export type Plan = z.infer<typeof planSchema>;

@@ -347,6 +347,8 @@ export const scheduleSchema = scheduleInputSchema
   .extend({ id: z.string(), paused_reason: z.string().optional(), failures: z.number().int(), created_at: z.string(), updated_at: z.string(), next_runs: z.array(z.string()) })
   .loose();
 export const scheduleResponseSchema = z.object({ schedule: scheduleSchema });
+/** `GET /schedules`: every schedule, by id. */
+export const scheduleListSchema = z.object({ schedules: z.array(scheduleSchema) });
 /** `POST /schedules/sync`: every stored schedule registered again with what fires it (EventBridge Scheduler on AWS). */
 export const scheduleSyncResponseSchema = z.object({
   /** `eventbridge`, or `timer` where the process's own timer reads the schedules (nothing to register). */
@@ -358,6 +360,8 @@ export const scheduleSyncResponseSchema = z.object({
 /** A subscription as stored. */
 export const subscriptionSchema = subscriptionInputSchema.extend({ id: z.string(), created_at: z.string(), updated_at: z.string() }).loose();
 export const subscriptionResponseSchema = z.object({ subscription: subscriptionSchema });
+/** `GET /subscriptions`: every subscription, by id. */
+export const subscriptionListSchema = z.object({ subscriptions: z.array(subscriptionSchema) });
 
 /** One event on its way to a subscriber, or sent, or given up on: no body, and errors name the target's origin only. */
 export const subscriptionDeliverySchema = z.object({
