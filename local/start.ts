@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { runtimeConfigFromEnv } from '@zero/core';
+import { createSandbox, runtimeConfigFromEnv } from '@zero/core';
 import { mirrorAgents, watchAgents } from './agents-folder';
 import { DataDirInUseError } from './data-lock';
 import { startServer, type RunningServer } from './server';
@@ -23,6 +23,10 @@ async function main() {
   let server: RunningServer;
   let agents: string[];
   const config = runtimeConfigFromEnv(process.env, stack.store);
+  // One sandbox for run_command and bash, checked now: where it cannot run, commands are refused (never run unsandboxed).
+  const sandbox = createSandbox({ ...config.commands?.sandboxOptions, outbound: config.outbound });
+  config.commands = { ...config.commands, sandbox };
+  const sandboxState = await sandbox.availability();
   // A development key so scripts can talk to the local server; ZERO_DEV_KEY keeps it stable across restarts.
   const devKey = process.env.ZERO_DEV_KEY || `zdev_${randomBytes(18).toString('base64url')}`;
   config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key: devKey, user: { id: 'dev', name: 'Developer' } }] };
@@ -52,6 +56,11 @@ async function main() {
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
   console.log(`  key:    ${devKey}${process.env.ZERO_DEV_KEY ? ' (from ZERO_DEV_KEY)' : ''}  (an administrator key for user "dev")`);
   console.log(`  agents: ${names(agents)} (from ${agentsDir}, watched for changes)`);
+  console.log(
+    sandboxState.ok
+      ? `  commands: run in a ${sandbox.kind} sandbox (${sandboxState.detail})`
+      : `  commands: REFUSED: ${sandboxState.reason}. run_command and bash answer with this reason and run nothing.`,
+  );
   const endpoints = Object.keys(config.providers?.endpoints ?? {});
   if (endpoints.length || config.providers?.bedrock) {
     console.log(`  models: ${['anthropic', ...(config.providers?.bedrock ? ['bedrock'] : []), ...endpoints].join(', ')} (default: ${config.providers?.default ?? 'anthropic'})`);

@@ -1,4 +1,5 @@
-import { chmod, lchown, lstat, mkdir, mkdtemp, readdir, readlink, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, lchown, lstat, mkdir, mkdtemp, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import type { OutboundOptions } from '../../net/outbound';
@@ -92,15 +93,17 @@ export class LocalSandbox implements Sandbox {
 
   private async check(): Promise<SandboxAvailability> {
     try {
+      const bwrap = await findProgram(this.bwrap);
+      if (!bwrap) return { ok: false, reason: `bubblewrap was not found at "${this.bwrap}" (install it: apt-get install bubblewrap, or set ZERO_BWRAP to its path)` };
+      for (const tool of [...(this.hostUid === undefined ? [] : [SETPRIV]), PRLIMIT]) {
+        if (!(await findProgram(tool))) return { ok: false, reason: `${tool} (util-linux) was not found; the sandbox needs it to set its limits` };
+      }
       const folder = join(await this.supportDir(), 'probe');
       await mkdir(folder, { recursive: true });
       await this.handOver(folder);
       const argv = await this.commandLine({ workingCopy: folder, limits: PROBE_LIMITS }, ['/bin/sh', '-c', 'test -d /workspace && ! test -e /work && echo ok']);
       const outcome = await runProgram(argv, { cwd: '/', env: { PATH: SANDBOX_PATH }, limits: { timeoutMs: 10_000, maxStdoutBytes: 4096, maxStderrBytes: 4096 } });
-      if (outcome.startError) {
-        const missing = /not found on PATH|ENOENT/.test(outcome.startError);
-        return { ok: false, reason: missing ? `bubblewrap was not found at "${argv[0] === this.bwrap ? this.bwrap : argv[0]}" (install it: apt-get install bubblewrap, or set ZERO_BWRAP to its path)` : `bubblewrap could not start: ${outcome.startError}` };
-      }
+      if (outcome.startError) return { ok: false, reason: `bubblewrap could not start: ${outcome.startError}` };
       if (outcome.exitCode !== 0 || outcome.stdout.text.trim() !== 'ok') {
         const why = (outcome.stderr.text || outcome.stdout.text).trim().split('\n')[0] || `exit code ${outcome.exitCode}`;
         return { ok: false, reason: `bubblewrap could not create a sandbox here (${why}); user namespaces may be disabled, or the container forbids them` };
@@ -141,9 +144,9 @@ export class LocalSandbox implements Sandbox {
     }
     for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
     const { limits } = spec;
-    const prlimit = ['/usr/bin/prlimit', `--as=${limits.memoryBytes}`, `--nproc=${limits.processes}`, `--fsize=${limits.diskBytes}`, `--cpu=${limits.cpuSeconds}`, '--core=0', '--'];
+    const prlimit = [PRLIMIT, `--as=${limits.memoryBytes}`, `--nproc=${limits.processes}`, `--fsize=${limits.diskBytes}`, `--cpu=${limits.cpuSeconds}`, '--core=0', '--'];
     const bwrap: [string, ...string[]] = [this.bwrap, ...args, '--', ...prlimit, ...command];
-    return this.hostUid === undefined ? bwrap : ['/usr/bin/setpriv', `--reuid=${this.hostUid}`, `--regid=${this.hostUid}`, '--clear-groups', '--no-new-privs', ...bwrap];
+    return this.hostUid === undefined ? bwrap : [SETPRIV, `--reuid=${this.hostUid}`, `--regid=${this.hostUid}`, '--clear-groups', '--no-new-privs', ...bwrap];
   }
 
   /** A private folder of files every sandbox mounts read-only (the synthetic /etc, the relay). */
@@ -171,6 +174,17 @@ export class LocalSandbox implements Sandbox {
 }
 
 const RELAY_PORT = 3128;
+const PRLIMIT = '/usr/bin/prlimit';
+const SETPRIV = '/usr/bin/setpriv';
+
+/** The executable `name` is (a path, or looked up on the server's PATH), or undefined. */
+async function findProgram(name: string): Promise<string | undefined> {
+  const candidates = name.includes('/') ? [name] : `${process.env.PATH ?? ''}:${SANDBOX_PATH}`.split(':').filter(Boolean).map((dir) => join(dir, name));
+  for (const candidate of candidates) {
+    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+  }
+  return undefined;
+}
 const PROBE_LIMITS = { timeoutMs: 10_000, memoryBytes: 1024 ** 3, processes: 16, diskBytes: 1024 * 1024, cpuSeconds: 5, maxStdoutBytes: 4096, maxStderrBytes: 4096 };
 
 /** lchown of a tree, never following a link. */
