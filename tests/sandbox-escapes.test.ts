@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalSandbox, ToolRegistry, createBashTool, createRunCommandTool, type ToolContext } from '@zero/core';
+import { DEFAULT_SANDBOX_LIMITS, LocalSandbox, ToolRegistry, createBashTool, createRunCommandTool, type ToolContext } from '@zero/core';
 import { startHarness, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';
 import { modelCalls } from './support/tool-calls';
@@ -305,5 +305,62 @@ describe('without bubblewrap, commands are refused, never run unsandboxed', () =
     const { sandboxOptionsFromEnv, createSandbox } = await import('@zero/core');
     const sandbox = createSandbox(sandboxOptionsFromEnv({ ZERO_BWRAP: '/nonexistent/bwrap' }));
     expect(await sandbox.availability()).toEqual({ ok: false, reason: expect.stringMatching(/^bubblewrap was not found at "\/nonexistent\/bwrap"/) });
+  });
+});
+
+describe('the local sandbox\'s limits and network allowlist', () => {
+  let copy: string;
+  beforeAll(async () => {
+    copy = await mkdtemp(join(tmpdir(), 'zero-sandbox-limits-'));
+  });
+  afterAll(async () => {
+    await rm(copy, { recursive: true, force: true });
+  });
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: 200 * 1024 ** 2, processes: 20, diskBytes: 2 * 1024 ** 2, cpuSeconds: 1 };
+
+  it('bounds a file\'s size (in the copy and in /tmp), memory, processes and CPU time', async () => {
+    const sandbox = new LocalSandbox();
+    const script = [
+      'head -c 3000000 /dev/zero > big; stat -c "copy %s" big',
+      'head -c 3000000 /dev/zero > /tmp/big; stat -c "tmp %s" /tmp/big',
+      'python3 -c "x = bytearray(300 * 1024 * 1024); print(\'allocated\')" 2>&1 | tail -1',
+      'python3 -c "import os, time\nn = 0\ntry:\n  for i in range(100):\n    if os.fork() == 0:\n      time.sleep(1); os._exit(0)\n    n += 1\nexcept OSError: print(\'forks stopped at\', n)"',
+      'python3 -c "while True: pass"; echo "spinner ended with $?"',
+    ].join('\n');
+    const outcome = await sandbox.run({ command: { script }, workingCopy: copy, limits });
+    expect(outcome.stdout.text).toContain(`copy ${2 * 1024 ** 2}\n`);
+    expect(outcome.stdout.text).toContain(`tmp ${2 * 1024 ** 2}\n`);
+    expect(outcome.stdout.text).toContain('MemoryError');
+    expect(outcome.stdout.text).not.toContain('allocated');
+    expect(outcome.stdout.text).toMatch(/forks stopped at 1\d\n/);
+    expect(outcome.stdout.text).toMatch(/spinner ended with 137/);
+  });
+
+  it('with hosts allowlisted, reaches them through the egress proxy only; other hosts and direct connections are refused', async () => {
+    const { createServer: createHttpServer } = await import('node:http');
+    let hits = 0;
+    const allowed = createHttpServer((_req, res) => {
+      hits++;
+      res.end('hello from the allowed host\n');
+    });
+    await new Promise<void>((resolve) => allowed.listen(0, '127.0.0.1', resolve));
+    const port = (allowed.address() as { port: number }).port;
+    try {
+      // The deployment's outbound guard opens this loopback port (ZERO_OUTBOUND_ALLOW); the environment allowlists it.
+      const sandbox = new LocalSandbox({ outbound: { allow: [`127.0.0.1:${port}`] } });
+      const script = `curl -sS -m 5 http://127.0.0.1:${port}/via-proxy; curl -sS -m 5 http://example.com/ 2>&1 | head -1; curl -sS -m 5 --noproxy '*' http://127.0.0.1:${port}/direct 2>&1 | head -1`;
+      const outcome = await sandbox.run({ command: { script }, workingCopy: copy, limits, network: { allow: [`127.0.0.1:${port}`] } });
+      expect(outcome.stdout.text).toContain('hello from the allowed host\n');
+      expect(outcome.stdout.text).toContain("refused: example.com is not on this environment's network allowlist");
+      expect(outcome.stdout.text).toMatch(/Failed to connect to 127\.0\.0\.1 port \d+/);
+      expect(hits).toBe(1);
+      // Allowlisted by the environment but not by the deployment: the outbound guard still refuses loopback.
+      const guarded = new LocalSandbox();
+      const refused = await guarded.run({ command: { script: `curl -sS -m 5 http://127.0.0.1:${port}/guarded` }, workingCopy: copy, limits, network: { allow: [`127.0.0.1:${port}`] } });
+      expect(refused.stdout.text).toMatch(/refused: 127\.0\.0\.1 is a loopback address/);
+      expect(hits).toBe(1);
+    } finally {
+      allowed.close();
+    }
   });
 });

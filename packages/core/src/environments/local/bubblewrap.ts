@@ -134,18 +134,20 @@ export class LocalSandbox implements Sandbox {
     args.push('--chdir', cwd);
     args.push('--clearenv');
     const env: Record<string, string> = { ...(spec.env ?? {}), PATH: SANDBOX_PATH, HOME: SANDBOX_WORKSPACE, LANG: 'C.UTF-8' };
-    let command = inner;
+    const { limits } = spec;
+    const prlimit = [PRLIMIT, `--as=${limits.memoryBytes}`, `--nproc=${limits.processes}`, `--fsize=${limits.diskBytes}`, `--cpu=${limits.cpuSeconds}`, '--core=0', '--'];
+    let command = [...prlimit, ...inner];
     if (proxy) {
       args.push('--ro-bind', proxy.socketPath, '/run/egress.sock', '--ro-bind', join(support, 'relay.cjs'), '/run/relay.cjs');
       const url = `http://127.0.0.1:${RELAY_PORT}`;
       Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: '', no_proxy: '' });
       // The relay listens on the sandbox's own loopback and hands each connection to the proxy's socket.
-      command = ['/bin/sh', '-c', `/usr/bin/node /run/relay.cjs /run/egress.sock ${RELAY_PORT} & until [ -e /tmp/.relay-ready ]; do sleep 0.01; done; exec "$@"`, 'sh', ...inner];
+      // It runs beside the command, outside the command's limits (node needs more address space than a command may get).
+      const wait = 'i=0; until [ -e /tmp/.relay-ready ]; do i=$((i+1)); if [ $i -gt 1000 ]; then echo "the sandbox\'s network relay did not start" >&2; exit 125; fi; sleep 0.01; done';
+      command = ['/bin/sh', '-c', `/usr/bin/node /run/relay.cjs /run/egress.sock ${RELAY_PORT} & ${wait}; exec "$@"`, 'sh', ...command];
     }
     for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
-    const { limits } = spec;
-    const prlimit = [PRLIMIT, `--as=${limits.memoryBytes}`, `--nproc=${limits.processes}`, `--fsize=${limits.diskBytes}`, `--cpu=${limits.cpuSeconds}`, '--core=0', '--'];
-    const bwrap: [string, ...string[]] = [this.bwrap, ...args, '--', ...prlimit, ...command];
+    const bwrap: [string, ...string[]] = [this.bwrap, ...args, '--', ...command];
     return this.hostUid === undefined ? bwrap : [SETPRIV, `--reuid=${this.hostUid}`, `--regid=${this.hostUid}`, '--clear-groups', '--no-new-privs', ...bwrap];
   }
 
