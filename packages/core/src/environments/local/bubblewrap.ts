@@ -171,6 +171,8 @@ export class LocalSandbox implements Sandbox {
     if (this.hostUid === undefined || this.owned.has(copy)) return;
     const info = await stat(copy);
     if (info.uid !== this.hostUid) await chownTree(copy, this.hostUid);
+    // Copies live an hour; a long-running server forgets old ones rather than grow (a forgotten one is only checked again).
+    if (this.owned.size > 10_000) this.owned.clear();
     this.owned.add(copy);
   }
 }
