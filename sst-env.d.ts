@@ -16,6 +16,10 @@ declare module "sst" {
       "roleArn": string
       "type": "sst.sst.Linkable"
     }
+    "ZeroSandbox": {
+      "name": string
+      "type": "sst.sst.Linkable"
+    }
     "ZeroRunQueue": {
       "type": "sst.sst.Linkable"
       "url": string

@@ -140,6 +140,31 @@ export default $config({
     });
 
 
+    // The sandbox function (the `lambda` kind of environment, see the README's "Environments"): every
+    // run_command and bash command runs here, never in the API or the worker. Its role may do nothing
+    // (not even write logs: the command's output goes back in the answer), it has no link, no secret
+    // and no VPC, so a command that breaks its limits finds nothing to use; Firecracker is the boundary.
+    const sandboxFunction = new sst.aws.Function('Sandbox', {
+      handler: 'functions/sandbox.handler',
+      runtime: 'nodejs22.x',
+      architecture: 'arm64',
+      // 2048 MB (~1.2 vCPU): test suites and builds are CPU-bound; the README prices a command at this size.
+      memory: '2048 MB',
+      timeout: '5 minutes',
+      logging: false,
+      transform: {
+        role: (role: aws.iam.RoleArgs) => {
+          if (!$dev) role.assumeRolePolicy = JSON.stringify(LAMBDA_ASSUME_ROLE_POLICY);
+          role.managedPolicyArns = [];
+          role.inlinePolicies = [];
+        },
+      },
+    });
+    const zeroSandbox = new sst.Linkable('ZeroSandbox', {
+      properties: { name: sandboxFunction.name },
+      include: [sst.aws.permission({ actions: ['lambda:InvokeFunction'], resources: [sandboxFunction.arn] })],
+    });
+
     // What both functions share: runtime, size, links and logs.
     const shared = {
       runtime: 'nodejs22.x',
@@ -154,7 +179,7 @@ export default $config({
       // (~0.6 vCPU) module init and SSE encoding stay quick. 512 MB would
       // nearly double the cold start for a small saving.
       memory: '1024 MB',
-      link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue, zeroSchedules],
+      link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue, zeroSchedules, zeroSandbox],
       // Code behind import() (the agent parser's YAML library, tools' heavy
       // dependencies) goes into chunks loaded on first use, not at cold start;
       // the AWS SDK is bundled (SST's default): see bench/bundle-function.ts.

@@ -9,6 +9,8 @@ export interface Deployment {
   queueUrl?: string;
   /** EventBridge Scheduler's group and role for schedules, and the queue they fire into, as the environment names them. */
   schedulerEnv: Record<string, string>;
+  /** The sandbox function commands run in (`ZERO_SANDBOX_FUNCTION`), linked as `ZeroSandbox`. */
+  sandboxEnv: Record<string, string>;
 }
 
 /**
@@ -34,6 +36,7 @@ export function deploymentFromEnv(env: Record<string, string | undefined>): Depl
       'ZeroSchedules' in Resource
         ? { ZERO_SCHEDULE_GROUP: Resource.ZeroSchedules.group, ZERO_SCHEDULER_ROLE_ARN: Resource.ZeroSchedules.roleArn, ZERO_RUN_QUEUE_ARN: Resource.ZeroSchedules.queueArn }
         : {},
+    sandboxEnv: 'ZeroSandbox' in Resource ? { ZERO_SANDBOX_FUNCTION: Resource.ZeroSandbox.name } : {},
     anthropicApiKey: ('AnthropicApiKey' in Resource ? Resource.AnthropicApiKey.value : undefined) || env.ANTHROPIC_API_KEY || undefined,
   };
 }

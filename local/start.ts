@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { runtimeConfigFromEnv } from '@zero/core';
+import { createSandbox, runtimeConfigFromEnv } from '@zero/core';
 import { describeAgents, mirrorAgents, watchAgents } from './agents-folder';
 import { consoleIsStale, ensureConsoleBuilt } from './console-build';
 import { DataDirInUseError } from './data-lock';
@@ -26,6 +26,10 @@ async function main() {
   let server: RunningServer;
   let agents: string[];
   const config = runtimeConfigFromEnv(process.env, stack.store);
+  // One sandbox for run_command and bash, checked now: where it cannot run, commands are refused (never run unsandboxed).
+  const sandbox = createSandbox({ ...config.commands?.sandboxOptions, outbound: config.outbound });
+  config.commands = { ...config.commands, sandbox };
+  const sandboxState = await sandbox.availability();
   // A development key so scripts and the console can talk to the local server: ZERO_DEV_KEY, or the one kept in the data folder.
   const devKey = process.env.ZERO_DEV_KEY || (await developmentKey(dataDir));
   config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key: devKey, user: { id: 'dev', name: 'Developer' } }] };
@@ -69,6 +73,11 @@ async function main() {
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
   console.log(`  key:    ${devKey} (${process.env.ZERO_DEV_KEY ? 'from ZERO_DEV_KEY' : `kept in ${devKeyFile(dataDir)}`}; an administrator key for user "dev")`);
   console.log(`  agents: ${await listAgents(agents)} (from ${agentsDir}, watched for changes)`);
+  console.log(
+    sandboxState.ok
+      ? `  commands: run in a ${sandbox.kind} sandbox (${sandboxState.detail})`
+      : `  commands: REFUSED: ${sandboxState.reason}. run_command and bash answer with this reason and run nothing.`,
+  );
   const endpoints = Object.keys(config.providers?.endpoints ?? {});
   if (endpoints.length || config.providers?.bedrock) {
     console.log(`  models: ${['anthropic', ...(config.providers?.bedrock ? ['bedrock'] : []), ...endpoints].join(', ')} (default: ${config.providers?.default ?? 'anthropic'})`);

@@ -18,6 +18,7 @@ describe('the SST program', () => {
     expect(found, `exactly one ${type} named ${name}`).toHaveLength(1);
     return found[0]!;
   };
+  const sandboxFunction = () => program.resources.find((r) => r.type === 'aws:lambda/function:Function' && r.inputs.handler === 'functions/sandbox.handler')!;
   const worker = () => program.resources.find((r) => r.type === 'aws:lambda/function:Function' && r.inputs.handler === 'functions/worker.handler')!;
   const policy = (json: string) => JSON.parse(json) as { Statement: { Effect: string; Action: string | string[]; Resource?: string | string[]; Principal?: unknown; Condition?: unknown }[] };
   const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -40,11 +41,11 @@ describe('the SST program', () => {
     expect(JSON.stringify(fn.inputs)).not.toContain('sk-ant-mock');
     expect(fn.inputs.loggingConfig).toMatchObject({ logFormat: 'JSON' });
     const logGroups = program.resources.filter((r) => r.type === 'aws:cloudwatch/logGroup:LogGroup');
-    expect(logGroups.map((g) => g.inputs.retentionInDays)).toEqual([30, 30]);
+    expect(logGroups.map((g) => g.inputs.retentionInDays)).toEqual([30, 30]); // the sandbox function keeps no logs
   });
 
   it('builds functions/api.ts with the table, the bucket and the key linked under the names the handler reads', () => {
-    expect(program.builds.map((b) => b.functionID).sort()).toEqual(['Api', expect.stringMatching(/^RunJobsSubscriber/)]);
+    expect(program.builds.map((b) => b.functionID).sort()).toEqual(['Api', expect.stringMatching(/^RunJobsSubscriber/), 'Sandbox']);
     const build = program.builds.find((b) => b.functionID === 'Api')!;
     // Split at import(), so what a request may not need loads on first use.
     expect(build.properties).toMatchObject({ splitting: true, architecture: 'arm64' });
@@ -57,8 +58,8 @@ describe('the SST program', () => {
       ZeroBucket: { name: bucket.inputs.bucket },
       AnthropicApiKey: { value: 'sk-ant-mock' },
     });
-    expect(Object.keys(build.links).sort()).toEqual(['AnthropicApiKey', 'ZeroBucket', 'ZeroRunQueue', 'ZeroSchedules', 'ZeroTable']);
-    expect(program.builds.find((b) => b.functionID !== 'Api')!.files).toContain('functions/worker.mjs');
+    expect(Object.keys(build.links).sort()).toEqual(['AnthropicApiKey', 'ZeroBucket', 'ZeroRunQueue', 'ZeroSandbox', 'ZeroSchedules', 'ZeroTable']);
+    expect(program.builds.find((b) => b.functionID.startsWith('RunJobsSubscriber'))!.files).toContain('functions/worker.mjs');
   });
 
   it('declares the run queue with a dead-letter queue, and the worker reading it one job at a time with partial failures', () => {
@@ -104,7 +105,7 @@ describe('the SST program', () => {
     expect(cors[0]!.inputs).toEqual({ bucket, corsRules: [{ allowedMethods: ['POST'], allowedOrigins: ['https://mockurlid.lambda-url.us-east-1.on.aws'] }] });
   });
 
-  it('gives each function role exactly the actions it sends, on the table, the bucket, the queue and the schedules only', () => {
+  it('gives each function role exactly the actions it sends, on the table, the bucket, the queue, the schedules and the sandbox function only', () => {
     const table = one('aws:dynamodb/table:Table').inputs.name as string;
     const bucket = one('aws:s3/bucket:Bucket').inputs.bucket as string;
     const queue = named('aws:sqs/queue:Queue', 'RunJobsQueue').inputs.name as string;
@@ -137,6 +138,8 @@ describe('the SST program', () => {
       [`arn:aws:s3:::${bucket}/*`]: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'],
     };
     const queueArn = `arn:aws:sqs:us-east-1:123456789012:${queue}`;
+    // Both run commands in the sandbox function, and may invoke that function only.
+    const sandbox = { [`arn:aws:lambda:us-east-1:123456789012:function:${sandboxFunction().inputs.name}`]: ['lambda:InvokeFunction'] };
     // Both manage the schedules of Zero's own group (the API as administrators change them, the worker
     // when one pauses itself), and may hand EventBridge Scheduler its role, to no other service.
     const schedules = {
@@ -145,18 +148,38 @@ describe('the SST program', () => {
     };
     // The API only sends jobs (a handover, a webhook).
     const apiRole = named('aws:iam/role:Role', 'ApiRole');
-    expect(grantsOf(apiRole)).toEqual({ ...stores, ...schedules, [queueArn]: ['sqs:SendMessage'] });
+    expect(grantsOf(apiRole)).toEqual({ ...stores, ...schedules, ...sandbox, [queueArn]: ['sqs:SendMessage'] });
     // The worker consumes them, and sends one when its own run hands over.
     const workerRole = program.resources.find((r) => r.type === 'aws:iam/role:Role' && r.name.startsWith('RunJobsSubscriber'))!;
     expect(grantsOf(workerRole)).toEqual({
       ...stores,
       ...schedules,
+      ...sandbox,
       [queueArn]: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
     });
     for (const role of [apiRole, workerRole]) {
       const passRole = role.inputs.inlinePolicies.flatMap((p: { policy: string }) => policy(p.policy).Statement).find((s: { Action: string | string[] }) => list(s.Action).includes('iam:PassRole'));
       expect(passRole.Condition).toEqual({ StringEquals: { 'iam:PassedToService': ['scheduler.amazonaws.com'] } });
     }
+  });
+
+  it('declares the sandbox function with a role that may do nothing, no link, no secret in its environment, no VPC', () => {
+    const fn = sandboxFunction();
+    expect(fn.inputs).toMatchObject({ runtime: 'nodejs22.x', architectures: ['arm64'], timeout: 300, memorySize: 2048 });
+    expect(fn.inputs.vpcConfig).toBeUndefined();
+    const env = (fn.inputs.environment?.variables ?? {}) as Record<string, string>;
+    expect(Object.keys(env).filter((name) => !['SST_KEY', 'SST_KEY_FILE', 'SST_RESOURCE_App'].includes(name))).toEqual([]);
+    expect(JSON.stringify(fn.inputs)).not.toContain('sk-ant-mock');
+    const build = program.builds.find((b) => b.functionID === 'Sandbox')!;
+    expect(build.files).toContain('functions/sandbox.mjs');
+    expect(Object.keys(build.links ?? {})).toEqual([]);
+    const role = program.resources.find((r) => r.type === 'aws:iam/role:Role' && r.name.startsWith('Sandbox'))!;
+    expect(policy(role.inputs.assumeRolePolicy).Statement).toEqual([{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }]);
+    expect(role.inputs.managedPolicyArns ?? []).toEqual([]);
+    expect(role.inputs.inlinePolicies ?? []).toEqual([]);
+    // No policy is attached to it by any other resource either.
+    const attached = program.resources.filter((r) => /rolePolicy|policyAttachment/i.test(r.type) && JSON.stringify(r.inputs).includes(String(role.inputs.name ?? role.name)));
+    expect(attached).toEqual([]);
   });
 
   it('lets anyone call the URL and nothing else invoke the function', () => {

@@ -186,6 +186,20 @@ describe('npm start', () => {
     expect((await fetch(`${zero.url}/api/v2/agents`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
   });
 
+  it('says at start whether commands run in a sandbox; with bubblewrap missing (ZERO_BWRAP), that they are refused', async () => {
+    const cwd = join(dir, 'sandbox');
+    await mkdir(join(cwd, 'agents'), { recursive: true });
+    const sandboxed = await start(cwd, { PORT: '0', ZERO_DATA_DIR: join(cwd, '.zero') });
+    await eventually(async () => sandboxed.stdout(), (out) => out.includes('commands:'));
+    expect(sandboxed.stdout()).toMatch(/\n  commands: run in a local sandbox \(bubblewrap \(bwrap\)/);
+    await sandboxed.stop();
+    const refused = await start(cwd, { PORT: '0', ZERO_DATA_DIR: join(cwd, '.zero'), ZERO_BWRAP: '/nonexistent/bwrap' });
+    await eventually(async () => refused.stdout(), (out) => out.includes('commands:'));
+    expect(refused.stdout()).toContain(
+      '\n  commands: REFUSED: bubblewrap was not found at "/nonexistent/bwrap" (install it: apt-get install bubblewrap, or set ZERO_BWRAP to its path). run_command and bash answer with this reason and run nothing.\n',
+    );
+  });
+
   it('with the port taken, says so in one line, with what to do, and exits with 1', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

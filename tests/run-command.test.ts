@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,25 @@ const SECRETS = {
   ZERO_JWT_SECRET: 'fake-zero-jwt-secret-91aa',
   GITHUB_TOKEN: 'ghp_fakefakefakefake0042',
 };
+
+/** Waits until no process on this machine has `marker` in its command line (true), or 10 s pass (false). */
+async function gone(marker: string): Promise<boolean> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const alive = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .some((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && running(Number(pid));
+        } catch {
+          return false;
+        }
+      });
+    if (!alive) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
 
 /** Whether a process runs: a zombie (killed, waiting for a parent that never reaps, as PID 1 in a container may) does not. */
 function running(pid: number): boolean {
@@ -95,26 +114,28 @@ describe('run_command, restricted (the default): allowlisted programs over a scr
     expect(json.history.find((r: { kind: string }) => r.kind === 'command')).toMatchObject({ argv: ['grep', '-rn', 'TODO', 'src', 'readme.md'], exit_code: 0 });
   });
 
-  it('runs in a copy under the temporary folder, never in Zero\'s own folder, and a cwd inside it', async () => {
+  it('runs in a sandbox over the run\'s copy (under the scratch folder, mounted at /workspace), never in Zero\'s own folder, and a cwd inside it', async () => {
     const { result } = await modelCalls(h, 'run_command', { command: 'pwd', cwd: 'src/util' }, chat);
-    const printed = /--- stdout ---\n(.*)/.exec(result!.content)![1]!;
-    expect(printed.startsWith(scratch)).toBe(true);
-    expect(printed.endsWith('/src/util')).toBe(true);
-    expect(printed.startsWith(process.cwd())).toBe(false);
+    expect(result?.content).toMatch(/\n--- stdout ---\n\/workspace\/src\/util\n/);
+    const marked = await modelCalls(h, 'run_command', { command: 'touch src/util/where-am-i.txt' }, chat);
+    expect(marked.result?.content).toMatch(/^exit code 0/);
+    // The mark is in a copy under the scratch folder: the only host folder the sandbox sees.
+    expect((await tree(scratch)).filter((p) => p.endsWith('src/util/where-am-i.txt'))).toHaveLength(1);
+    expect(existsSync(join(process.cwd(), 'src/util/where-am-i.txt'))).toBe(false);
     const listed = await modelCalls(h, 'run_command', { command: 'ls -la', cwd: 'src' }, chat);
     expect(listed.result?.content).toMatch(/index\.ts/);
     expect(listed.result?.content).toMatch(/util/);
   });
 
-  it('gives a command only PATH, HOME (the copy) and LANG: no AWS credentials, API keys or ZERO_* secrets anywhere', async () => {
+  it('gives a command only PATH, HOME (the copy, /workspace), LANG and PWD: no AWS credentials, API keys or ZERO_* secrets anywhere', async () => {
     const { result, events, log, sessionId } = await modelCalls(h, 'run_command', { command: 'env' }, chat);
     const names = /--- stdout ---\n([\s\S]*?)\n(\[|---)/
       .exec(result!.content)![1]!
       .split('\n')
       .map((line) => line.slice(0, line.indexOf('=')))
       .sort();
-    expect(names).toEqual(['HOME', 'LANG', 'PATH']);
-    expect(result!.content).toMatch(new RegExp(`HOME=${scratch}/`));
+    expect(names).toEqual(['HOME', 'LANG', 'PATH', 'PWD']);
+    expect(result!.content).toContain('HOME=/workspace\n');
     // Nowhere: not in the result, the events, the stored log and event batches, or anything the model was sent.
     const everywhere = JSON.stringify([result, events, log, await h.server.runtime.sessions.readEvents(sessionId), h.fake.requests.map((r) => r.body)]);
     for (const value of Object.values(SECRETS)) expect(everywhere).not.toContain(value);
@@ -177,11 +198,11 @@ describe('run_command, restricted (the default): allowlisted programs over a scr
     ['a touch outside', 'touch /tmp/zero-marker-outside.txt'],
   ];
 
-  it.each(escapes)('refuses a path outside the copy: %s', async (_what, command) => {
+  it.each(escapes)('a path outside the copy reaches only the sandbox\'s own system, never the server\'s: %s', async (_what, command) => {
     const { result, log } = await modelCalls(h, 'run_command', { command }, chat);
-    expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/^path refused: ".*" resolves outside the project copy/) });
-    expect(result!.content).not.toMatch(/root:.*:0:0/);
-    expect(commandsOf(log)).toEqual([]);
+    // The sandbox's /etc/passwd names its own user only; the host's root line is nowhere.
+    expect(result?.content).not.toMatch(/root:.*:0:0/);
+    expect(commandsOf(log)).toHaveLength(1);
     expect(existsSync('/tmp/zero-marker-outside.txt')).toBe(false);
   });
 
@@ -191,21 +212,6 @@ describe('run_command, restricted (the default): allowlisted programs over a scr
     expect((await modelCalls(h, 'run_command', { command: 42 }, chat)).result).toMatchObject({ is_error: true, content: expect.stringContaining('command:') });
   });
 
-  it('keeps every path of the traversal corpus inside the copy', async () => {
-    const corpus = readFileSync('/work/shared/security-corpora/patt-traversal-directory_traversal.txt', 'utf8').split('\n').filter(Boolean);
-    const registry = h.server.runtime.tools;
-    const { sessionId } = await modelCalls(h, 'run_command', { command: 'pwd' }, chat);
-    const context = directContext(h, sessionId);
-    let refused = 0;
-    for (const entry of corpus) {
-      const result = await registry.execute('run_command', { command: `cat '${entry.replaceAll("'", '')}'` }, context, { timeoutMs: 10_000, maxOutputChars: 50_000 });
-      expect(result.content).not.toMatch(/root:.*:0:0|\[fonts\]|\[extensions\]/);
-      if (result.is_error) refused++;
-      // What ran was cat of a literal name inside the copy, which does not exist.
-      else expect(result.content).toMatch(/^exit code 1/);
-    }
-    expect(refused).toBeGreaterThan(0);
-  });
 });
 
 describe('run_command, ask and full modes', () => {
@@ -236,31 +242,34 @@ describe('run_command, ask and full modes', () => {
     expect((await tree(scratch)).filter((p) => p.endsWith('asked-marker.txt'))).toEqual([]);
   });
 
-  it('kills the whole process group on timeout: a child the program started does not outlive it', async () => {
-    const pidFile = join(scratch, 'child.pid');
-    const script = `const c=require('child_process').spawn('sleep',['30'],{stdio:'ignore'});require('fs').writeFileSync(${JSON.stringify(pidFile)},String(c.pid));setInterval(()=>{},1000)`;
-    // A one-off tool in full mode for this run: the operator's opt-in.
+  it('kills the whole sandbox on timeout: a child the program started, in its own session, does not outlive it', async () => {
+    const marker = `${Date.now() % 100_000}.${process.pid}`;
+    const script = `const c=require('child_process').spawn('sleep',['${marker}'],{stdio:'ignore',detached:true});c.unref();setInterval(()=>{},1000)`;
     // The operator opted in to full mode and lets commands run without a person (side effects allowed).
     const full = new ToolRegistry([createRunCommandTool({ scratchRoot: scratch, mode: 'full', timeoutMs: 1_000 })], { permissions: { side_effects: 'allow' } });
     const { sessionId } = await modelCalls(h, 'run_command', { command: 'pwd' }, chat);
     const context = directContext(h, sessionId);
     const started = Date.now();
     const result = await full.execute('run_command', { command: `node -e ${JSON.stringify(script)}` }, context, { timeoutMs: 30_000, maxOutputChars: 50_000 });
-    expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/^timed out after 1000 ms; its process group was killed/) });
+    expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/^timed out after 1000 ms; its sandbox and every process in it were killed/) });
     expect(Date.now() - started).toBeLessThan(10_000);
-    const child = Number(readFileSync(pidFile, 'utf8'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(running(child)).toBe(false);
+    expect(await gone(marker)).toBe(true);
   });
 
-  it('refuses a path that leads out through a symbolic link a previous command made', async () => {
+  it('resolves a symbolic link a previous command made inside the sandbox: it leads to the sandbox\'s /etc, not the server\'s', async () => {
     const full = new ToolRegistry([createRunCommandTool({ scratchRoot: scratch, mode: 'full' })], { permissions: { side_effects: 'allow' } });
     const { sessionId } = await modelCalls(h, 'run_command', { command: 'pwd' }, chat);
     const context = directContext(h, sessionId);
     const run = (command: string) => full.execute('run_command', { command }, context, { timeoutMs: 30_000, maxOutputChars: 50_000 });
     expect(await run(`node -e "require('fs').symlinkSync('/etc', 'leak')"`)).toMatchObject({ is_error: false, content: expect.stringMatching(/^exit code 0/) });
     const result = await run('cat leak/passwd');
-    expect(result).toMatchObject({ is_error: true, content: 'path refused: "leak/passwd" leads outside the project copy through a symbolic link.' });
+    expect(result.content).toMatch(/^exit code 0/);
+    expect(result.content).toContain('zero:x:1000:1000');
+    expect(result.content).not.toMatch(/root:.*:0:0/);
+    // A cwd through the link is refused: the server resolves it on the host, where it leads out.
+    expect(await run('ls')).toMatchObject({ is_error: false });
+    const through = await full.execute('run_command', { command: 'ls', cwd: 'leak' }, context, { timeoutMs: 30_000, maxOutputChars: 50_000 });
+    expect(through).toMatchObject({ is_error: true, content: expect.stringMatching(/^path refused: "leak" leads outside the project copy through a symbolic link/) });
   });
 });
 

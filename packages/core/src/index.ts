@@ -8,6 +8,7 @@ export * from './events';
 export * from './agent';
 export * from './model';
 export * from './tools';
+export * from './environments';
 export * from './projects';
 export * from './memory';
 export * from './store';

@@ -46,6 +46,7 @@ import { dbQueryTool } from './tools/db-query';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
 import { createRunCommandTool } from './tools/run-command';
+import { createBashTool } from './tools/bash';
 import { editFileTool } from './tools/edit-file';
 import { deletePathTool } from './tools/delete-path';
 import { listFilesTool } from './tools/list-files';
@@ -163,6 +164,8 @@ export interface Runtime extends ChatDeps {
 
 /** The built-in tools every deployment registers. */
 export function builtinTools(options: { outbound?: OutboundOptions; commands?: CommandOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
+  // run_command and bash share one sandbox (its network goes through the outbound guard) and the run's copy.
+  const commands: CommandOptions = { ...options.commands, sandboxOptions: { ...options.commands?.sandboxOptions, outbound: options.outbound } };
   return [
     getAgentInfoTool,
     delegateAgentTool,
@@ -175,7 +178,8 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
     renderReportTool,
     createWebFetchTool(options.outbound),
     webSearchTool,
-    createRunCommandTool(options.commands),
+    createRunCommandTool(commands),
+    createBashTool(commands),
     editFileTool,
     deletePathTool,
     listFilesTool,

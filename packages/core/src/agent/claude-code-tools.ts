@@ -3,7 +3,7 @@
  * Agents toolset's `bash` both map here: the one name to change when another
  * tool takes that job.
  */
-export const SHELL_TOOL = 'run_command';
+export const SHELL_TOOL = 'bash';
 
 /**
  * Claude Code's tool names (agent files' `tools:`, `disallowedTools:` and

@@ -215,6 +215,27 @@ function guardedLookup(options: OutboundOptions, allowed: () => boolean, onBlock
   };
 }
 
+/**
+ * The address to dial for `url` under the outbound guard (for a connection made by hand, as the
+ * sandbox's egress proxy does): the URL checked, every address its host resolves to checked
+ * unless the host is on `allow`, the first one returned. Throws OutboundBlockedError naming why.
+ */
+export async function guardedAddress(url: URL, options: OutboundOptions = {}): Promise<ResolvedAddress> {
+  const refused = refusedUrl(url, options.allow);
+  if (refused) throw new OutboundBlockedError(refused);
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(hostname) ? [{ address: hostname, family: (isIP(hostname) === 6 ? 6 : 4) as 4 | 6 }] : await (options.resolver ?? defaultResolver)(hostname);
+  if (addresses.length === 0) throw new OutboundBlockedError(`${hostname} did not resolve`);
+  if (!allowListed(url, options.allow)) {
+    for (const a of addresses) {
+      const reason = refusedAddress(a.address);
+      if (reason) throw new OutboundBlockedError(`${hostname} resolves to a refused address: ${reason}`);
+    }
+  }
+  const first = addresses[0]!;
+  return { address: options.dialAddress?.(first.address) ?? first.address, family: first.family };
+}
+
 /** A WHATWG `fetch` whose every request passes the outbound guard, for clients that stream (MCP's SSE). */
 export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 

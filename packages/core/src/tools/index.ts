@@ -15,6 +15,7 @@ export * from './get-analysis';
 export * from './web-fetch';
 export * from './web-search';
 export * from './run-command';
+export * from './bash';
 export * from './command/command-policy';
 export * from './edit-file';
 export * from './delete-path';

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import type { Sandbox, SandboxLimits } from '../../environments/sandbox';
+import { sandboxOptionsFromEnv, type SandboxOptions } from '../../environments/create-sandbox';
 import type { CallPolicy } from '../tool';
 import { deniedProgram, isOpaqueLauncher, programName, type ParsedCommand } from './command-line';
 
@@ -22,6 +24,12 @@ export interface CommandOptions {
   timeoutMs?: number;
   /** Where scratch copies live; the OS temporary folder (Lambda's `/tmp`) by default. */
   scratchRoot?: string;
+  /** Where commands run: by default a sandbox made from `sandboxOptions` (never the server's own process). */
+  sandbox?: Sandbox;
+  /** The deployment's sandbox settings (`ZERO_SANDBOX`, `ZERO_BWRAP`, `ZERO_SANDBOX_FUNCTION`). */
+  sandboxOptions?: SandboxOptions;
+  /** The environment's network allowlist (empty: no network) and limits beside the defaults. */
+  environment?: { network?: { allow: readonly string[] }; limits?: Partial<SandboxLimits> };
 }
 
 const programNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be a program name such as "make" (no paths, no spaces)');
@@ -47,6 +55,7 @@ export function commandOptionsFromEnv(env: Record<string, string | undefined>): 
     if (!Number.isInteger(ms) || ms <= 0) throw new Error(`ZERO_COMMAND_TIMEOUT_MS must be a positive integer (milliseconds), got "${env.ZERO_COMMAND_TIMEOUT_MS}"`);
     options.timeoutMs = ms;
   }
+  options.sandboxOptions = sandboxOptionsFromEnv(env);
   return options;
 }
 

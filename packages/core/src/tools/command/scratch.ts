@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PathError } from '../../projects/paths';
@@ -32,6 +32,8 @@ export class ScratchCopies {
 
   private async make(cache: ProjectFileCache, projectId: string, id: string, signal?: AbortSignal): Promise<string> {
     await mkdir(this.root, { recursive: true });
+    // Others may pass through to a copy (a sandbox runs as another user) but never list the copies.
+    await chmod(this.root, 0o711).catch(() => undefined);
     const dir = join(await realpath(this.root), id);
     if (await exists(dir)) return dir;
     await this.sweep();
@@ -39,7 +41,7 @@ export class ScratchCopies {
     // Built aside and renamed into place, so a copy that exists is whole.
     const building = `${dir}.${process.pid}.partial`;
     await rm(building, { recursive: true, force: true });
-    await mkdir(building, { recursive: true });
+    await mkdir(building, { recursive: true, mode: 0o700 });
     // Listed paths passed the project normaliser: no "..", no absolute path, no backslash.
     await mapLimit(snapshot.files, 16, async (file) => {
       const target = join(building, file.path);
@@ -87,33 +89,6 @@ export async function commandFolder(copy: string, cwd: string | undefined): Prom
   const info = await stat(folder).catch(() => undefined);
   if (!info?.isDirectory()) throw new PathError(`cwd "${cwd}" is not a folder of the project`);
   return folder;
-}
-
-/**
- * The parts of an argument that could name a file: the argument, the value of
- * `--opt=value` and `if=value`, and what follows a short option (`-f/etc/x`).
- * Which arguments a program reads as paths cannot be known, so every one is
- * checked as if it were one.
- */
-function pathCandidates(arg: string): string[] {
-  const out = [arg];
-  const eq = arg.indexOf('=');
-  if (eq >= 0) out.push(arg.slice(eq + 1));
-  if (/^-[A-Za-z0-9]/.test(arg) && arg.length > 2) out.push(arg.slice(2));
-  return out.filter((candidate) => candidate !== '');
-}
-
-/**
- * Refuses a command whose program or any argument resolves outside the copy:
- * an absolute path elsewhere, `..` climbing out, or a symlink (one a previous
- * command made) that leads out. Absolute paths inside the copy are fine.
- */
-export async function confineArguments(copy: string, folder: string, argv: readonly string[]): Promise<void> {
-  for (const [index, arg] of argv.entries()) {
-    // A bare program name is looked up on PATH; a program given as a path is a path like any other.
-    if (index === 0 && !arg.includes('/')) continue;
-    for (const candidate of pathCandidates(arg)) await requireInside(copy, resolve(folder, candidate), arg);
-  }
 }
 
 async function requireInside(copy: string, path: string, arg: string): Promise<void> {

@@ -45,7 +45,14 @@ export function runProgram(
   return new Promise((resolve) => {
     let timedOut = false;
     let settled = false;
-    const child = spawn(argv[0], argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], shell: false });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(argv[0], argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], shell: false });
+    } catch (error) {
+      // Thrown before any process exists (E2BIG: arguments over the kernel's limit).
+      resolve({ stdout: stdout.result(), stderr: stderr.result(), exitCode: null, signal: null, durationMs: Date.now() - started, timedOut: false, startError: (error as Error).message });
+      return;
+    }
     const killGroup = () => {
       if (child.pid === undefined) return;
       try {
@@ -60,8 +67,8 @@ export function runProgram(
     }, options.limits.timeoutMs);
     const onAbort = () => killGroup();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', stdout.push);
-    child.stderr.on('data', stderr.push);
+    child.stdout!.on('data', stdout.push);
+    child.stderr!.on('data', stderr.push);
     const finish = (exitCode: number | null, signal: NodeJS.Signals | null, startError?: string) => {
       if (settled) return;
       settled = true;
@@ -85,8 +92,8 @@ export function runProgram(
       // What the program started in the background must not outlive it.
       killGroup();
       const drained = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout!.destroy();
+        child.stderr!.destroy();
         finish(code, signal);
       }, DRAIN_MS);
       child.on('close', () => {

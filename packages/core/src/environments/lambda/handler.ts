@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { extractTarGz } from '../../projects/archive';
+import { runProgram } from '../../tools/command/spawn';
+import { filesOf, MAX_CHANGES_BASE64, sandboxEventSchema, type SandboxResult } from './wire';
+
+const PATH = '/usr/local/bin:/usr/bin:/bin';
+
+export interface SandboxHandlerOptions {
+  /** The folder wiped before every command and holding the working copy: Lambda's /tmp. */
+  root: string;
+}
+
+/**
+ * The sandbox function's work for one invocation: wipe `root` (Lambda's /tmp, the only writable
+ * place), unpack the working copy into it, run the command with PATH, HOME and LANG only (and what
+ * the tool gives) under its limits, and answer with its outcome and every file it changed, created
+ * or deleted. The function has no role permissions, no secret and no VPC: Firecracker is the
+ * boundary, and a command that escapes its limits finds nothing worth stealing.
+ */
+export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptions): Promise<SandboxResult | { error: string }> {
+  const parsed = sandboxEventSchema.safeParse(raw);
+  if (!parsed.success) return { error: `invalid sandbox event: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ')}` };
+  const event = parsed.data;
+  await wipe(options.root);
+  const copy = join(options.root, 'workspace');
+  await mkdir(copy, { recursive: true });
+  let extracted;
+  try {
+    extracted = await extractTarGz(Readable.from(Buffer.from(event.archive, 'base64')), { maxFiles: 20_000, maxEntries: 40_000, maxBytes: 512 * 1024 * 1024, maxPathBytes: 1024 });
+  } catch (error) {
+    return { error: `the working copy could not be unpacked: ${(error as Error).message}` };
+  }
+  const before = new Map<string, string>();
+  for (const file of extracted.files) {
+    await mkdir(dirname(join(copy, file.path)), { recursive: true });
+    await writeFile(join(copy, file.path), file.body);
+    before.set(file.path, digest(file.body));
+  }
+  const cwd = resolve(copy, event.cwd ?? '.');
+  if (cwd !== copy && !cwd.startsWith(copy + sep)) return { error: `cwd "${event.cwd}" is outside the working copy` };
+  await mkdir(cwd, { recursive: true });
+  const inner = 'argv' in event.command ? event.command.argv : ['/bin/bash', '-c', event.command.script];
+  const { limits } = event;
+  // Limits set by the shell that then becomes the command (bash's units: KiB for -v and -f, seconds for -t).
+  const ulimits = `ulimit -v ${Math.floor(limits.memoryBytes / 1024)} -u ${limits.processes} -f ${Math.floor(limits.diskBytes / 1024)} -t ${limits.cpuSeconds} -c 0 && exec "$@"`;
+  const hasBash = await access('/bin/bash', constants.X_OK).then(() => true, () => false);
+  const argv: [string, ...string[]] = [hasBash ? '/bin/bash' : '/bin/sh', '-c', ulimits, 'sandbox', ...inner];
+  const outcome = await runProgram(argv, {
+    cwd,
+    env: { ...(event.env ?? {}), PATH, HOME: copy, LANG: 'C.UTF-8', TMPDIR: join(options.root, 'tmp') },
+    limits: { timeoutMs: limits.timeoutMs, maxStdoutBytes: limits.maxStdoutBytes, maxStderrBytes: limits.maxStderrBytes },
+  });
+  const changes: SandboxResult['changes'] = [];
+  const omitted: string[] = [];
+  let budget = MAX_CHANGES_BASE64;
+  const after = await filesOf(copy).catch(() => []);
+  for (const path of after) {
+    const body = await readFile(join(copy, path)).catch(() => undefined);
+    if (!body || before.get(path) === digest(body)) continue;
+    const encoded = body.toString('base64');
+    if (encoded.length > budget) omitted.push(path);
+    else {
+      budget -= encoded.length;
+      changes.push({ path, body: encoded });
+    }
+  }
+  const remaining = new Set(after);
+  for (const path of before.keys()) if (!remaining.has(path)) changes.push({ path, deleted: true });
+  await wipe(options.root);
+  return { outcome: { ...outcome, signal: outcome.signal ?? null }, changes, omitted };
+}
+
+function digest(body: Uint8Array): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+/** Removes everything in `root` (not root itself). */
+async function wipe(root: string): Promise<void> {
+  await mkdir(root, { recursive: true });
+  for (const name of await readdir(root)) await rm(join(root, name), { recursive: true, force: true }).catch(() => undefined);
+  await mkdir(join(root, 'tmp'), { recursive: true });
+}
