@@ -88,7 +88,7 @@ describe('Claude Code subagent files in the catalog', () => {
   it('lists the tools Zero does not have as unavailable, each with the reason', async () => {
     const { agents } = await listAgents();
     const shellUser = agents.find((a) => a.id === 'shell-user')!;
-    expect(shellUser.tools).toEqual(['read_file', 'grep', 'run_command', 'edit_file']);
+    expect(shellUser.tools).toEqual(['read_file', 'grep', 'bash', 'edit_file']);
     expect(shellUser.unavailable_tools).toEqual([
       // Issue 15: MCP tools are granted now; one whose server nobody declares is still said to be unavailable.
       { name: 'mcp__github__create_issue', reason: expect.stringContaining('no MCP server "github"') },
@@ -101,7 +101,7 @@ describe('Claude Code subagent files in the catalog', () => {
     const { agents } = await listAgents();
     const release = agents.find((a) => a.id === 'release-engineer')!;
     expect(release).toMatchObject({ model: 'claude-sonnet-4-6', color: 'orange' });
-    expect(release.tools).toEqual(['run_command', 'read_file', 'edit_file', 'write_file', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent']);
+    expect(release.tools).toEqual(['bash', 'read_file', 'edit_file', 'write_file', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent']);
     expect(release.unavailable_tools.map((t: { name: string }) => t.name)).toEqual(['BashOutput', 'KillShell', 'TodoWrite', 'mcp__task-master__get_tasks']);
     for (const tool of release.unavailable_tools) expect(tool.reason).not.toBe('Zero has no tool of this name');
     expect(release.warnings).toHaveLength(4);

@@ -24,7 +24,7 @@ You are a senior code reviewer. Review the diff.
       model: undefined,
       role: 'You are a senior code reviewer. Review the diff.',
     });
-    expect(result.agent.warnings).toEqual(['tool "Bash" was left out: its counterpart run_command is not enabled on this deployment']);
+    expect(result.agent.warnings).toEqual(['tool "Bash" was left out: its counterpart bash is not enabled on this deployment']);
   });
 
   // The shape of Anthropic's plugins/pr-review-toolkit/agents/code-reviewer.md (and of many files from
@@ -80,12 +80,12 @@ You are an expert code reviewer. Review the unstaged changes.
   });
 
   it('maps every Claude Code tool Zero can honour, and keeps the rest aside, each with the reason', () => {
-    const registry = new Set(['read_file', 'write_file', 'edit_file', 'run_command', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent']);
+    const registry = new Set(['read_file', 'write_file', 'edit_file', 'bash', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent']);
     const all = 'Bash, Read, Write, Edit, MultiEdit, LS, Glob, Grep, WebFetch, WebSearch, Task, Agent, NotebookRead, BashOutput, KillShell, TodoWrite, NotebookEdit, TeamCreate';
     const mapped = parseAgentMarkdown('agents/all.md', `---\nname: all\ndescription: d\ntools: ${all}\n---\n`, registry);
     expect(mapped).toMatchObject({
       ok: true,
-      agent: { tools: ['run_command', 'read_file', 'write_file', 'edit_file', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent'] },
+      agent: { tools: ['bash', 'read_file', 'write_file', 'edit_file', 'list_files', 'glob', 'grep', 'web_fetch', 'web_search', 'delegate_agent'] },
     });
     if (!mapped.ok) return;
     expect(mapped.agent.unavailable_tools).toEqual([
@@ -102,7 +102,7 @@ You are an expert code reviewer. Review the unstaged changes.
     if (!result.ok) return;
     // A deployment without the counterpart says which one it lacks.
     expect(result.agent.unavailable_tools).toEqual([
-      { name: 'Bash', reason: 'its counterpart run_command is not enabled on this deployment' },
+      { name: 'Bash', reason: 'its counterpart bash is not enabled on this deployment' },
       { name: 'Edit', reason: 'its counterpart edit_file is not enabled on this deployment' },
       { name: 'Frobnicate', reason: 'Zero has no tool of this name' },
     ]);
