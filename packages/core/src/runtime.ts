@@ -255,7 +255,11 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       (userId) => auth.isAdmin(userId),
     ),
     limits: config.limits ?? DEFAULT_LIMITS,
-    secrets: [config.anthropic.apiKey ?? '', ...Object.values(config.providers?.endpoints ?? {}).map((endpoint) => endpoint.key ?? '')].filter(Boolean),
+    secrets: [
+      config.anthropic.apiKey ?? '',
+      config.providers?.copilot?.githubToken ?? '',
+      ...Object.values(config.providers?.endpoints ?? {}).map((endpoint) => endpoint.key ?? ''),
+    ].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel,
     tiers: config.tiers ?? {},
