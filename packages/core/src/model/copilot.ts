@@ -4,11 +4,11 @@ import { ModelError } from './provider';
 import type { CopilotConfig } from './providers-config';
 
 /** Copilot's token exchange: a GitHub token with Copilot access in, a short-lived Copilot token out. */
-export const COPILOT_TOKEN_URL = 'https://api.github.com/copilot_internal/v2/token';
+const COPILOT_TOKEN_URL = 'https://api.github.com/copilot_internal/v2/token';
 /** Copilot's Chat Completions API (a business or enterprise seat may be served at its own, `ZERO_COPILOT_URL`). */
-export const COPILOT_API_URL = 'https://api.githubcopilot.com';
+const COPILOT_API_URL = 'https://api.githubcopilot.com';
 /** A Copilot token is renewed this long before it expires, so no call goes out with one about to lapse. */
-export const COPILOT_REFRESH_MARGIN_MS = 60_000;
+const COPILOT_REFRESH_MARGIN_MS = 60_000;
 const EXCHANGE_TIMEOUT_MS = 15_000;
 
 /** The headers Copilot asks of an integration, on the exchange and on each call. */
