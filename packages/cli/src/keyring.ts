@@ -12,7 +12,7 @@ const SERVICE = 'zero';
 const KEYRING_TIMEOUT_MS = 5_000;
 
 /** There is no usable keyring (no Secret Service running, no D-Bus session, a locked keychain), or `ZERO_KEYRING=off`. */
-export class KeyringUnavailable extends Error {
+class KeyringUnavailable extends Error {
   override name = 'KeyringUnavailable';
 }
 
@@ -21,11 +21,17 @@ const account = (profile: string, url: string) => `${profile} ${url}`;
 
 async function entry(profile: string, url: string, env: NodeJS.ProcessEnv) {
   if (env.ZERO_KEYRING === 'off') throw new KeyringUnavailable('ZERO_KEYRING=off');
+  let library: typeof import('@napi-rs/keyring');
   try {
-    const { AsyncEntry } = await import('@napi-rs/keyring');
-    return new AsyncEntry(SERVICE, account(profile, url), { linux: { store: 'secret-service' } });
+    library = await import('@napi-rs/keyring');
   } catch (error) {
     throw new KeyringUnavailable(`the keyring library does not load here: ${(error as Error).message}`);
+  }
+  try {
+    // Opening the entry is where a missing D-Bus session or Secret Service shows.
+    return new library.AsyncEntry(SERVICE, account(profile, url), { linux: { store: 'secret-service' } });
+  } catch (error) {
+    throw new KeyringUnavailable((error as Error).message);
   }
 }
 
