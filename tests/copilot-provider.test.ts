@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { syncAgents } from '../local/stack';
+import { CopilotToken } from '../packages/core/src/model/copilot';
+import { FakeOpenAI } from './support/fake-openai';
 import { getJson, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
 
@@ -112,5 +114,42 @@ describe('an agent on GitHub Copilot', () => {
     const { events } = await chatStream(h.url, { agent_id: 'pilot', message: 'hello' });
     expect(events.find((e) => e.type === 'error')).toMatchObject({ message: expect.stringContaining("of the model's 128000") });
     expect(copilot().requests).toHaveLength(1);
+  });
+});
+
+describe('the Copilot token, against the fake exchange', () => {
+  let fake: FakeOpenAI;
+  beforeAll(async () => (fake = (await new FakeOpenAI().start()).issueCopilotTokens(GITHUB_TOKEN)));
+  afterAll(() => fake.stop());
+  afterEach(() => fake.reset());
+
+  it('makes calls that need a token at the same moment wait for one exchange', async () => {
+    const token = new CopilotToken({ githubToken: GITHUB_TOKEN, tokenUrl: fake.tokenUrl });
+    const all = await Promise.all(Array.from({ length: 5 }, () => token.authorization()));
+    expect(fake.exchanges).toHaveLength(1);
+    expect(new Set(all)).toEqual(new Set([`Bearer ${fake.exchanges[0]!.issued}`]));
+  });
+
+  it('keeps a token until GitHub’s refresh_in, then exchanges again (the clock moved, not waited for)', async () => {
+    let now = Date.now();
+    const token = new CopilotToken({ githubToken: GITHUB_TOKEN, tokenUrl: fake.tokenUrl }, () => now);
+    const first = await token.authorization();
+    now += 1499_000; // the fake says refresh_in 1500 s for a 1800 s token
+    expect(await token.authorization()).toBe(first);
+    now += 2_000;
+    expect(await token.authorization()).not.toBe(first);
+    expect(fake.exchanges).toHaveLength(2);
+  });
+
+  it('refuses an exchange answer without a token, naming the field and not echoing the body', async () => {
+    fake.copilotExchangeBody = JSON.stringify({ tokn: 'tid=leaked-into-body' });
+    const token = new CopilotToken({ githubToken: GITHUB_TOKEN, tokenUrl: fake.tokenUrl });
+    const error = await token.authorization().then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toMatch(/^copilot's token exchange answered without a usable token \(token: /);
+    expect(error?.message).not.toContain('leaked-into-body');
+    expect(error?.message).not.toContain(GITHUB_TOKEN);
   });
 });

@@ -72,6 +72,7 @@ export class FakeOpenAI {
     this.requests.length = 0;
     this.exchanges.length = 0;
     this.refuseEveryCopilotToken = false;
+    this.copilotExchangeBody = undefined;
     if (this.copilot) this.copilot.lifetimeSeconds = 1800;
   }
 
@@ -92,6 +93,8 @@ export class FakeOpenAI {
 
   /** Copilot refuses every token, old and new (a seat withdrawn between exchange and call). */
   refuseEveryCopilotToken = false;
+  /** The exchange answers 200 with this body instead of a token (a proxy's page, a changed API). */
+  copilotExchangeBody?: string;
 
   /** Copilot stops taking every token issued so far (as when one was revoked): the next call with one gets 401. */
   revokeCopilotTokens(): void {
@@ -133,6 +136,10 @@ export class FakeOpenAI {
     const exchange: (typeof this.exchanges)[number] = { authorization: req.headers.authorization, editorVersion: req.headers['editor-version'] as string | undefined };
     this.exchanges.push(exchange);
     if (req.headers.authorization !== `token ${copilot.githubToken}`) return sendError(res, 401, 'unauthorized', 'Bad credentials');
+    if (this.copilotExchangeBody !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(this.copilotExchangeBody);
+    }
     const now = Math.floor(Date.now() / 1000);
     const token = `tid=fake-${this.exchanges.length};exp=${now + copilot.lifetimeSeconds};sku=copilot_for_business;8kp=1:${randomUUID()}`;
     copilot.valid.add(token);
