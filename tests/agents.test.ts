@@ -114,3 +114,47 @@ describe('Claude Code subagent files in the catalog', () => {
     expect(errors).toContainEqual({ file: 'agents/storyteller.md', field: 'model', message: expect.stringContaining('model "fable" is not a Claude model id') });
   });
 });
+
+describe('an agent’s persona and domain (the plan’s agent definition)', () => {
+  let h: Harness;
+  let s3: S3Client;
+  const upload = (name: string, text: string) =>
+    s3.send(new PutObjectCommand({ Bucket: h.stack.store.bucket, Key: `agents/${name}.md`, Body: text, ContentType: 'text/markdown' }));
+  const systemOf = (n: number) => (h.fake.requests[n]!.body.system as { text: string }[]).map((b) => b.text).join('\n\n');
+
+  beforeAll(async () => {
+    h = await startHarness();
+    s3 = createS3Client(h.stack.store);
+    await upload(
+      'razor',
+      `---\nname: Razor\ndescription: Reads licences.\npersona: "Razor: a pirate-radio DJ who explains licences as if on air"\ndomain: licence compliance\ntools: []\n---\n\n## Role\n\nYou read licences.\n`,
+    );
+    await upload('blade', `---\nname: Blade\ndescription: Also reads licences.\ndomain: licence compliance\ntools: []\n---\n\nYou read licences too.\n`);
+    await upload('rambler', `---\nname: Rambler\ndescription: Talks too much.\npersona: "${'x'.repeat(501)}"\n---\n\nYou talk.\n`);
+  });
+  afterAll(async () => {
+    s3.destroy();
+    await h.close();
+  });
+
+  it('lists them in the catalog, and refuses a persona longer than 500 characters naming the field', async () => {
+    const { json } = await getJson(`${h.url}/api/v2/agents`);
+    const byId = Object.fromEntries(json.agents.map((a: { id: string }) => [a.id, a]));
+    expect(byId.razor).toMatchObject({ persona: 'Razor: a pirate-radio DJ who explains licences as if on air', domain: 'licence compliance' });
+    expect(byId.blade).toMatchObject({ domain: 'licence compliance' });
+    expect(byId.blade).not.toHaveProperty('persona');
+    expect(byId.cereal).toMatchObject({ domain: 'supply-chain security', persona: expect.stringContaining('Cereal Killer') });
+    expect(json.errors).toContainEqual({ file: 'agents/rambler.md', field: 'persona', message: expect.stringContaining('at most 500 characters') });
+  });
+
+  it('puts the domain in the prompt, and the persona in every voice but neutral', async () => {
+    h.fake.script({ text: 'On air.' }, { text: 'Plainly.' });
+    await chatStream(h.url, { agent_id: 'razor', message: 'which licence?' });
+    await chatStream(h.url, { agent_id: 'razor', message: 'which licence?', voice_mode: 'neutral' });
+
+    expect(systemOf(0)).toContain('You are Razor, an agent of Zero. Reads licences.\nYour domain: licence compliance.');
+    expect(systemOf(0)).toContain('## Persona\nRazor: a pirate-radio DJ who explains licences as if on air');
+    expect(systemOf(1)).toContain('Your domain: licence compliance.');
+    expect(systemOf(1)).not.toContain('pirate-radio');
+  });
+});

@@ -1,4 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { agentColour } from '../console/src/agent-colour';
+import { syncAgents } from '../local/stack';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, PHONE, shot } from './support/browser';
 import type { Harness } from './support/harness';
@@ -80,6 +85,33 @@ describe('the console chat, in a real browser', () => {
     // The page itself never scrolls sideways; a wide table or code block scrolls within its box.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await shot(page, '21-markdown-answer-phone');
+  }, 60_000);
+
+  it('marks each agent’s answers with its colour and domain: the file’s color, else one its domain picks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zero-console-agents-'));
+    writeFileSync(join(dir, 'razor.md'), '---\nname: Razor\ndescription: Reads licences.\ndomain: licence compliance\ntools: []\n---\n\nYou read licences.\n');
+    await syncAgents(h.stack.store, dir);
+    const page = await browser.signIn('rita', 'Rita');
+    await page.getByTestId('agent').selectOption('cereal');
+    h.fake.script({ text: 'Dependencies checked.' });
+    await ask(page, 'Check the dependencies');
+    await assistant(page).getByTestId('run-status').waitFor();
+    expect(await assistant(page).getByTestId('agent-domain').textContent()).toBe('supply-chain security');
+    // Cereal's file says yellow.
+    expect(await assistant(page).getByTestId('agent-dot').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(212, 165, 20)');
+
+    await shot(page, '24-agent-colour');
+
+    // Razor's file names no colour: its domain picks one.
+    const other = await browser.signIn('raoul', 'Raoul');
+    await other.getByTestId('agent').selectOption('razor');
+    h.fake.script({ text: 'MIT, mostly.' });
+    await ask(other, 'Which licences?');
+    await assistant(other).getByTestId('run-status').waitFor();
+    expect(await assistant(other).getByTestId('agent-domain').textContent()).toBe('licence compliance');
+    const hex = agentColour({ domain: 'licence compliance' })!;
+    const rgb = `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+    expect(await assistant(other).getByTestId('agent-dot').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(rgb);
   }, 60_000);
 
   it('a failed answer names the agent, says what happened in a sentence with its code, and Retry sends the message again', async () => {

@@ -233,6 +233,46 @@ describe('Zero as an MCP server (POST /mcp, stateless Streamable HTTP)', () => {
     await expect(c.readResource({ uri })).rejects.toMatchObject({ code: -32002 });
   });
 
+  it('the seed’s analysis tools: a summary per scanner, and vulnerabilities, malcontent and secrets across scanners, filtered by severity, as the caller', async () => {
+    const analysis = (scanner: string, document: unknown) => send(h, 'PUT', `/projects/alice/app/analysis/${scanner}`, alice, document);
+    expect((await analysis('code-packages', { summary: { packages: 120 }, findings: { vulns: [{ id: 'CVE-2024-1', package: 'left-pad', severity: 'critical' }, { id: 'CVE-2024-2', severity: 'low' }], malcontent: [{ package: 'evil-pkg', behavior: 'exfiltrates env', severity: 'high' }] } })).status).toBe(201);
+    expect((await analysis('code-security', { summary: { findings: 3 }, findings: { vulnerabilities: [{ id: 'GHSA-x', severity: 'medium' }], secrets: [{ file: 'src/config.ts', line: 3, type: 'aws-access-key', severity: 'high' }] } })).status).toBe(201);
+    expect((await analysis('devops', { checks: [1, 2, 3] })).status).toBe(201);
+    const [a, b] = [await as(alice), await as(bob)];
+    const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: { project_id: 'alice/app', ...args } });
+      return { isError: Boolean(result.isError), text: textOf(result) };
+    };
+
+    const { tools } = await a.listTools();
+    for (const name of ['get_project_summary', 'get_vulnerabilities', 'get_malcontent', 'get_secrets']) {
+      const tool = tools.find((t) => t.name === name)!;
+      expect(tool.inputSchema.required, name).toEqual(['project_id']);
+      expect(tool.annotations?.readOnlyHint, name).toBe(true);
+    }
+
+    const summary = await call(a, 'get_project_summary', {});
+    expect(summary.text).toMatch(/^Analysis summary of alice\/app \(3 scanners: code-packages, code-security, devops\):/);
+    expect(JSON.parse(summary.text.slice(summary.text.indexOf('\n') + 1))).toEqual({ 'code-packages': { packages: 120 }, 'code-security': { findings: 3 }, devops: { checks: '[3 items]' } });
+
+    const vulns = await call(a, 'get_vulnerabilities', { min_severity: 'medium' });
+    expect(vulns.text).toMatch(/^vulnerabilities of alice\/app from code-packages findings\.vulns, code-security findings\.vulnerabilities \(2 of 3 items at severity medium or above\):/);
+    expect(JSON.parse(vulns.text.slice(vulns.text.indexOf('\n') + 1)).map((v: { id: string; scanner: string }) => `${v.scanner}:${v.id}`)).toEqual(['code-packages:CVE-2024-1', 'code-security:GHSA-x']);
+    expect((await call(a, 'get_vulnerabilities', { max_items: 1 })).text).toContain('showing the first 1 of 3');
+    expect((await call(a, 'get_malcontent', {})).text).toContain('"behavior": "exfiltrates env"');
+    expect((await call(a, 'get_secrets', { min_severity: 'critical' })).text).toContain('0 of 1 items at severity critical or above');
+    expect((await call(a, 'get_secrets', {})).text).toContain('"type": "aws-access-key"');
+
+    // Scoped as the project tools are: Bob sees a project that does not exist, and bad arguments name the field.
+    for (const name of ['get_project_summary', 'get_vulnerabilities', 'get_malcontent', 'get_secrets']) {
+      const refused = await call(b, name, {});
+      expect(refused, name).toEqual({ isError: true, text: expect.stringContaining('project "alice/app" does not exist') });
+      expect(refused.text).not.toContain('CVE-2024-1');
+    }
+    expect(await call(a, 'get_vulnerabilities', { min_severity: 'severe' })).toEqual({ isError: true, text: expect.stringContaining('min_severity') });
+    expect(await call(a, 'get_secrets', { project_id: '../x' })).toEqual({ isError: true, text: expect.stringContaining('project_id') });
+  });
+
   it('bad arguments are MCP errors naming the field, never a 500', async () => {
     const a = await as(alice);
     const cases: [string, Record<string, unknown>, RegExp][] = [

@@ -17,7 +17,7 @@ describe("npm test's system prerequisites", () => {
     expect(result.status).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^npm test needs Debian packages that are not installed and cannot be installed from here: run `sudo apt-get update && sudo apt-get install -y --no-install-recommends [a-z -]*poppler-utils tmux bubblewrap`, then npm test again\.$/);
+    expect(lines[0]).toMatch(/^npm test needs Debian packages that are not installed and cannot be installed from here: run `sudo apt-get update && sudo apt-get install -y --no-install-recommends [a-z -]*poppler-utils tmux bubblewrap gnome-keyring dbus-daemon dbus-bin`, then npm test again\.$/);
   });
 
   it('pass silently where everything is installed (this machine, which the suite runs on)', () => {

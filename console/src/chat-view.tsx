@@ -1,6 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { agentColour } from './agent-colour';
 import { projectListSchema, sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/core/wire';
 import { api, keyFetch, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
@@ -213,6 +214,12 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     await chat.sendMessage({ text });
   }
 
+  /** An agent's colour and domain by its id; none: the session's agent. */
+  function agentLook(id: string | undefined): { colour?: string; domain?: string } {
+    const agent = agents.find((a) => a.id === (id ?? agentId));
+    return { colour: agentColour(agent), domain: agent?.domain };
+  }
+
   /** An agent's name by its id; none: the session's agent. */
   function agentName(id: string | undefined): string {
     const agent = agents.find((a) => a.id === (id ?? agentId));
@@ -323,6 +330,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
               message={m}
               approvals={approvals}
               agentName={agentName}
+              agentLook={agentLook}
               onRetry={last && canWrite && !busy ? retry : undefined}
               // A run that failed while it streamed: its answer shows the error (until the history has it).
               streamError={last && error && m.role === 'assistant' && !m.metadata?.error ? streamError(error) : undefined}

@@ -170,6 +170,8 @@ export interface MessageViewProps {
   approvals?: Approvals;
   /** An agent's name by its id; an answer without one is the session's agent's. */
   agentName(id: string | undefined): string;
+  /** An agent's colour and domain by its id (see agentColour), for the byline of its answers. */
+  agentLook?(id: string | undefined): { colour?: string; domain?: string };
   /** Sends the message this failed answer answered again. */
   onRetry?: () => void;
   /** The error that ended this answer's stream, before the history records it. */
@@ -177,18 +179,25 @@ export interface MessageViewProps {
 }
 
 /** One message: who wrote it (a person by the name they chose and by their user id, which no one else can take), then its parts in order. */
-export function MessageView({ message, approvals, agentName, onRetry, streamError }: MessageViewProps) {
+export function MessageView({ message, approvals, agentName, agentLook, onRetry, streamError }: MessageViewProps) {
   const failure = message.metadata?.error ?? streamError;
   const delegated = new Set(message.parts.flatMap((p) => (p.type === 'data-delegation' && p.data.tool_call_id ? [p.data.tool_call_id] : [])));
   const writer = message.role === 'user' ? message.metadata?.author : undefined;
   const author = message.role === 'user' ? (writer ? (writer.name ?? writer.id) : 'You') : agentName(message.metadata?.agent_id);
+  const look = message.role === 'assistant' ? agentLook?.(message.metadata?.agent_id) : undefined;
   return (
     <article className={`message message-${message.role}`} data-testid={`message-${message.role}`} data-message-id={message.id}>
       <div className="byline">
         <header className="author" data-testid="author">
+          {look?.colour ? <span className="agent-dot" data-testid="agent-dot" style={{ background: look.colour }} aria-hidden="true" /> : null}
           {author}
           {message.metadata?.queued ? <span className="badge">queued</span> : null}
         </header>
+        {look?.domain ? (
+          <span className="agent-domain" data-testid="agent-domain" title="domain">
+            {look.domain}
+          </span>
+        ) : null}
         {writer?.name ? (
           <span className="author-id" data-testid="author-id" title="user id">
             {writer.id}

@@ -1,5 +1,6 @@
 // Bundles the CLI into dist/ with esbuild: one file per lazily loaded command, every dependency
-// inside except tsx (the embedded local stack is TypeScript loaded through it, on demand).
+// inside except tsx (the embedded local stack is TypeScript loaded through it, on demand) and
+// @napi-rs/keyring (a native addon: its binary for this platform is resolved from node_modules).
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -21,7 +22,7 @@ export async function buildCli() {
     platform: 'node',
     target: 'node20',
     outExtension: { '.js': '.mjs' },
-    external: ['tsx', 'tsx/*'],
+    external: ['tsx', 'tsx/*', '@napi-rs/keyring'],
     logLevel: 'warning',
     // Bundled CommonJS packages may call require() for Node's built-ins.
     banner: { js: "import { createRequire as __zeroRequire } from 'node:module'; const require = __zeroRequire(import.meta.url);" },

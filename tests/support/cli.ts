@@ -13,11 +13,12 @@ export interface CliRun {
   ms: number;
 }
 
-/** An environment for the CLI with its own config file (nothing of the machine's ~/.config). */
+/** An environment for the CLI with its own config file (nothing of the machine's ~/.config) and no keyring. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const home = mkdtempSync(join(tmpdir(), 'zero-cli-'));
   const { ZERO_URL: _url, ZERO_KEY: _key, ZERO_PROFILE: _profile, ...env } = process.env;
-  return { ...env, HOME: home, ZERO_CONFIG: join(home, 'config.json'), NO_COLOR: '1', NODE_NO_WARNINGS: '1', ...extra };
+  // No system keyring unless a test brings one (ZERO_KEYRING: ''): the machine's own stays untouched.
+  return { ...env, HOME: home, ZERO_CONFIG: join(home, 'config.json'), NO_COLOR: '1', NODE_NO_WARNINGS: '1', ZERO_KEYRING: 'off', ...extra };
 }
 
 /** Runs `zero …` as a child process; `input` is written to its stdin (closed either way). */

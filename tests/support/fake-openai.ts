@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FakeTurn } from './fake-anthropic';
 
@@ -32,7 +33,15 @@ export class FakeOpenAI {
   private readonly open = new Set<ServerResponse>();
   /** The key requests must bear (`Authorization: Bearer …`); none: any. */
   requiredKey?: string;
+  /** Set by `issueCopilotTokens`: the GitHub token the exchange takes, and what it issues. */
+  private copilot?: { githubToken: string; lifetimeSeconds: number; valid: Set<string> };
+  /** The token exchanges, in order: the GitHub token they bore and the Copilot token issued (none when refused). */
+  readonly exchanges: { authorization: string | undefined; editorVersion: string | undefined; issued?: string }[] = [];
   url = '';
+  /** Where Copilot's token exchange is served, once `issueCopilotTokens` turned it on. */
+  get tokenUrl(): string {
+    return this.url.replace(/\/v1$/, '/copilot_internal/v2/token');
+  }
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -61,6 +70,35 @@ export class FakeOpenAI {
     this.queue = [];
     this.responder = undefined;
     this.requests.length = 0;
+    this.exchanges.length = 0;
+    this.refuseEveryCopilotToken = false;
+    this.copilotExchangeBody = undefined;
+    if (this.copilot) this.copilot.lifetimeSeconds = 1800;
+  }
+
+  /**
+   * Speaks GitHub Copilot: `GET /copilot_internal/v2/token` exchanges `githubToken` (`Authorization:
+   * token …`) for a Copilot token living `lifetimeSeconds` (`expires_at`, `refresh_in` as GitHub
+   * sends them), and chat completions take only a Copilot token issued and not revoked.
+   */
+  issueCopilotTokens(githubToken: string, lifetimeSeconds = 1800): this {
+    this.copilot = { githubToken, lifetimeSeconds, valid: this.copilot?.valid ?? new Set() };
+    return this;
+  }
+
+  /** Tokens issued later live this long (a lifetime under a minute is stale as soon as it is issued). */
+  set copilotTokenLifetime(seconds: number) {
+    this.copilot!.lifetimeSeconds = seconds;
+  }
+
+  /** Copilot refuses every token, old and new (a seat withdrawn between exchange and call). */
+  refuseEveryCopilotToken = false;
+  /** The exchange answers 200 with this body instead of a token (a proxy's page, a changed API). */
+  copilotExchangeBody?: string;
+
+  /** Copilot stops taking every token issued so far (as when one was revoked): the next call with one gets 401. */
+  revokeCopilotTokens(): void {
+    this.copilot?.valid.clear();
   }
 
   get pending(): number {
@@ -70,10 +108,15 @@ export class FakeOpenAI {
   private async handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (this.copilot && req.method === 'GET' && req.url === '/copilot_internal/v2/token') return this.exchange(req, res);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       return sendError(res, 404, 'not_found', `the fake serves POST /v1/chat/completions, not ${req.method} ${req.url}`);
     }
     if (this.requiredKey && req.headers.authorization !== `Bearer ${this.requiredKey}`) return sendError(res, 401, 'invalid_api_key', 'Incorrect API key provided');
+    if (this.copilot && (this.refuseEveryCopilotToken || !this.copilot.valid.has(req.headers.authorization?.replace(/^Bearer /, '') ?? ''))) {
+      this.requests.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: performance.now() });
+      return sendError(res, 401, 'unauthorized', 'unauthorized: token expired');
+    }
     const request: FakeOpenAIRequest = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: performance.now() };
     const index = this.requests.push(request) - 1;
     const turn = this.queue.shift() ?? this.responder?.(request, index);
@@ -86,6 +129,23 @@ export class FakeOpenAI {
     res.on('close', () => this.open.delete(res));
     if (turn.hang) return;
     await this.stream(res, request, turn);
+  }
+
+  private exchange(req: IncomingMessage, res: ServerResponse) {
+    const copilot = this.copilot!;
+    const exchange: (typeof this.exchanges)[number] = { authorization: req.headers.authorization, editorVersion: req.headers['editor-version'] as string | undefined };
+    this.exchanges.push(exchange);
+    if (req.headers.authorization !== `token ${copilot.githubToken}`) return sendError(res, 401, 'unauthorized', 'Bad credentials');
+    if (this.copilotExchangeBody !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(this.copilotExchangeBody);
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const token = `tid=fake-${this.exchanges.length};exp=${now + copilot.lifetimeSeconds};sku=copilot_for_business;8kp=1:${randomUUID()}`;
+    copilot.valid.add(token);
+    exchange.issued = token;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ token, expires_at: now + copilot.lifetimeSeconds, refresh_in: Math.max(1, copilot.lifetimeSeconds - 300), endpoints: { api: this.url.replace(/\/v1$/, '') } }));
   }
 
   private async stream(res: ServerResponse, request: FakeOpenAIRequest, turn: FakeTurn) {

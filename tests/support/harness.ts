@@ -18,6 +18,8 @@ export interface Harness {
   fake: FakeAnthropic;
   /** The fake OpenAI-compatible endpoint, when `openai` asked for one. */
   openai?: FakeOpenAI;
+  /** The fake GitHub Copilot (token exchange and chat completions), when `copilot` asked for one. */
+  copilot?: FakeOpenAI;
   /** The fake Bedrock runtime (answering with `fake`'s script), when `bedrock` asked for one. */
   bedrock?: FakeBedrock;
   stack: LocalStack;
@@ -70,6 +72,8 @@ export interface HarnessOptions {
   publicUrl?: string;
   /** Starts a fake OpenAI-compatible server, configured as the endpoint `name` (default `fakeai`) with these settings. */
   openai?: { name?: string; key?: string; noTools?: string[]; prices?: Record<string, { input: number; output: number }>; contextWindows?: Record<string, number> };
+  /** Starts a fake GitHub Copilot taking this GitHub token, configured as the provider `copilot`. */
+  copilot?: { githubToken: string };
   /** Starts a fake Bedrock runtime, reached through the Bedrock SDK's endpoint override, answering with `fake`'s script. */
   bedrock?: boolean;
   /** The default provider and fallback chain (`ZERO_MODEL_PROVIDER`, `ZERO_MODEL_FALLBACK`). */
@@ -87,6 +91,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const fake = await new FakeAnthropic().start();
   const openai = options.openai ? await new FakeOpenAI().start() : undefined;
   if (openai && options.openai?.key) openai.requiredKey = options.openai.key;
+  const copilot = options.copilot ? (await new FakeOpenAI().start()).issueCopilotTokens(options.copilot.githubToken) : undefined;
   const bedrock = options.bedrock ? await new FakeBedrock(fake).start() : undefined;
   const stack = await startLocalStack({ dataDir: options.dataDir });
   await syncAgents(stack.store, join(root, 'agents'));
@@ -124,6 +129,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     providers: {
       ...options.providers,
       ...(bedrock ? { bedrock: { region: 'eu-west-3', baseURL: bedrock.url, credentials: { accessKeyId: 'AKIAFAKEBEDROCK00001', secretAccessKey: 'fake-bedrock-secret' } } } : {}),
+      ...(copilot ? { copilot: { githubToken: options.copilot!.githubToken, url: copilot.url, tokenUrl: copilot.tokenUrl, maxRetries: 2 } } : {}),
       endpoints: openai ? { [options.openai?.name ?? 'fakeai']: { url: openai.url, key: options.openai?.key, noTools: options.openai?.noTools, prices: options.openai?.prices, contextWindows: options.openai?.contextWindows, maxRetries: 2 } } : {},
     },
   });
@@ -133,6 +139,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const harness: Harness = {
     fake,
     openai,
+    copilot,
     bedrock,
     stack,
     server,
@@ -155,6 +162,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await server.close();
       await fake.stop();
       await openai?.stop();
+      await copilot?.stop();
       await bedrock?.stop();
       await stack.stop();
     },

@@ -25,6 +25,8 @@ export function agentRoutes(deps: AppDeps) {
       name: a.name,
       description: a.description,
       ...(a.color ? { color: a.color } : {}),
+      ...(a.persona ? { persona: a.persona } : {}),
+      ...(a.domain ? { domain: a.domain } : {}),
       model: agentModel(a, deps.defaultModel, deps.tiers),
       ...(a.tier ? { tier: a.tier } : {}),
       thinking: describeThinking(agentModel(a, deps.defaultModel, deps.tiers), a, deps.limits),

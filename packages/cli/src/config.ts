@@ -3,8 +3,12 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
 
-/** One deployment the CLI talks to. */
-const profileSchema = z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }), key: z.string().min(1).optional() });
+/** One deployment the CLI talks to; its key in the file, or (`keyring: true`) in the system keyring. */
+const profileSchema = z.object({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  key: z.string().min(1).optional(),
+  keyring: z.literal(true).optional(),
+});
 export type Profile = z.infer<typeof profileSchema>;
 
 const configSchema = z.object({
@@ -41,7 +45,7 @@ export async function readConfig(path = configPath()): Promise<CliConfig> {
   return parsed.data;
 }
 
-/** Writes the config readable by its owner only (0600): it holds API keys. */
+/** Writes the config readable by its owner only (0600): it holds API keys where there is no keyring. */
 export async function writeConfig(config: CliConfig, path = configPath()): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
@@ -62,6 +66,8 @@ export interface Target {
   /** Where the URL came from, for messages. */
   source: 'env' | 'profile' | 'default';
   profile: string;
+  /** Why the profile's key could not be had, when it is in a keyring that cannot give it here. */
+  keyProblem?: string;
 }
 
 /** The deployment to talk to: `ZERO_URL`/`ZERO_KEY` over the chosen profile, over the local default. */
@@ -72,6 +78,16 @@ export async function resolveTarget(profileName: string | undefined, env = proce
   if (profileName && !profile) throw new Error(`no profile "${profileName}" in ${configPath(env)}; run "zero login --profile ${profileName}"`);
   const url = env.ZERO_URL || profile?.url;
   // At the local default, the key `npm start` was given (ZERO_DEV_KEY) works as well.
-  const key = env.ZERO_KEY || profile?.key || (url ? undefined : env.ZERO_DEV_KEY || undefined);
-  return { url: url ?? localUrl(env), key, source: env.ZERO_URL ? 'env' : profile?.url ? 'profile' : 'default', profile: name };
+  let key = env.ZERO_KEY || profile?.key || (url ? undefined : env.ZERO_DEV_KEY || undefined);
+  let keyProblem: string | undefined;
+  // The keyring is asked only for the profile's own URL, and only when nothing else gave a key.
+  if (!key && profile?.keyring && url === profile.url) {
+    const { readKeyFromKeyring } = await import('./keyring');
+    try {
+      key = await readKeyFromKeyring(name, profile.url, env);
+    } catch (error) {
+      keyProblem = `the key of profile "${name}" is in the system keyring, which cannot give it here (${(error as Error).message})`;
+    }
+  }
+  return { url: url ?? localUrl(env), key, source: env.ZERO_URL ? 'env' : profile?.url ? 'profile' : 'default', profile: name, ...(keyProblem ? { keyProblem } : {}) };
 }

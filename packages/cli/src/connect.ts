@@ -21,7 +21,7 @@ export async function connect(profile: string | undefined, options: { embedded?:
   const target = await resolveTarget(profile);
   const client = new ZeroClient({ url: target.url, key: target.key, timeoutMs: TIMEOUT_MS });
   if (target.source !== 'default') {
-    if (!target.key) throw new CliError(`no key for ${target.url}; run "zero login" or set ZERO_KEY`, EXIT.unauthorized);
+    if (!target.key) throw new CliError(`${target.keyProblem ?? `no key for ${target.url}`}; run "zero login" or set ZERO_KEY`, EXIT.unauthorized);
     return { client, target };
   }
   if (await new ZeroClient({ url: target.url, timeoutMs: 1500 }).health()) {

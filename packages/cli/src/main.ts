@@ -77,7 +77,7 @@ program
 
 program
   .command('login')
-  .description('store a deployment\'s URL and key (in ~/.config/zero/config.json, or $ZERO_CONFIG, mode 0600)')
+  .description('store a deployment\'s URL and key (the key in the system keyring, else in ~/.config/zero/config.json or $ZERO_CONFIG, mode 0600)')
   .option('--url <url>', 'the deployment, e.g. https://zero.example.com or http://127.0.0.1:8787')
   .option('--key <key>', 'an API key (asked for when omitted)')
   .action(

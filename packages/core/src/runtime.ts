@@ -269,7 +269,11 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     ),
     limits: config.limits ?? DEFAULT_LIMITS,
     ...(config.providers ? { providers: config.providers } : {}),
-    secrets: [config.anthropic.apiKey ?? '', ...Object.values(config.providers?.endpoints ?? {}).map((endpoint) => endpoint.key ?? '')].filter(Boolean),
+    secrets: [
+      config.anthropic.apiKey ?? '',
+      config.providers?.copilot?.githubToken ?? '',
+      ...Object.values(config.providers?.endpoints ?? {}).map((endpoint) => endpoint.key ?? ''),
+    ].filter(Boolean),
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel,
     tiers: config.tiers ?? {},

@@ -5,7 +5,8 @@ import { CliError, EXIT } from '../exit';
 
 /**
  * `zero login`: checks the URL and key against the deployment (a request
- * that needs the key), then stores them as a profile, readable by the owner only.
+ * that needs the key), then stores them as a profile: the key in the system
+ * keyring where there is one, else in the config file, readable by the owner only.
  */
 export async function loginCommand(options: { url?: string; key?: string; profile?: string }): Promise<number> {
   const path = configPath();
@@ -30,9 +31,20 @@ export async function loginCommand(options: { url?: string; key?: string; profil
   }
   // A request that needs the key: a wrong key is caught here, not at the first chat.
   await new ZeroClient({ url, key, timeoutMs: 5000 }).listSessions({ limit: 1 });
-  config.profiles[name] = { url, key };
+  const { storeKeyInKeyring, forgetKeyInKeyring } = await import('../keyring');
+  const previous = config.profiles[name];
+  let saved: string;
+  try {
+    await storeKeyInKeyring(name, url, key);
+    config.profiles[name] = { url, keyring: true };
+    saved = `the key in the system keyring, the URL in ${path}`;
+  } catch (error) {
+    config.profiles[name] = { url, key };
+    saved = `in ${path}, mode 0600: no system keyring here (${(error as Error).message})`;
+  }
   config.current = name;
   await writeConfig(config, path);
-  process.stderr.write(`logged in to ${url} as profile "${name}" (saved in ${path})\n`);
+  if (previous?.keyring && previous.url !== url) await forgetKeyInKeyring(name, previous.url);
+  process.stderr.write(`logged in to ${url} as profile "${name}" (${saved})\n`);
   return EXIT.ok;
 }

@@ -25,6 +25,10 @@ export const agentFrontmatterSchema = z.looseObject({
   voice: voiceModeSchema.optional(),
   delegates_to: toolList.optional(),
   color: z.string().optional(),
+  /** Zero (the plan's agent definition): who the agent is, the character it speaks as (its voices keep it or drop it). */
+  persona: z.string().trim().min(1).max(500, 'must be at most 500 characters').optional(),
+  /** Zero (the plan's agent definition): the field it knows, e.g. `supply-chain security`; clients group and colour agents by it. */
+  domain: z.string().trim().min(1).max(100, 'must be at most 100 characters').optional(),
   /** Claude Code: tools taken away (`Write`, `mcp__github__*`), or calls denied by a rule (`Write(src/**)`). */
   disallowedTools: toolList.optional(),
   /** Claude Code: `default`, `acceptEdits`, `bypassPermissions`, `plan` (or `dontAsk`); another value is a warning. */
@@ -57,6 +61,10 @@ export const agentDefinitionSchema = z.object({
   description: z.string(),
   /** The file's `color` (Claude Code's field): how clients show the agent. */
   color: z.string().optional(),
+  /** The character it speaks as, in the voices that keep one (not `neutral`). */
+  persona: z.string().optional(),
+  /** The field it knows. */
+  domain: z.string().optional(),
   /** Model alias or id, with its provider (`ollama:qwen3`) or not; undefined means the deployment's default. */
   model: z.string().optional(),
   /** Its fallback chain (see `model/router.ts`); absent: the deployment's. */

@@ -94,6 +94,8 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     name: front.name,
     description: front.description,
     ...(front.color ? { color: front.color } : {}),
+    ...(front.persona ? { persona: front.persona } : {}),
+    ...(front.domain ? { domain: front.domain } : {}),
     model: front.model && front.model !== 'inherit' ? front.model : undefined,
     ...(front.fallback?.length ? { fallback: front.fallback } : {}),
     ...(front.tier && !(front.model && front.model !== 'inherit') ? { tier: front.tier } : {}),

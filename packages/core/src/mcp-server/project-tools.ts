@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { AgentDefinition } from '../agent/definition';
 import type { AuthUser } from '../auth/authenticator';
 import type { ChatDeps } from '../sessions/start-chat';
+import { getMalcontentTool, getProjectSummaryTool, getSecretsTool, getVulnerabilitiesTool } from '../tools/analysis-findings';
 import { getAnalysisTool } from '../tools/get-analysis';
 import { globTool } from '../tools/glob';
 import { grepTool } from '../tools/grep';
@@ -20,6 +21,10 @@ const PROJECT_TOOLS = {
   search_files: grepTool,
   find_files: globTool,
   get_analysis: getAnalysisTool,
+  get_project_summary: getProjectSummaryTool,
+  get_vulnerabilities: getVulnerabilitiesTool,
+  get_malcontent: getMalcontentTool,
+  get_secrets: getSecretsTool,
 } as const;
 
 /** Without a conversation there is no default project: over MCP every project tool names one. */

@@ -1,3 +1,4 @@
+import { COPILOT_CONTEXT_WINDOW, COPILOT_MODELS } from './copilot-models';
 import type { ProvidersConfig } from './providers-config';
 
 /**
@@ -6,7 +7,8 @@ import type { ProvidersConfig } from './providers-config';
  * their name as the endpoint knows it (`qwen3:8b`, `meta-llama/Llama-3.1-8B-Instruct`), matched on the
  * longest prefix with case, `-`, `_` and an `org/` part ignored. The windows are the model's own (as
  * Ollama, vLLM or the vendor serve it by default); a server started with a smaller one (Ollama's
- * `num_ctx`) must be configured with its endpoint.
+ * `num_ctx`) must be configured with its endpoint. GitHub Copilot's models take what its table says
+ * (128k), whether named `copilot:gpt-5-mini` or `gpt-5-mini`.
  */
 const OPEN_MODELS: [prefix: string, tokens: number][] = [
   ['llama2', 4_096],
@@ -73,5 +75,7 @@ export function contextWindowOf(model: string, sources: ContextWindowSources = {
   if (configured) return configured;
   if (sources.override && sources.override > 0) return sources.override;
   if (/claude/i.test(bare)) return CLAUDE_CONTEXT_WINDOW;
+  const copilot = COPILOT_MODELS[bare]?.contextWindow ?? (prefix === 'copilot' ? COPILOT_CONTEXT_WINDOW : undefined);
+  if (copilot) return copilot;
   return knownContextWindow(bare) ?? UNKNOWN_MODEL_CONTEXT_WINDOW;
 }

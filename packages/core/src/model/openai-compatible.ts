@@ -50,6 +50,19 @@ const chunkSchema = z.looseObject({
 const STOP_REASONS: Record<string, string> = { stop: 'end_turn', tool_calls: 'tool_use', function_call: 'tool_use', length: 'max_tokens', content_filter: 'refusal' };
 
 /**
+ * Where an endpoint's authorisation comes from when it is not a fixed key: a short-lived token
+ * (GitHub Copilot's), fetched and renewed by its owner.
+ */
+export interface EndpointCredentials {
+  /** The `authorization` header of the next request; throws a ModelError when none can be had. */
+  authorization(): Promise<string>;
+  /** The endpoint refused `authorization` (401): the next call must not get it again. */
+  refused(authorization: string): void;
+  /** Headers the endpoint requires beside it. */
+  readonly headers?: Record<string, string>;
+}
+
+/**
  * A model behind any server speaking OpenAI's Chat Completions API with streaming and tools
  * (Ollama, vLLM, LM Studio, OpenRouter, LiteLLM), through `fetch` and an SSE parser.
  * Like the Anthropic SDK, it retries 429, 5xx and failed connections before the response
@@ -60,6 +73,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
   constructor(
     readonly name: string,
     private readonly endpoint: OpenAIEndpointConfig,
+    private readonly credentials?: EndpointCredentials,
   ) {}
 
   async *stream(request: ModelRequest, signal: AbortSignal, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
@@ -74,22 +88,34 @@ export class OpenAICompatibleProvider implements ModelProvider {
     yield* this.relay(response, idle, interrupted);
   }
 
-  /** Posts the request, retrying what the Anthropic SDK retries; resolves with a response that streams. */
+  /**
+   * Posts the request, retrying what the Anthropic SDK retries; resolves with a response that streams.
+   * With credentials, a 401 renews them once and sends again (not counted as a retry).
+   */
   private async send(request: ModelRequest, signal: AbortSignal, interrupted: () => Error | undefined, idle: IdleTimer): Promise<Response> {
     const body = JSON.stringify(toChatCompletionsRequest(request));
     const maxRetries = this.endpoint.maxRetries ?? 2;
+    let renewed = false;
     for (let attempt = 0; ; attempt++) {
       let failure: ModelError;
       let wait = Math.min(500 * 2 ** attempt, 8_000) * (0.75 + Math.random() * 0.25);
       try {
+        const authorization = this.credentials ? await this.credentials.authorization() : this.endpoint.key ? `Bearer ${this.endpoint.key}` : undefined;
         const response = await fetch(`${this.endpoint.url}/chat/completions`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(this.endpoint.key ? { authorization: `Bearer ${this.endpoint.key}` } : {}) },
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...this.credentials?.headers, ...(authorization ? { authorization } : {}) },
           body,
           signal,
         });
         idle.reset();
         if (response.ok && response.body) return response;
+        if (response.status === 401 && this.credentials && authorization && !renewed) {
+          renewed = true;
+          this.credentials.refused(authorization);
+          await response.body?.cancel();
+          attempt--;
+          continue;
+        }
         const retryable = response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500;
         failure = new ModelError(`${this.name} answered ${response.status}: ${await errorMessage(response)}`, false, response.status);
         if (!retryable) throw failure;

@@ -4,6 +4,7 @@
  * - `ZERO_MODEL_PROVIDER`: the provider of models named without one (`anthropic` by default, `bedrock`, or an endpoint's name);
  * - `ZERO_PROVIDER_<NAME>_URL` (`_KEY`, `_NO_TOOLS`, `_PRICES`, `_CONTEXT_WINDOW`): an OpenAI-compatible endpoint named `<name>` (lowercase);
  * - `ZERO_BEDROCK_REGION` (`ZERO_BEDROCK_URL`, `ZERO_BEDROCK_MODELS`): Claude on Amazon Bedrock;
+ * - `ZERO_COPILOT_GITHUB_TOKEN` (`ZERO_COPILOT_URL`, `ZERO_COPILOT_TOKEN_URL`, `ZERO_COPILOT_PRICES`): GitHub Copilot;
  * - `ZERO_MODEL_FALLBACK`: the models (or providers) a step is redone on when its model's provider is unavailable.
  */
 export interface ProvidersConfig {
@@ -12,6 +13,8 @@ export interface ProvidersConfig {
   /** OpenAI-compatible endpoints by name (lowercase). */
   endpoints?: Record<string, OpenAIEndpointConfig>;
   bedrock?: BedrockConfig;
+  /** GitHub Copilot, as the provider `copilot`. */
+  copilot?: CopilotConfig;
   /** The deployment's fallback chain: models (`bedrock:claude-sonnet-4-6`, `sonnet`) or provider names (the same model there). */
   fallback?: string[];
 }
@@ -40,6 +43,17 @@ export interface BedrockConfig {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
+export interface CopilotConfig {
+  /** A GitHub token with Copilot access, exchanged for short-lived Copilot tokens; a secret. */
+  githubToken: string;
+  /** Copilot's API base URL (default `https://api.githubcopilot.com`). */
+  url?: string;
+  /** The token exchange (default `https://api.github.com/copilot_internal/v2/token`). */
+  tokenUrl?: string;
+  prices?: Record<string, TokenPrice>;
+  maxRetries?: number;
+}
+
 /** USD per million tokens. */
 export interface TokenPrice {
   input: number;
@@ -60,7 +74,7 @@ export function providersConfigFromEnv(env: Record<string, string | undefined>):
     if (!match || !url) continue;
     const upper = match[1]!;
     const name = upper.toLowerCase();
-    if (name === 'anthropic' || name === 'bedrock') throw new Error(`${variable}: "${name}" is a built-in provider; name the endpoint otherwise`);
+    if (name === 'anthropic' || name === 'bedrock' || name === 'copilot') throw new Error(`${variable}: "${name}" is a built-in provider; name the endpoint otherwise`);
     endpoints[name] = {
       url: validUrl(variable, url),
       key: env[`ZERO_PROVIDER_${upper}_KEY`] || undefined,
@@ -69,6 +83,7 @@ export function providersConfigFromEnv(env: Record<string, string | undefined>):
       contextWindows: parseContextWindows(`ZERO_PROVIDER_${upper}_CONTEXT_WINDOW`, env[`ZERO_PROVIDER_${upper}_CONTEXT_WINDOW`]),
     };
   }
+  const copilot = copilotFromEnv(env);
   const region = env.ZERO_BEDROCK_REGION || undefined;
   const bedrockUrl = env.ZERO_BEDROCK_URL || undefined;
   const defaultProvider = env.ZERO_MODEL_PROVIDER?.trim().toLowerCase() || undefined;
@@ -78,11 +93,13 @@ export function providersConfigFromEnv(env: Record<string, string | undefined>):
     ...(region || bedrockUrl || defaultProvider === 'bedrock'
       ? { bedrock: { region, baseURL: bedrockUrl ? validUrl('ZERO_BEDROCK_URL', bedrockUrl) : undefined, models: parseMap('ZERO_BEDROCK_MODELS', env.ZERO_BEDROCK_MODELS) } }
       : {}),
+    ...(copilot ? { copilot } : {}),
     fallback: list(env.ZERO_MODEL_FALLBACK),
   };
-  const known = ['anthropic', 'bedrock', ...Object.keys(endpoints)];
+  const known = ['anthropic', 'bedrock', ...(copilot ? ['copilot'] : []), ...Object.keys(endpoints)];
   if (defaultProvider && !known.includes(defaultProvider)) {
-    throw new Error(`ZERO_MODEL_PROVIDER is "${defaultProvider}", which is not configured (set ZERO_PROVIDER_${defaultProvider.toUpperCase()}_URL); known providers: ${known.join(', ')}`);
+    const needs = defaultProvider === 'copilot' ? 'ZERO_COPILOT_GITHUB_TOKEN' : `ZERO_PROVIDER_${defaultProvider.toUpperCase()}_URL`;
+    throw new Error(`ZERO_MODEL_PROVIDER is "${defaultProvider}", which is not configured (set ${needs}); known providers: ${known.join(', ')}`);
   }
   // With a Claude default, `name:` before a model can only be a provider (see ProviderRouter.route).
   if (!defaultProvider || defaultProvider === 'anthropic' || defaultProvider === 'bedrock') {
@@ -94,6 +111,21 @@ export function providersConfigFromEnv(env: Record<string, string | undefined>):
     }
   }
   return config;
+}
+
+function copilotFromEnv(env: Record<string, string | undefined>): CopilotConfig | undefined {
+  const githubToken = env.ZERO_COPILOT_GITHUB_TOKEN?.trim();
+  if (!githubToken) {
+    const stray = ['ZERO_COPILOT_URL', 'ZERO_COPILOT_TOKEN_URL', 'ZERO_COPILOT_PRICES'].find((v) => env[v]);
+    if (stray) throw new Error(`${stray} is set but ZERO_COPILOT_GITHUB_TOKEN is not: Copilot needs a GitHub token with Copilot access`);
+    return undefined;
+  }
+  return {
+    githubToken,
+    ...(env.ZERO_COPILOT_URL ? { url: validUrl('ZERO_COPILOT_URL', env.ZERO_COPILOT_URL) } : {}),
+    ...(env.ZERO_COPILOT_TOKEN_URL ? { tokenUrl: validUrl('ZERO_COPILOT_TOKEN_URL', env.ZERO_COPILOT_TOKEN_URL) } : {}),
+    prices: parsePrices('ZERO_COPILOT_PRICES', env.ZERO_COPILOT_PRICES),
+  };
 }
 
 function list(raw: string | undefined): string[] {

@@ -14,6 +14,14 @@ export function createProviderRouter(anthropic: AnthropicProviderOptions, config
       prices: endpoint.prices,
     });
   }
+  if (config.copilot) {
+    const copilot = config.copilot;
+    providers.set('copilot', {
+      kind: 'openai',
+      provider: lazyProvider(async () => (await import('./copilot')).createCopilotProvider({ maxRetries: anthropic.maxRetries, ...copilot })),
+      prices: copilot.prices,
+    });
+  }
   if (config.bedrock || config.default === 'bedrock') {
     const bedrock = config.bedrock ?? {};
     providers.set('bedrock', { kind: 'claude', provider: lazyProvider(async () => new (await import('./bedrock')).BedrockProvider({ ...bedrock, maxRetries: anthropic.maxRetries })) });

@@ -79,6 +79,29 @@ describe('the providers’ environment variables', () => {
   });
 });
 
+describe('GitHub Copilot’s variables and model table', () => {
+  it('configures the provider copilot from a GitHub token, and names the token when it is missing', async () => {
+    expect(providersConfigFromEnv({ ZERO_MODEL_PROVIDER: 'copilot', ZERO_COPILOT_GITHUB_TOKEN: 'ghu_x', ZERO_COPILOT_URL: 'https://api.business.githubcopilot.com/' })).toMatchObject({
+      default: 'copilot',
+      copilot: { githubToken: 'ghu_x', url: 'https://api.business.githubcopilot.com', prices: {} },
+    });
+    expect(() => providersConfigFromEnv({ ZERO_MODEL_PROVIDER: 'copilot' })).toThrow(/not configured \(set ZERO_COPILOT_GITHUB_TOKEN\)/);
+    expect(() => providersConfigFromEnv({ ZERO_COPILOT_URL: 'https://api.githubcopilot.com' })).toThrow(/ZERO_COPILOT_URL is set but ZERO_COPILOT_GITHUB_TOKEN is not/);
+    expect(() => providersConfigFromEnv({ ZERO_PROVIDER_COPILOT_URL: 'http://h' })).toThrow(/built-in provider/);
+    expect(() => new ProviderRouter(entries(['anthropic', 'claude'])).route('copilot:gpt-5-mini')).toThrow(/set ZERO_COPILOT_GITHUB_TOKEN/);
+  });
+
+  it('gives Copilot’s models the seed’s 128k-token windows, with or without the provider named', async () => {
+    const { contextWindowOf } = await import('./context-windows');
+    expect(contextWindowOf('copilot:gpt-5-mini')).toBe(128_000);
+    expect(contextWindowOf('gpt-4o-mini')).toBe(128_000);
+    expect(contextWindowOf('copilot:claude-sonnet-4')).toBe(128_000);
+    expect(contextWindowOf('claude-sonnet-4-6')).toBe(200_000);
+    expect(contextWindowOf('anthropic:claude-opus-4-7')).toBe(200_000);
+    expect(contextWindowOf('copilot:gpt-5-mini', { override: 50_000 })).toBe(50_000);
+  });
+});
+
 describe('ZERO_MODEL_TIERS', () => {
   it('maps tiers to models, and refuses a tier that is not light, standard or heavy', async () => {
     const { tiersFromEnv, tierModel } = await import('./aliases');

@@ -63,7 +63,7 @@ export class ProviderRouter implements ModelProvider {
       if (PROVIDER_NAME.test(prefix) && this.providers.get(this.defaultName)!.kind === 'claude') {
         throw new ZeroError(
           'invalid_request',
-          `model "${name}" names provider "${prefix}", which is not configured (set ZERO_PROVIDER_${prefix.toUpperCase().replace(/-/g, '_')}_URL); known providers: ${[...this.providers.keys()].join(', ')}`,
+          `model "${name}" names provider "${prefix}", which is not configured (set ${prefix === 'copilot' ? 'ZERO_COPILOT_GITHUB_TOKEN' : `ZERO_PROVIDER_${prefix.toUpperCase().replace(/-/g, '_')}_URL`}); known providers: ${[...this.providers.keys()].join(', ')}`,
           { field: 'model' },
         );
       }

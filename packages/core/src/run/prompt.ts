@@ -23,7 +23,7 @@ const NEUTRAL_VOICE = 'Write plainly and precisely. No persona, no jokes; lead w
  * project keeps the first block cached.
  */
 export function buildSystemPrompt({ agent, voice, projectId, tools, memory }: PromptInput): TextBlockParam[] {
-  const stable: string[] = [`You are ${agent.name}, an agent of Zero. ${agent.description}`];
+  const stable: string[] = [`You are ${agent.name}, an agent of Zero. ${agent.description}${agent.domain ? `\nYour domain: ${agent.domain}.` : ''}`];
   if (agent.role) stable.push(`## Role\n${agent.role}`);
   if (agent.capabilities.length) stable.push(`## Capabilities\n${list(agent.capabilities)}`);
   if (agent.process) stable.push(`## Process\n${agent.process}`);
@@ -49,6 +49,8 @@ export function buildSystemPrompt({ agent, voice, projectId, tools, memory }: Pr
   );
 
   const session: string[] = [`## Voice (${voice})\n${agent.voices[voice] ?? (voice === 'neutral' ? NEUTRAL_VOICE : agent.voices.full ?? NEUTRAL_VOICE)}`];
+  // The persona is a character: the neutral voice has none.
+  if (agent.persona && voice !== 'neutral') session.push(`## Persona\n${agent.persona}`);
   session.push(
     projectId
       ? `## Project\nThis conversation is about the project "${projectId}". File and analysis tools default to it.`

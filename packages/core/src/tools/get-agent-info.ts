@@ -19,7 +19,7 @@ export const getAgentInfoTool = defineTool({
     if (!agent_id) {
       const lines = [...agents.values()]
         .sort((a, b) => a.id.localeCompare(b.id))
-        .map((a) => `- ${a.id} (${a.name}): ${gist(a.description)}${mayDelegate.has(a.id) ? ' [you may delegate to it]' : ''}`);
+        .map((a) => `- ${a.id} (${a.name}${a.domain ? `, ${a.domain}` : ''}): ${gist(a.description)}${mayDelegate.has(a.id) ? ' [you may delegate to it]' : ''}`);
       return `Available agents (ask with agent_id for one's whole description):\n${lines.join('\n')}`;
     }
     try {
@@ -29,6 +29,7 @@ export const getAgentInfoTool = defineTool({
       return [
         `# ${agent.name} (${agent.id})`,
         agent.description,
+        ...(agent.domain ? [`Domain: ${agent.domain}.`] : []),
         `## Role\n${agent.role || '(not stated)'}`,
         `## Capabilities\n${agent.capabilities.map((c) => `- ${c}`).join('\n') || '(none listed)'}`,
         `## Tools\n${agent.tools.join(', ') || '(none)'}`,

@@ -3,8 +3,9 @@ import { scannerSchema } from '../wire';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 
-const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
-const DEFAULT_ITEMS = 50;
+/** Finding severities, lowest first. */
+export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
+export const DEFAULT_ITEMS = 50;
 const MAX_CHARS = 40_000;
 
 /** Returns one part of a scanner's analysis document, filtered and capped. */
@@ -46,28 +47,36 @@ export const getAnalysisTool = defineTool({
         walked.push(part);
       }
       if (!section && isObject(value)) {
-        const overview: Record<string, unknown> = {};
-        for (const [key, v] of Object.entries(value)) overview[key] = Array.isArray(v) ? `[${v.length} items]` : isObject(v) && key !== 'summary' ? `{${Object.keys(v).length} keys}` : v;
-        return `${scanner} analysis of ${projectId} (top level; ask for a section to see more):\n${capped(overview)}`;
+        return `${scanner} analysis of ${projectId} (top level; ask for a section to see more):\n${capped(overviewOf(value))}`;
       }
       const notes: string[] = [];
-      if (Array.isArray(value)) {
-        let items = value;
-        if (min_severity) {
-          const floor = SEVERITIES.indexOf(min_severity);
-          items = items.filter((item) => severityOf(item) >= floor);
-          notes.push(`${items.length} of ${value.length} items at severity ${min_severity} or above`);
-        }
-        if (items.length > max_items) notes.push(`showing the first ${max_items} of ${items.length}; raise max_items or narrow the section`);
-        value = items.slice(0, max_items);
-      }
+      if (Array.isArray(value)) ({ items: value } = selectItems(value, min_severity, max_items, notes));
       const header = `${scanner} analysis of ${projectId}${section ? `, section ${section}` : ''}${notes.length ? ` (${notes.join('; ')})` : ''}:`;
       return `${header}\n${capped(value)}`;
     });
   },
 });
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A document's top level: lists and objects (but `summary`) as their sizes. */
+export function overviewOf(document: Record<string, unknown>): Record<string, unknown> {
+  const overview: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(document)) overview[key] = Array.isArray(v) ? `[${v.length} items]` : isObject(v) && key !== 'summary' ? `{${Object.keys(v).length} keys}` : v;
+  return overview;
+}
+
+/** A list's items at `min_severity` or above, the first `max_items` of them; `notes` says what was left out. */
+export function selectItems(list: readonly unknown[], minSeverity: (typeof SEVERITIES)[number] | undefined, maxItems: number, notes: string[]): { items: unknown[] } {
+  let items = [...list];
+  if (minSeverity) {
+    const floor = SEVERITIES.indexOf(minSeverity);
+    items = items.filter((item) => severityOf(item) >= floor);
+    notes.push(`${items.length} of ${list.length} items at severity ${minSeverity} or above`);
+  }
+  if (items.length > maxItems) notes.push(`showing the first ${maxItems} of ${items.length}; raise max_items or narrow the section`);
+  return { items: items.slice(0, maxItems) };
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -76,7 +85,8 @@ function severityOf(item: unknown): number {
   return typeof raw === 'string' ? SEVERITIES.indexOf(raw.toLowerCase() as (typeof SEVERITIES)[number]) : -1;
 }
 
-function capped(value: unknown): string {
+/** JSON, cut at 40,000 characters with a notice. */
+export function capped(value: unknown): string {
   const text = JSON.stringify(value, null, 2) ?? 'null';
   return text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS)}\n[cut at ${MAX_CHARS} of ${text.length} characters; ask for a narrower section]` : text;
 }

@@ -293,6 +293,10 @@ export const agentInfoSchema = z.object({
   description: z.string(),
   /** The `color` field of its file, for clients that show each agent in its colour. */
   color: z.string().optional(),
+  /** The character it speaks as (its file's `persona`). */
+  persona: z.string().optional(),
+  /** The field it knows (its file's `domain`): clients colour an agent without a `color` by it, so one field shares one colour. */
+  domain: z.string().optional(),
   model: z.string(),
   /** Extended thinking for this agent on its model: the budget (with the effort it becomes on a model that thinks adaptively), or why it is off. */
   thinking: z
