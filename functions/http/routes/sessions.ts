@@ -3,14 +3,13 @@ import * as z from 'zod';
 import {
   DEFAULT_APPROVAL_TTL_MS,
   ZeroError,
-  expireApprovals,
   invalidField,
   pendingApproval,
   waitingRun,
   openSession,
   parseEventId,
   requireAccess,
-  resumeIfStalled,
+  wakeSession,
   requireAgent,
   stopRun,
   watchSession,
@@ -87,9 +86,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       // Opening the session is seeing it: the sessions list stops marking it unread.
       lastEventSeq > 0 ? deps.sessions.markSeen(id, member.user_id, lastEventSeq) : undefined,
     ]);
-    // Calls that waited past the approval time are denied now, and the run goes on.
-    const history = (await expireApprovals(deps, id, log)) ? await deps.sessions.readLog(id) : log;
-    await resumeIfStalled(deps, id, { history, waiting });
+    // Calls that waited past the approval time are denied now, and a run its dead holder left goes on.
+    const history = await wakeSession(deps, id, { history: log, waiting });
     const awaiting = waitingRun(history);
     return c.json({
       session,
@@ -187,7 +185,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const cursor = c.req.header('last-event-id') ?? after;
     const position = parseEventId(cursor);
     if (cursor && !position) throw new ZeroError('invalid_request', 'the cursor must be an event id such as "12.3"', { field: 'after' });
-    await resumeIfStalled(deps, id);
+    await wakeSession(deps, id);
     const maxDurationMs = options.eventsMaxDurationMs ?? 10 * 60_000;
     // Each open stream holds a place until it ends (or, if its process dies, until it would have ended).
     const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);

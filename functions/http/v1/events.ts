@@ -6,7 +6,7 @@ import {
   formatEventId,
   invalidField,
   messageWhileWaiting,
-  resumeIfStalled,
+  wakeSession,
   stopRun,
   truncate,
   waitingRun,
@@ -102,6 +102,8 @@ export function managedEventRoutes(deps: V1Deps) {
   app.get('/sessions/:id/events', query(listQuery), async (c) => {
     const id = c.req.param('id');
     const { record } = await managedSession(deps, id, c.get('user'), 'viewer');
+    // As every read of a session, at either door: a run its dead holder left goes on.
+    await wakeSession(deps, id);
     const q = c.req.valid('query');
     // The SDK sends `types[]=a&types[]=b`: every value, not the query's first.
     const types = [q['types[]'] === undefined ? [] : (c.req.queries('types[]') ?? []), q.types === undefined ? [] : (c.req.queries('types') ?? [])].flat();
@@ -123,7 +125,7 @@ export function managedEventRoutes(deps: V1Deps) {
     const resumeAfter = lastEventId ? parseCursor(lastEventId, 'Last-Event-ID') : undefined;
     // Without Last-Event-ID the stream shows what happens from now on (the list has the past).
     const from = resumeAfter ?? { position: { seq: await deps.sessions.lastEventSeq(id), index: Number.MAX_SAFE_INTEGER }, k: 0 };
-    await resumeIfStalled(deps, id);
+    await wakeSession(deps, id);
     const maxDurationMs = 10 * 60_000;
     // The same caps as Zero's own live view: per user, and per session with all its members together.
     const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);

@@ -4,6 +4,7 @@ export * from './accept-message';
 export * from './open-session';
 export * from './stop-run';
 export * from './resume';
+export * from './wake-session';
 export * from './collect-run';
 export * from './active-run';
 export * from './watch-session';
