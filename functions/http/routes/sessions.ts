@@ -3,6 +3,7 @@ import * as z from 'zod';
 import {
   DEFAULT_APPROVAL_TTL_MS,
   ZeroError,
+  cancelWaitingRun,
   invalidField,
   pendingApproval,
   waitingRun,
@@ -171,7 +172,11 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'editor');
     const lease = await deps.leases.inspect(id);
-    if (!lease?.active || !lease.run_id) return c.json({ cancelled: false, reason: 'no run is active' }, 409);
+    if (!lease?.active || !lease.run_id) {
+      // A run that waits for people holds no lease, and is over once cancelled: its calls take no decision after.
+      const waiting = await cancelWaitingRun(deps, id);
+      return waiting ? c.json({ cancelled: true, run_id: waiting }, 202) : c.json({ cancelled: false, reason: 'no run is active' }, 409);
+    }
     const cancelled = await stopRun(deps, id, lease.run_id, 'cancelled');
     return c.json({ cancelled, run_id: lease.run_id }, cancelled ? 202 : 409);
   });

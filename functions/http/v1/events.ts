@@ -1,15 +1,14 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import {
+  cancelWaitingRun,
   conflict,
   decideApprovals,
   formatEventId,
   invalidField,
-  messageWhileWaiting,
   wakeSession,
   stopRun,
   truncate,
-  waitingRun,
   watchSession,
   type IdentifiedEvent,
   type User,
@@ -184,14 +183,14 @@ function parseCursor(value: string, field = 'page'): Cursor {
   return cursor;
 }
 
-/** `user.interrupt`: the active run stops at its next safe point; a run that waits for a person has its calls denied. */
+/** `user.interrupt`: the active run stops at its next safe point; a run that waits for a person is cancelled as `/api/v2`'s cancel does. */
 async function interrupt(deps: V1Deps, id: string) {
   const lease = await deps.leases.inspect(id);
   if (lease?.active && lease.run_id) {
     await stopRun(deps, id, lease.run_id, 'cancelled');
     return;
   }
-  if (waitingRun(await deps.sessions.readLogTail(id, 200))) await messageWhileWaiting(deps, id, 'interrupt');
+  await cancelWaitingRun(deps, id);
 }
 
 /** A decision or a custom tool's result for one call of the waiting run (Zero's approvals); a 409 when that call does not wait for it. */

@@ -14,6 +14,7 @@ export * from './access';
 export * from './drive';
 export * from './approvals';
 export * from './decide-approval';
+export * from './cancel-waiting';
 export * from './queue';
 export * from './sqs-queue';
 export * from './worker-job';
