@@ -1,6 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '@zero/core';
+import { holdEvent, sweepOutbox } from '@zero/core/subscriptions';
 import { startChildServer } from './support/child';
-import { DEV, childConfig, getJson, postJson, startHarness, type Harness } from './support/harness';
+import { DEV, childConfig, getJson, postJson, send, startHarness, type Harness } from './support/harness';
+import type { FakeRequest } from './support/fake-anthropic';
+import { chatUntil, readSse, type ReceivedEvent } from './support/sse';
+import { startSubscriber, verifiedStandardWebhook } from './support/subscriber';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const OUTBOUND = { outbound: { allow: ['127.0.0.1'] }, webhookCallback: { attempts: 3, retryBaseMs: 5, timeoutMs: 2000 } };
 
 /**
  * What a SIGKILL of the server at a chosen moment must not lose: the server
@@ -10,14 +18,25 @@ import { DEV, childConfig, getJson, postJson, startHarness, type Harness } from 
  */
 describe('killed at a chosen moment, nothing is lost', () => {
   let h: Harness;
+  let sub: Awaited<ReturnType<typeof startSubscriber>>;
   beforeAll(async () => {
-    h = await startHarness({ leaseTtlMs: 1000 });
+    process.env.ZERO_WEBHOOK_SECRET_KILLS = SECRET;
+    sub = await startSubscriber('/zero-events');
+    h = await startHarness({ leaseTtlMs: 1000, ...OUTBOUND });
+    const put = await send(h, 'PUT', '/subscriptions/kills', DEV, { url: sub.url, events: ['run.completed'], secret_ref: 'ZERO_WEBHOOK_SECRET_KILLS' });
+    expect(put.status).toBe(201);
   });
-  afterAll(() => h.close());
-  afterEach(() => h.fake.reset());
+  afterAll(async () => {
+    await h.close();
+    await sub.close();
+  });
+  afterEach(() => {
+    h.fake.reset();
+    sub.received.length = 0;
+  });
 
   type Child = Awaited<ReturnType<typeof startChildServer>>;
-  const child = (failpoint?: { after: string; signal: 'SIGKILL' }, extra: Record<string, unknown> = {}) => startChildServer({ ...childConfig(h, 1000), ...extra }, { failpoint });
+  const child = (failpoint?: { after: string; signal: 'SIGKILL' }, extra: Record<string, unknown> = {}) => startChildServer({ ...childConfig(h, 1000), ...OUTBOUND, ...extra }, { failpoint });
   const exited = (server: Child) =>
     new Promise<void>((resolve) => {
       if (server.process.exitCode !== null || server.process.signalCode !== null) return resolve();
@@ -62,6 +81,100 @@ describe('killed at a chosen moment, nothing is lost', () => {
       const list = await until(() => getJson(`${second.url}/v1/sessions/${session.id}/events`).then((r) => r.json.data as { type: string; stop_reason?: { type: string } }[]), (l) => l.at(-1)?.stop_reason?.type === 'end_turn');
       expect(list.at(-1)).toMatchObject({ type: 'session.status_idle', stop_reason: { type: 'end_turn' } });
       expect(JSON.stringify(h.fake.requests.at(-1)!.body.messages)).toContain('sunny');
+    } finally {
+      await second.kill();
+    }
+  }, 60_000);
+
+  /** The session's event log from its start, until `stop` says so or 20 s have passed (then what came). */
+  async function eventLog(url: string, sessionId: string, stop: (e: ReceivedEvent) => boolean) {
+    const events: ReceivedEvent[] = [];
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 20_000);
+    try {
+      const response = await fetch(`${url}/api/v2/sessions/${sessionId}/events?after=0`, { headers: DEV, signal: controller.signal });
+      for await (const event of readSse(response, controller.signal)) {
+        events.push(event);
+        if (stop(event)) break;
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+    return events;
+  }
+
+  it('killed the moment run_end is stored: the subscriber still gets run.completed, sent by a sweep', async () => {
+    h.fake.script({ text: 'Done before the kill.' });
+    const first = await child({ after: 'run_end', signal: 'SIGKILL' });
+    const { sessionId } = await chatUntil(first.url, { agent_id: 'tester', message: 'finish, then die' }, (e) => e.type === 'start');
+    await exited(first);
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
+    expect(json.history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
+    const runId = json.history.at(-1).run_id as string;
+
+    // The record was written before the run_end; a sweep once its writer's lease is over sends it.
+    expect(await sweepOutbox(h.server.runtime, new Date(Date.now() + 60_000))).toEqual({ due: 1 });
+    expect(sub.received).toHaveLength(1);
+    expect(verifiedStandardWebhook(sub.received[0]!, SECRET)).toBe(true);
+    expect(JSON.parse(sub.received[0]!.body)).toMatchObject({ type: 'run.completed', data: { session_id: sessionId, run_id: runId, status: 'completed' } });
+    const { json: listed } = await send(h, 'GET', '/subscriptions/kills/deliveries', DEV);
+    expect(listed.deliveries.filter((d: { type: string }) => d.type === 'run.completed')).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1 })]);
+  }, 60_000);
+
+  it('a report held for an ending that was never stored (killed in between) is dropped by the sweep, not sent', async () => {
+    const { json } = await postJson(`${h.url}/api/v2/sessions`, { agent_id: 'tester' });
+    const sessionId = json.session.session_id as string;
+    await holdEvent(h.server.runtime, { type: 'run.completed', key: 'run_never_ended', data: { session_id: sessionId, run_id: 'run_never_ended', status: 'completed' } }, { session_id: sessionId, run_id: 'run_never_ended' });
+    expect(await sweepOutbox(h.server.runtime, new Date(Date.now() + 60_000))).toEqual({ due: 1 });
+    expect(sub.received).toEqual([]);
+    const { json: listed } = await send(h, 'GET', '/subscriptions/kills/deliveries', DEV);
+    expect(JSON.stringify(listed.deliveries)).not.toContain('run_never_ended');
+  });
+
+  it('killed the moment run_end is stored: a follower of the event log still gets the run\'s done', async () => {
+    h.fake.script({ text: 'Ended, never reported.' });
+    const first = await child({ after: 'run_end', signal: 'SIGKILL' });
+    const { sessionId } = await chatUntil(first.url, { agent_id: 'tester', message: 'finish, then die' }, (e) => e.type === 'start');
+    await exited(first);
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
+    const end = json.history.at(-1);
+    expect(end).toMatchObject({ kind: 'run_end', status: 'completed' });
+
+    const second = await child();
+    try {
+      const events = await eventLog(second.url, sessionId, (e) => e.type === 'done');
+      expect(events.filter((e) => e.type === 'done')).toEqual([expect.objectContaining({ run_id: end.run_id, status: 'completed' })]);
+    } finally {
+      await second.kill();
+    }
+  }, 60_000);
+
+  it('killed the moment a compaction is stored: the event log gets its compacted event, once', async () => {
+    const isSummaryCall = (request: FakeRequest) => JSON.stringify(request.body.system ?? '').includes('You compact a conversation');
+    h.fake.respondWith((request) => ({ text: isSummaryCall(request) ? '- Summary: the user described the shop.' : 'Noted.' }));
+    const filler = (n: number) => `Turn ${n}. ${'Some context about the shop that takes room. '.repeat(130)}`;
+    const { json } = await postJson(`${h.url}/api/v2/sessions`, { agent_id: 'tester' });
+    const sessionId = json.session.session_id as string;
+    for (let n = 1; n <= 3; n++) await chatUntil(h.url, { session_id: sessionId, message: filler(n) }, (e) => e.type === 'done');
+
+    const limits = { limits: { ...DEFAULT_LIMITS, contextWindowTokens: 4_000, compactAtPercent: 50, compactKeepTurns: 2, compactMinFreedPercent: 20 } };
+    const first = await child({ after: 'compaction', signal: 'SIGKILL' }, limits);
+    await chatUntil(first.url, { session_id: sessionId, message: 'One more thing.' }, (e) => e.type === 'start');
+    await exited(first);
+    const { json: killed } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
+    const compaction = killed.history.find((r: { kind: string }) => r.kind === 'compaction');
+    expect(compaction).toBeDefined();
+
+    const second = await child(undefined, limits);
+    try {
+      const events = await eventLog(second.url, sessionId, (e) => e.type === 'done' && e.run_id === compaction.run_id);
+      expect(events.filter((e) => e.type === 'compacted')).toEqual([
+        expect.objectContaining({ run_id: compaction.run_id, tokens_before: compaction.tokens_before, tokens_after: compaction.tokens_after, turns_folded: compaction.turns_folded }),
+      ]);
+      expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
     } finally {
       await second.kill();
     }

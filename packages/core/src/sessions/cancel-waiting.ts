@@ -24,13 +24,16 @@ export async function cancelWaitingRun(deps: SessionRunnerDeps, sessionId: strin
     const { steps, usage } = resumeState(history, waiting.runId);
     const reason = STOP_REASONS.cancelled;
     const record = { kind: 'run_end' as const, run_id: waiting.runId, status: 'cancelled' as const, steps, usage, reason };
+    const session = await deps.sessions.requireSession(sessionId);
+    // As any run's ending: what reports it is written first (see RunEnding.announce).
+    await deps.onRunEnding?.({ session, runId: waiting.runId, record });
     const stored = await deps.sessions.append(sessionId, await positions(waiting.runId).next(), record).catch(fencedOut);
     const seq = lease.reserved.event.shift()!;
     await deps.sessions.putEvents(sessionId, { seq, run_id: waiting.runId, events: [{ type: 'done', run_id: waiting.runId, status: 'cancelled', steps, usage, reason }] }).catch(fencedOut);
     await deps.sessions.updateSession(sessionId, { awaiting_approval_since: null }).catch(() => undefined);
     const finished: LogRecord[] = [...history, stored];
     // Told while the lease is held, as a run that ends in a drive.
-    await deps.onRunFinished?.({ session: await deps.sessions.requireSession(sessionId), runId: waiting.runId, history: finished });
+    await deps.onRunFinished?.({ session, runId: waiting.runId, history: finished });
     return waiting.runId;
   });
   if (ended && (await deps.sessions.peekInbox(sessionId, 1)).length) await deps.queue.send({ session_id: sessionId, reason: 'answer waiting messages' });
