@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '@zero/core';
 import { holdEvent, sweepOutbox } from '@zero/core/subscriptions';
+import { ScheduleTimer, fireSchedule, type FireOutcome } from '@zero/core/schedules';
 import { startChildServer } from './support/child';
 import { DEV, childConfig, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import type { FakeRequest } from './support/fake-anthropic';
@@ -179,4 +180,61 @@ describe('killed at a chosen moment, nothing is lost', () => {
       await second.kill();
     }
   }, 60_000);
+
+  describe('a scheduled start killed after its fire marker (cron "* * * * *", SIGKILL 150 ms after the minute)', () => {
+    const schedule = { cron: '* * * * *', timezone: 'UTC', agent_id: 'tester', prompt: 'Count the open incidents.', owner: { user_id: 'alice', name: 'Alice' }, members: [] };
+    /** Runs one tick of the schedule timer a minute from now (past the marker's grace), and resolves with what it fired or finished. */
+    async function tickLater() {
+      const fired: { id: string; at: string; outcome: FireOutcome }[] = [];
+      let armed: (() => void) | undefined;
+      const clock = { now: () => Date.now() + 60_000, setTimeout: (fn: () => void) => ((armed = fn), () => undefined) };
+      const timer = new ScheduleTimer(h.server.runtime, { clock, pollMs: 3_600_000, onFire: (id, at, outcome) => fired.push({ id, at: at.toISOString(), outcome }) }).start();
+      armed!();
+      await timer.idle();
+      timer.stop();
+      return fired;
+    }
+    async function untilRunEnds(sessionId: string) {
+      const alice = await h.userHeaders('alice', 'Alice');
+      return until(() => getJson(`${h.url}/api/v2/sessions/${sessionId}`, alice).then((r) => r.json), (s) => s.history?.at(-1)?.kind === 'run_end');
+    }
+
+    it('a marker stored before the session was made (as stored by earlier versions) is finished by the next sweep, once', async () => {
+      expect((await send(h, 'PUT', '/schedules/minutely-old', DEV, schedule)).status).toBe(201);
+      const at = new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
+      // What the killed process left: the marker, in the format of the versions before this one, and no session.
+      expect(await h.server.runtime.schedules.markers.claim('minutely-old', at, { session_id: 'killed-9c1e', run_id: 'run_killed_9c1e' })).toBe(true);
+      h.fake.script({ text: 'Three incidents are open.' });
+
+      const fired = (await tickLater()).filter((f) => f.id === 'minutely-old' && f.at === at);
+      expect(fired).toEqual([{ id: 'minutely-old', at, outcome: { status: 'started', session_id: 'killed-9c1e', run_id: 'run_killed_9c1e' } }]);
+      const session = await untilRunEnds('killed-9c1e');
+      expect(session.role).toBe('owner');
+      expect(session.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'run_end']);
+      expect(session.history[0]).toMatchObject({ run_id: 'run_killed_9c1e', text: schedule.prompt });
+      // Finished is finished: the next sweep, or a late trigger for the same time, starts nothing more.
+      expect((await tickLater()).filter((f) => f.id === 'minutely-old')).toEqual([]);
+      expect(await fireSchedule(h.server.runtime, 'minutely-old', new Date(at), Date.now() + 60_000)).toEqual({ status: 'duplicate' });
+      expect(h.fake.requests).toHaveLength(1);
+      await send(h, 'PUT', '/schedules/minutely-old', DEV, { ...schedule, paused: true });
+    }, 60_000);
+
+    it('the session id comes from (schedule, time): a late trigger for a time whose start died finishes that same session, and a second one starts nothing', async () => {
+      expect((await send(h, 'PUT', '/schedules/minutely', DEV, schedule)).status).toBe(201);
+      const at = new Date('2026-11-27T10:00:00.000Z');
+      const { firedIds } = await import('@zero/core/schedules');
+      const ids = firedIds('minutely', at.toISOString());
+      expect(ids).toEqual(firedIds('minutely', at.toISOString()));
+      expect(await h.server.runtime.schedules.markers.claim('minutely', at.toISOString(), ids)).toBe(true);
+      h.fake.script({ text: 'None open.' });
+      // Within the grace a trigger takes the marker for a start still under way.
+      expect(await fireSchedule(h.server.runtime, 'minutely', at)).toEqual({ status: 'duplicate' });
+      const late = await fireSchedule(h.server.runtime, 'minutely', at, Date.now() + 60_000);
+      expect(late).toEqual({ status: 'started', ...ids });
+      expect((await untilRunEnds(ids.session_id)).history.at(-1)).toMatchObject({ kind: 'run_end', status: 'completed' });
+      expect(await fireSchedule(h.server.runtime, 'minutely', at, Date.now() + 120_000)).toEqual({ status: 'duplicate' });
+      expect(h.fake.requests).toHaveLength(1);
+      await send(h, 'PUT', '/schedules/minutely', DEV, { ...schedule, paused: true });
+    }, 60_000);
+  });
 });
