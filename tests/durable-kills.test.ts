@@ -122,7 +122,8 @@ describe('killed at a chosen moment, nothing is lost', () => {
     expect(verifiedStandardWebhook(sub.received[0]!, SECRET)).toBe(true);
     expect(JSON.parse(sub.received[0]!.body)).toMatchObject({ type: 'run.completed', data: { session_id: sessionId, run_id: runId, status: 'completed' } });
     const { json: listed } = await send(h, 'GET', '/subscriptions/kills/deliveries', DEV);
-    expect(listed.deliveries.filter((d: { type: string }) => d.type === 'run.completed')).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1 })]);
+    const messageId = sub.received[0]!.headers['webhook-id'];
+    expect(listed.deliveries.filter((d: { message_id: string }) => d.message_id === messageId)).toEqual([expect.objectContaining({ type: 'run.completed', status: 'delivered', attempts: 1 })]);
   }, 60_000);
 
   it('a report held for an ending that was never stored (killed in between) is dropped by the sweep, not sent', async () => {
