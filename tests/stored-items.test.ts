@@ -57,7 +57,7 @@ describe('items as deployed DynamoDB tables hold them today, read through the st
       [3, 'thanks'],
     ]);
     expect((await sessions.listArtifacts(SESSION)).map((a) => a.path)).toEqual(['artifacts/report.md', `reports/${SESSION}.md`]);
-    expect(await new LeaseStore(sessions.db, sessions.table, sessions).inspect(SESSION)).toEqual({ run_id: 'run_a', until: 1795341633500, active: false });
+    expect(await new LeaseStore(sessions.db, sessions.table, sessions).inspect(SESSION)).toEqual({ run_id: 'run_a', until: 1795341633500, active: false, abandoned: true });
     expect(await new WebhookStore(sessions.db, sessions.table).getSummary(SESSION)).toMatchObject({ status: 'accepted', project_id: 'acme/shop' });
     const { sessions: listed } = await sessions.listSessionsFor('jwt:bob', 10);
     expect(listed.map((s) => [s.session_id, s.role])).toEqual([[SESSION, 'viewer']]);

@@ -3,14 +3,14 @@ import * as z from 'zod';
 import {
   DEFAULT_APPROVAL_TTL_MS,
   ZeroError,
-  expireApprovals,
+  cancelWaitingRun,
   invalidField,
   pendingApproval,
   waitingRun,
   openSession,
   parseEventId,
   requireAccess,
-  resumeIfStalled,
+  wakeSession,
   requireAgent,
   stopRun,
   watchSession,
@@ -87,9 +87,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       // Opening the session is seeing it: the sessions list stops marking it unread.
       lastEventSeq > 0 ? deps.sessions.markSeen(id, member.user_id, lastEventSeq) : undefined,
     ]);
-    // Calls that waited past the approval time are denied now, and the run goes on.
-    const history = (await expireApprovals(deps, id, log)) ? await deps.sessions.readLog(id) : log;
-    await resumeIfStalled(deps, id, { history, waiting });
+    // Calls that waited past the approval time are denied now, and a run its dead holder left goes on.
+    const history = await wakeSession(deps, id, { history: log, waiting });
     const awaiting = waitingRun(history);
     return c.json({
       session,
@@ -173,7 +172,11 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'editor');
     const lease = await deps.leases.inspect(id);
-    if (!lease?.active || !lease.run_id) return c.json({ cancelled: false, reason: 'no run is active' }, 409);
+    if (!lease?.active || !lease.run_id) {
+      // A run that waits for people holds no lease, and is over once cancelled: its calls take no decision after.
+      const waiting = await cancelWaitingRun(deps, id);
+      return waiting ? c.json({ cancelled: true, run_id: waiting }, 202) : c.json({ cancelled: false, reason: 'no run is active' }, 409);
+    }
     const cancelled = await stopRun(deps, id, lease.run_id, 'cancelled');
     return c.json({ cancelled, run_id: lease.run_id }, cancelled ? 202 : 409);
   });
@@ -187,7 +190,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     const cursor = c.req.header('last-event-id') ?? after;
     const position = parseEventId(cursor);
     if (cursor && !position) throw new ZeroError('invalid_request', 'the cursor must be an event id such as "12.3"', { field: 'after' });
-    await resumeIfStalled(deps, id);
+    await wakeSession(deps, id);
     const maxDurationMs = options.eventsMaxDurationMs ?? 10 * 60_000;
     // Each open stream holds a place until it ends (or, if its process dies, until it would have ended).
     const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);

@@ -1,15 +1,14 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import {
+  cancelWaitingRun,
   conflict,
   decideApprovals,
   formatEventId,
   invalidField,
-  messageWhileWaiting,
-  resumeIfStalled,
+  wakeSession,
   stopRun,
   truncate,
-  waitingRun,
   watchSession,
   notFound,
   type AuthUser,
@@ -119,6 +118,8 @@ export function managedEventRoutes(deps: V1Deps) {
   app.get('/sessions/:id/events', query(listQuery), async (c) => {
     const id = c.req.param('id');
     const { record } = await managedSession(deps, id, c.get('user'), 'viewer');
+    // As every read of a session, at either door: a run its dead holder left goes on.
+    await wakeSession(deps, id);
     const q = c.req.valid('query');
     // The SDK sends `types[]=a&types[]=b`: every value, not the query's first.
     const types = [q['types[]'] === undefined ? [] : (c.req.queries('types[]') ?? []), q.types === undefined ? [] : (c.req.queries('types') ?? [])].flat();
@@ -140,7 +141,7 @@ export function managedEventRoutes(deps: V1Deps) {
     const resumeAfter = lastEventId ? parseCursor(lastEventId, 'Last-Event-ID') : undefined;
     // Without Last-Event-ID the stream shows what happens from now on (the list has the past).
     const from = resumeAfter ?? { position: { seq: await deps.sessions.lastEventSeq(id), index: Number.MAX_SAFE_INTEGER }, k: 0 };
-    await resumeIfStalled(deps, id);
+    await wakeSession(deps, id);
     const maxDurationMs = 10 * 60_000;
     // The same caps as Zero's own live view: per user, and per session with all its members together.
     const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);
@@ -215,14 +216,14 @@ async function workerAccess(deps: V1Deps, id: string, user: AuthUser) {
   return { record };
 }
 
-/** `user.interrupt`: the active run stops at its next safe point; a run that waits for a person has its calls denied. */
+/** `user.interrupt`: the active run stops at its next safe point; a run that waits for a person is cancelled as `/api/v2`'s cancel does. */
 async function interrupt(deps: V1Deps, id: string) {
   const lease = await deps.leases.inspect(id);
   if (lease?.active && lease.run_id) {
     await stopRun(deps, id, lease.run_id, 'cancelled');
     return;
   }
-  if (waitingRun(await deps.sessions.readLogTail(id, 200))) await messageWhileWaiting(deps, id, 'interrupt');
+  await cancelWaitingRun(deps, id);
 }
 
 /** A decision or a custom tool's result for one call of the waiting run (Zero's approvals); a 409 when that call does not wait for it. */

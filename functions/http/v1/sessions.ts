@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { invalidField, openSession, stopRun, type SessionMeta } from '@zero/core';
+import { invalidField, openSession, stopRun, wakeSession, type SessionMeta } from '@zero/core';
 import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
 import { enabledToolsetTools, environmentClientTools } from '@zero/core/environment-store';
 import { json, query } from './validate';
@@ -102,7 +102,10 @@ export function managedSessionRoutes(deps: V1Deps) {
   });
 
   app.get('/sessions/:id', async (c) => {
-    const { session, record } = await managedSession(deps, c.req.param('id'), c.get('user'), 'viewer');
+    const id = c.req.param('id');
+    const { session, record } = await managedSession(deps, id, c.get('user'), 'viewer');
+    // As every read of a session, at either door: a run its dead holder left goes on.
+    await wakeSession(deps, id);
     return c.json(await sessionResource(deps, session, record, { withUsage: true }));
   });
 

@@ -300,6 +300,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       delivery: { ...config.outbound, ...config.webhookCallback },
       cacheMs: config.subscriptionCacheMs,
     },
+    onRunEnding: async (ending) => (await afterRun()).runEnding(runtime, ending),
     onRunFinished: async (finished) => (await afterRun()).runFinished(runtime, finished),
     onRunWaiting: async (waiting) => {
       await queueEnvironmentCalls(runtime, waiting);

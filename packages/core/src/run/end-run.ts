@@ -32,6 +32,12 @@ export interface RunEnding {
    * a reader fetches on `done` (the sessions list) already shows it. Must not throw.
    */
   settle?: (waits: boolean) => Promise<void>;
+  /**
+   * Called with the run's `run_end` or `run_wait` right before it is appended, so what reports that ending
+   * (a subscriber's outbox record) is as durable as the ending: a process killed just after the record
+   * is stored loses no report. Must not throw.
+   */
+  announce?: (record: Extract<NewLogRecord, { kind: 'run_end' | 'run_wait' }>) => Promise<void>;
 }
 
 /** The code of a failure caused by losing the session's lease to another instance. */
@@ -62,6 +68,7 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
   // If the store refuses the record, the run ends with an error after all.
   const pause = async (record: NewLogRecord, event: StreamEvent): Promise<RunOutcome | undefined> => {
     try {
+      if (record.kind === 'run_wait') await ending.announce?.(record);
       await ending.append(record);
       await ending.settle?.(record.kind === 'run_wait');
       emit(event);
@@ -94,7 +101,9 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
   const { pending: _pending, ...ended } = outcome;
   if (ending.recorded !== false) {
     try {
-      await ending.append({ kind: 'run_end', run_id: runId, ...ended, status });
+      const record = { kind: 'run_end' as const, run_id: runId, ...ended, status };
+      await ending.announce?.(record);
+      await ending.append(record);
       await ending.settle?.(false);
     } catch (error) {
       const described = describeFailure(error, ending.secrets ?? []);

@@ -74,6 +74,8 @@ export interface RunParams {
   confirmLease?: () => Promise<void>;
   /** See `RunEnding.settle`: the session's meta item learns whether the run waits before its last event. */
   settle?: RunEnding['settle'];
+  /** See `RunEnding.announce`: what reports the run's ending is written before it. */
+  announce?: RunEnding['announce'];
   /** Collects a person's decision on a call the policy marks `ask` (see `ToolContext.requestApproval`); absent: `ask` refuses. */
   requestApproval?: ToolContext['requestApproval'];
   /** The message's own extended-thinking budget (0: off), over the agent's and the deployment's. */
@@ -349,7 +351,7 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
       outcome = { status: 'error', steps, usage, reason: described.message, error: described };
     }
   }
-  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets, settle: params.settle }, outcome);
+  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets, settle: params.settle, announce: params.announce }, outcome);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinishedRun } from '../sessions/runner-deps';
 import { keys } from '../store/keys';
@@ -17,6 +17,32 @@ const SCHEDULE_AUTHOR = 'schedule:';
 
 /** The author id of the messages a schedule writes, by which a run's end is traced back to its schedule. */
 export const scheduleAuthorId = (scheduleId: string) => `${SCHEDULE_AUTHOR}${scheduleId}`;
+
+/**
+ * How long a marker's writer has to start its run before a sweep (or a later
+ * trigger for the same time) takes the marker for its writer's death and
+ * finishes the start itself.
+ */
+export const FIRE_GRACE_MS = 30_000;
+
+/** A fire marker: the run a scheduled time started, when it was claimed, and how the start went (absent while under way, and on markers written before it was recorded). */
+export interface FireMarker {
+  session_id: string;
+  run_id: string;
+  /** ISO time the marker was written. */
+  at?: string;
+  outcome?: 'started' | 'failed';
+}
+
+/**
+ * The session and run of a schedule's time, derived from both: whichever
+ * trigger, retry or sweep starts it makes the same session, so the marker and
+ * the session are made idempotently.
+ */
+export function firedIds(scheduleId: string, scheduledAt: string): { session_id: string; run_id: string } {
+  const hash = createHash('sha256').update(`${scheduleId}\n${scheduledAt}`).digest('base64url').slice(0, 27);
+  return { session_id: `sched_${hash}`, run_id: `run_sched_${hash}` };
+}
 
 /** Schedules in the bucket, their fire markers in the table, and (on AWS) their EventBridge Scheduler registrations. */
 export interface Schedules {
@@ -44,9 +70,23 @@ export class ScheduleMarkers {
   }
 
   /** The run a scheduled time started, if a trigger claimed it. */
-  async get(scheduleId: string, scheduledAt: string): Promise<{ session_id: string; run_id: string } | undefined> {
+  async get(scheduleId: string, scheduledAt: string): Promise<FireMarker | undefined> {
     const item = await this.items.get({ pk: keys.schedule(scheduleId), sk: keys.scheduledFire(scheduledAt) }, { consistent: true });
-    return item && typeof item.session_id === 'string' && typeof item.run_id === 'string' ? { session_id: item.session_id, run_id: item.run_id } : undefined;
+    return item && markerOf(item);
+  }
+
+  /** The markers of the schedule's times from `from` (ISO) on, with their scheduled times. */
+  async since(scheduleId: string, from: string): Promise<(FireMarker & { scheduled_at: string })[]> {
+    const items = await this.items.query({ pk: keys.schedule(scheduleId), between: [keys.scheduledFire(from), keys.scheduledFire('~')] });
+    return items.flatMap((item) => {
+      const marker = markerOf(item);
+      return marker ? [{ ...marker, scheduled_at: String(item.sk).slice(keys.scheduledFire('').length) }] : [];
+    });
+  }
+
+  /** Records how the start of a scheduled time went. */
+  async settle(scheduleId: string, scheduledAt: string, outcome: 'started' | 'failed'): Promise<void> {
+    await this.items.update({ pk: keys.schedule(scheduleId), sk: keys.scheduledFire(scheduledAt) }, { set: 'SET outcome = :o', condition: 'attribute_exists(pk)', values: { ':o': outcome } });
   }
 
   /** Failed runs in a row. */
@@ -80,6 +120,17 @@ export class ScheduleMarkers {
   }
 }
 
+/** A marker as stored: every version so far (v1, with or without `outcome`) has its session and run. */
+function markerOf(item: Record<string, unknown>): FireMarker | undefined {
+  if (typeof item.session_id !== 'string' || typeof item.run_id !== 'string') return undefined;
+  return {
+    session_id: item.session_id,
+    run_id: item.run_id,
+    ...(typeof item.at === 'string' ? { at: item.at } : {}),
+    ...(item.outcome === 'started' || item.outcome === 'failed' ? { outcome: item.outcome } : {}),
+  };
+}
+
 export type FireOutcome =
   | { status: 'started'; session_id: string; run_id: string }
   | { status: 'duplicate' }
@@ -90,32 +141,68 @@ export type FireOutcome =
  * Starts a schedule's run for one scheduled time: a new session owned by the
  * schedule's owner, the prompt in its inbox, the session on the run queue.
  * At most once per (schedule, scheduled time), whichever timer, retry or
- * second instance triggers it: the marker's conditional put decides. A run
- * that could not be started counts as a failed run. Does not throw.
+ * second instance triggers it: the marker's conditional put decides, and the
+ * session's id comes from (schedule, time). A trigger that finds a marker
+ * whose start never finished (its writer died: no outcome after
+ * `FIRE_GRACE_MS`) finishes it. A run that could not be started counts as a
+ * failed run. Does not throw.
  */
-export async function fireSchedule(deps: ScheduleDeps, id: string, scheduledAt: Date): Promise<FireOutcome> {
+export async function fireSchedule(deps: ScheduleDeps, id: string, scheduledAt: Date, now = Date.now()): Promise<FireOutcome> {
   const schedule = await deps.schedules.store.get(id);
   if (!schedule) return { status: 'skipped', reason: 'unknown' };
   if (schedule.paused) return { status: 'skipped', reason: 'paused' };
-
-  const sessionId = randomUUID();
-  const runId = `run_${randomUUID()}`;
   const at = scheduledAt.toISOString();
-  if (!(await deps.schedules.markers.claim(id, at, { session_id: sessionId, run_id: runId }))) return { status: 'duplicate' };
+  const ids = firedIds(id, at);
+  if (!(await deps.schedules.markers.claim(id, at, ids))) return finishFire(deps, schedule, at, now);
+  return start(deps, schedule, at, ids, false);
+}
 
+/**
+ * Finishes the start of a scheduled time whose marker has no outcome past
+ * `FIRE_GRACE_MS`: its writer died between the marker and the run's message
+ * (or before it recorded the outcome). The session and message a start
+ * already made are kept, and nothing is written twice. `duplicate` when
+ * there is nothing to finish. Does not throw.
+ */
+export async function finishFire(deps: ScheduleDeps, schedule: ScheduleConfig, at: string, now = Date.now()): Promise<FireOutcome> {
   try {
-    await startRun(deps, schedule, { sessionId, runId });
-    return { status: 'started', session_id: sessionId, run_id: runId };
+    const marker = await deps.schedules.markers.get(schedule.id, at);
+    if (!marker || marker.outcome || (marker.at && now - Date.parse(marker.at) < FIRE_GRACE_MS)) return { status: 'duplicate' };
+    if (await runRecorded(deps, marker)) {
+      await deps.schedules.markers.settle(schedule.id, at, 'started');
+      return { status: 'duplicate' };
+    }
+    log.warn('finishing a scheduled start its process left', { schedule_id: schedule.id, scheduled_at: at });
+    return await start(deps, schedule, at, marker, true);
   } catch (error) {
-    await deps.sessions.deleteSession(sessionId).catch(() => undefined);
+    log.error('finishing a scheduled start failed', { schedule_id: schedule.id, scheduled_at: at, error: errorText(error) });
+    return { status: 'failed', error: String((error as Error)?.message ?? error) };
+  }
+}
+
+/** Whether the marker's run has its message: in the session's inbox, or already in its log. */
+async function runRecorded(deps: ScheduleDeps, marker: FireMarker): Promise<boolean> {
+  if (!(await deps.sessions.getSession(marker.session_id))) return false;
+  const [inbox, log] = await Promise.all([deps.sessions.peekInbox(marker.session_id, 100), deps.sessions.readLogTail(marker.session_id, 50)]);
+  return inbox.some((m) => m.run_id === marker.run_id) || log.some((r) => r.run_id === marker.run_id);
+}
+
+async function start(deps: ScheduleDeps, schedule: ScheduleConfig, at: string, ids: { session_id: string; run_id: string }, again: boolean): Promise<FireOutcome> {
+  try {
+    await startRun(deps, schedule, { sessionId: ids.session_id, runId: ids.run_id, again });
+    await deps.schedules.markers.settle(schedule.id, at, 'started');
+    return { status: 'started', session_id: ids.session_id, run_id: ids.run_id };
+  } catch (error) {
+    await deps.sessions.deleteSession(ids.session_id).catch(() => undefined);
     const message = String((error as Error)?.message ?? error);
-    log.error('a scheduled run could not be started', { schedule_id: id, scheduled_at: at, error: errorText(error) });
-    await recordOutcome(deps.schedules, id, `the run for ${at} could not be started: ${message}`);
+    log.error('a scheduled run could not be started', { schedule_id: schedule.id, scheduled_at: at, error: errorText(error) });
+    await deps.schedules.markers.settle(schedule.id, at, 'failed').catch(() => undefined);
+    await recordOutcome(deps.schedules, schedule.id, `the run for ${at} could not be started: ${message}`);
     return { status: 'failed', error: message };
   }
 }
 
-async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { sessionId: string; runId: string }): Promise<void> {
+async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { sessionId: string; runId: string; again: boolean }): Promise<void> {
   await startUnattended(deps, {
     sessionId: job.sessionId,
     runId: job.runId,
@@ -128,6 +215,7 @@ async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { ses
     text: schedule.prompt,
     author: { id: scheduleAuthorId(schedule.id), name: `Schedule (${schedule.id})` },
     reason: 'schedule',
+    again: job.again,
   });
 }
 

@@ -1,5 +1,5 @@
 import { log, errorText } from '../log';
-import { fireDueSchedules } from './due';
+import { finishFires, fireDueSchedules } from './due';
 import type { FireOutcome, ScheduleDeps } from './fire';
 
 /** What the timer reads the time from and waits with; tests pass a clock they move by hand. */
@@ -22,6 +22,8 @@ export interface ScheduleTimerOptions {
   clock?: Clock;
   /** How often the schedules are read again (a schedule added on another instance); one minute by default. */
   pollMs?: number;
+  /** How far back the sweep at each tick looks for starts a dead process left unfinished; one day by default. */
+  sweepBackMs?: number;
   /** Told of each fire, for logs and tests. */
   onFire?: (id: string, scheduledAt: Date, outcome: FireOutcome) => void;
 }
@@ -29,8 +31,9 @@ export interface ScheduleTimerOptions {
 /**
  * The local stand-in for EventBridge Scheduler: one process reads the
  * schedules, waits until the earliest next time (croner computes it in the
- * schedule's time zone) and fires every schedule due then. A time missed
- * while the process was down is not made up; two processes firing the same
+ * schedule's time zone) and fires every schedule due then; each tick
+ * first finishes the starts a dead process left half done (`finishFires`).
+ * A time missed while the process was down is not made up; two processes firing the same
  * time start one run (`fireSchedule`'s marker).
  */
 export class ScheduleTimer {
@@ -79,6 +82,8 @@ export class ScheduleTimer {
     const now = this.clock.now();
     let wait = this.pollMs;
     try {
+      // Starts a dead process left half done (a marker, no session) are finished first: they are older.
+      await finishFires(this.deps, new Date(now - (this.options.sweepBackMs ?? 24 * 3600_000)), now, this.options.onFire);
       const { next } = await fireDueSchedules(this.deps, new Date(this.since), new Date(now), this.options.onFire);
       if (next) wait = Math.min(wait, next.getTime() - now);
     } catch (error) {

@@ -1,5 +1,6 @@
 import { conflict } from '../errors';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
+import type { RunLease } from '../store/lease-store';
 import type { LogRecord } from '../store/records';
 import type { Author, Strategy } from '../wire';
 import { DEFAULT_APPROVAL_TTL_MS, approvalEvent, waitingRun, type WaitingRun } from './approvals';
@@ -47,27 +48,14 @@ export async function decideApprovals(
   /** Runs under the lease once the decisions are recorded, before the run is sent on (e.g. a remembered override). */
   afterRecorded?: (recorded: readonly ApprovalRecord[]) => Promise<void>,
 ): Promise<Decided> {
-  const giveUpAt = Date.now() + LEASE_WAIT_MS;
   for (;;) {
     const seen = waitingRun(await deps.sessions.readLogTail(sessionId, 200));
     if (choose(seen).length === 0) return { recorded: [], pending: seen?.pending.map((p) => p.tool_use_id) ?? [] };
-    const acquired = await deps.leases.acquire(sessionId, deps.instanceId, seen!.runId, { log: 0, event: 1 });
-    if (!acquired) {
-      if (Date.now() > giveUpAt) throw conflict('the session is busy recording another decision; try again');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      continue;
-    }
-    const { lease, takeover } = acquired;
-    let decided: Decided;
-    try {
-      const history = await deps.sessions.readLog(sessionId);
-      const last = history.reduce((max, r) => Math.max(max, r.seq), 0);
-      if (takeover) await takeOver(deps, sessionId, lease, history, last);
-      await deps.leases.raise(lease, 'log', last);
+    const decided = await underWaitLease(deps, sessionId, seen!.runId, async ({ lease, history, positions }) => {
       const waiting = waitingRun(history);
       const decisions = choose(waiting);
       const runId = waiting?.runId ?? seen!.runId;
-      const positions = new PositionPool(deps.leases, lease, 'log', POSITION_BLOCKS.log, runId, () => undefined);
+      const pool = positions(runId);
       const at = new Date().toISOString();
       const recorded: ApprovalRecord[] = [];
       for (const d of decisions) {
@@ -81,7 +69,7 @@ export async function decideApprovals(
           ...(d.reason ? { reason: d.reason } : {}),
           ...(d.result ? { result: d.result } : {}),
         };
-        recorded.push((await deps.sessions.append(sessionId, await positions.next(), record, at).catch(fencedOut)) as ApprovalRecord);
+        recorded.push((await deps.sessions.append(sessionId, await pool.next(), record, at).catch(fencedOut)) as ApprovalRecord);
       }
       if (recorded.length) {
         const seq = lease.reserved.event.shift()!;
@@ -89,14 +77,49 @@ export async function decideApprovals(
       }
       if (recorded.length && afterRecorded) await afterRecorded(recorded);
       const decidedIds = new Set(recorded.map((r) => r.tool_use_id));
-      decided = { recorded, pending: (waiting?.pending ?? []).map((p) => p.tool_use_id).filter((id) => !decidedIds.has(id)) };
+      return { recorded, pending: (waiting?.pending ?? []).map((p) => p.tool_use_id).filter((id) => !decidedIds.has(id)) };
+    });
+    if (decided.recorded.length && decided.pending.length === 0) await deps.queue.send({ session_id: sessionId, reason: 'approvals decided' });
+    return decided;
+  }
+}
+
+/** What work under a waiting session's lease is given: the lease (one event position reserved), the whole log, and the log's positions for a run. */
+export interface WaitLease {
+  lease: RunLease;
+  history: LogRecord[];
+  positions: (runId: string) => PositionPool;
+}
+
+/**
+ * Runs `work` under the session's lease, taken for a run that waits for
+ * people (`runId`): the lease is one conditional write, so two members
+ * changing the waiting run at once are serialised, and the second finds
+ * the first's records in the log `work` is given (read under the lease,
+ * after a takeover restored what a dead holder left). Waits up to 5 s for
+ * a lease another change holds, then gives up with a 409.
+ */
+export async function underWaitLease<T>(deps: SessionRunnerDeps, sessionId: string, runId: string, work: (held: WaitLease) => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + LEASE_WAIT_MS;
+  for (;;) {
+    const acquired = await deps.leases.acquire(sessionId, deps.instanceId, runId, { log: 0, event: 1 });
+    if (!acquired) {
+      if (Date.now() > giveUpAt) throw conflict('the session is busy recording another decision; try again');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      continue;
+    }
+    const { lease, takeover } = acquired;
+    try {
+      const history = await deps.sessions.readLog(sessionId);
+      const last = history.reduce((max, r) => Math.max(max, r.seq), 0);
+      if (takeover) await takeOver(deps, sessionId, lease, history, last);
+      await deps.leases.raise(lease, 'log', last);
+      return await work({ lease, history, positions: (run) => new PositionPool(deps.leases, lease, 'log', POSITION_BLOCKS.log, run, () => undefined) });
     } finally {
       // Another process's cached log lacks these records: it reads the log again (a new token).
       deps.runs.forgetHistory(sessionId);
       await deps.leases.release(lease).catch(() => undefined);
     }
-    if (decided.recorded.length && decided.pending.length === 0) await deps.queue.send({ session_id: sessionId, reason: 'approvals decided' });
-    return decided;
   }
 }
 

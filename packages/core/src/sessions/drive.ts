@@ -25,17 +25,21 @@ export async function driveSession(deps: SessionRunnerDeps, sessionId: string, o
   let claimed = options.claimed;
   // The last drain left no run unfinished in the log: only the inbox can hold work now.
   let settled = false;
+  let drains = 0;
   for (;;) {
     let acquired = claimed;
     claimed = undefined;
     if (!acquired) {
       const [next] = await deps.sessions.peekInbox(sessionId, 1);
       const open = next || settled ? undefined : await lastRunIfOpen(deps, sessionId);
-      if (!next && !open) return;
-      acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open!, POSITION_BLOCKS);
+      // Nothing to run: only a holder that died unreleased (its takeover restores what it left) gives this drive work.
+      const abandoned = next || open || drains > 0 ? undefined : await deps.leases.inspect(sessionId).then((l) => (l?.abandoned ? l : undefined));
+      if (!next && !open && !abandoned) return;
+      acquired = await deps.leases.acquire(sessionId, deps.instanceId, next?.run_id ?? open ?? abandoned?.run_id ?? 'takeover', POSITION_BLOCKS);
       if (!acquired) return;
     }
     let drained: Drained;
+    drains++;
     try {
       drained = await drain(deps, sessionId, acquired, deadline);
     } finally {

@@ -27,6 +27,8 @@ export function eventKey(event: StreamEvent): string | undefined {
       return `approval:${event.id}`;
     case 'handover':
       return `handover:${event.run_id}`;
+    case 'compacted':
+      return compactedKey(event.run_id, event.tokens_before, event.tokens_after);
     default:
       return undefined;
   }
@@ -53,10 +55,15 @@ export function recordKeys(record: LogRecord): string[] {
       return [`approval:${record.tool_use_id}`];
     case 'run_wait':
       return [`wait:${record.run_id}:${record.pending[0]}`];
+    case 'compaction':
+      return [compactedKey(record.run_id, record.tokens_before, record.tokens_after)];
     default:
       return [];
   }
 }
+
+/** A compaction has no id of its own: its run and its token counts (the record's and its `compacted` event's) name it. */
+const compactedKey = (runId: string | undefined, before: number, after: number) => `compacted:${runId}:${before}:${after}`;
 
 /** Whether a record has events to derive: keyed ones, and an assistant turn's text. */
 function reportable(record: LogRecord): boolean {
@@ -136,6 +143,9 @@ export function missingEvents(sessionId: string, candidates: readonly LogRecord[
         break;
       case 'run_wait':
         out.push({ type: 'done', run_id: record.run_id, status: 'awaiting_approval', steps: record.steps, usage: record.usage, pending: record.pending });
+        break;
+      case 'compaction':
+        out.push({ type: 'compacted', tokens_before: record.tokens_before, tokens_after: record.tokens_after, turns_folded: record.turns_folded, ...origin });
         break;
     }
   }

@@ -32,12 +32,19 @@ export async function lastRunIfOpen(deps: { sessions: SessionStore }, sessionId:
 /**
  * Sends the session to the queue when no process is carrying it on (no live
  * lease) although it has work: a run its log shows unfinished (its holder
- * died), or messages waiting in its inbox (the process that accepted them
- * died before it recorded them). Any read of the session wakes it up.
+ * died), messages waiting in its inbox (the process that accepted them
+ * died before it recorded them), or a lease its holder never released (it
+ * died, maybe between storing a run's end and writing its `done`: the
+ * takeover restores the events the log implies). Any read of the session
+ * wakes it up.
  */
 export async function resumeIfStalled(deps: Pick<SessionRunnerDeps, 'leases' | 'sessions' | 'queue'>, sessionId: string, seen: { history?: readonly LogRecord[]; waiting?: readonly InboxMessage[] } = {}): Promise<boolean> {
   const lease = await deps.leases.inspect(sessionId);
   if (lease?.active) return false;
+  if (lease?.abandoned) {
+    await deps.queue.send({ session_id: sessionId, reason: 'take over from a holder that died' });
+    return true;
+  }
   const waiting = seen.waiting ?? (await deps.sessions.peekInbox(sessionId, 1));
   const open = unfinishedRun(seen.history ?? (await deps.sessions.readLogTail(sessionId, 50)));
   // A run that waits for a person holds its messages back: a decision carries the session on.

@@ -3,7 +3,7 @@ import { EventRecorder } from '../events/recorder';
 import type { StreamEvent } from '../wire';
 import { zeroUsage } from '../events/usage';
 import { RunDelegator } from '../run/delegate';
-import { LEASE_LOST, describeFailure, endRun, type RunOutcome } from '../run/end-run';
+import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '../run/end-run';
 import { log } from '../log';
 import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
@@ -87,7 +87,9 @@ export async function runMessage(
     next = { ...next, awaiting_approval_since: since };
     await deps.sessions.updateSession(sessionId, { awaiting_approval_since: since }).catch(() => undefined);
   };
-  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle });
+  // Subscribers' reports of the run's ending are written before it (see RunEnding.announce).
+  const announce: RunEnding['announce'] = async (record) => deps.onRunEnding?.({ session: next, runId, record });
+  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle, announce });
   /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
   const compact: RunParams['compact'] = async ({ model, tokensBefore, window, estimate }) => {
     const { planCompaction, summarise } = await import('../run/summarise');
@@ -233,6 +235,7 @@ export async function runMessage(
         callClientTool,
         confirmLease,
         settle,
+        announce,
         compact,
         memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
       },

@@ -2,7 +2,7 @@ import type { LoadBudgets } from '../budgets/limits';
 import type { LoadRateLimiter } from '../rate-limits/limits';
 import type { ModelTiers } from '../model/aliases';
 import type { LeaseStore, RunLease } from '../store/lease-store';
-import type { InboxMessage, LogRecord, SessionMeta } from '../store/records';
+import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import type { RunDeps } from '../run/loop';
 import type { ToolServices } from '../tools/tool';
 import type { LocalRuns } from './run-registry';
@@ -36,6 +36,12 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   /** A time budget per invocation when the platform gives none (the local server); Lambda's context gives the real one. */
   runBudgetMs?: number;
   /**
+   * Called with a run's `run_end` or `run_wait` right before it is appended (while the lease is held);
+   * resolves once what reports that ending is durable (subscribers' outbox records, held until the
+   * ending is stored), so a process killed just after storing it loses no report. Must not throw.
+   */
+  onRunEnding?: (ending: EndingRun) => Promise<void>;
+  /**
    * Called once a run has ended (not when it hands over), after its `run_end`
    * is durable and while the session's lease is still held. Must not throw.
    */
@@ -47,6 +53,13 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
    * (so a Lambda that answers next loses none), not when they arrive. Must not throw.
    */
   onSessionCreated?: (session: SessionMeta) => Promise<void>;
+}
+
+/** A run about to end (or wait): its session and the record that will say so. */
+export interface EndingRun {
+  session: SessionMeta;
+  runId: string;
+  record: Extract<NewLogRecord, { kind: 'run_end' | 'run_wait' }>;
 }
 
 /** A run that has ended: its session and the session's log, which ends with the run's `run_end`. */

@@ -35,6 +35,11 @@ export interface UnattendedSession {
   reason: string;
   /** Other items written beside the session's own (a webhook's summary), given the creation time. */
   alongside?: (now: string) => Promise<unknown>[];
+  /**
+   * Finishes a start whose process died part way (a schedule's sweep): the session is kept if it was
+   * made, and the message is put in its inbox only when neither the inbox nor the log holds its run.
+   */
+  again?: boolean;
 }
 
 /**
@@ -49,7 +54,8 @@ export async function startUnattended(deps: UnattendedDeps, start: UnattendedSes
   await admitMessage(deps, start.owner.user_id);
   const now = new Date().toISOString();
   const title = start.title.replace(/\s+/g, ' ').trim();
-  const session = await deps.sessions.createSession(
+  const made = start.again ? await deps.sessions.getSession(start.sessionId) : undefined;
+  const session = made ?? await deps.sessions.createSession(
     {
       session_id: start.sessionId,
       title: title.length > 200 ? `${title.slice(0, 197)}...` : title,
@@ -66,11 +72,19 @@ export async function startUnattended(deps: UnattendedDeps, start: UnattendedSes
     ...members.map((m) => deps.sessions.putMember(session, { user_id: m.user_id, name: m.name, role: m.role, added_at: now })),
     ...(start.projectId ? [deps.projectAccess.grantHook(start.projectId, start.grantAs, [{ ...start.owner, role: 'owner' as const }, ...members])] : []),
     ...(start.alongside?.(now) ?? []),
-    deps.sessions.enqueue(start.sessionId, { run_id: start.runId, text: start.text, author: start.author, agent_id: start.agentId, project_id: start.projectId, at: now }),
+    ...((made && (await hasRun(deps, start)))
+      ? []
+      : [deps.sessions.enqueue(start.sessionId, { run_id: start.runId, text: start.text, author: start.author, agent_id: start.agentId, project_id: start.projectId, at: now })]),
   ]);
   const failed = written.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
   await deps.queue.send({ session_id: start.sessionId, reason: start.reason });
   await deps.onSessionCreated?.(session);
   return session;
+}
+
+/** Whether the session's inbox or log already holds the start's run (a start that died after its message). */
+async function hasRun(deps: UnattendedDeps, start: UnattendedSession): Promise<boolean> {
+  const [inbox, log] = await Promise.all([deps.sessions.peekInbox(start.sessionId, 100), deps.sessions.readLogTail(start.sessionId, 50)]);
+  return inbox.some((m) => m.run_id === start.runId) || log.some((r) => r.run_id === start.runId);
 }

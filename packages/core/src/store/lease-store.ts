@@ -92,13 +92,17 @@ export class LeaseStore {
     }
   }
 
-  /** The lease item as it is now (for 409s naming the active run). */
-  async inspect(sessionId: string): Promise<{ run_id?: string; until: number; active: boolean } | undefined> {
+  /**
+   * The lease item as it is now (for 409s naming the active run). `abandoned`: it ran out without being
+   * released, so its holder died, maybe between storing a record and reporting it (a takeover restores that).
+   */
+  async inspect(sessionId: string): Promise<{ run_id?: string; until: number; active: boolean; abandoned: boolean } | undefined> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: runLeaseKey(sessionId) }));
     if (!Item) return undefined;
     const item = runLeaseItem.decode(Item);
     const until = item.lease_until ?? 0;
-    return { run_id: item.run_id, until, active: until > Date.now() };
+    // A released lease has no time left (0); one that ran out unreleased ended with its holder.
+    return { run_id: item.run_id, until, active: until > Date.now(), abandoned: until > 0 && until <= Date.now() };
   }
 
   /**

@@ -1,13 +1,14 @@
 import type { Runtime } from '../runtime';
-import type { FinishedRun } from '../sessions/runner-deps';
+import type { EndingRun, FinishedRun } from '../sessions/runner-deps';
 import type { SessionMeta } from '../store/records';
 import { scheduledRunEnded } from '../schedules/fire';
 import { finishInvestigation, investigationWaits } from '../webhooks/finish';
-import { publishEvent, type ZeroEvent } from './publish';
-import { runEndedEvent, runWaitingEvent, sessionCreatedEvent } from './run-events';
+import { holdEvent, publishEvent, type ZeroEvent } from './publish';
+import { endingEvent, runEndedEvent, runWaitingEvent, sessionCreatedEvent } from './run-events';
 
 /**
- * What follows a run's end, a run's wait and a session's creation:
+ * What follows a run's end, a run's wait and a session's creation (and what
+ * comes just before a run's end or wait is stored: its reports held):
  * subscribers are told (the caller waits for the outbox records to be
  * written, not for the deliveries: they retry on their own, and a sweep
  * sends what a dead process left), a webhook investigation is finished and
@@ -16,6 +17,11 @@ import { runEndedEvent, runWaitingEvent, sessionCreatedEvent } from './run-event
  */
 export async function runFinished(runtime: Runtime, finished: FinishedRun): Promise<void> {
   await Promise.all([publish(runtime, runEndedEvent(finished)), finishInvestigation(runtime, finished), scheduledRunEnded(runtime, finished)]);
+}
+
+/** Before a run's ending (or wait) is stored: its subscribers' records are held, so a kill right after it is stored loses none. */
+export async function runEnding(runtime: Runtime, ending: EndingRun): Promise<void> {
+  await holdEvent(runtime, endingEvent(ending), { session_id: ending.session.session_id, run_id: ending.runId });
 }
 
 export async function runWaiting(runtime: Runtime, waiting: FinishedRun): Promise<void> {

@@ -37,6 +37,38 @@ export class OutboxStore {
     });
   }
 
+  /**
+   * Writes a record held for its writer (due at `record.next_at`, the writer's lease), or replaces one
+   * that is held still (nothing sent, never claimed): the latest ending of a run is the one reported.
+   * False when the message is on its way to that subscriber already.
+   */
+  hold(record: OutboxDelivery): Promise<boolean> {
+    return this.items.put(
+      { ...outboxDeliveryKey(record.subscription_id, record.message_id), v: outboxDeliveryItem.version, ...record, gsi1pk: keys.outboxDue, gsi1sk: dueSort(record) },
+      { expression: 'attribute_not_exists(pk) OR (#status = :pending AND attempts = :zero)', names: { '#status': 'status' }, values: { ':pending': 'pending', ':zero': 0 } },
+    );
+  }
+
+  /** Removes a held record that was never sent (its ending was never stored), unless it changed since it was read. */
+  discard(record: OutboxDelivery): Promise<boolean> {
+    return this.items.delete(outboxDeliveryKey(record.subscription_id, record.message_id), {
+      expression: '#status = :pending AND attempts = :zero AND updated_at = :seen',
+      names: { '#status': 'status' },
+      values: { ':pending': 'pending', ':zero': 0, ':seen': record.updated_at },
+    });
+  }
+
+  /** Moves a held record's next attempt to `nextAt` (its ending may still be stored), unless it changed since it was read. */
+  async postpone(record: OutboxDelivery, nextAt: Date): Promise<boolean> {
+    const next = { ...record, next_at: nextAt.toISOString() };
+    return !!(await this.items.update(outboxDeliveryKey(record.subscription_id, record.message_id), {
+      set: 'SET next_at = :next, gsi1sk = :sort',
+      condition: '#status = :pending AND attempts = :zero AND updated_at = :seen',
+      names: { '#status': 'status' },
+      values: { ':next': next.next_at, ':sort': dueSort(next), ':pending': 'pending', ':zero': 0, ':seen': record.updated_at },
+    }));
+  }
+
   async get(subscriptionId: string, messageId: string): Promise<OutboxDelivery | undefined> {
     const item = await this.items.get(outboxDeliveryKey(subscriptionId, messageId), { consistent: true });
     return item && outboxDeliveryItem.decode(item);
@@ -46,13 +78,14 @@ export class OutboxStore {
    * Takes a pending record whose time has come for one attempt: counts the
    * attempt and moves `next_at` to the end of the lease, so no other sender
    * (a sweep elsewhere) takes it meanwhile. Undefined when another sender
-   * took it first, or it was settled.
+   * took it first, or it was settled. `held`: its writer takes a record it
+   * held (see `hold`) before the hold is over, the ending it reports stored.
    */
-  async claim(record: OutboxDelivery, now: number, leaseMs: number): Promise<OutboxDelivery | undefined> {
+  async claim(record: OutboxDelivery, now: number, leaseMs: number, held = false): Promise<OutboxDelivery | undefined> {
     const nextAt = new Date(now + leaseMs).toISOString();
     const written = await this.items.update(outboxDeliveryKey(record.subscription_id, record.message_id), {
       set: 'SET attempts = :next, next_at = :lease, gsi1sk = :sort, updated_at = :now',
-      condition: '#status = :pending AND attempts = :seen AND next_at <= :now',
+      condition: `#status = :pending AND attempts = :seen${held ? '' : ' AND next_at <= :now'}`,
       names: { '#status': 'status' },
       values: {
         ':next': record.attempts + 1,

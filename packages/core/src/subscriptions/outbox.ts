@@ -1,4 +1,7 @@
 import type { RunQueue } from '../sessions/queue';
+import type { LeaseStore } from '../store/lease-store';
+import type { SessionStore } from '../store/session-store';
+import type { LogRecord } from '../store/records';
 import type { Webhooks } from '../webhooks/webhooks';
 import { callbackTarget } from '../webhooks/callback';
 import { signGeneric } from '../webhooks/signature';
@@ -9,11 +12,16 @@ import { sendSignedOnce, type AttemptOutcome } from './deliver';
 import type { AttemptRecord, OutboxDelivery } from './outbox-store';
 import { outboxSweepMessage } from './sweep-message';
 
-/** What the outbox needs: subscriptions and their store, hooks (a hook's callback is its implicit subscription), the queue for delayed sweeps. */
+/**
+ * What the outbox needs: subscriptions and their store, hooks (a hook's callback is its implicit subscription),
+ * the queue for delayed sweeps, and the sessions' logs and leases, where a held record's ending is looked up.
+ */
 export interface OutboxDeps {
   subscriptions: SubscriptionSettings;
   webhooks: Pick<Webhooks, 'hooks' | 'store' | 'secret'>;
   queue: RunQueue;
+  sessions?: Pick<SessionStore, 'readLogTail' | 'readLog'>;
+  leases?: Pick<LeaseStore, 'inspect'>;
 }
 
 /** A hook's callback is delivered as subscription `hook:<hook id>` (a subscription id cannot contain a colon). */
@@ -93,13 +101,17 @@ async function attempt(deps: OutboxDeps, claimed: OutboxDelivery, now: number): 
  * is settled, or another sender holds it. Returns the record as last seen.
  * Must not throw.
  */
-export async function carryDelivery(deps: OutboxDeps, record: OutboxDelivery, now = Date.now()): Promise<OutboxDelivery> {
+export async function carryDelivery(deps: OutboxDeps, record: OutboxDelivery, now = Date.now(), options: { held?: boolean } = {}): Promise<OutboxDelivery> {
   let current = record;
+  let held = !!options.held;
   try {
+    // A record held for a run's ending that its writer never sent: sent only once the ending is stored.
+    if (!held && record.reports_run && record.attempts === 0 && (await heldEnding(deps, record, Math.max(now, Date.now()))) !== 'stored') return record;
     for (;;) {
       // Claimed at the time it is claimed, not the sweep's start: a lease counted from a page read
       // long ago would already be running out, and a second sweeper could take the record mid-attempt.
-      const claimed = await deps.subscriptions.outbox.claim(current, Math.max(now, Date.now()), leaseMs(deps));
+      const claimed = await deps.subscriptions.outbox.claim(current, Math.max(now, Date.now()), leaseMs(deps), held);
+      held = false;
       if (!claimed) return current;
       const next = await attempt(deps, claimed, now);
       if (!next) return claimed;
@@ -115,6 +127,28 @@ export async function carryDelivery(deps: OutboxDeps, record: OutboxDelivery, no
     log.error('an outbox delivery failed', { subscription_id: record.subscription_id, message_id: record.message_id, error: errorText(error) });
     return current;
   }
+}
+
+/**
+ * Where the ending a held record reports stands: `stored` in the session's
+ * log (send it); else `running` while a process holds the session (it may
+ * still store it: the record waits another lease), or `never` (its writer
+ * died before storing it: the record is dropped, and the run's real ending,
+ * once it is resumed, writes its own).
+ */
+async function heldEnding(deps: OutboxDeps, record: OutboxDelivery, now: number): Promise<'stored' | 'running' | 'never'> {
+  const { session_id, run_id } = record.reports_run!;
+  if (!deps.sessions || !deps.leases) return 'stored';
+  const kind = record.type === 'run.awaiting_approval' ? 'run_wait' : 'run_end';
+  const stored = (log: readonly LogRecord[]) => log.some((r) => r.kind === kind && r.run_id === run_id);
+  const tail = await deps.sessions.readLogTail(session_id, 200);
+  if (stored(tail) || (tail.length === 200 && stored(await deps.sessions.readLog(session_id)))) return 'stored';
+  if ((await deps.leases.inspect(session_id))?.active) {
+    await deps.subscriptions.outbox.postpone(record, new Date(now + leaseMs(deps)));
+    return 'running';
+  }
+  await deps.subscriptions.outbox.discard(record);
+  return 'never';
 }
 
 /**

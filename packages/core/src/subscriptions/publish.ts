@@ -72,14 +72,64 @@ export function eventBody(event: ZeroEvent, at = new Date()): { type: string; ti
  */
 export async function publishEvent(deps: OutboxDeps, event: ZeroEvent): Promise<{ sent: Promise<void> }> {
   try {
-    const wanted = (await subscriptionStore(deps.subscriptions).list()).filter((s) => s.events.includes(event.type));
+    const ids = await subscribersOf(deps, event);
     const body = JSON.stringify(eventBody(event));
-    const records = await enqueue(deps, wanted.map((s) => s.id), event, body);
-    return { sent: sendAll(deps, records) };
+    const records = await enqueue(deps, ids, event, body);
+    // The others hold the message already: a record held as the run's ending was stored (holdEvent) is sent
+    // now; one already on its way (a redelivered job) is left to its sender.
+    const fresh = new Set(records.map((r) => r.subscription_id));
+    const held = ids.filter((id) => !fresh.has(id)).map((id) => newRecord(id, event, body, Date.now()));
+    return { sent: Promise.all([sendAll(deps, records), sendAll(deps, held, { held: true })]).then(() => undefined) };
   } catch (error) {
     log.error('publishing an event failed', { type: event.type, session_id: event.data.session_id, error: errorText(error) });
     return { sent: Promise.resolve() };
   }
+}
+
+/**
+ * Writes the records of an event that reports a run's ending (or wait)
+ * right before that ending is stored, held for the writer until an
+ * attempt's lease has passed: the writer sends them once the ending is
+ * stored (`publishEvent`); if it dies first, a sweep sends them, once the
+ * session's log shows the ending (and drops them when it never does).
+ * Must not throw.
+ */
+export async function holdEvent(deps: OutboxDeps, event: ZeroEvent, run: { session_id: string; run_id: string }): Promise<void> {
+  try {
+    const ids = await subscribersOf(deps, event);
+    if (ids.length === 0) return;
+    const { firstSweepAt, sweepLater } = await import('./outbox');
+    const now = Date.now();
+    const until = firstSweepAt(deps, now);
+    const body = JSON.stringify(eventBody(event));
+    await Promise.all(ids.map((id) => deps.subscriptions.outbox.hold({ ...newRecord(id, event, body, now), next_at: until.toISOString(), reports_run: run })));
+    await sweepLater(deps, until, now);
+  } catch (error) {
+    log.error('holding an event failed', { type: event.type, session_id: event.data.session_id, error: errorText(error) });
+  }
+}
+
+/** The subscriptions that asked for the event's type. */
+async function subscribersOf(deps: OutboxDeps, event: Pick<ZeroEvent, 'type'>): Promise<string[]> {
+  return (await subscriptionStore(deps.subscriptions).list()).filter((s) => s.events.includes(event.type)).map((s) => s.id);
+}
+
+/** A new record of a message to one subscriber, due at once. */
+function newRecord(subscription_id: string, event: Pick<ZeroEvent, 'type' | 'key' | 'data'>, body: string, now: number): OutboxDelivery {
+  const at = new Date(now).toISOString();
+  return {
+    subscription_id,
+    message_id: eventMessageId(event),
+    type: event.type,
+    body,
+    ...(subscription_id.startsWith('hook:') ? { session_id: event.data.session_id } : {}),
+    status: 'pending',
+    attempts: 0,
+    next_at: at,
+    created_at: at,
+    updated_at: at,
+    expires_at: Math.ceil(now / 1000) + 14 * 24 * 3600,
+  };
 }
 
 /**
@@ -91,35 +141,19 @@ export async function publishEvent(deps: OutboxDeps, event: ZeroEvent): Promise<
 export async function enqueue(deps: OutboxDeps, subscriptionIds: string[], event: Pick<ZeroEvent, 'type' | 'key' | 'data'>, body: string): Promise<OutboxDelivery[]> {
   if (subscriptionIds.length === 0) return [];
   const { firstSweepAt, sweepLater } = await import('./outbox');
-  const id = eventMessageId(event);
   const now = Date.now();
-  const at = new Date(now).toISOString();
-  const records = subscriptionIds.map(
-    (subscription_id): OutboxDelivery => ({
-      subscription_id,
-      message_id: id,
-      type: event.type,
-      body,
-      ...(subscription_id.startsWith('hook:') ? { session_id: event.data.session_id } : {}),
-      status: 'pending',
-      attempts: 0,
-      next_at: at,
-      created_at: at,
-      updated_at: at,
-      expires_at: Math.ceil(now / 1000) + 14 * 24 * 3600,
-    }),
-  );
+  const records = subscriptionIds.map((id) => newRecord(id, event, body, now));
   const written = await Promise.all(records.map((r) => deps.subscriptions.outbox.create(r)));
   const fresh = records.filter((_, i) => written[i]);
   if (fresh.length) await sweepLater(deps, firstSweepAt(deps, now), now);
   return fresh;
 }
 
-/** Sends records in this process, all at once. Must not throw. */
-export async function sendAll(deps: OutboxDeps, records: OutboxDelivery[]): Promise<void> {
+/** Sends records in this process, all at once (`held`: records this run's ending held, see `holdEvent`). Must not throw. */
+export async function sendAll(deps: OutboxDeps, records: OutboxDelivery[], options: { held?: boolean } = {}): Promise<void> {
   if (records.length === 0) return;
   const { carryDelivery } = await import('./outbox');
-  await Promise.all(records.map((record) => carryDelivery(deps, record)));
+  await Promise.all(records.map((record) => carryDelivery(deps, record, Date.now(), options)));
 }
 
 /** Creates or replaces a subscription after checking that its secret is set and its URL may be reached (400s naming the field). */

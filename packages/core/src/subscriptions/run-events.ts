@@ -1,4 +1,4 @@
-import type { FinishedRun } from '../sessions/runner-deps';
+import type { EndingRun, FinishedRun } from '../sessions/runner-deps';
 import type { LogRecord, SessionMeta } from '../store/records';
 import type { ZeroEvent } from './publish';
 
@@ -14,22 +14,25 @@ export function sessionCreatedEvent(session: SessionMeta): ZeroEvent {
 /** `run.completed` for a run that ended at `end_turn`, `run.failed` for any other end (its `status` says which: error, limit, cancelled). */
 export function runEndedEvent(finished: FinishedRun): ZeroEvent | undefined {
   const end = finished.history.findLast((r): r is Extract<LogRecord, { kind: 'run_end' }> => r.kind === 'run_end' && r.run_id === finished.runId);
-  if (!end) return undefined;
-  return {
-    type: end.status === 'completed' ? 'run.completed' : 'run.failed',
-    key: finished.runId,
-    data: { ...ids(finished), status: end.status, ...(end.error ? { reason: end.error.code } : end.reason ? { reason: end.reason } : {}) },
-  };
+  return end && endingEvent({ session: finished.session, runId: finished.runId, record: end });
 }
 
 /** `run.awaiting_approval`: the calls waiting, by id; one message per set of calls asked. */
 export function runWaitingEvent(waiting: FinishedRun): ZeroEvent | undefined {
   const wait = waiting.history.findLast((r): r is Extract<LogRecord, { kind: 'run_wait' }> => r.kind === 'run_wait' && r.run_id === waiting.runId);
-  if (!wait) return undefined;
-  const pending = [...wait.pending].sort();
-  return { type: 'run.awaiting_approval', key: `${waiting.runId}:${pending.join(',')}`, data: { ...ids(waiting), status: 'awaiting_approval', pending } };
+  return wait && endingEvent({ session: waiting.session, runId: waiting.runId, record: wait });
 }
 
-function ids(run: FinishedRun) {
-  return { session_id: run.session.session_id, run_id: run.runId, agent_id: run.session.agent_id, ...(run.session.project_id ? { project_id: run.session.project_id } : {}) };
+/** The event that reports a run's ending (or wait), from the record that says so, stored or about to be. */
+export function endingEvent({ session, runId, record }: EndingRun): ZeroEvent {
+  const data = { session_id: session.session_id, run_id: runId, agent_id: session.agent_id, ...(session.project_id ? { project_id: session.project_id } : {}) };
+  if (record.kind === 'run_wait') {
+    const pending = [...record.pending].sort();
+    return { type: 'run.awaiting_approval', key: `${runId}:${pending.join(',')}`, data: { ...data, status: 'awaiting_approval', pending } };
+  }
+  return {
+    type: record.status === 'completed' ? 'run.completed' : 'run.failed',
+    key: runId,
+    data: { ...data, status: record.status, ...(record.error ? { reason: record.error.code } : record.reason ? { reason: record.reason } : {}) },
+  };
 }

@@ -20,6 +20,12 @@ export const outboxDeliverySchema = z.object({
   body: z.string(),
   /** A hook's callback: the session whose summary records how it went. */
   session_id: z.string().optional(),
+  /**
+   * The run ending (or wait) the record reports, when it was written just before that ending was stored
+   * (held: `next_at` is the writer's lease): a sweep sends it only once the session's log holds the
+   * ending, and drops it when the ending was never stored (the run's real ending writes its own).
+   */
+  reports_run: z.object({ session_id: z.string(), run_id: z.string() }).optional(),
   status: z.enum(['pending', 'delivered', 'failed']),
   attempts: z.number().int(),
   /** ISO time. */
@@ -34,5 +40,5 @@ export const outboxDeliverySchema = z.object({
 });
 export type OutboxDelivery = z.infer<typeof outboxDeliverySchema>;
 
-/** Versions: 1 (every item so far). */
+/** Versions: 1 (every item so far; `reports_run` is optional, so records written before it still load). */
 export const outboxDeliveryItem = storedItem<OutboxDelivery>('outbox delivery', { 1: outboxDeliverySchema });
