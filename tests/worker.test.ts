@@ -106,7 +106,8 @@ describe('the worker function', () => {
     const context = { getRemainingTimeInMillis: () => 900_000 };
     expect((await handler(sqsEvent([fire]), context)).batchItemFailures).toEqual([]);
     const started = await h.server.runtime.schedules.markers.get('worker-tick', '2026-05-04T09:30:00.000Z');
-    expect(started).toEqual({ session_id: expect.any(String), run_id: expect.stringMatching(/^run_/) });
+    // The ids come from (schedule, time), and the marker records that the start finished.
+    expect(started).toEqual({ session_id: expect.stringMatching(/^sched_/), run_id: expect.stringMatching(/^run_/), at: expect.any(String), outcome: 'started' });
     // Delivered again (EventBridge and SQS are both at-least-once): nothing new.
     expect((await handler(sqsEvent([{ ...fire, id: 'fire-again' }, { ...fire, id: 'fire-third' }]), context)).batchItemFailures).toEqual([]);
     expect(await h.server.runtime.schedules.markers.get('worker-tick', '2026-05-04T09:30:00.000Z')).toEqual(started);
