@@ -93,6 +93,8 @@ export interface RunParams {
   }) => Promise<{ messages: MessageParam[]; usage: Usage; turns: number; tokensAfter: number } | undefined>;
   /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
   memory?: MemoryIndex;
+  /** The project's framework hints for an API tester's prompt (see `api-testing/framework-hints.ts`); absent for other agents. */
+  frameworkHints?: string;
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -136,6 +138,7 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
     voice: params.voice,
     projectId: params.projectId,
     memory: params.memory,
+    frameworkHints: params.frameworkHints,
     tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });
   const gauge = new ContextGauge(sizeOf(system) + sizeOf(toolDefinitions));
