@@ -19,5 +19,7 @@ describe('parseSavedRequest', () => {
     expect(error('url: https://a.example\nmethdo: GET\n')).toMatchObject({ error: { field: '(file)' } });
     expect(error('url: [unclosed\n')).toMatchObject({ error: { field: '(file)', message: expect.stringMatching(/^invalid YAML/) } });
     expect(error('- a list\n')).toMatchObject({ error: { field: '(file)' } });
+    expect(error('url: https://a.example/?k={{secret:ZERO_HTTP_SECRET_A}}\n')).toMatchObject({ error: { field: 'url', message: 'secrets can be referenced in header values only' } });
+    expect(error('method: POST\nurl: https://a.example\nbody: {token: "{{secret:ZERO_HTTP_SECRET_A}}"}\n')).toMatchObject({ error: { field: 'body' } });
   });
 });

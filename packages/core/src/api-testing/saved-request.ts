@@ -1,6 +1,7 @@
 import { parseDocument, stringify } from 'yaml';
 import * as z from 'zod';
 import { HEADER_NAME, METHODS, httpRequestInputSchema, type HttpRequestInput } from '../tools/http-request';
+import { mentionsSecret } from '../tools/http-secrets';
 
 /**
  * ZAP's library of saved requests: `requests/<name>.yaml` in a project (its Postman collection),
@@ -75,6 +76,10 @@ export function parseSavedRequest(file: string, text: string): SavedRequestParse
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('(file)', 'must be a YAML mapping with at least method and url');
   const parsed = savedRequestSchema.safeParse(value);
   if (!parsed.success) return fail(...firstIssue(parsed.error));
+  // Refused here rather than at each run: http_request sends secrets in header values only.
+  if (mentionsSecret(parsed.data.url)) return fail('url', 'secrets can be referenced in header values only');
+  const { body } = parsed.data;
+  if (body !== undefined && mentionsSecret(typeof body === 'string' ? body : JSON.stringify(body))) return fail('body', 'secrets can be referenced in header values only');
   const sendable = httpRequestInputSchema.safeParse(toHttpInput(parsed.data));
   if (!sendable.success) {
     const [field, message] = firstIssue(sendable.error);
