@@ -10,7 +10,10 @@ describe('parseSavedRequest', () => {
   });
 
   it('names the file and the field at fault', () => {
-    const error = (text: string) => (({ ok, ...rest }) => rest)(parseSavedRequest('requests/bad.yaml', text) as never);
+    const error = (text: string) => {
+      const { ok: _ok, ...rest } = parseSavedRequest('requests/bad.yaml', text);
+      return rest;
+    };
     expect(error('method: GET\nurl: /relative\n')).toEqual({ error: { file: 'requests/bad.yaml', field: 'url', message: 'must be an absolute URL, e.g. https://api.example.com/v1/items' } });
     expect(error('method: FETCH\nurl: https://a.example\n')).toMatchObject({ error: { field: 'method' } });
     expect(error('url: https://a.example\nexpected_status: 42\n')).toMatchObject({ error: { field: 'expected_status' } });
