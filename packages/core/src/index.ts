@@ -19,7 +19,6 @@ export type { GitHubSettings } from './github/settings';
 export * from './mcp';
 export * from './runtime';
 export * from './plan';
-export * from './api-testing';
 export * from './budgets';
 export * from './rate-limits/limits';
 export * from './log';

@@ -6,7 +6,7 @@ import type { MessageParam } from '../model/provider';
 import type { ModelTiers } from '../model/aliases';
 import type { LogRecord, NewLogRecord } from '../store/records';
 import { memoryIndexFor } from '../memory/session-memory';
-import { frameworkHintsFor } from '../api-testing/framework-hints';
+import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
 import { finalText, textOf, toMessages } from './history';
 import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';

@@ -93,7 +93,7 @@ export interface RunParams {
   }) => Promise<{ messages: MessageParam[]; usage: Usage; turns: number; tokensAfter: number } | undefined>;
   /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
   memory?: MemoryIndex;
-  /** The project's framework hints for an API tester's prompt (see `api-testing/framework-hints.ts`); absent for other agents. */
+  /** The project's framework hints for an API tester's prompt (see `tools/api-testing/framework-hints.ts`); absent for other agents. */
   frameworkHints?: string;
 }
 

@@ -12,7 +12,7 @@ export interface PromptInput {
   tools: { name: string; description: string }[];
   /** The agent's memory store, when its file sets `memory:`: listed (paths and sizes), never read into the prompt. */
   memory?: MemoryIndex;
-  /** The project's framework hints section, for an API tester (see `api-testing/framework-hints.ts`). */
+  /** The project's framework hints section, for an API tester (see `tools/api-testing/framework-hints.ts`). */
   frameworkHints?: string;
 }
 

@@ -9,7 +9,7 @@ import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
 import type { ActiveRunBudget } from '../run/budget';
 import { memoryIndexFor } from '../memory/session-memory';
-import { frameworkHintsFor } from '../api-testing/framework-hints';
+import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { explainError, loadRequest, readSnapshot, sendSavedRequest, writeProjectText } from '../api-testing/request-library';
-import { compareSnapshots, describeChanges, snapshotOf } from '../api-testing/response-snapshot';
-import { BASELINES_FOLDER, SNAPSHOTS_FOLDER, requestNameSchema } from '../api-testing/saved-request';
+import { explainError, loadRequest, readSnapshot, sendSavedRequest, writeProjectText } from './api-testing/request-library';
+import { compareSnapshots, describeChanges, snapshotOf } from './api-testing/response-snapshot';
+import { BASELINES_FOLDER, SNAPSHOTS_FOLDER, requestNameSchema } from './api-testing/saved-request';
 import type { OutboundOptions } from '../net/outbound';
 import { inProject, projectIdInput } from './project-scope';
 import { ERROR_CONTEXT_LINES, savedFor, subjectOf } from './run-request';

@@ -29,4 +29,5 @@ export * from './save-request';
 export * from './save-baseline';
 export * from './check-regression';
 export * from './parse-stack-trace';
+export * from './api-testing';
 export * from '../net/outbound';

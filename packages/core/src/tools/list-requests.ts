@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { describeRequestError, listLibrary } from '../api-testing/request-library';
+import { describeRequestError, listLibrary } from './api-testing/request-library';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { explainError } from '../api-testing/request-library';
+import { explainError } from './api-testing/request-library';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 

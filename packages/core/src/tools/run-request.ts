@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { requestNameSchema, statusExpected, type SavedRequest } from '../api-testing/saved-request';
-import { explainError, loadRequest, sendSavedRequest } from '../api-testing/request-library';
+import { requestNameSchema, statusExpected, type SavedRequest } from './api-testing/saved-request';
+import { explainError, loadRequest, sendSavedRequest } from './api-testing/request-library';
 import type { OutboundOptions } from '../net/outbound';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool, type ToolContext, type ToolSpec } from './tool';

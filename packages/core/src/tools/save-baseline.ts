@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { loadRequest, sendSavedRequest, writeProjectText } from '../api-testing/request-library';
-import { snapshotOf } from '../api-testing/response-snapshot';
-import { BASELINES_FOLDER, requestNameSchema, statusExpected } from '../api-testing/saved-request';
+import { loadRequest, sendSavedRequest, writeProjectText } from './api-testing/request-library';
+import { snapshotOf } from './api-testing/response-snapshot';
+import { BASELINES_FOLDER, requestNameSchema, statusExpected } from './api-testing/saved-request';
 import type { OutboundOptions } from '../net/outbound';
 import { inProject, projectIdInput } from './project-scope';
 import { subjectOf, savedFor } from './run-request';

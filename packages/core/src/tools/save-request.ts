@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { writeProjectText } from '../api-testing/request-library';
-import { formatSavedRequest, parseSavedRequest, requestNameSchema, requestPath, savedRequestSchema } from '../api-testing/saved-request';
+import { writeProjectText } from './api-testing/request-library';
+import { formatSavedRequest, parseSavedRequest, requestNameSchema, requestPath, savedRequestSchema } from './api-testing/saved-request';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 

@@ -1,5 +1,5 @@
-import type { AgentDefinition } from '../agent/definition';
-import type { ProjectStore } from '../projects/project-store';
+import type { AgentDefinition } from '../../agent/definition';
+import type { ProjectStore } from '../../projects/project-store';
 
 /**
  * Framework hints for an API tester's prompt (ZAP's `SetFramework`): where a framework's routes,

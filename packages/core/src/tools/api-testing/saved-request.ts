@@ -1,7 +1,7 @@
 import { parseDocument, stringify } from 'yaml';
 import * as z from 'zod';
-import { HEADER_NAME, METHODS, httpRequestInputSchema, type HttpRequestInput } from '../tools/http-request';
-import { mentionsSecret } from '../tools/http-secrets';
+import { HEADER_NAME, METHODS, httpRequestInputSchema, type HttpRequestInput } from '../http-request';
+import { mentionsSecret } from '../http-secrets';
 
 /**
  * ZAP's library of saved requests: `requests/<name>.yaml` in a project (its Postman collection),

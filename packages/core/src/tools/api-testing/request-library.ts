@@ -1,5 +1,5 @@
-import type { OutboundOptions } from '../net/outbound';
-import type { ToolContext } from '../tools/tool';
+import type { OutboundOptions } from '../../net/outbound';
+import type { ToolContext } from '../tool';
 import { extractErrorContext, linesAround } from './error-context';
 import { responseSnapshotSchema, type ResponseSnapshot } from './response-snapshot';
 import { REQUESTS_FOLDER, parseSavedRequest, requestNameOf, requestPath, toHttpInput, type SavedRequest, type SavedRequestError } from './saved-request';
@@ -54,7 +54,7 @@ async function readRequestFile(context: ToolContext, projectId: string, path: st
 
 /** Sends a saved request through http_request's code (its checks, secret rules and outbound guard). */
 export async function sendSavedRequest(request: SavedRequest, outbound: OutboundOptions, context: ToolContext) {
-  const { exchangeHttpRequest } = await import('../tools/http-request-send');
+  const { exchangeHttpRequest } = await import('../http-request-send');
   return exchangeHttpRequest(toHttpInput(request), outbound, context.signal, context.idempotencyKey);
 }
 

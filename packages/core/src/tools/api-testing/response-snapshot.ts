@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 import * as z from 'zod';
-import type { HttpExchange } from '../tools/http-request-send';
+import type { HttpExchange } from '../http-request-send';
 
 /**
  * What a regression check compares of a response: its status, the headers of interest and its body
