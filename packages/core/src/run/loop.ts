@@ -17,6 +17,7 @@ import { toolResultContent, withConversationBreakpoint } from './history';
 import type { RunBudget } from './budget';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
+import { PLAN_PROGRESS_TOOL, createPlanProgressTool, progressOf } from '../plan/progress';
 import { buildSystemPrompt } from './prompt';
 import { redact } from './redact';
 import { stopReason } from './stop-reasons';
@@ -95,6 +96,8 @@ export interface RunParams {
   memory?: MemoryIndex;
   /** The project's framework hints for an API tester's prompt (see `tools/api-testing/framework-hints.ts`); absent for other agents. */
   frameworkHints?: string;
+  /** The steps of the plan the run's message was made from: the run gets the plan_progress tool (see `plan/progress.ts`). */
+  planSteps?: readonly string[];
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -212,6 +215,8 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
           agent_id: agent.id,
           run_id: runId,
         });
+        const progress = call.name === PLAN_PROGRESS_TOOL && !result.is_error && params.planSteps ? progressOf(call.input, params.planSteps) : undefined;
+        if (progress) emit({ type: 'plan_progress', ...progress, agent_id: agent.id, run_id: runId });
         return { type: 'tool_result' as const, tool_use_id: call.id, content: toolResultContent(result.content, result.images), ...(result.is_error ? { is_error: true } : {}) };
       }),
     );
@@ -339,6 +344,7 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
  */
 async function withFoundTools(deps: RunDeps, params: RunParams): Promise<{ deps: RunDeps; params: RunParams }> {
   const found = deps.mcp ? await deps.mcp.toolsFor(params.agent).catch(() => []) : [];
+  if (params.planSteps?.length) found.push(createPlanProgressTool(params.planSteps));
   if (found.length === 0) return { deps, params };
   const names = found.map((tool) => tool.name);
   return { deps: { ...deps, tools: deps.tools.extend(found) }, params: { ...params, agent: { ...params.agent, tools: [...params.agent.tools, ...names] } } };

@@ -175,6 +175,7 @@ export async function runMessage(
           voice_mode: voice,
           ...(message.client_tools?.length ? { client_tools: message.client_tools } : {}),
           ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
+          ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
         },
         messageId,
       );
@@ -231,6 +232,7 @@ export async function runMessage(
         requestApproval,
         clientTools: message ? message.client_tools : spec.record.client_tools,
         thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
+        planSteps: message ? message.plan_steps : spec.record.plan_steps,
         callClientTool,
         confirmLease,
         settle,

@@ -1,6 +1,13 @@
 import * as z from 'zod';
 import { projectIdSchema } from './fields';
 
+/** A plan's steps: how to go about it, in order. */
+export const planStepsSchema = z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100);
+
+/** Where a run is in its plan: a step started, done or failed (the `plan_progress` event and log record). */
+export const planStepStatusSchema = z.enum(['started', 'done', 'failed']);
+export type PlanStepStatus = z.infer<typeof planStepStatusSchema>;
+
 /**
  * A plan: a task written down ahead (a file for `zero run --plan`, or the
  * `plan` of `POST /chat`), turned by the server into the run's message.
@@ -11,7 +18,7 @@ export const planSchema = z.strictObject({
   /** What the agent should know: prose, or a list of facts. */
   context: z.union([z.string().trim().max(50_000), z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100)]).optional(),
   /** How to go about it, in order; guidance, not a script. */
-  steps: z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100).optional(),
+  steps: planStepsSchema.optional(),
   /** The agent to run it, when the request names none. */
   agent: z.string().min(1).max(64).optional(),
   /** The project, when the request names none. */
