@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import { explainError, loadRequest, readSnapshot, sendSavedRequest, writeProjectText } from './api-testing/request-library';
-import { compareSnapshots, describeChanges, snapshotOf } from './api-testing/response-snapshot';
 import { BASELINES_FOLDER, SNAPSHOTS_FOLDER, requestNameSchema } from './api-testing/saved-request';
 import type { OutboundOptions } from '../net/outbound';
 import { inProject, projectIdInput } from './project-scope';
@@ -25,6 +23,9 @@ export function createCheckRegressionTool(outbound: OutboundOptions = {}): ToolS
     }),
     timeoutMs: 35_000,
     async execute({ name, project_id }, context) {
+      // The library's code loads with the first call, not at cold start.
+      const { explainError, loadRequest, readSnapshot, sendSavedRequest, writeProjectText } = await import('./api-testing/request-library');
+      const { compareSnapshots, describeChanges, snapshotOf } = await import('./api-testing/response-snapshot');
       return inProject(
         project_id,
         context,

@@ -29,5 +29,4 @@ export * from './save-request';
 export * from './save-baseline';
 export * from './check-regression';
 export * from './parse-stack-trace';
-export * from './api-testing';
 export * from '../net/outbound';

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { describeRequestError, listLibrary } from './api-testing/request-library';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 
@@ -12,6 +11,8 @@ export const listRequestsTool = defineTool({
     'A file that is not a valid saved request is listed with its file name and the field at fault. Run one with run_request.',
   input: z.object({ project_id: projectIdInput }),
   async execute({ project_id }, context) {
+    // The library's code loads with the first call, not at cold start.
+    const { describeRequestError, listLibrary } = await import('./api-testing/request-library');
     return inProject(project_id, context, async (projectId) => {
       const { entries, more } = await listLibrary(context, projectId);
       if (entries.length === 0) return `Project ${projectId} has no saved requests (requests/*.yaml). save_request adds one.`;

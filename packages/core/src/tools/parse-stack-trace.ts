@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { explainError } from './api-testing/request-library';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 
@@ -18,6 +17,8 @@ export const parseStackTraceTool = defineTool({
     project_id: projectIdInput,
   }),
   async execute({ text, context_lines = DEFAULT_CONTEXT_LINES, project_id }, context) {
+    // The library's code loads with the first call, not at cold start.
+    const { explainError } = await import('./api-testing/request-library');
     return inProject(project_id, context, async (projectId) => {
       const lines = await explainError(context, projectId, text, context_lines);
       return lines.length ? lines.join('\n') : 'No stack trace and no error message, type or fields were found in the text.';

@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { requestNameSchema, statusExpected, type SavedRequest } from './api-testing/saved-request';
-import { explainError, loadRequest, sendSavedRequest } from './api-testing/request-library';
 import type { OutboundOptions } from '../net/outbound';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool, type ToolContext, type ToolSpec } from './tool';
@@ -26,6 +25,8 @@ export function createRunRequestTool(outbound: OutboundOptions = {}): ToolSpec<a
     }),
     timeoutMs: 35_000,
     async execute({ name, project_id }, context) {
+      // The library's code loads with the first call, not at cold start.
+      const { explainError, loadRequest, sendSavedRequest } = await import('./api-testing/request-library');
       return inProject(project_id, context, async (projectId) => {
         const loaded = await loadRequest(context, projectId, name);
         if (!loaded.ok) return { content: loaded.message, is_error: true };
@@ -51,6 +52,7 @@ export async function savedFor(input: { name: string; project_id?: string }, con
   try {
     // Only a project the session may read: the subject is shown to whoever approves the call.
     await context.projectAccess.requireForSession(context.sessionId, projectId, 'viewer');
+    const { loadRequest } = await import('./api-testing/request-library');
     const loaded = await loadRequest(context, projectId, input.name);
     return loaded.ok ? loaded.request : undefined;
   } catch {

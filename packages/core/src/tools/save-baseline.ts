@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import { loadRequest, sendSavedRequest, writeProjectText } from './api-testing/request-library';
-import { snapshotOf } from './api-testing/response-snapshot';
 import { BASELINES_FOLDER, requestNameSchema, statusExpected } from './api-testing/saved-request';
 import type { OutboundOptions } from '../net/outbound';
 import { inProject, projectIdInput } from './project-scope';
@@ -22,6 +20,9 @@ export function createSaveBaselineTool(outbound: OutboundOptions = {}): ToolSpec
     }),
     timeoutMs: 35_000,
     async execute({ name, project_id }, context) {
+      // The library's code loads with the first call, not at cold start.
+      const { loadRequest, sendSavedRequest, writeProjectText } = await import('./api-testing/request-library');
+      const { snapshotOf } = await import('./api-testing/response-snapshot');
       return inProject(
         project_id,
         context,

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { writeProjectText } from './api-testing/request-library';
 import { formatSavedRequest, parseSavedRequest, requestNameSchema, requestPath, savedRequestSchema } from './api-testing/saved-request';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
@@ -19,6 +18,8 @@ export const saveRequestTool = defineTool({
     project_id: projectIdInput,
   }),
   async execute({ name, replace = false, project_id, ...request }, context) {
+    // The library's code loads with the first call, not at cold start.
+    const { writeProjectText } = await import('./api-testing/request-library');
     return inProject(
       project_id,
       context,

@@ -1,4 +1,5 @@
 import type { OutboundOptions } from '../../net/outbound';
+import { mapLimit } from '../../projects/project-store';
 import type { ToolContext } from '../tool';
 import { extractErrorContext, linesAround } from './error-context';
 import { responseSnapshotSchema, type ResponseSnapshot } from './response-snapshot';
@@ -18,11 +19,11 @@ export type LibraryEntry = { name: string; path: string; request: SavedRequest }
 /** The project's saved requests, each parsed or with the error that names its file and field. */
 export async function listLibrary(context: ToolContext, projectId: string): Promise<{ entries: LibraryEntry[]; more: number }> {
   const paths = (await context.projects.list(projectId, 'files', REQUESTS_FOLDER)).map((o) => o.path).filter((p) => requestNameOf(p) !== undefined).sort();
-  const entries = await Promise.all(paths.slice(0, MAX_LIBRARY).map(async (path): Promise<LibraryEntry> => {
+  const entries = await mapLimit(paths.slice(0, MAX_LIBRARY), 16, async (path): Promise<LibraryEntry> => {
     const name = requestNameOf(path)!;
     const read = await readRequestFile(context, projectId, path);
     return read.ok ? { name, path, request: read.request } : { name, path, error: read.error };
-  }));
+  });
   return { entries, more: Math.max(0, paths.length - MAX_LIBRARY) };
 }
 
