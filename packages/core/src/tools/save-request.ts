@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { formatSavedRequest, parseSavedRequest, requestNameSchema, requestPath, savedRequestSchema } from './api-testing/saved-request';
+import { requestNameSchema, requestPath, savedRequestSchema } from './api-testing/saved-request';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 
@@ -20,6 +20,7 @@ export const saveRequestTool = defineTool({
   async execute({ name, replace = false, project_id, ...request }, context) {
     // The library's code loads with the first call, not at cold start.
     const { writeProjectText } = await import('./api-testing/request-library');
+    const { formatSavedRequest, parseSavedRequest } = await import('./api-testing/saved-request-file');
     return inProject(
       project_id,
       context,

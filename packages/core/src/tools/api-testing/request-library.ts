@@ -3,7 +3,8 @@ import { mapLimit } from '../../projects/project-store';
 import type { ToolContext } from '../tool';
 import { extractErrorContext, linesAround } from './error-context';
 import { responseSnapshotSchema, type ResponseSnapshot } from './response-snapshot';
-import { REQUESTS_FOLDER, parseSavedRequest, requestNameOf, requestPath, toHttpInput, type SavedRequest, type SavedRequestError } from './saved-request';
+import { REQUESTS_FOLDER, requestNameOf, requestPath, toHttpInput, type SavedRequest, type SavedRequestError } from './saved-request';
+import { parseSavedRequest } from './saved-request-file';
 import { mapFramesToProject, parseStackTrace } from './stack-trace';
 
 /** Most saved requests one project's library lists. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSavedRequest, parseSavedRequest } from './saved-request';
+import { formatSavedRequest, parseSavedRequest } from './saved-request-file';
 
 describe('parseSavedRequest', () => {
   it('reads a request and writes it back the same', () => {

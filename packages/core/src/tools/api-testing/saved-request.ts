@@ -1,7 +1,5 @@
-import { parseDocument, stringify } from 'yaml';
 import * as z from 'zod';
-import { HEADER_NAME, METHODS, httpRequestInputSchema, type HttpRequestInput } from '../http-request';
-import { mentionsSecret } from '../http-secrets';
+import { HEADER_NAME, METHODS, type HttpRequestInput } from '../http-request';
 
 /**
  * ZAP's library of saved requests: `requests/<name>.yaml` in a project (its Postman collection),
@@ -53,8 +51,6 @@ export interface SavedRequestError {
   message: string;
 }
 
-export type SavedRequestParse = { ok: true; request: SavedRequest } | { ok: false; error: SavedRequestError };
-
 /** The project path of a saved request. */
 export function requestPath(name: string): string {
   return `${REQUESTS_FOLDER}/${name}.yaml`;
@@ -64,28 +60,6 @@ export function requestPath(name: string): string {
 export function requestNameOf(path: string): string | undefined {
   const match = /^requests\/([^/]+)\.ya?ml$/.exec(path);
   return match && requestNameSchema.safeParse(match[1]).success ? match[1] : undefined;
-}
-
-/** Reads one `requests/*.yaml` file; never throws. The request part is checked as http_request checks its input. */
-export function parseSavedRequest(file: string, text: string): SavedRequestParse {
-  const fail = (field: string, message: string): SavedRequestParse => ({ ok: false, error: { file, field, message } });
-  const doc = parseDocument(text, { prettyErrors: false });
-  const syntax = doc.errors[0];
-  if (syntax) return fail('(file)', `invalid YAML: ${syntax.message.split('\n')[0]}`);
-  const value = doc.toJS() as unknown;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('(file)', 'must be a YAML mapping with at least method and url');
-  const parsed = savedRequestSchema.safeParse(value);
-  if (!parsed.success) return fail(...firstIssue(parsed.error));
-  // Refused here rather than at each run: http_request sends secrets in header values only.
-  if (mentionsSecret(parsed.data.url)) return fail('url', 'secrets can be referenced in header values only');
-  const { body } = parsed.data;
-  if (body !== undefined && mentionsSecret(typeof body === 'string' ? body : JSON.stringify(body))) return fail('body', 'secrets can be referenced in header values only');
-  const sendable = httpRequestInputSchema.safeParse(toHttpInput(parsed.data));
-  if (!sendable.success) {
-    const [field, message] = firstIssue(sendable.error);
-    return fail(field === 'json' ? 'body' : field, message);
-  }
-  return { ok: true, request: parsed.data };
 }
 
 /** The http_request input a saved request sends. */
@@ -100,24 +74,9 @@ export function toHttpInput(request: SavedRequest): HttpRequestInput {
   };
 }
 
-/** A saved request as YAML, the fields in their documented order. */
-export function formatSavedRequest(request: SavedRequest): string {
-  const ordered = Object.fromEntries(
-    (['description', 'method', 'url', 'headers', 'body', 'expected_status', 'ignore_fields', 'timeout_seconds'] as const)
-      .filter((key) => request[key] !== undefined)
-      .map((key) => [key, request[key]]),
-  );
-  return stringify(ordered, { lineWidth: 0 });
-}
-
 /** Whether a status is what the request expects; true when it expects nothing in particular. */
 export function statusExpected(request: SavedRequest, status: number): boolean {
   const expected = request.expected_status;
   if (expected === undefined) return true;
   return (Array.isArray(expected) ? expected : [expected]).includes(status);
-}
-
-function firstIssue(error: z.ZodError): [string, string] {
-  const issue = error.issues[0]!;
-  return [issue.path.map(String).join('.') || '(file)', issue.message];
 }
