@@ -343,8 +343,9 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
  * granted to the agent for this run only (a resumed run lists them again).
  */
 async function withFoundTools(deps: RunDeps, params: RunParams): Promise<{ deps: RunDeps; params: RunParams }> {
-  const found = deps.mcp ? await deps.mcp.toolsFor(params.agent).catch(() => []) : [];
-  if (params.planSteps?.length) found.push(createPlanProgressTool(params.planSteps));
+  const fromServers = deps.mcp ? await deps.mcp.toolsFor(params.agent).catch(() => []) : [];
+  // A run of a plan reports its progress through the plan's steps (see plan/progress.ts).
+  const found = params.planSteps?.length ? [...fromServers, createPlanProgressTool(params.planSteps)] : fromServers;
   if (found.length === 0) return { deps, params };
   const names = found.map((tool) => tool.name);
   return { deps: { ...deps, tools: deps.tools.extend(found) }, params: { ...params, agent: { ...params.agent, tools: [...params.agent.tools, ...names] } } };
