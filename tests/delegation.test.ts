@@ -150,7 +150,7 @@ describe('agents that delegate', () => {
     const results = events.filter((e) => e.type === 'tool_result') as Extract<StreamEvent, { type: 'tool_result' }>[];
     const [forbidden, invalid] = ['toolu_forbidden', 'toolu_invalid'].map((id) => results.find((r) => r.id === id));
     expect(forbidden).toMatchObject({ is_error: true, content: expect.stringContaining('zero may not delegate to "tester"') });
-    for (const allowed of ['cereal', 'phreak', 'nikon']) expect(forbidden!.content).toContain(allowed);
+    for (const allowed of ['cereal', 'phreak', 'nikon', 'zap']) expect(forbidden!.content).toContain(allowed);
     expect(invalid).toMatchObject({ is_error: true, content: expect.stringContaining('task') });
     expect(events.some((e) => e.type === 'agent_switch')).toBe(false);
     expect(h.fake.requests).toHaveLength(2);

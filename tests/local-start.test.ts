@@ -270,7 +270,7 @@ describe('npm start', () => {
         ANTHROPIC_BASE_URL: fake.url,
       });
       const agents = await agentsOf(zero);
-      expect(Object.keys(agents).sort()).toEqual(['cereal', 'nikon', 'phreak', 'zero']);
+      expect(Object.keys(agents).sort()).toEqual(['cereal', 'nikon', 'phreak', 'zap', 'zero']);
       for (const agent of Object.values(agents)) expect(agent.model).toBe('claude-haiku-4-5');
 
       fake.script({ text: 'Hello.' }, { text: 'Hello.' });

@@ -123,7 +123,7 @@ describe('the shipped agents', () => {
     const tools = new ToolRegistry(builtinTools());
     const { agents, errors } = await new DirAgentCatalog(join(import.meta.dirname, '..', 'agents'), { knownTools: tools.names() }).load();
     expect(errors).toEqual([]);
-    expect([...agents.keys()].sort()).toEqual(['cereal', 'nikon', 'phreak', 'zero']);
+    expect([...agents.keys()].sort()).toEqual(['cereal', 'nikon', 'phreak', 'zap', 'zero']);
     for (const agent of agents.values()) {
       expect(agent.warnings, agent.id).toEqual([]);
       expect(agent.role.length, agent.id).toBeGreaterThan(100);
@@ -137,8 +137,9 @@ describe('the shipped agents', () => {
       // An agent delegates exactly when it has rules to delegate by.
       expect(agent.tools.includes('delegate_agent'), agent.id).toBe(agent.delegation.length > 0);
     }
-    expect(agents.get('zero')!.delegation.map((r) => r.agent_id)).toEqual(['cereal', 'phreak', 'nikon']);
+    expect(agents.get('zero')!.delegation.map((r) => r.agent_id)).toEqual(['cereal', 'phreak', 'nikon', 'zap']);
     expect(agents.get('cereal')!.tools).toEqual(expect.arrayContaining(['get_analysis', 'read_file', 'grep', 'glob']));
     expect(agents.get('phreak')!.tools).toEqual(expect.arrayContaining(['web_search', 'web_fetch']));
+    expect(agents.get('zap')!.tools).toEqual(expect.arrayContaining(['list_requests', 'run_request', 'save_request', 'save_baseline', 'check_regression', 'parse_stack_trace', 'http_request']));
   });
 });

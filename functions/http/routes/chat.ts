@@ -21,7 +21,7 @@ function messageOf({ plan, message, ...rest }: ChatRequestBody): ChatRequest {
   if (!plan) return { ...rest, message: message! };
   const prompt = planPrompt(plan);
   if (prompt.length > MAX_MESSAGE_CHARS) throw tooLarge(`the plan makes a message of ${prompt.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, 'plan');
-  return { ...rest, agent_id: rest.agent_id ?? plan.agent, project_id: rest.project_id ?? plan.project, message: prompt };
+  return { ...rest, agent_id: rest.agent_id ?? plan.agent, project_id: rest.project_id ?? plan.project, message: prompt, ...((plan.steps ?? plan.instructions)?.length ? { plan_steps: plan.steps ?? plan.instructions } : {}) };
 }
 
 /** `POST /chat`: Zero's chat request, answered as SSE or, without `stream`, as one JSON body. */

@@ -42,6 +42,12 @@ import { readFileTool } from './tools/read-file';
 import { renderReportTool } from './tools/render-report';
 import { createWebFetchTool } from './tools/web-fetch';
 import { createHttpRequestTool } from './tools/http-request';
+import { listRequestsTool } from './tools/list-requests';
+import { createRunRequestTool } from './tools/run-request';
+import { saveRequestTool } from './tools/save-request';
+import { createSaveBaselineTool } from './tools/save-baseline';
+import { createCheckRegressionTool } from './tools/check-regression';
+import { parseStackTraceTool } from './tools/parse-stack-trace';
 import { dbQueryTool } from './tools/db-query';
 import { webSearchTool } from './tools/web-search';
 import { writeFileTool } from './tools/write-file';
@@ -187,6 +193,12 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
     memoryTool,
     createHttpRequestTool(options.outbound),
     dbQueryTool,
+    listRequestsTool,
+    createRunRequestTool(options.outbound),
+    saveRequestTool,
+    createSaveBaselineTool(options.outbound),
+    createCheckRegressionTool(options.outbound),
+    parseStackTraceTool,
   ];
 }
 

@@ -158,6 +158,12 @@ export class RunView {
       case 'handover':
         this.notice('(the run goes on in the background; following it)', 0);
         break;
+      case 'plan_progress': {
+        this.flushText();
+        const mark = event.status === 'done' ? this.c.green('✓') : event.status === 'failed' ? this.c.red('✗') : this.c.yellow('▸');
+        this.line(`${mark} plan step ${event.step}/${event.steps} ${event.status}: ${event.title}${event.note ? ` ${this.c.dim(`— ${event.note}`)}` : ''}`, depth);
+        break;
+      }
       case 'error':
         this.endStep(runId ?? '');
         this.flushText();

@@ -28,8 +28,11 @@ describe('plan files', () => {
 
   it('becomes the prompt of the CLI-agent design', () => {
     expect(planPrompt({ goal: 'Audit', context: ['Node 20', 'Express 4'], steps: ['Read', 'Report'] })).toBe(
-      'You are assisting with the following task:\n\nGOAL:\nAudit\n\nCONTEXT:\n- Node 20\n- Express 4\n\nINSTRUCTIONS (follow as guidance):\n1. Read\n2. Report',
+      'You are assisting with the following task:\n\nGOAL:\nAudit\n\nCONTEXT:\n- Node 20\n- Express 4\n\nINSTRUCTIONS (follow as guidance):\n1. Read\n2. Report\n\n' +
+        'PROGRESS: call plan_progress with a step\'s number and "started" when you begin it, then "done" or "failed" when it ends.',
     );
+    // A plan without steps has nothing to report progress on.
+    expect(planPrompt({ goal: 'Audit' })).toBe('You are assisting with the following task:\n\nGOAL:\nAudit');
   });
 
   it('names the field and the line of what is wrong', () => {

@@ -9,7 +9,10 @@ export function planPrompt(plan: Plan): string {
   const context = contextText(plan.context);
   if (context) parts.push(`CONTEXT:\n${context}`);
   const steps = plan.steps ?? plan.instructions;
-  if (steps?.length) parts.push(`INSTRUCTIONS (follow as guidance):\n${steps.map((step, i) => `${i + 1}. ${step}`).join('\n')}`);
+  if (steps?.length) {
+    parts.push(`INSTRUCTIONS (follow as guidance):\n${steps.map((step, i) => `${i + 1}. ${step}`).join('\n')}`);
+    parts.push('PROGRESS: call plan_progress with a step\'s number and "started" when you begin it, then "done" or "failed" when it ends.');
+  }
   return parts.join('\n\n');
 }
 

@@ -6,6 +6,7 @@ import type { MessageParam } from '../model/provider';
 import type { ModelTiers } from '../model/aliases';
 import type { LogRecord, NewLogRecord } from '../store/records';
 import { memoryIndexFor } from '../memory/session-memory';
+import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
 import { finalText, textOf, toMessages } from './history';
 import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';
@@ -181,6 +182,7 @@ export class RunDelegator implements Delegator {
         delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
         confirmLease: scope.confirmLease,
         memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
+        frameworkHints: await frameworkHintsFor(scope.deps.projects, target, scope.projectId),
       },
       emit,
     );

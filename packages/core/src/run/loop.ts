@@ -18,6 +18,7 @@ import { toolResultContent, withConversationBreakpoint } from './history';
 import type { BudgetHold, RunBudget } from './budget';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
+import { PLAN_PROGRESS_TOOL, createPlanProgressTool, progressOf } from '../plan/progress';
 import { buildSystemPrompt } from './prompt';
 import { redact } from './redact';
 import { stopReason } from './stop-reasons';
@@ -98,6 +99,10 @@ export interface RunParams {
   }) => Promise<{ messages: MessageParam[]; usage: Usage; turns: number; tokensAfter: number } | undefined>;
   /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
   memory?: MemoryIndex;
+  /** The project's framework hints for an API tester's prompt (see `tools/api-testing/framework-hints.ts`); absent for other agents. */
+  frameworkHints?: string;
+  /** The steps of the plan the run's message was made from: the run gets the plan_progress tool (see `plan/progress.ts`). */
+  planSteps?: readonly string[];
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -145,6 +150,7 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
     voice: params.voice,
     projectId: params.projectId,
     memory: params.memory,
+    frameworkHints: params.frameworkHints,
     tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });
   const gauge = new ContextGauge(sizeOf(system) + sizeOf(toolDefinitions));
@@ -218,6 +224,8 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
           agent_id: agent.id,
           run_id: runId,
         });
+        const progress = call.name === PLAN_PROGRESS_TOOL && !result.is_error && params.planSteps ? progressOf(call.input, params.planSteps) : undefined;
+        if (progress) emit({ type: 'plan_progress', ...progress, agent_id: agent.id, run_id: runId });
         return { type: 'tool_result' as const, tool_use_id: call.id, content: toolResultContent(result.content, result.images), ...(result.is_error ? { is_error: true } : {}) };
       }),
     );
@@ -359,7 +367,9 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
  * granted to the agent for this run only (a resumed run lists them again).
  */
 async function withFoundTools(deps: RunDeps, params: RunParams): Promise<{ deps: RunDeps; params: RunParams }> {
-  const found = deps.mcp ? await deps.mcp.toolsFor(params.agent).catch(() => []) : [];
+  const fromServers = deps.mcp ? await deps.mcp.toolsFor(params.agent).catch(() => []) : [];
+  // A run of a plan reports its progress through the plan's steps (see plan/progress.ts).
+  const found = params.planSteps?.length ? [...fromServers, createPlanProgressTool(params.planSteps)] : fromServers;
   if (found.length === 0) return { deps, params };
   const names = found.map((tool) => tool.name);
   return { deps: { ...deps, tools: deps.tools.extend(found) }, params: { ...params, agent: { ...params.agent, tools: [...params.agent.tools, ...names] } } };

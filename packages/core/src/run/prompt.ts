@@ -12,6 +12,8 @@ export interface PromptInput {
   tools: { name: string; description: string }[];
   /** The agent's memory store, when its file sets `memory:`: listed (paths and sizes), never read into the prompt. */
   memory?: MemoryIndex;
+  /** The project's framework hints section, for an API tester (see `tools/api-testing/framework-hints.ts`). */
+  frameworkHints?: string;
 }
 
 const NEUTRAL_VOICE = 'Write plainly and precisely. No persona, no jokes; lead with the answer, then the evidence.';
@@ -22,7 +24,7 @@ const NEUTRAL_VOICE = 'Write plainly and precisely. No persona, no jokes; lead w
  * project). Each ends at a prompt-cache breakpoint, so a change of voice or
  * project keeps the first block cached.
  */
-export function buildSystemPrompt({ agent, voice, projectId, tools, memory }: PromptInput): TextBlockParam[] {
+export function buildSystemPrompt({ agent, voice, projectId, tools, memory, frameworkHints }: PromptInput): TextBlockParam[] {
   const stable: string[] = [`You are ${agent.name}, an agent of Zero. ${agent.description}${agent.domain ? `\nYour domain: ${agent.domain}.` : ''}`];
   if (agent.role) stable.push(`## Role\n${agent.role}`);
   if (agent.capabilities.length) stable.push(`## Capabilities\n${list(agent.capabilities)}`);
@@ -56,6 +58,7 @@ export function buildSystemPrompt({ agent, voice, projectId, tools, memory }: Pr
       ? `## Project\nThis conversation is about the project "${projectId}". File and analysis tools default to it.`
       : '## Project\nNo project is selected for this conversation.',
   );
+  if (frameworkHints) session.push(frameworkHints);
   if (memory) session.push(memorySection(memory));
 
   return [

@@ -1,3 +1,4 @@
+import { PLAN_PROGRESS_TOOL } from '../plan/progress';
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '../agent/catalog';
 import type { EventPosition } from '../events/ids';
@@ -39,7 +40,7 @@ export interface AcceptedMessage {
 export async function acceptMessage(deps: SessionRunnerDeps, request: ChatRequest, user: User): Promise<AcceptedMessage> {
   // A client tool may not take the name of a tool Zero runs: the model could not tell them apart.
   request.client_tools?.forEach((tool, i) => {
-    if (deps.tools.names().has(tool.name)) throw invalidField(`client_tools.${i}.name`, `"${tool.name}" is the name of one of Zero's tools`);
+    if (deps.tools.names().has(tool.name) || tool.name === PLAN_PROGRESS_TOOL) throw invalidField(`client_tools.${i}.name`, `"${tool.name}" is the name of one of Zero's tools`);
   });
   // A suspended user, a spent budget, a session over its message rate: refused before anything is written.
   await admitMessage(deps, user.id, request.session_id);
@@ -64,6 +65,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     voice_mode: request.voice_mode,
     model: request.model,
     ...(request.client_tools?.length ? { client_tools: request.client_tools } : {}),
+    ...(request.plan_steps?.length ? { plan_steps: request.plan_steps } : {}),
     ...(request.thinking !== undefined ? { thinking_budget: request.thinking === false ? 0 : request.thinking.budget_tokens } : {}),
     at: new Date().toISOString(),
   };

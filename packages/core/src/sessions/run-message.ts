@@ -9,6 +9,7 @@ import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
 import type { ActiveRunBudget } from '../run/budget';
 import { memoryIndexFor } from '../memory/session-memory';
+import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { resolveRunSetup } from '../run/run-setup';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
@@ -176,6 +177,7 @@ export async function runMessage(
           voice_mode: voice,
           ...(message.client_tools?.length ? { client_tools: message.client_tools } : {}),
           ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
+          ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
         },
         messageId,
       );
@@ -232,12 +234,14 @@ export async function runMessage(
         requestApproval,
         clientTools: message ? message.client_tools : spec.record.client_tools,
         thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
+        planSteps: message ? message.plan_steps : spec.record.plan_steps,
         callClientTool,
         confirmLease,
         settle,
         announce,
         compact,
         memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
+        frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
       },
       emit,
     );

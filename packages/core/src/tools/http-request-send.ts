@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import type { OutboundOptions } from '../net/outbound';
+import type { FetchedResponse, OutboundOptions } from '../net/outbound';
 import { SecretScrubber } from '../run/secret-scrubber';
 import { mentionsSecret, resolveSecrets } from './http-secrets';
 import {
@@ -24,20 +24,64 @@ import type { ToolOutput } from './tool';
  * the call again): a request that may change something carries a key derived from it.
  */
 export async function runHttpRequest(input: HttpRequestInput, outbound: OutboundOptions, signal: AbortSignal, idempotencyKey?: string): Promise<ToolOutput> {
+  const sent = await exchangeHttpRequest(input, outbound, signal, idempotencyKey);
+  return sent.ok ? sent.exchange.text : { content: sent.error, is_error: true };
+}
+
+/** A response as http_request received it, every secret the request named scrubbed from it (headers and body included). */
+export interface HttpExchange {
+  method: string;
+  /** The final URL (after redirects). */
+  url: string;
+  status: number;
+  /** Names in lower case. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The media type, lower case, without parameters. */
+  contentType: string;
+  /** The body as UTF-8 text (empty for HEAD). */
+  body: string;
+  /** The exchange as http_request shows it to the model. */
+  text: string;
+}
+
+/**
+ * Sends a request through http_request's code: the same input checks, secret rules and outbound guard.
+ * Must not throw: a refusal or failure is `{ ok: false, error }`, naming the field at fault.
+ * Tools that keep or compare responses (ZAP's baselines) use it; what they keep is already scrubbed.
+ */
+export async function exchangeHttpRequest(
+  input: HttpRequestInput,
+  outbound: OutboundOptions,
+  signal: AbortSignal,
+  idempotencyKey?: string,
+): Promise<{ ok: true; exchange: HttpExchange } | { ok: false; error: string }> {
   const secrets = new SecretScrubber();
   try {
-    return secrets.scrub(await send(input, secrets, outbound, signal, idempotencyKey));
+    const response = await send(input, secrets, outbound, signal, idempotencyKey);
+    const type = response.contentType.split(';')[0]!.trim().toLowerCase();
+    return {
+      ok: true,
+      exchange: {
+        method: input.method,
+        url: response.url,
+        status: response.status,
+        headers: secrets.scrubJson(response.headers),
+        contentType: type,
+        body: input.method === 'HEAD' ? '' : secrets.scrub(response.body.toString('utf8')),
+        text: secrets.scrub(describeResponse(input, response, type)),
+      },
+    };
   } catch (error) {
     // An error message may quote what went on the wire.
-    return { content: secrets.scrub(error instanceof RequestError ? error.message : `Could not complete ${input.method} ${input.url}: ${(error as Error).message}`), is_error: true };
+    return { ok: false, error: secrets.scrub(error instanceof RequestError ? error.message : `Could not complete ${input.method} ${input.url}: ${(error as Error).message}`) };
   }
 }
 
 /** A refusal that names the input field at fault. */
 class RequestError extends Error {}
 
-async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: OutboundOptions, signal: AbortSignal, idempotencyKey: string | undefined): Promise<string> {
-  const { method, max_chars = DEFAULT_MAX_CHARS, timeout_seconds = DEFAULT_TIMEOUT_S } = input;
+async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: OutboundOptions, signal: AbortSignal, idempotencyKey: string | undefined): Promise<FetchedResponse> {
+  const { method, timeout_seconds = DEFAULT_TIMEOUT_S } = input;
   const url = new URL(input.url);
   // Secrets go in headers only: a URL or body is logged and echoed by servers far more often.
   if (mentionsSecret(input.url)) throw new RequestError('url: secrets can be referenced in header values only.');
@@ -61,15 +105,17 @@ async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: 
   if (input.json !== undefined && !has('content-type')) headers['content-type'] = 'application/json';
 
   const { OutboundBlockedError, guardedFetch } = await import('../net/outbound');
-  let response;
   try {
-    response = await guardedFetch(url.href, { ...outbound, method, headers, body, sensitiveHeaders: withSecrets, maxBytes: MAX_BYTES, timeoutMs: timeout_seconds * 1000, signal });
+    return await guardedFetch(url.href, { ...outbound, method, headers, body, sensitiveHeaders: withSecrets, maxBytes: MAX_BYTES, timeoutMs: timeout_seconds * 1000, signal });
   } catch (error) {
     if (OutboundBlockedError.isInstance(error)) throw new RequestError(`url refused: ${error.message}. Nothing was sent.`);
     throw error;
   }
+}
 
-  const type = response.contentType.split(';')[0]!.trim().toLowerCase();
+/** The exchange as the model reads it: status line, fenced headers and body, and notes on anything cut. */
+function describeResponse(input: HttpRequestInput, response: FetchedResponse, type: string): string {
+  const { method, max_chars = DEFAULT_MAX_CHARS, timeout_seconds = DEFAULT_TIMEOUT_S } = input;
   const notes: string[] = [];
   let text = describeBody(method, type, response.body);
   if (text.length > max_chars) {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { budgetScopeSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
+import { planStepStatusSchema } from './plan';
 
 /**
  * Fields that tag an event with the agent and run that produced it. A child run
@@ -119,6 +120,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     budget: budgetScopeSchema.optional(),
   }),
   z.object({ type: z.literal('error'), code: z.string(), message: z.string(), ...origin }),
+  /** A plan's step started, done or failed (a run of a plan, see `plan/progress.ts`); `step` is 1-based, of `steps`. */
+  z.object({ type: z.literal('plan_progress'), step: z.number().int().positive(), steps: z.number().int().positive(), title: z.string(), status: planStepStatusSchema, note: z.string().optional(), ...origin }),
 ]);
 export type StreamEvent = z.infer<typeof streamEventSchema>;
 export type StreamEventType = StreamEvent['type'];

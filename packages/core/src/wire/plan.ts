@@ -1,11 +1,18 @@
 import * as z from 'zod';
 import { projectIdSchema } from './fields';
 
+/** A plan's steps: how to go about it, in order. */
+export const planStepsSchema = z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100);
+
+/** Where a run is in its plan: a step started, done or failed (the `plan_progress` event and log record). */
+export const planStepStatusSchema = z.enum(['started', 'done', 'failed']);
+export type PlanStepStatus = z.infer<typeof planStepStatusSchema>;
+
 /**
  * A plan: a task written down ahead (a file for `zero run --plan`, or the
  * `plan` of `POST /chat`), turned by the server into the run's message.
  */
-const stepsSchema = z.array(z.string().trim().min(1, 'must not be empty').max(10_000)).max(100);
+const stepsSchema = planStepsSchema;
 
 export const planSchema = z
   .strictObject({

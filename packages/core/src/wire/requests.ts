@@ -9,7 +9,7 @@ import {
   voiceModeSchema,
   thinkingRequestSchema,
 } from './fields';
-import { planSchema } from './plan';
+import { planSchema, planStepsSchema } from './plan';
 
 const id = sessionIdSchema;
 const agentId = z.string().min(1).max(64);
@@ -65,11 +65,15 @@ export const chatMessageSchema = z.strictObject({
   client_tools: clientTools.optional(),
   /** Extended thinking for this message's run, over the agent's and the deployment's: a budget, or `false` for none. */
   thinking: thinkingRequestSchema.optional(),
+  /** The steps of the plan the message was made from (see `plan/progress.ts`): the run reports its progress through them. */
+  plan_steps: planStepsSchema.optional(),
 });
 export type ChatRequest = z.infer<typeof chatMessageSchema>;
 
 /** The body of `POST /api/v2/chat`: a `message`, or a `plan` (goal, context, steps) the server turns into one. */
 export const chatRequestSchema = chatMessageSchema
+  // A plan's steps come with its plan.
+  .omit({ plan_steps: true })
   .extend({ message: chatMessageSchema.shape.message.optional(), plan: planSchema.optional() })
   .superRefine((body, ctx) => {
     if (body.message === undefined && body.plan === undefined) ctx.addIssue({ code: 'custom', path: ['message'], message: 'is required (or send a plan)' });

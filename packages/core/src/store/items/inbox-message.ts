@@ -24,6 +24,8 @@ export const inboxMessageSchema = z.object({
   /** The message's own thinking budget (0: off), over the agent's. */
   thinking_budget: z.number().int().nonnegative().optional(),
   client_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() })).optional(),
+  /** The steps of the plan the message was made from (see the `user_message` record). */
+  plan_steps: z.array(z.string()).optional(),
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;

@@ -48,6 +48,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     client_tools: z.array(clientToolRecord).optional(),
     /** The message's own thinking budget (0: off), over the agent's: a resumed run thinks as the message asked. */
     thinking_budget: z.number().int().nonnegative().optional(),
+    /** The steps of the plan the message was made from: the run reports its progress through them (see `plan/progress.ts`). */
+    plan_steps: z.array(z.string()).optional(),
   }),
   z.object({
     ...base,
