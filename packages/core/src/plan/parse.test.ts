@@ -20,7 +20,8 @@ describe('plan files', () => {
     expect(yaml).toEqual({ ok: true, plan });
     expect(json).toEqual({ ok: true, plan });
     expect(planPrompt(plan)).toBe(
-      'You are assisting with the following task:\n\nGOAL:\nGenerate API documentation\n\nCONTEXT:\n- Directory: src/api/\n\nINSTRUCTIONS (follow as guidance):\n1. List all API endpoint files\n2. Extract function signatures',
+      'You are assisting with the following task:\n\nGOAL:\nGenerate API documentation\n\nCONTEXT:\n- Directory: src/api/\n\nINSTRUCTIONS (follow as guidance):\n1. List all API endpoint files\n2. Extract function signatures\n\n' +
+        'PROGRESS: call plan_progress with a step\'s number and "started" when you begin it, then "done" or "failed" when it ends.',
     );
     expect(parsePlan('goal: g\nsteps: [a]\ninstructions: [b]\n', 'yaml')).toMatchObject({ ok: false, error: { field: 'instructions', line: 3, message: expect.stringContaining('not both') } });
     expect(parsePlan('goal: g\ncontext:\n  nested: {deep: 1}\n', 'yaml')).toMatchObject({ ok: false, error: { field: expect.stringMatching(/^context/) } });
