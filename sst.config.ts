@@ -142,10 +142,14 @@ export default $config({
 
     // The sandbox function (the `lambda` kind of environment, see the README's "Environments"): every
     // run_command and bash command runs here, never in the API or the worker. Its role may do nothing
-    // (not even write logs: the command's output goes back in the answer), it has no link, no secret
-    // and no VPC, so a command that breaks its limits finds nothing to use; Firecracker is the boundary.
+    // (not even write logs: the command's output goes back in the answer), it has no link and no
+    // secret, so a command that breaks its limits finds nothing to use; Firecracker is the boundary.
+    // It is outside any VPC: commands have the internet's network (there is nothing to send).
     const sandboxFunction = new sst.aws.Function('Sandbox', {
       handler: 'functions/sandbox.handler',
+      // An execution environment's processes are this function's alone: after each command, kill
+      // every process the runtime did not start with, so none runs on into the next invocation.
+      environment: { ZERO_SANDBOX_REAP: '1' },
       runtime: 'nodejs22.x',
       architecture: 'arm64',
       // 2048 MB (~1.2 vCPU): test suites and builds are CPU-bound; the README prices a command at this size.

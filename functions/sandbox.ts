@@ -1,10 +1,18 @@
-import { runSandboxEvent } from '@zero/core/environments/lambda-handler';
+import { runSandboxEvent, strayReaperFromEnv } from '@zero/core/environments/lambda-handler';
+
+/**
+ * The processes present when the module loads are the runtime's own; with ZERO_SANDBOX_REAP=1 (set
+ * by sst.config.ts: a Lambda execution environment's process table is this function's alone) every
+ * other process is killed after each command, so none outlives its invocation.
+ */
+const reaper = strayReaperFromEnv();
 
 /**
  * The sandbox function (the `lambda` kind of environment): runs one command over a working copy
- * passed in the event, with /tmp wiped before and after, and answers with the outcome and the
- * changed files. Deployed with no links, no permissions, no secret and no VPC (sst.config.ts).
+ * passed in the event, with /tmp wiped before and after and every process the command left killed,
+ * and answers with the outcome and the changed files. Deployed with no links, no permissions and no
+ * secret (sst.config.ts); outside any VPC, so it has the internet's network.
  */
 export async function handler(event: unknown) {
-  return runSandboxEvent(event, { root: process.env.ZERO_SANDBOX_ROOT || '/tmp' });
+  return runSandboxEvent(event, { root: process.env.ZERO_SANDBOX_ROOT || '/tmp', reaper });
 }

@@ -163,12 +163,13 @@ describe('the SST program', () => {
     }
   });
 
-  it('declares the sandbox function with a role that may do nothing, no link, no secret in its environment, no VPC', () => {
+  it('declares the sandbox function with a role that may do nothing, no link, no secret in its environment, no VPC, stray processes reaped', () => {
     const fn = sandboxFunction();
     expect(fn.inputs).toMatchObject({ runtime: 'nodejs22.x', architectures: ['arm64'], timeout: 300, memorySize: 2048 });
     expect(fn.inputs.vpcConfig).toBeUndefined();
     const env = (fn.inputs.environment?.variables ?? {}) as Record<string, string>;
-    expect(Object.keys(env).filter((name) => !['SST_KEY', 'SST_KEY_FILE', 'SST_RESOURCE_App'].includes(name))).toEqual([]);
+    // Only the switch that lets it kill what a command left running (its process table is its own).
+    expect(Object.fromEntries(Object.entries(env).filter(([name]) => !['SST_KEY', 'SST_KEY_FILE', 'SST_RESOURCE_App'].includes(name)))).toEqual({ ZERO_SANDBOX_REAP: '1' });
     expect(JSON.stringify(fn.inputs)).not.toContain('sk-ant-mock');
     const build = program.builds.find((b) => b.functionID === 'Sandbox')!;
     expect(build.files).toContain('functions/sandbox.mjs');

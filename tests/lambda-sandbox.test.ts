@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS, LambdaSandbox } from '@zero/core';
@@ -15,26 +16,36 @@ const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const CANARY_SECRET = `canary-secret-${randomBytes(6).toString('hex')}`;
 
 /**
- * A loopback stand-in for Lambda's Invoke API: each invocation of the sandbox function runs
- * functions/sandbox.ts's handler in a fresh process whose environment is what the deployed
- * function has (no links, no secret: PATH and the runtime's own variables), as Lambda would.
+ * A loopback stand-in for Lambda's Invoke API over one warm execution environment: a single process
+ * runs functions/sandbox.ts's handler for invocation after invocation, as Lambda reuses a thawed
+ * environment. Its environment is what the deployed function has (no links, no secret: PATH, the
+ * runtime's own variables and ZERO_SANDBOX_REAP), and like a microVM it has a process table of its
+ * own: a new pid namespace (bubblewrap, the rest of the filesystem as it is), so the handler's
+ * reaping sees only its own processes.
  */
 async function fakeLambda(sandboxRoot: string) {
   const environments: Record<string, string>[] = [];
-  const invoke = (payload: string) =>
-    new Promise<string>((resolve, reject) => {
-      const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', AWS_LAMBDA_FUNCTION_NAME: 'zero-sandbox', AWS_REGION: 'us-east-1', ZERO_SANDBOX_ROOT: sandboxRoot };
-      environments.push(env);
-      const script = `import { handler } from ${JSON.stringify(pathToFileURL(join(root, 'functions/sandbox.ts')).href)};
-let input = ''; process.stdin.on('data', (c) => (input += c)); process.stdin.on('end', async () => process.stdout.write(JSON.stringify(await handler(JSON.parse(input)))));`;
-      const child = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (c) => (out += c));
-      child.stderr.on('data', (c) => (err += c));
-      child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`handler exited ${code}: ${err}`))));
-      child.stdin.end(payload);
+  const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', AWS_LAMBDA_FUNCTION_NAME: 'zero-sandbox', AWS_REGION: 'us-east-1', ZERO_SANDBOX_ROOT: sandboxRoot, ZERO_SANDBOX_REAP: '1' };
+  environments.push(env);
+  const script = `import { handler } from ${JSON.stringify(pathToFileURL(join(root, 'functions/sandbox.ts')).href)};
+import { createInterface } from 'node:readline';
+for await (const line of createInterface({ input: process.stdin })) process.stdout.write(JSON.stringify(await handler(JSON.parse(line))) + '\\n');`;
+  const child = spawn('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--', process.execPath, '--import', tsx, '--input-type=module', '-e', script], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (c) => (err += c));
+  const answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  let queue = Promise.resolve();
+  // One invocation at a time, as one execution environment serves them.
+  const invoke = (payload: string) => {
+    const answer = queue.then(async () => {
+      child.stdin.write(JSON.stringify(JSON.parse(payload)) + '\n');
+      const next = await answers.next();
+      if (next.done) throw new Error(`handler exited ${child.exitCode}: ${err}`);
+      return next.value;
     });
+    queue = answer.then(() => undefined, () => undefined);
+    return answer;
+  };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -47,7 +58,13 @@ let input = ''; process.stdin.on('data', (c) => (input += c)); process.stdin.on(
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, environments, close: () => new Promise((resolve) => server.close(resolve)) };
+  const close = async () => {
+    const exited = child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
+    child.stdin.end();
+    await exited;
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, environments, close };
 }
 
 describe('the lambda kind: the sandbox function invoked as Lambda would, through its client', () => {
@@ -88,8 +105,8 @@ describe('the lambda kind: the sandbox function invoked as Lambda would, through
     expect(names).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'SHLVL', 'TMPDIR', '_']);
     expect(outcome.stdout.text).not.toContain(CANARY_SECRET);
     // The function's own environment (its parent's) is what Lambda gives a function with no links.
-    expect(parent).not.toMatch(/SECRET|TOKEN|KEY|ANTHROPIC|ZERO_(?!SANDBOX_ROOT)/);
-    for (const env of lambda.environments) expect(Object.keys(env).sort()).toEqual(['AWS_LAMBDA_FUNCTION_NAME', 'AWS_REGION', 'LANG', 'PATH', 'ZERO_SANDBOX_ROOT']);
+    expect(parent).not.toMatch(/SECRET|TOKEN|KEY|ANTHROPIC|ZERO_(?!SANDBOX_(ROOT|REAP))/);
+    for (const env of lambda.environments) expect(Object.keys(env).sort()).toEqual(['AWS_LAMBDA_FUNCTION_NAME', 'AWS_REGION', 'LANG', 'PATH', 'ZERO_SANDBOX_REAP', 'ZERO_SANDBOX_ROOT']);
   });
 
   it('wipes /tmp for every invocation: what one command left there the next never sees', async () => {
@@ -100,11 +117,43 @@ describe('the lambda kind: the sandbox function invoked as Lambda would, through
     expect(await readdir(sandboxRoot)).toEqual(['tmp']);
   });
 
+  it('leaves no process of a command alive after its invocation: a detached loop cannot read or change the next invocation\'s copy', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'zero-lambda-outside-'));
+    const next = await mkdtemp(join(tmpdir(), 'zero-lambda-next-'));
+    try {
+      await writeFile(join(next, 'secret.txt'), `${CANARY_SECRET}\n`);
+      // The reviewer's attack: a loop out of the command's process group (setsid) that waits for the
+      // next invocation's files, copies them out and plants one. It writes its pid first.
+      const stray = `while :; do if [ -e "$HOME/secret.txt" ]; then cp "$HOME/secret.txt" ${outside}/; echo X > "$HOME/planted.txt"; fi; done`;
+      const first = await sandbox.run({
+        command: { script: `setsid sh -c 'echo $$ > ${outside}/pid; ${stray}' </dev/null >/dev/null 2>&1 & while [ ! -s ${outside}/pid ]; do :; done; echo started` },
+        workingCopy: copy,
+        limits: DEFAULT_SANDBOX_LIMITS,
+      });
+      expect(first).toMatchObject({ exitCode: 0, stdout: { text: 'started\n' } });
+      const pid = readFileSync(join(outside, 'pid'), 'utf8').trim();
+      // The next invocation waits until the loop has planted its file or is gone, whichever comes first.
+      const second = await sandbox.run({ command: { script: `while kill -0 ${pid} 2>/dev/null && [ ! -e planted.txt ]; do :; done; ls` }, workingCopy: next, limits: DEFAULT_SANDBOX_LIMITS });
+      expect(second).toMatchObject({ exitCode: 0, stdout: { text: 'secret.txt\n' } });
+      expect(readdirSync(next)).toEqual(['secret.txt']);
+      expect(readdirSync(outside)).toEqual(['pid']);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+      await rm(next, { recursive: true, force: true });
+    }
+  });
+
   it('applies the limits: a timeout kills the command and what it started in its group; a file over the disk limit is cut', async () => {
     const timed = await sandbox.run({ command: { script: 'sleep 30 & sleep 30' }, workingCopy: copy, limits: { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 500 } });
     expect(timed).toMatchObject({ timedOut: true });
     const big = await sandbox.run({ command: { script: 'head -c 3000000 /dev/zero > big.bin; stat -c %s big.bin' }, workingCopy: copy, limits: { ...DEFAULT_SANDBOX_LIMITS, diskBytes: 1024 * 1024 } });
     expect(big.stdout.text).toBe(`${1024 * 1024}\n`);
+  });
+
+  it('reaps only where told its process table is its own (ZERO_SANDBOX_REAP=1, set on the deployed function), never on a shared machine', async () => {
+    const { strayReaperFromEnv } = await import('@zero/core/environments/lambda-handler');
+    expect(strayReaperFromEnv({})).toBeUndefined();
+    expect(strayReaperFromEnv({ ZERO_SANDBOX_REAP: 'true' })).toBeUndefined();
   });
 
   it('refuses a malformed event with an error naming the field', async () => {

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_LIMITS, LocalSandbox, ToolRegistry, createBashTool, createRunCommandTool, type ToolContext } from '@zero/core';
+import { DEFAULT_SANDBOX_LIMITS, HIDDEN_UNDER_USR, LocalSandbox, ToolRegistry, createBashTool, createRunCommandTool, type ToolContext } from '@zero/core';
 import { startHarness, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';
 import { modelCalls } from './support/tool-calls';
@@ -111,6 +111,21 @@ describe('the local sandbox holds against the escapes of issue 28 (bash and run_
     expect(await new LocalSandbox().availability()).toMatchObject({ ok: true });
     const listed = await run('bash', 'ls; echo "$HOME"; id -u');
     expect(listed).toMatchObject({ is_error: false, content: expect.stringContaining('readme.md\nsrc\n/workspace\n1000\n') });
+  });
+
+  it('covers /usr/local/etc, /usr/src and the like with an empty folder: the host\'s npmrc or app folder is not there', async () => {
+    const entries = () => HIDDEN_UNDER_USR.filter((folder) => existsSync(folder) && readdirSync(folder).length > 0);
+    // The host must have something there to hide (this machine has /usr/local/etc/npmrc); else plant one.
+    const canary = entries().length === 0 ? `/usr/src/zero-test-canary-${randomBytes(4).toString('hex')}` : undefined;
+    if (canary) await mkdir(canary, { recursive: true });
+    try {
+      const covered = entries();
+      expect(covered.length).toBeGreaterThan(0);
+      const listed = await run('bash', `for d in ${covered.join(' ')}; do echo "[$d]"; ls -A "$d"; done; cat /usr/local/etc/npmrc; ls /usr/bin/env`);
+      expect(listed.content).toContain(`--- stdout ---\n${covered.map((d) => `[${d}]\n`).join('')}/usr/bin/env\n`);
+    } finally {
+      if (canary) await rm(canary, { recursive: true, force: true });
+    }
   });
 
   // The attack of issue 28, word for word: /proc listed through -fprintf, read through -files0-from.

@@ -1,5 +1,5 @@
 /** Environments: where commands run. One Sandbox interface; the `local` (bubblewrap) and `lambda` kinds. */
 export * from './sandbox';
-export { LocalSandbox, SANDBOX_WORKSPACE, type LocalSandboxOptions } from './local/bubblewrap';
+export { HIDDEN_UNDER_USR, LocalSandbox, SANDBOX_WORKSPACE, type LocalSandboxOptions } from './local/bubblewrap';
 export { createSandbox, sandboxOptionsFromEnv, type SandboxOptions } from './create-sandbox';
 export { LambdaSandbox, type LambdaSandboxOptions } from './lambda/lambda-sandbox';

@@ -5,26 +5,36 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { extractTarGz } from '../../projects/archive';
 import { runProgram } from '../../tools/command/spawn';
+import type { StrayProcessReaper } from './reaper';
 import { filesOf, MAX_CHANGES_BASE64, sandboxEventSchema, type SandboxResult } from './wire';
+
+export { StrayProcessReaper, strayReaperFromEnv } from './reaper';
 
 const PATH = '/usr/local/bin:/usr/bin:/bin';
 
 export interface SandboxHandlerOptions {
   /** The folder wiped before every command and holding the working copy: Lambda's /tmp. */
   root: string;
+  /**
+   * Kills what a command left running once it ends (and anything left before the next starts), so
+   * no process outlives its invocation. Only where the process table is the function's alone.
+   */
+  reaper?: Pick<StrayProcessReaper, 'reap'>;
 }
 
 /**
  * The sandbox function's work for one invocation: wipe `root` (Lambda's /tmp, the only writable
  * place), unpack the working copy into it, run the command with PATH, HOME and LANG only (and what
  * the tool gives) under its limits, and answer with its outcome and every file it changed, created
- * or deleted. The function has no role permissions, no secret and no VPC: Firecracker is the
- * boundary, and a command that escapes its limits finds nothing worth stealing.
+ * or deleted. With a reaper, every process the command started (even one that left its process
+ * group) is killed before its files are read, so none runs on into a later invocation. The function
+ * has no role permissions and no secret: Firecracker is the boundary.
  */
 export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptions): Promise<SandboxResult | { error: string }> {
   const parsed = sandboxEventSchema.safeParse(raw);
   if (!parsed.success) return { error: `invalid sandbox event: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ')}` };
   const event = parsed.data;
+  await options.reaper?.reap();
   await wipe(options.root);
   const copy = join(options.root, 'workspace');
   await mkdir(copy, { recursive: true });
@@ -54,6 +64,8 @@ export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptio
     env: { ...(event.env ?? {}), PATH, HOME: copy, LANG: 'C.UTF-8', TMPDIR: join(options.root, 'tmp') },
     limits: { timeoutMs: limits.timeoutMs, maxStdoutBytes: limits.maxStdoutBytes, maxStderrBytes: limits.maxStderrBytes },
   });
+  // Before the copy is read: nothing the command left may change it, or anything after it.
+  await options.reaper?.reap();
   const changes: SandboxResult['changes'] = [];
   const omitted: string[] = [];
   let budget = MAX_CHANGES_BASE64;

@@ -15,6 +15,13 @@ const INSIDE_ID = 1000;
 const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
 /** The only files of the host's /etc a command sees (read-only); nothing there holds a secret. */
 const SYSTEM_ETC = ['alternatives', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'ssl', 'ca-certificates', 'mime.types', 'magic', 'magic.mime', 'os-release', 'debian_version', 'protocols', 'services', 'inputrc', 'bash.bashrc', 'profile'];
+/**
+ * Folders under /usr that commonly hold configuration or an application rather than programs
+ * (/usr/local/etc/npmrc with a registry token, a Docker image's /usr/src/app with its .env): each
+ * that exists is covered by an empty read-only tmpfs, so the sandbox sees /usr's programs and
+ * libraries but not these.
+ */
+export const HIDDEN_UNDER_USR = ['/usr/local/etc', '/usr/etc', '/usr/src', '/usr/local/src', '/usr/local/share/.config'];
 /** Synthesised in place of the host's: no host users, no host names. */
 const SYNTHETIC_ETC: Record<string, string> = {
   passwd: `zero:x:${INSIDE_ID}:${INSIDE_ID}:sandbox:${SANDBOX_WORKSPACE}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
@@ -41,7 +48,7 @@ export interface LocalSandboxOptions {
 /**
  * The `local` kind: each command in its own bubblewrap sandbox — new user, mount, pid, network, IPC
  * and UTS namespaces, no capabilities, no further user namespaces. It sees the working copy
- * (read-write at /workspace), the host's /usr read-only, a handful of harmless /etc files, its own
+ * (read-write at /workspace), the host's /usr read-only (but not HIDDEN_UNDER_USR), a handful of harmless /etc files, its own
  * /proc and /dev, and an empty /tmp of bounded size; its environment is PATH, HOME and LANG plus
  * what the tool gives. Limits are set inside with prlimit; killing bubblewrap (timeout, abort, or
  * the server dying) ends its pid namespace and with it every process the command started.
@@ -119,6 +126,9 @@ export class LocalSandbox implements Sandbox {
     const support = await this.supportDir();
     const args: string[] = ['--unshare-all', '--unshare-user', '--disable-userns', '--uid', String(INSIDE_ID), '--gid', String(INSIDE_ID), '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'sandbox'];
     args.push('--ro-bind', '/usr', '/usr');
+    for (const folder of HIDDEN_UNDER_USR) {
+      if ((await lstat(folder).catch(() => undefined))?.isDirectory()) args.push('--size', '4096', '--tmpfs', folder, '--remount-ro', folder);
+    }
     for (const top of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
       const info = await lstat(`/${top}`).catch(() => undefined);
       if (info?.isSymbolicLink()) args.push('--symlink', await readlink(`/${top}`), `/${top}`);
