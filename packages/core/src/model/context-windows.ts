@@ -74,8 +74,8 @@ export function contextWindowOf(model: string, sources: ContextWindowSources = {
   const configured = endpoint?.contextWindows?.[bare] ?? endpoint?.contextWindows?.['*'];
   if (configured) return configured;
   if (sources.override && sources.override > 0) return sources.override;
-  if (/claude/i.test(bare)) return CLAUDE_CONTEXT_WINDOW;
   const copilot = COPILOT_MODELS[bare]?.contextWindow ?? (prefix === 'copilot' ? COPILOT_CONTEXT_WINDOW : undefined);
   if (copilot) return copilot;
+  if (/claude/i.test(bare)) return CLAUDE_CONTEXT_WINDOW;
   return knownContextWindow(bare) ?? UNKNOWN_MODEL_CONTEXT_WINDOW;
 }

@@ -62,7 +62,9 @@ const read = (folder: string, file: string) => JSON.parse(readFileSync(join(fixt
 // Items outlive deploys: every version of every item type ever written must keep loading.
 describe('stored item fixtures', () => {
   it('cover every item type and every version each one reads', () => {
-    expect(readdirSync(fixtures).sort()).toEqual(Object.keys(itemTypes).sort());
+    // Fixtures of S3 objects (not table items) sit beside them; tests/stored-items.test.ts reads those.
+    const objects = ['managed-agent-version'];
+    expect(readdirSync(fixtures).filter((folder) => !objects.includes(folder)).sort()).toEqual(Object.keys(itemTypes).sort());
     for (const [folder, type] of Object.entries(itemTypes)) {
       const versions = [...new Set(files.filter((f) => f.folder === folder).map((f) => f.version))].sort();
       expect({ folder, versions }).toEqual({ folder, versions: type.versions });
