@@ -351,6 +351,11 @@ describe('db_query against a real PostgreSQL on loopback', () => {
       // Each grant counts: giving one back is enough to be refused.
       await db.admin(readmeGrants(), 'plain');
       expect((await query({ database: 'plain', sql: 'SELECT 1 AS one' })).content).toContain('["1"]');
+      // pg_stat_statements, once installed, counts too, until the README's commented REVOKE is run.
+      await db.admin('CREATE EXTENSION pg_stat_statements', 'plain');
+      expect((await query({ database: 'plain', sql: 'SELECT 1' })).content).toContain('this role may use pg_stat_statements (');
+      await db.admin('REVOKE SELECT ON pg_stat_statements FROM PUBLIC', 'plain');
+      expect((await query({ database: 'plain', sql: 'SELECT 1 AS one' })).content).toContain('["1"]');
       await db.admin('GRANT EXECUTE ON FUNCTION pg_terminate_backend(integer, bigint) TO app', 'plain');
       expect((await query({ database: 'plain', sql: 'SELECT 1' })).content).toContain('this role may use pg_terminate_backend (');
     } finally {

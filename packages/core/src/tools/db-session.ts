@@ -35,7 +35,7 @@ const PRIVILEGED_ROLE = `
  * pg_stat_activity and may cancel or end them; PostgreSQL grants all of these to PUBLIC. So the
  * role is checked for the privileges themselves (not for whether some other session happens to be
  * visible now), and refused until the operator revokes them (README, db_query). A function missing
- * from this server's version counts as not usable.
+ * from this server's version (or pg_stat_statements, when the extension is not installed) counts as not usable.
  */
 const SESSION_REACH = `
   SELECT name FROM (VALUES
@@ -44,7 +44,8 @@ const SESSION_REACH = `
       ('pg_stat_get_backend_activity', coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_stat_get_backend_activity(integer)'), 'EXECUTE'), false)),
       ('pg_cancel_backend', coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_cancel_backend(integer)'), 'EXECUTE'), false)),
       ('pg_terminate_backend', coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_terminate_backend(integer, bigint)'), 'EXECUTE'), false)
-         OR coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_terminate_backend(integer)'), 'EXECUTE'), false))
+         OR coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_terminate_backend(integer)'), 'EXECUTE'), false)),
+      ('pg_stat_statements', EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.relname = 'pg_stat_statements' AND has_table_privilege(c.oid, 'SELECT')))
     ) AS reach(name, usable)
    WHERE usable`;
 
