@@ -195,7 +195,7 @@ describe('http_request', () => {
 
   it('puts a named secret on the wire and scrubs it from everything it returns, even when the server reflects it', async () => {
     process.env.ZERO_HTTP_SECRET_GITHUB = SECRET;
-    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = 'api.test';
+    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = `http://api.test:${api.port}`;
     try {
       const result = await call({ method: 'POST', url: at('/echo'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_GITHUB}}' }, json: { ok: true } });
       expect(api.received.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET}`);
@@ -225,7 +225,7 @@ describe('http_request', () => {
     // A secret with characters that every encoding changes.
     const secret = 'sk_live/Api+Key&<0123456789>"xyz\'';
     process.env.ZERO_HTTP_SECRET_API = secret;
-    process.env.ZERO_HTTP_SECRET_API_HOSTS = 'api.test';
+    process.env.ZERO_HTTP_SECRET_API_HOSTS = `http://api.test:${api.port}`;
     try {
       const result = await call({ url: at('/reflect'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_API}}' } });
       expect(api.received.at(-1)!.headers.authorization).toBe(`Bearer ${secret}`);
@@ -243,24 +243,24 @@ describe('http_request', () => {
 
   it('sends a secret only to the hosts the operator bound it to: any other host is refused, naming the secret, and gets nothing', async () => {
     process.env.ZERO_HTTP_SECRET_API = SECRET;
-    process.env.ZERO_HTTP_SECRET_API_HOSTS = 'api.test';
+    process.env.ZERO_HTTP_SECRET_API_HOSTS = `http://api.test:${api.port}`;
     process.env.ZERO_HTTP_SECRET_UNBOUND = SECRET;
     process.env.ZERO_HTTP_SECRET_PORT = SECRET;
-    process.env.ZERO_HTTP_SECRET_PORT_HOSTS = `*.test:${api.port + 1}`;
+    process.env.ZERO_HTTP_SECRET_PORT_HOSTS = `http://*.test:${api.port + 1}`;
     process.env.ZERO_HTTP_SECRET_WILD = SECRET;
-    process.env.ZERO_HTTP_SECRET_WILD_HOSTS = ` other.example, *.TEST:${api.port} `;
+    process.env.ZERO_HTTP_SECRET_WILD_HOSTS = ` other.example, HTTP://*.TEST:${api.port} `;
     const before = api.received.length;
     try {
       const cases: [Record<string, unknown>, RegExp][] = [
         // The attack as reported: a GET, so no person is asked, to a host the model chose.
         [
           { method: 'GET', url: at('/collect', 'other.test'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_API}}' } },
-          /^headers\.authorization: the secret ZERO_HTTP_SECRET_API is only sent to api\.test \(ZERO_HTTP_SECRET_API_HOSTS\), not to other\.test:\d+\. Nothing was sent\.$/,
+          /^headers\.authorization: the secret ZERO_HTTP_SECRET_API is only sent to http:\/\/api\.test:\d+ \(ZERO_HTTP_SECRET_API_HOSTS; a bare host means https on port 443\), not to http:\/\/other\.test:\d+\. Nothing was sent\.$/,
         ],
-        [{ method: 'HEAD', url: at('/collect', 'api.test.other.test'), headers: { 'x-key': '{{secret:ZERO_HTTP_SECRET_API}}' } }, /^headers\.x-key: the secret ZERO_HTTP_SECRET_API is only sent to api\.test /],
+        [{ method: 'HEAD', url: at('/collect', 'api.test.other.test'), headers: { 'x-key': '{{secret:ZERO_HTTP_SECRET_API}}' } }, /^headers\.x-key: the secret ZERO_HTTP_SECRET_API is only sent to http:\/\/api\.test:\d+ /],
         // A secret the operator bound to no host is sent nowhere, not even to a host that would take it.
         [{ url: at('/echo'), headers: { authorization: '{{secret:ZERO_HTTP_SECRET_UNBOUND}}' } }, /^headers\.authorization: the secret ZERO_HTTP_SECRET_UNBOUND is bound to no host, so it is sent nowhere: the operator sets ZERO_HTTP_SECRET_UNBOUND_HOSTS/],
-        [{ url: at('/echo'), headers: { authorization: '{{secret:ZERO_HTTP_SECRET_PORT}}' } }, /^headers\.authorization: the secret ZERO_HTTP_SECRET_PORT is only sent to \*\.test:\d+ \(ZERO_HTTP_SECRET_PORT_HOSTS\), not to api\.test:\d+/],
+        [{ url: at('/echo'), headers: { authorization: '{{secret:ZERO_HTTP_SECRET_PORT}}' } }, /^headers\.authorization: the secret ZERO_HTTP_SECRET_PORT is only sent to http:\/\/\*\.test:\d+ \(ZERO_HTTP_SECRET_PORT_HOSTS; a bare host means https on port 443\), not to http:\/\/api\.test:\d+/],
         [{ url: at('/echo'), headers: { authorization: '{{secret:ZERO_HTTP_SECRET_API_HOSTS}}' } }, /^headers\.authorization: "ZERO_HTTP_SECRET_API_HOSTS" lists the hosts of a secret; it is not a secret/],
       ];
       for (const [input, message] of cases) {
@@ -280,9 +280,42 @@ describe('http_request', () => {
     }
   });
 
+  it('binds a secret to a scheme and port: a bare host is https on 443, cleartext http only when an entry says http://', async () => {
+    process.env.ZERO_HTTP_SECRET_API = SECRET;
+    const before = api.received.length;
+    const send = () => call({ url: at('/echo'), headers: { authorization: 'Bearer {{secret:ZERO_HTTP_SECRET_API}}' } });
+    try {
+      // The review's case: an entry written as a bare host does not cover http:// on another port.
+      for (const hosts of ['api.test', `api.test:${api.port}`, `https://api.test:${api.port}`, 'http://api.test', '*.test', `https://*.test:${api.port}`]) {
+        process.env.ZERO_HTTP_SECRET_API_HOSTS = hosts;
+        const result = await send();
+        expect({ hosts, result }).toMatchObject({
+          hosts,
+          result: { is_error: true, content: expect.stringMatching(new RegExp(`the secret ZERO_HTTP_SECRET_API is only sent to .* \\(ZERO_HTTP_SECRET_API_HOSTS; a bare host means https on port 443\\), not to http://api\\.test:${api.port}\\. Nothing was sent\\.$`)) },
+        });
+        expect(result.content).not.toContain(SECRET);
+      }
+      expect(api.received.length - before).toBe(0);
+
+      process.env.ZERO_HTTP_SECRET_API_HOSTS = 'ftp://api.test';
+      expect((await send()).content).toContain('ZERO_HTTP_SECRET_API_HOSTS: "ftp://api.test" is not a host, host:port, *.domain or http(s)://host[:port], so the secret ZERO_HTTP_SECRET_API is sent nowhere');
+      expect(api.received.length - before).toBe(0);
+
+      // Written out with its scheme and port, cleartext is allowed: by name and by *.domain.
+      for (const hosts of [`http://api.test:${api.port}`, `http://api.test.:${api.port}/`, `HTTP://*.test:${api.port}`]) {
+        process.env.ZERO_HTTP_SECRET_API_HOSTS = hosts;
+        expect({ hosts, is_error: (await send()).is_error }).toEqual({ hosts, is_error: false });
+        expect(api.received.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET}`);
+      }
+    } finally {
+      delete process.env.ZERO_HTTP_SECRET_API;
+      delete process.env.ZERO_HTTP_SECRET_API_HOSTS;
+    }
+  });
+
   it('refuses secret references it cannot honour, naming the field, before any request', async () => {
     process.env.ZERO_HTTP_SECRET_GITHUB = SECRET;
-    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = 'api.test';
+    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = `http://api.test:${api.port}`;
     process.env.AWS_SECRET_ACCESS_KEY_FOR_TEST = 'aws-value-never-sent';
     const before = api.received.length;
     try {
@@ -391,7 +424,7 @@ describe('http_request, end to end: a secret never reaches the model, the events
 
   it('phreak calls an API with a secret header; the server gets it, nobody else sees it', async () => {
     process.env.ZERO_HTTP_SECRET_GITHUB = SECRET;
-    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = 'api.test';
+    process.env.ZERO_HTTP_SECRET_GITHUB_HOSTS = `http://api.test:${api.port}`;
     const logged: string[] = [];
     const capture = (...args: unknown[]) => void logged.push(args.map(String).join(' '));
     const spies = [vi.spyOn(console, 'log').mockImplementation(capture), vi.spyOn(console, 'error').mockImplementation(capture), vi.spyOn(console, 'warn').mockImplementation(capture)];

@@ -58,7 +58,9 @@ export function configuredDatabases(env: NodeJS.ProcessEnv = process.env): Map<s
  * db_query: one statement in a READ ONLY transaction that is always rolled back, under the server's
  * statement_timeout. What keeps it read-only is PostgreSQL, not a pattern on the SQL text: the
  * transaction refuses every write, the extended query protocol refuses a second statement, and a role
- * that could write server files or run programs anyway (a superuser, pg_write_server_files …) is refused.
+ * that could write server files or run programs anyway (a superuser, pg_write_server_files …) is refused,
+ * and so is one that may still read or signal its other sessions (pg_stat_activity, pg_terminate_backend …:
+ * every call shares the role).
  */
 export function createDbQueryTool(options: { env?: NodeJS.ProcessEnv; limits?: Partial<DbQueryLimits> } = {}): ToolSpec<any> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -69,7 +71,7 @@ export function createDbQueryTool(options: { env?: NodeJS.ProcessEnv; limits?: P
     policySubject: (input) => input.database.toLowerCase(),
     description:
       'Run one read-only SQL statement against a PostgreSQL database the operator configured, and return the column names and types and up to 100 rows ' +
-      '(with the total row count when it is cheap to get). The database enforces read-only: writes, DDL and a second statement fail. ' +
+      '(with the total row count when it is cheap to get). The database enforces read-only: writes, DDL and a second statement fail; DO blocks are refused. ' +
       `Statements time out after ${STATEMENT_TIMEOUT_S} s. Values longer than ${MAX_CELL_CHARS} characters are cut (shorter when a row has many columns), ` +
       'and the call fails when its results pass 16 MB. Pass values as params ($1, $2 …) rather than pasting them into sql.',
     input: inputSchema,

@@ -29,6 +29,26 @@ const PRIVILEGED_ROLE = `
          pg_has_role(current_user, 'pg_read_all_stats', 'USAGE') OR pg_has_role(current_user, 'pg_signal_backend', 'USAGE') AS watches_others
     FROM pg_roles r WHERE r.rolname = current_user`;
 
+/**
+ * What of the views and functions that show or signal other sessions the role may still use. Every
+ * db_query call connects as the same role, and any role sees its own other sessions' SQL in
+ * pg_stat_activity and may cancel or end them; PostgreSQL grants all of these to PUBLIC. So the
+ * role is checked for the privileges themselves (not for whether some other session happens to be
+ * visible now), and refused until the operator revokes them (README, db_query). A function missing
+ * from this server's version (or pg_stat_statements, when the extension is not installed) counts as not usable.
+ */
+const SESSION_REACH = `
+  SELECT name FROM (VALUES
+      ('pg_stat_activity', has_table_privilege('pg_catalog.pg_stat_activity', 'SELECT')),
+      ('pg_stat_get_activity', coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_stat_get_activity(integer)'), 'EXECUTE'), false)),
+      ('pg_stat_get_backend_activity', coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_stat_get_backend_activity(integer)'), 'EXECUTE'), false)),
+      ('pg_cancel_backend', coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_cancel_backend(integer)'), 'EXECUTE'), false)),
+      ('pg_terminate_backend', coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_terminate_backend(integer, bigint)'), 'EXECUTE'), false)
+         OR coalesce(has_function_privilege(to_regprocedure('pg_catalog.pg_terminate_backend(integer)'), 'EXECUTE'), false)),
+      ('pg_stat_statements', EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.relname = 'pg_stat_statements' AND has_table_privilege(c.oid, 'SELECT')))
+    ) AS reach(name, usable)
+   WHERE usable`;
+
 /** Bytes a row's messages may take beyond its values (the message header, a length per value). */
 const ROW_FRAMING_BYTES = 16;
 /** Bytes kept back from the result's budget for what follows the rows (the column types, the rollback). */
@@ -145,6 +165,15 @@ export async function runReadOnly(query: ReadOnlyQuery, limits: DbQueryLimits): 
         content:
           `database "${query.name}": db_query does not run as a role that can read other sessions' statements or cancel them (pg_read_all_stats, ` +
           'pg_signal_backend, pg_monitor): the operator should give it a role with read grants only.',
+        is_error: true,
+      };
+    }
+    const reach = (await client.query(SESSION_REACH)).rows.map((row) => String(row.name));
+    if (reach.length) {
+      return {
+        content:
+          `database "${query.name}": db_query does not run as a role that can read or end other db_query sessions' statements, and this role may use ` +
+          `${reach.join(', ')} (PostgreSQL grants them to every role). The operator should revoke them from PUBLIC in this database (README, db_query).`,
         is_error: true,
       };
     }

@@ -3,7 +3,8 @@ import type { SecretScrubber } from '../run/secret-scrubber';
 /**
  * Secrets an http_request header may name (`{{secret:ZERO_HTTP_SECRET_GITHUB}}`): the model sees and
  * sends only the name; the value is read from the environment at call time, put on the wire to the
- * hosts the operator bound it to (`ZERO_HTTP_SECRET_GITHUB_HOSTS`) and to no other, and scrubbed from
+ * hosts the operator bound it to (`ZERO_HTTP_SECRET_GITHUB_HOSTS`: a bare host is https on port 443;
+ * another port, or cleartext http, only when an entry says so) and to no other, and scrubbed from
  * everything the tool returns, including what a server reflects back.
  */
 
@@ -14,8 +15,21 @@ export const HOSTS_SUFFIX = '_HOSTS';
 
 const REFERENCE = /\{\{\s*secret:([^}]*)\}\}/g;
 const SECRET_NAME = /^ZERO_HTTP_SECRET_[A-Z0-9_]+$/;
-/** `api.github.com`, `api.github.com:8443` or `*.github.com` (any name below github.com). */
-const HOST_ENTRY = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/;
+/**
+ * `api.github.com` (https on 443), `api.github.com:8443` (https on 8443), `*.github.com` (any name below
+ * github.com, https on 443), or with a scheme: `https://…` as without one, `http://host[:port]` (cleartext,
+ * port 80 unless given) only when written so.
+ */
+const HOST_ENTRY = /^(?:(https?):\/\/)?((?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(\d{1,5}))?$/;
+const DEFAULT_PORT: Record<string, string> = { http: '80', https: '443' };
+
+/** Where one `_HOSTS` entry lets a secret go: one scheme, one port, a host or `*.domain`. */
+interface HostEntry {
+  text: string;
+  scheme: 'http' | 'https';
+  host: string;
+  port: string;
+}
 
 /** True when the text names a secret; a reference outside header values is refused rather than sent literally. */
 export function mentionsSecret(text: string): boolean {
@@ -36,7 +50,10 @@ export function resolveSecrets(value: string, target: URL, secrets: SecretScrubb
     if (!secret) throw new Error(`the secret ${name} is not set on this deployment`);
     const hosts = secretHosts(name, env);
     if (!hosts.some((entry) => hostMatches(entry, target))) {
-      throw new Error(`the secret ${name} is only sent to ${hosts.join(', ')} (${name}${HOSTS_SUFFIX}), not to ${target.host}. Nothing was sent`);
+      throw new Error(
+        `the secret ${name} is only sent to ${hosts.map((entry) => entry.text).join(', ')} (${name}${HOSTS_SUFFIX}; a bare host means https on port 443), ` +
+          `not to ${target.protocol}//${target.host}. Nothing was sent`,
+      );
     }
     // A line break would let a value start a header of its own.
     if (/[\r\n\0]/.test(secret)) throw new Error(`the secret ${name} holds a line break or NUL and cannot go in a header`);
@@ -46,20 +63,24 @@ export function resolveSecrets(value: string, target: URL, secrets: SecretScrubb
 }
 
 /** The hosts the operator bound a secret to; a secret bound to none is sent nowhere. */
-function secretHosts(name: string, env: NodeJS.ProcessEnv): string[] {
+function secretHosts(name: string, env: NodeJS.ProcessEnv): HostEntry[] {
   const variable = `${name}${HOSTS_SUFFIX}`;
-  const hosts = (env[variable] ?? '').split(',').map((entry) => entry.trim().toLowerCase().replace(/\.(?=:|$)/, '')).filter(Boolean);
-  if (hosts.length === 0) throw new Error(`the secret ${name} is bound to no host, so it is sent nowhere: the operator sets ${variable} to the hosts it is for`);
-  const bad = hosts.find((entry) => !HOST_ENTRY.test(entry));
-  if (bad) throw new Error(`${variable}: "${bad}" is not a host, host:port or *.domain, so the secret ${name} is sent nowhere`);
-  return hosts;
+  const texts = (env[variable] ?? '').split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  if (texts.length === 0) throw new Error(`the secret ${name} is bound to no host, so it is sent nowhere: the operator sets ${variable} to the hosts it is for`);
+  return texts.map((text) => {
+    // A trailing dot names the same host (`api.github.com.`); a trailing slash is how URLs are often pasted.
+    const match = HOST_ENTRY.exec(text.replace(/\/$/, '').replace(/\.(?=:\d+$|$)/, ''));
+    if (!match) throw new Error(`${variable}: "${text}" is not a host, host:port, *.domain or http(s)://host[:port], so the secret ${name} is sent nowhere`);
+    const scheme = (match[1] ?? 'https') as HostEntry['scheme'];
+    return { text, scheme, host: match[2]!, port: match[3] ?? DEFAULT_PORT[scheme]! };
+  });
 }
 
-/** `host` matches the URL's host on any port, `host:port` on that port, `*.domain` any name below domain. */
-function hostMatches(entry: string, url: URL): boolean {
+/** The URL has the entry's scheme and port (https and 443 for a bare host), and its host or a name below `*.domain`. */
+function hostMatches(entry: HostEntry, url: URL): boolean {
+  const scheme = url.protocol.replace(/:$/, '');
+  if (scheme !== entry.scheme) return false;
+  if ((url.port || DEFAULT_PORT[scheme]) !== entry.port) return false;
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const [pattern, wantedPort] = entry.split(':') as [string, string | undefined];
-  if (wantedPort !== undefined && wantedPort !== port) return false;
-  return pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern;
+  return entry.host.startsWith('*.') ? host.endsWith(entry.host.slice(1)) : host === entry.host;
 }
