@@ -40,9 +40,11 @@ describe('accepting a message', () => {
     const reads = turn.filter((r) => r.command === 'GetItemCommand' || r.command === 'QueryCommand');
     const writes = turn.filter((r) => !reads.includes(r));
     expect(writes.filter((r) => r.input.includes('INBOX'))).toEqual([]);
-    // The session and the caller's role, then, before the lease is released, one look for messages that came meanwhile.
+    // The session and the caller's role; the session's spend counter once, as the run starts (the runs list's
+    // cost is what it gains, instead of a write per step); then, before the lease is released, one look for
+    // messages that came meanwhile.
     const item = (r: { input: string }) => /"(?:sk|:from)":"([A-Z]+)/.exec(r.input)?.[1];
-    expect(reads.map((r) => `${r.command} ${item(r)}`)).toEqual(['GetItemCommand META', 'GetItemCommand MEMBER', 'QueryCommand INBOX']);
+    expect(reads.map((r) => `${r.command} ${item(r)}`)).toEqual(['GetItemCommand META', 'GetItemCommand MEMBER', 'GetItemCommand SPEND', 'QueryCommand INBOX']);
 
     const { json } = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
     expect(json.history.map((r: { kind: string }) => r.kind)).toEqual(['user_message', 'assistant', 'run_end', 'user_message', 'assistant', 'tool_result', 'assistant', 'run_end']);

@@ -19,7 +19,8 @@ describe('an MCP server that reflects its secret', () => {
   beforeAll(async () => {
     process.env.ZERO_MCP_SECRET_LEAKY = SECRET;
     leaky = await startLeakyServer(secretReflections);
-    h = await startHarness({ outbound: { allow: [new URL(leaky.url).host] } });
+    // The deployment allows the server's tools: an agent file may only tighten what the deployment decides.
+    h = await startHarness({ outbound: { allow: [new URL(leaky.url).host] }, permissions: { side_effects: 'allow', rules: { 'mcp__leaky__*': 'allow' } } });
     const s3 = createS3Client(h.stack.store);
     const agent = [
       '---',
