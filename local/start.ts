@@ -69,6 +69,15 @@ async function main() {
     onError: (error) => console.error(`agents: could not copy ${agentsDir} into the bucket: ${error instanceof Error ? error.message : String(error)}`),
   });
 
+  // Stopping is clean from the moment Zero says it listens (a script may stop it as soon as it reads that).
+  const shutdown = async () => {
+    watcher.close();
+    await server.close();
+    await stack.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
   console.log(`Zero is listening on ${server.url}`);
   console.log(`  data:   ${dataDir} (DynamoDB ${stack.store.dynamoEndpoint}, S3 ${stack.store.s3Endpoint})`);
   console.log(`  key:    ${devKey} (${process.env.ZERO_DEV_KEY ? 'from ZERO_DEV_KEY' : `kept in ${devKeyFile(dataDir)}`}; an administrator key for user "dev")`);
@@ -86,14 +95,6 @@ async function main() {
     console.log('  model:  not configured; set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) to chat');
   }
 
-  const shutdown = async () => {
-    watcher.close();
-    await server.close();
-    await stack.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
 }
 
 /** Fails as listening would (EADDRINUSE, EACCES) when the port cannot be had; port 0 always can. */
