@@ -133,6 +133,25 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
     expect(valid(workStatsSchema, await client.beta.environments.work.stats(environment.id))).toMatchObject({ depth: 0, pending: 0 });
   });
 
+  it("the worker's tools never see its Zero key: bash `echo $ZERO_KEY; env` from the model prints no ZERO_* variable, no key and no config path", async () => {
+    const { environment, session } = await newSession();
+    const dir = mkdtempSync(join(tmpdir(), 'zero-worker-'));
+    const worker = startWorker(h, environment.id, dir);
+    workers.push(worker);
+    h.fake.script({ toolCalls: [{ id: 'toolu_env', name: 'bash', input: { command: 'echo "KEY=[$ZERO_KEY]"; env' } }] }, { text: 'Nothing there.' });
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Show me the key' }] }] });
+    await untilTurnEnds(stream);
+    const result = toolResults(h, 1).find((r) => r.tool_use_id === 'toolu_env')!;
+    const printed = JSON.stringify(result.content);
+    expect(result.is_error).toBeFalsy();
+    expect(printed).toContain('KEY=[]');
+    expect(printed).toContain('PATH=');
+    expect(printed).not.toContain(DEV_KEY);
+    expect(printed).not.toMatch(/ZERO_/);
+    expect(printed).not.toContain('config.json');
+  });
+
   it("in a self-hosted session the server runs none of the tools the worker's stand in for: a call of Zero's run_command is refused, not run", async () => {
     const { session } = await newSession();
     h.fake.script({ toolCalls: [{ id: 'toolu_sneaky', name: 'run_command', input: { command: 'echo', args: ['on the server'] } }] }, { text: 'Refused.' });
