@@ -79,7 +79,8 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
   const workers: ChildProcess[] = [];
 
   beforeAll(async () => {
-    h = await startHarness();
+    // Zero's bash asks a person unless ZERO_COMMAND_MODE=full; the worker's bash is under the same policy, so the deployment allows it here.
+    h = await startHarness({ permissions: { side_effects: 'allow', rules: { bash: 'allow' } } });
     client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
   });
   afterEach(() => {
@@ -183,6 +184,40 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
     expect(result).not.toContain('forged');
   });
 
+  it("an environment tool is under the permission policy of the tool it stands in for: the toolset's always_ask holds the call for a person's approval before any worker gets it, then the worker runs it", async () => {
+    const environment = valid(environmentSchema, await client.beta.environments.create({ name: 'laptop', config: { type: 'self_hosted' } }));
+    const agent = await client.beta.agents.create({
+      name: 'Careful',
+      model: 'claude-sonnet-4-6',
+      tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'bash', permission_policy: { type: 'always_ask' } }] }],
+    });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: environment.id });
+    const dir = mkdtempSync(join(tmpdir(), 'zero-worker-'));
+    const worker = startWorker(h, environment.id, dir);
+    workers.push(worker);
+    h.fake.script({ toolCalls: [{ id: 'toolu_ask', name: 'bash', input: { command: 'echo approved >> ran.txt; cat ran.txt' } }] }, { text: 'Done.' });
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Run it' }] }] });
+    // The run waits for a person, and nothing is queued for a worker meanwhile.
+    for (;;) {
+      const { value } = await stream.next();
+      const event = valid(sessionEventSchema, value);
+      if (event.type === 'session.status_idle') {
+        expect(event).toMatchObject({ stop_reason: { type: 'requires_action', event_ids: ['toolu_ask'] } });
+        break;
+      }
+    }
+    expect((await client.beta.environments.work.list(environment.id)).data).toEqual([]);
+    expect(existsSync(join(dir, 'ran.txt'))).toBe(false);
+
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.tool_confirmation', tool_use_id: 'toolu_ask', result: 'allow' }] });
+    await untilTurnEnds(stream);
+    expect(readFileSync(join(dir, 'ran.txt'), 'utf8')).toBe('approved\n');
+    expect(JSON.stringify(toolResults(h, 1).find((r) => r.tool_use_id === 'toolu_ask')!.content)).toContain('approved');
+    expect(worker.output()).toContain('bash (toolu_ask): ok');
+    expect((await client.beta.environments.work.list(environment.id)).data.map((w) => w.state)).toEqual(['stopped']);
+  });
+
   it("in a self-hosted session the server runs none of the tools the worker's stand in for: a call of Zero's run_command is refused, not run", async () => {
     const { session } = await newSession();
     h.fake.script({ toolCalls: [{ id: 'toolu_sneaky', name: 'run_command', input: { command: 'echo', args: ['on the server'] } }] }, { text: 'Refused.' });
@@ -262,5 +297,43 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
     expect(late).toBeInstanceOf(Anthropic.ConflictError);
     expect(valid(heartbeatSchema, await work.heartbeat(polledByB.id, { environment_id: environment.id, expected_last_heartbeat: beat.last_heartbeat }))).toMatchObject({ lease_extended: false, state: 'stopped' });
     expect(valid(workPageSchema, { ...(await work.list(environment.id)), next_page: null }).data).toHaveLength(1);
+  });
+});
+
+describe('a self-hosted environment under a deployment whose ZERO_PERMISSIONS deny bash', () => {
+  let h: Harness;
+  let client: Anthropic;
+  let worker: ChildProcess & { output: () => string };
+  beforeAll(async () => {
+    h = await startHarness({ permissions: { side_effects: 'allow', rules: { bash: 'deny' } } });
+    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    if (worker) killGroup(worker, 'SIGKILL');
+    await h.close();
+  });
+
+  it('a bash call is refused with an error result the model reads, and never reaches the worker; a call the policy allows does', async () => {
+    const environment = valid(environmentSchema, await client.beta.environments.create({ name: 'laptop', config: { type: 'self_hosted' } }));
+    const agent = await client.beta.agents.create({ name: 'Builder', model: 'claude-sonnet-4-6', tools: [{ type: 'agent_toolset_20260401' }] });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: environment.id });
+    const dir = mkdtempSync(join(tmpdir(), 'zero-worker-'));
+    worker = startWorker(h, environment.id, dir);
+    h.fake.script(
+      { toolCalls: [{ id: 'toolu_denied', name: 'bash', input: { command: 'echo ran > denied.txt' } }] },
+      { toolCalls: [{ id: 'toolu_write', name: 'write', input: { file_path: 'allowed.txt', content: 'written' } }] },
+      { text: 'Done.' },
+    );
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Run it' }] }] });
+    await untilTurnEnds(stream);
+    const denied = toolResults(h, 1).find((r) => r.tool_use_id === 'toolu_denied')!;
+    expect(denied.is_error).toBe(true);
+    expect(JSON.stringify(denied.content)).toContain('ZERO_PERMISSIONS rule');
+    // The write (allowed) was served by the worker, after the refused bash call: the worker saw one call, not two.
+    expect(readFileSync(join(dir, 'allowed.txt'), 'utf8')).toBe('written');
+    expect(existsSync(join(dir, 'denied.txt'))).toBe(false);
+    expect(worker.output()).not.toContain('toolu_denied');
+    expect((await client.beta.environments.work.list(environment.id)).data.map((w) => w.metadata['zero.tool'])).toEqual(['write']);
   });
 });
