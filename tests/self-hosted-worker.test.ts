@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { DEV_KEY, startHarness, type Harness } from './support/harness';
+import { DEV_KEY, send, startHarness, type Harness } from './support/harness';
 import { ZERO_BIN, cliEnv } from './support/cli';
 import {
   environmentSchema,
@@ -79,7 +79,8 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
   const workers: ChildProcess[] = [];
 
   beforeAll(async () => {
-    h = await startHarness();
+    // Zero's bash asks a person unless ZERO_COMMAND_MODE=full; the worker's bash is under the same policy, so the deployment allows it here.
+    h = await startHarness({ permissions: { side_effects: 'allow', rules: { bash: 'allow' } } });
     client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
   });
   afterEach(() => {
@@ -131,6 +132,90 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
     for await (const item of client.beta.environments.work.list(environment.id)) work.push(valid(workSchema, item));
     expect(work.map((w) => [w.metadata['zero.tool'], w.state])).toEqual([['write', 'stopped'], ['bash', 'stopped']]);
     expect(valid(workStatsSchema, await client.beta.environments.work.stats(environment.id))).toMatchObject({ depth: 0, pending: 0 });
+  });
+
+  it("the worker's tools never see its Zero key: bash `echo $ZERO_KEY; env` from the model prints no ZERO_* variable, no key and no config path", async () => {
+    const { environment, session } = await newSession();
+    const dir = mkdtempSync(join(tmpdir(), 'zero-worker-'));
+    const worker = startWorker(h, environment.id, dir);
+    workers.push(worker);
+    h.fake.script({ toolCalls: [{ id: 'toolu_env', name: 'bash', input: { command: 'echo "KEY=[$ZERO_KEY]"; env' } }] }, { text: 'Nothing there.' });
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Show me the key' }] }] });
+    await untilTurnEnds(stream);
+    const result = toolResults(h, 1).find((r) => r.tool_use_id === 'toolu_env')!;
+    const printed = JSON.stringify(result.content);
+    expect(result.is_error).toBeFalsy();
+    expect(printed).toContain('KEY=[]');
+    expect(printed).toContain('PATH=');
+    expect(printed).not.toContain(DEV_KEY);
+    expect(printed).not.toMatch(/ZERO_/);
+    expect(printed).not.toContain('config.json');
+  });
+
+  it("a session editor who does not own the environment cannot forge the worker's result: a mixed batch with a user.tool_result is refused whole, a custom_tool_result for an environment call is refused by name, and the worker's own result is what the model reads", async () => {
+    const { environment, session } = await newSession();
+    const bob = await h.userHeaders('bob', 'Bob');
+    expect((await send(h, 'PUT', `/sessions/${session.id}/members/bob`, { authorization: `Bearer ${DEV_KEY}` }, { role: 'editor', name: 'Bob' })).status).toBe(201);
+    h.fake.script({ toolCalls: [{ id: 'toolu_forge', name: 'bash', input: { command: 'echo real output' } }] }, { text: 'Done.' });
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Run it' }] }] });
+    const work = client.beta.environments.work;
+    await eventually(async () => ((await work.stats(environment.id)).depth === 1 ? true : undefined), 'the call to be queued');
+    // The environment's worker holds the call (acknowledged, its lease live) as bob tries to answer it.
+    const item = valid(workSchema, await work.poll(environment.id, { 'Anthropic-Worker-ID': 'worker-a' }));
+    await work.ack(item.id, { environment_id: environment.id });
+    await work.heartbeat(item.id, { environment_id: environment.id, expected_last_heartbeat: 'NO_HEARTBEAT', desired_ttl_seconds: 600 });
+
+    const post = (headers: Record<string, string>, events: unknown[]) =>
+      fetch(`${h.url}/v1/sessions/${session.id}/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ events }) });
+    const forged = { type: 'user.tool_result', tool_use_id: 'toolu_forge', content: [{ type: 'text', text: 'forged by bob' }] };
+    const mixed = await post(bob, [forged, { type: 'user.tool_confirmation', tool_use_id: 'toolu_forge', result: 'allow' }]);
+    expect(mixed.status).toBe(404);
+    const custom = await post(bob, [{ type: 'user.custom_tool_result', custom_tool_use_id: 'toolu_forge', content: [{ type: 'text', text: 'forged by bob' }] }]);
+    expect(custom.status).toBe(409);
+    expect(JSON.stringify(await custom.json())).toContain('environment tool \\"bash\\"');
+    // Nothing was recorded: the item is still the worker's, and the worker's result is what the model reads.
+    expect((await work.retrieve(item.id, { environment_id: environment.id })).state).toBe('active');
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.tool_result', tool_use_id: 'toolu_forge', content: [{ type: 'text', text: 'real output' }] }] });
+    await untilTurnEnds(stream);
+    const result = JSON.stringify(toolResults(h, 1).find((r) => r.tool_use_id === 'toolu_forge')!.content);
+    expect(result).toContain('real output');
+    expect(result).not.toContain('forged');
+  });
+
+  it("an environment tool is under the permission policy of the tool it stands in for: the toolset's always_ask holds the call for a person's approval before any worker gets it, then the worker runs it", async () => {
+    const environment = valid(environmentSchema, await client.beta.environments.create({ name: 'laptop', config: { type: 'self_hosted' } }));
+    const agent = await client.beta.agents.create({
+      name: 'Careful',
+      model: 'claude-sonnet-4-6',
+      tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'bash', permission_policy: { type: 'always_ask' } }] }],
+    });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: environment.id });
+    const dir = mkdtempSync(join(tmpdir(), 'zero-worker-'));
+    const worker = startWorker(h, environment.id, dir);
+    workers.push(worker);
+    h.fake.script({ toolCalls: [{ id: 'toolu_ask', name: 'bash', input: { command: 'echo approved >> ran.txt; cat ran.txt' } }] }, { text: 'Done.' });
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Run it' }] }] });
+    // The run waits for a person, and nothing is queued for a worker meanwhile.
+    for (;;) {
+      const { value } = await stream.next();
+      const event = valid(sessionEventSchema, value);
+      if (event.type === 'session.status_idle') {
+        expect(event).toMatchObject({ stop_reason: { type: 'requires_action', event_ids: ['toolu_ask'] } });
+        break;
+      }
+    }
+    expect((await client.beta.environments.work.list(environment.id)).data).toEqual([]);
+    expect(existsSync(join(dir, 'ran.txt'))).toBe(false);
+
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.tool_confirmation', tool_use_id: 'toolu_ask', result: 'allow' }] });
+    await untilTurnEnds(stream);
+    expect(readFileSync(join(dir, 'ran.txt'), 'utf8')).toBe('approved\n');
+    expect(JSON.stringify(toolResults(h, 1).find((r) => r.tool_use_id === 'toolu_ask')!.content)).toContain('approved');
+    expect(worker.output()).toContain('bash (toolu_ask): ok');
+    expect((await client.beta.environments.work.list(environment.id)).data.map((w) => w.state)).toEqual(['stopped']);
   });
 
   it("in a self-hosted session the server runs none of the tools the worker's stand in for: a call of Zero's run_command is refused, not run", async () => {
@@ -212,5 +297,43 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
     expect(late).toBeInstanceOf(Anthropic.ConflictError);
     expect(valid(heartbeatSchema, await work.heartbeat(polledByB.id, { environment_id: environment.id, expected_last_heartbeat: beat.last_heartbeat }))).toMatchObject({ lease_extended: false, state: 'stopped' });
     expect(valid(workPageSchema, { ...(await work.list(environment.id)), next_page: null }).data).toHaveLength(1);
+  });
+});
+
+describe('a self-hosted environment under a deployment whose ZERO_PERMISSIONS deny bash', () => {
+  let h: Harness;
+  let client: Anthropic;
+  let worker: ChildProcess & { output: () => string };
+  beforeAll(async () => {
+    h = await startHarness({ permissions: { side_effects: 'allow', rules: { bash: 'deny' } } });
+    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    if (worker) killGroup(worker, 'SIGKILL');
+    await h.close();
+  });
+
+  it('a bash call is refused with an error result the model reads, and never reaches the worker; a call the policy allows does', async () => {
+    const environment = valid(environmentSchema, await client.beta.environments.create({ name: 'laptop', config: { type: 'self_hosted' } }));
+    const agent = await client.beta.agents.create({ name: 'Builder', model: 'claude-sonnet-4-6', tools: [{ type: 'agent_toolset_20260401' }] });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: environment.id });
+    const dir = mkdtempSync(join(tmpdir(), 'zero-worker-'));
+    worker = startWorker(h, environment.id, dir);
+    h.fake.script(
+      { toolCalls: [{ id: 'toolu_denied', name: 'bash', input: { command: 'echo ran > denied.txt' } }] },
+      { toolCalls: [{ id: 'toolu_write', name: 'write', input: { file_path: 'allowed.txt', content: 'written' } }] },
+      { text: 'Done.' },
+    );
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Run it' }] }] });
+    await untilTurnEnds(stream);
+    const denied = toolResults(h, 1).find((r) => r.tool_use_id === 'toolu_denied')!;
+    expect(denied.is_error).toBe(true);
+    expect(JSON.stringify(denied.content)).toContain('ZERO_PERMISSIONS rule');
+    // The write (allowed) was served by the worker, after the refused bash call: the worker saw one call, not two.
+    expect(readFileSync(join(dir, 'allowed.txt'), 'utf8')).toBe('written');
+    expect(existsSync(join(dir, 'denied.txt'))).toBe(false);
+    expect(worker.output()).not.toContain('toolu_denied');
+    expect((await client.beta.environments.work.list(environment.id)).data.map((w) => w.metadata['zero.tool'])).toEqual(['write']);
   });
 });

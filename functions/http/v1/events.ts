@@ -67,8 +67,13 @@ export function managedEventRoutes(deps: V1Deps) {
   app.post('/sessions/:id/events', json(sendParams), async (c) => {
     const id = c.req.param('id');
     const events = c.req.valid('json').events;
-    // A self-hosted environment's worker answers its calls: it reaches the environment, not necessarily the session.
-    const { record } = events.every((e) => e.type === 'user.tool_result') ? await workerAccess(deps, id, c.get('user')) : await managedSession(deps, id, c.get('user'), 'editor');
+    // Each event is authorised on its own, all before any is taken: a worker's result (`user.tool_result`)
+    // needs the session's self-hosted environment, whatever else the batch holds; every other event an editor of the session.
+    const user = c.get('user');
+    const forEditor = events.some((e) => e.type !== 'user.tool_result') ? (await managedSession(deps, id, user, 'editor')).record : undefined;
+    const forWorker = events.some((e) => e.type === 'user.tool_result') ? (await workerAccess(deps, id, user)).record : undefined;
+    const record = forWorker ?? forEditor;
+    const environmentTools = new Set(record?.environment_tools?.map((t) => t.name));
     const data: Record<string, unknown>[] = [];
     for (const [i, event] of events.entries()) {
       const field = `events.${i}`;
@@ -95,18 +100,25 @@ export function managedEventRoutes(deps: V1Deps) {
           break;
         }
         case 'user.custom_tool_result': {
-          if (record && (await deps.work.findCall(record.environment_id, id, event.custom_tool_use_id))) {
-            throw conflict(`${field}.custom_tool_use_id: call "${event.custom_tool_use_id}" is the self-hosted environment's; its worker answers it`, { field: `${field}.custom_tool_use_id` });
-          }
+          // An environment call (`bash`, `write`, …) is its worker's to answer, queued or not yet.
+          const workersOnly = (name: string) =>
+            conflict(`${field}.custom_tool_use_id: call "${event.custom_tool_use_id}" is of the environment tool "${name}"; only the environment's worker answers it (user.tool_result)`, {
+              field: `${field}.custom_tool_use_id`,
+            });
+          const queued = record && (await deps.work.findCall(record.environment_id, id, event.custom_tool_use_id));
+          if (queued) throw workersOnly(queued.tool);
           const content = (event.content ?? []).map((block, j) => {
             if (block.type !== 'text' || typeof block.text !== 'string') throw invalidField(`${field}.content.${j}`, `"${block.type}" blocks are not supported; send text`);
             return block.text;
           });
           const result = truncate({ content: content.join('\n\n'), is_error: !!event.is_error }, deps.limits.maxToolOutputChars);
-          const decided = await answer(deps, c, id, event.custom_tool_use_id, 'result', field, () => ({
-            decision: 'allow' as const,
-            result: { content: result.content, ...(result.is_error ? { is_error: true } : {}), ...(result.truncated ? { truncated: true } : {}) },
-          }));
+          const decided = await answer(deps, c, id, event.custom_tool_use_id, 'result', field, (call) => {
+            if (environmentTools.has(call.name)) throw workersOnly(call.name);
+            return {
+              decision: 'allow' as const,
+              result: { content: result.content, ...(result.is_error ? { is_error: true } : {}), ...(result.truncated ? { truncated: true } : {}) },
+            };
+          });
           data.push({ id: `sevt_${decided}`, type: event.type, custom_tool_use_id: event.custom_tool_use_id, content: event.content ?? [], is_error: !!event.is_error, processed_at });
           break;
         }
@@ -234,14 +246,14 @@ async function answer(
   toolUseId: string,
   kind: 'decision' | 'result',
   field: string,
-  make: () => { decision: 'allow' | 'deny'; message?: string; result?: { content: string; is_error?: boolean; truncated?: boolean } },
+  make: (call: { name: string }) => { decision: 'allow' | 'deny'; message?: string; result?: { content: string; is_error?: boolean; truncated?: boolean } },
 ) {
   const user = c.get('user');
   const by = { id: user.id, ...(user.name ? { name: user.name } : {}) };
   const { recorded } = await decideApprovals(deps, id, (waiting) => {
     const call = waiting?.pending.find((p) => p.tool_use_id === toolUseId && !!p.client_tool === (kind === 'result'));
     if (!call) throw conflict(`${field}: tool call "${toolUseId}" does not wait for ${kind === 'result' ? 'a custom tool result' : 'a confirmation'}`, { field });
-    return [{ toolCallId: call.tool_use_id, by, ...make() }];
+    return [{ toolCallId: call.tool_use_id, by, ...make(call) }];
   });
   return recorded[0]?.tool_use_id ?? toolUseId;
 }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import Anthropic from '@anthropic-ai/sdk';
 import { betaAgentToolset20260401 } from '@anthropic-ai/sdk/tools/agent-toolset/node';
-import { resolveTarget } from '../config';
+import { configPath, resolveTarget } from '../config';
 import { CliError, EXIT } from '../exit';
 
 type WorkerOptions = { environment: string; dir: string; leaseSeconds: string; once?: boolean };
@@ -16,6 +16,23 @@ const MAX_SESSIONS = 16;
 
 const line = (text: string) => process.stderr.write(`zero worker: ${text}\n`);
 const status = (error: unknown) => (error instanceof Anthropic.APIError ? error.status : undefined);
+
+/**
+ * The environment the model's tools run with: this process's, without `ANTHROPIC_*` and `ZERO_*`
+ * variables, without any variable that holds the worker's key, and without any that names the
+ * CLI's config file (which holds keys). It does not hide files: the model runs as this user, so
+ * the worker's machine must hold nothing (other keys, that config file) the model should not read.
+ */
+export function toolEnvironment(key: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const config = configPath(env);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || /^(ANTHROPIC|ZERO)_/i.test(name)) continue;
+    if (value.includes(key) || value.includes(config)) continue;
+    out[name] = value;
+  }
+  return out;
+}
 
 /** A tool's result as text blocks: its text, or its non-text blocks as JSON. */
 function textBlocks(content: unknown): { type: 'text'; text: string }[] {
@@ -43,6 +60,7 @@ export async function workerCommand(profile: string | undefined, options: Worker
   const work = client.beta.environments.work;
   const environmentId = options.environment;
   const workerId = `${hostname()}-${randomUUID()}`;
+  const env = toolEnvironment(target.key);
   const toolsBySession = new Map<string, Map<string, Tool>>();
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
@@ -50,7 +68,7 @@ export async function workerCommand(profile: string | undefined, options: Worker
   const toolsFor = (sessionId: string) => {
     let tools = toolsBySession.get(sessionId);
     if (!tools) {
-      tools = new Map((betaAgentToolset20260401({ workdir }) as Tool[]).map((tool) => [tool.name, tool]));
+      tools = new Map((betaAgentToolset20260401({ workdir, env }) as Tool[]).map((tool) => [tool.name, tool]));
       toolsBySession.set(sessionId, tools);
       if (toolsBySession.size > MAX_SESSIONS) {
         const [oldest, old] = toolsBySession.entries().next().value!;

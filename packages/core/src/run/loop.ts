@@ -83,8 +83,12 @@ export interface RunParams {
   thinkingBudget?: number;
   /** Tools the client runs, offered to the model with the agent's; a call of one is answered by `callClientTool`. */
   clientTools?: readonly ClientTool[];
-  /** Answers a client tool call: its recorded result, or `waiting` (recorded and reported) until a client sends one. */
-  callClientTool?: (call: ToolCall) => Promise<ToolResult>;
+  /**
+   * Answers a client tool call: its recorded result, or `waiting` (recorded and reported) until a client sends one.
+   * `permit`, given for a tool that `replaces` one of Zero's, is asked first, before the call is handed to a client
+   * (once: a call already handed over is not asked again); a result from it (refused, or waiting for a person) answers the call.
+   */
+  callClientTool?: (call: ToolCall, permit?: () => Promise<ToolResult | undefined>) => Promise<ToolResult>;
   /**
    * Compacts the conversation (see run/compaction.ts): folds the oldest turns into a summary, records it,
    * and returns the conversation as the model reads it now, with the summarising calls' usage. Undefined:
@@ -504,33 +508,32 @@ async function executeCall(
 ): Promise<ToolResult> {
   const refused = reserve();
   if (refused) return { content: `Not run: ${refused}. Answer with what you have.`, is_error: true, truncated: false };
+  const context: ToolContext = {
+    sessionId: params.sessionId,
+    runId: params.runId,
+    toolCallId: call.id,
+    idempotencyKey: `${params.runId}:${call.id}`,
+    projectId: params.projectId,
+    agent: params.agent,
+    ...params.services,
+    delegator: params.delegator,
+    requestApproval: params.requestApproval && (async (request) => (await recorded, params.requestApproval!(request))),
+    // After the step's `assistant` record, like an approval request: the log reads call, then what it ran.
+    recordCommand: async (entry) => (await recorded, params.append({ kind: 'command', run_id: params.runId, ...entry })),
+    // A stop request waits for the step's tools: the safe point is the end of the step.
+    signal: new AbortController().signal,
+  };
   // The client runs it: nothing runs here, and the call is recorded only after the step's `assistant` record.
-  if (params.callClientTool && params.clientTools?.some((tool) => tool.name === call.name)) {
+  const clientTool = params.callClientTool && params.clientTools?.find((tool) => tool.name === call.name);
+  if (clientTool) {
     await recorded;
-    return params.callClientTool(call);
+    // One that stands in for a tool of Zero's (a self-hosted environment's `bash`) is under that tool's permission policy.
+    const replaces = clientTool.replaces;
+    return params.callClientTool!(call, replaces ? () => deps.tools.permitAs(replaces, call.name, call.input, context) : undefined);
   }
   // Fencing protects the log, not a tool's side effects: confirm the lease as late as possible.
   await params.confirmLease?.();
-  return deps.tools.execute(
-    call.name,
-    call.input,
-    {
-      sessionId: params.sessionId,
-      runId: params.runId,
-      toolCallId: call.id,
-      idempotencyKey: `${params.runId}:${call.id}`,
-      projectId: params.projectId,
-      agent: params.agent,
-      ...params.services,
-      delegator: params.delegator,
-      requestApproval: params.requestApproval && (async (request) => (await recorded, params.requestApproval!(request))),
-      // After the step's `assistant` record, like an approval request: the log reads call, then what it ran.
-      recordCommand: async (entry) => (await recorded, params.append({ kind: 'command', run_id: params.runId, ...entry })),
-      // A stop request waits for the step's tools: the safe point is the end of the step.
-      signal: new AbortController().signal,
-    },
-    { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars },
-  );
+  return deps.tools.execute(call.name, call.input, context, { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars });
 }
 
 /** Waits `ms`, or less when `signal` is aborted meanwhile. */

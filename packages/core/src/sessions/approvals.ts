@@ -39,11 +39,14 @@ export function waitingRun(history: readonly LogRecord[]): WaitingRun | undefine
     const record = history[i]!;
     if (record.kind === 'void' || record.kind === 'approval' || record.parent_run_id) continue;
     if (record.kind !== 'run_wait') return undefined;
-    const decided = new Set(history.filter((r): r is ApprovalRecord => r.kind === 'approval' && r.run_id === record.run_id).map((r) => r.tool_use_id));
+    // Decisions come after the wait they answer: a call may wait twice (a person's approval, then a client's result).
+    const decided = new Set(history.slice(i + 1).filter((r): r is ApprovalRecord => r.kind === 'approval' && r.run_id === record.run_id).map((r) => r.tool_use_id));
     const undecided = new Set(record.pending.filter((id) => !decided.has(id)));
     if (undecided.size === 0) return undefined;
-    const pending = history.filter((r): r is RequestRecord => r.kind === 'approval_request' && r.run_id === record.run_id && undecided.delete(r.tool_use_id));
-    return { runId: record.run_id, pending };
+    // Each call's latest request is what it waits for now.
+    const latest = new Map<string, RequestRecord>();
+    for (const r of history.slice(0, i)) if (r.kind === 'approval_request' && r.run_id === record.run_id && undecided.has(r.tool_use_id)) latest.set(r.tool_use_id, r);
+    return { runId: record.run_id, pending: [...latest.values()] };
   }
   return undefined;
 }
@@ -51,6 +54,17 @@ export function waitingRun(history: readonly LogRecord[]): WaitingRun | undefine
 /** The decision recorded for a call of `runId`, if any (a resumed run reads it instead of asking again). */
 export function decisionOf(history: readonly LogRecord[], runId: string, toolCallId: string): ApprovalRecord | undefined {
   return history.findLast((r): r is ApprovalRecord => r.kind === 'approval' && r.run_id === runId && r.tool_use_id === toolCallId);
+}
+
+/**
+ * The answer recorded for a client tool's call of `runId`, once it was handed to a client (its
+ * `client_tool` request is in the log): `asked` false before that. A decision recorded before the
+ * request (the permission policy's approval of the call) is not its answer.
+ */
+export function clientAnswerOf(history: readonly LogRecord[], runId: string, toolCallId: string): { asked: boolean; answer?: ApprovalRecord } {
+  const at = history.findLastIndex((r) => r.kind === 'approval_request' && r.run_id === runId && r.tool_use_id === toolCallId && r.client_tool);
+  if (at < 0) return { asked: false };
+  return { asked: true, answer: decisionOf(history.slice(at + 1), runId, toolCallId) };
 }
 
 /** Whether a call of `runId` was already asked about (its request is in the log). */

@@ -16,7 +16,7 @@ import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import type { ToolResult } from '../tools/registry';
 import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
-import { APPROVERS, askedBefore, decisionOf, deciderName } from './approvals';
+import { APPROVERS, askedBefore, clientAnswerOf, decisionOf, deciderName } from './approvals';
 import type { PermissionMap } from '../wire';
 import { resumeState } from './resume';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
@@ -126,13 +126,17 @@ export async function runMessage(
   /**
    * A call of a client tool: answered by the result a client sent (a resumed run), or by the note of a
    * call nobody answered in time (expired or interrupted, as an approval); else recorded as waiting
-   * (once) and reported as `client_tool_call`, and the run waits as for an approval.
+   * (once) and reported as `client_tool_call`, and the run waits as for an approval. `permit` (the
+   * permission policy of the tool it stands in for) is asked before the call is handed over: a refusal,
+   * or a wait for a person's approval, answers the call instead, and nothing is handed over.
    */
-  const callClientTool = async (call: { id: string; name: string; input: unknown }): Promise<ToolResult> => {
-    const answered = decisionOf(history, runId, call.id);
+  const callClientTool = async (call: { id: string; name: string; input: unknown }, permit?: () => Promise<ToolResult | undefined>): Promise<ToolResult> => {
+    const { asked, answer: answered } = clientAnswerOf(history, runId, call.id);
     if (answered?.result) return { content: answered.result.content, is_error: !!answered.result.is_error, truncated: !!answered.result.truncated };
     if (answered) return { content: `Client tool "${call.name}" got no result: ${answered.message ?? `${deciderName(answered)} answered without one`}.`, is_error: true, truncated: false };
-    if (!askedBefore(history, runId, call.id)) {
+    if (!asked) {
+      const refused = await permit?.();
+      if (refused) return refused;
       await append({ kind: 'approval_request', run_id: runId, tool_use_id: call.id, name: call.name, input: call.input, policy: 'client tool', client_tool: true });
       emit({ type: 'client_tool_call', id: call.id, name: call.name, input: call.input, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
     }

@@ -172,13 +172,28 @@ export class ToolRegistry {
   }
 
   /**
+   * The permission policy for a call of a client tool that stands in for `replaces` (a self-hosted
+   * environment's `bash` for Zero's): decided as a call of `replaces` would be (the deployment's
+   * rules and defaults, the agent's rules and mode, the session's overrides; `ask` collects an
+   * approval through `context.requestApproval`). Undefined when the client may be handed the call,
+   * else the error result the model sees, or a `waiting` result. Input rules and the tool's own say
+   * on the call (`callPolicy`) apply when the input is one `replaces` takes; otherwise only the
+   * rules on the tool's name do. Must not throw.
+   */
+  async permitAs(replaces: string, name: string, input: unknown, context: ToolContext): Promise<ToolResult | undefined> {
+    // A tool this deployment lacks is judged as one with side effects, under its name.
+    const tool: ToolSpec<any> = this.tools.get(replaces) ?? { name: replaces, description: '', readOnly: false, input: z.never(), execute: async () => '' };
+    const parsed = tool.input.safeParse(input);
+    return this.permit({ ...tool, ...(parsed.success ? {} : { callPolicy: undefined, policySubject: undefined }) }, parsed.success ? parsed.data : undefined, context, input, name);
+  }
+
+  /**
    * Applies the permission policy to a call: undefined when it may run, else
    * the error result that says why not. The session's overrides are read on
    * each run (once), so an owner's change applies from the next run; a policy that
    * cannot be read refuses the call.
    */
-  private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext, asSent: unknown): Promise<ToolResult | undefined> {
-    const name = tool.name;
+  private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext, asSent: unknown, name = tool.name): Promise<ToolResult | undefined> {
     let verdict: PermissionVerdict;
     try {
       // A run hands its overrides over (read once); contexts built by hand read the store, or have none.
