@@ -57,7 +57,8 @@ describe('ZAP, the API tester', () => {
     api = await startApi();
     base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
     process.env.ZERO_HTTP_SECRET_ZAP_TEST = SECRET;
-    process.env.ZERO_HTTP_SECRET_ZAP_TEST_HOSTS = '127.0.0.1';
+    // A plain-http API on a loopback port: the secret is bound to that scheme and port explicitly.
+    process.env.ZERO_HTTP_SECRET_ZAP_TEST_HOSTS = base;
     h = await startHarness({ outbound: { allow: [new URL(base).host] } });
     const file = (path: string, body: string) => ({ path, body: new TextEncoder().encode(body) });
     await h.server.runtime.projects.putFiles(PROJECT, [
