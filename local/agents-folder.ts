@@ -90,6 +90,7 @@ export function describeAgents(files: readonly string[], errors: readonly AgentL
   const name = (file: string) => file.replace(/^agents\//, '').replace(/\.md$/, '');
   const broken = new Map(errors.map((error) => [name(error.file), error]));
   const loaded = files.map(name).filter((agent) => !broken.has(agent));
-  const failures = [...broken].map(([agent, e]) => `${agent} (${e.message.startsWith(e.field) ? '' : `${e.field}: `}${e.message.split('\n')[0]})`);
+  // By name, so the line reads the same on every start (the catalog loads files in no set order).
+  const failures = [...broken].sort(([a], [b]) => a.localeCompare(b)).map(([agent, e]) => `${agent} (${e.message.startsWith(e.field) ? '' : `${e.field}: `}${e.message.split('\n')[0]})`);
   return `${loaded.join(', ') || '(none)'}${failures.length ? `; not loaded: ${failures.join('; ')}` : ''}`;
 }
