@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { planStepStatusSchema, type PlanStepStatus } from '../wire/plan';
-import type { LogRecord } from '../store/items/log-record';
 import { defineTool, type ToolSpec } from '../tools/tool';
 
 /**
@@ -59,18 +58,32 @@ export interface PlanStepState {
   note?: string;
 }
 
+/**
+ * The fields of the session log's records that plan progress reads (a user message's steps, the
+ * model's tool calls, their results): plans sit below the store, so they name no stored type.
+ */
+export interface PlanLogRecord {
+  kind: string;
+  run_id?: string;
+  plan_steps?: readonly string[];
+  content?: readonly { type: string; id?: unknown; name?: unknown; input?: unknown }[] | string;
+  name?: string;
+  is_error?: boolean;
+  tool_use_id?: string;
+}
+
 /** Where the plan of a run stands, read from the session log; undefined when the run was not made from a plan. */
-export function planProgressOf(history: readonly LogRecord[], runId: string): PlanStepState[] | undefined {
+export function planProgressOf(history: readonly PlanLogRecord[], runId: string): PlanStepState[] | undefined {
   const message = history.find((r) => r.kind === 'user_message' && r.run_id === runId);
-  const steps = message?.kind === 'user_message' ? message.plan_steps : undefined;
+  const steps = message?.plan_steps;
   if (!steps?.length) return undefined;
   const state: PlanStepState[] = steps.map((title, i) => ({ step: i + 1, title, status: 'pending' }));
   const inputs = new Map<string, unknown>();
   for (const record of history) {
     if (record.run_id !== runId) continue;
     if (record.kind === 'assistant') {
-      for (const block of record.content) if (block.type === 'tool_use' && block.name === PLAN_PROGRESS_TOOL && typeof block.id === 'string') inputs.set(block.id, block.input);
-    } else if (record.kind === 'tool_result' && record.name === PLAN_PROGRESS_TOOL && !record.is_error) {
+      for (const block of typeof record.content === 'string' ? [] : (record.content ?? [])) if (block.type === 'tool_use' && block.name === PLAN_PROGRESS_TOOL && typeof block.id === 'string') inputs.set(block.id, block.input);
+    } else if (record.kind === 'tool_result' && record.name === PLAN_PROGRESS_TOOL && !record.is_error && record.tool_use_id) {
       const progress = progressOf(inputs.get(record.tool_use_id), steps);
       if (progress) state[progress.step - 1] = { step: progress.step, title: progress.title, status: progress.status, ...(progress.note ? { note: progress.note } : {}) };
     }
