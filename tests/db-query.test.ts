@@ -381,10 +381,10 @@ describe('db_query against a real PostgreSQL on loopback', () => {
   });
 });
 
-/** The SQL the README's db_query section tells the operator to run in every database db_query reaches. */
+/** The SQL the docs' db_query section (docs/tools.md, once the README's) tells the operator to run in every database db_query reaches. */
 function readmeGrants(): string {
-  const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const readme = readFileSync(join(import.meta.dirname, '..', 'docs', 'tools.md'), 'utf8');
   const grants = /```sql\n([^`]*REVOKE EXECUTE ON FUNCTION pg_cancel_backend[^`]*)```/.exec(readme)?.[1];
-  if (!grants) throw new Error("README.md's db_query section has no REVOKE block");
+  if (!grants) throw new Error("docs/tools.md's db_query section has no REVOKE block");
   return grants;
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
-/** SST's workflow SDK (`sst/aws/workflow`): it declares Node 22, and Zero never loads it (the README says so). */
+/** SST's workflow SDK (`sst/aws/workflow`): it declares Node 22, and Zero never loads it (docs/getting-started.md says so). */
 const UNUSED_BY_ZERO = new Set(['node_modules/@aws/durable-execution-sdk-js']);
 
 describe('the Node version Zero asks for', () => {
@@ -16,7 +16,7 @@ describe('the Node version Zero asks for', () => {
     expect(read('README.md')).toContain(`Node ${minimum.major}.${minimum.minor} or newer`);
   });
 
-  it('is accepted by every package npm ci installs (no EBADENGINE but the one the README explains)', () => {
+  it('is accepted by every package npm ci installs (no EBADENGINE but the one docs/getting-started.md explains)', () => {
     const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { optional?: boolean; engines?: { node?: unknown } }> };
     const refusing = Object.entries(lock.packages)
       // npm skips an optional package its engines rule out, silently.
