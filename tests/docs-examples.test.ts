@@ -39,7 +39,7 @@ describe('the examples in the docs', () => {
     const unmarked = blocks.filter((block) => talksToZero(block) && block.mark !== 'run' && block.mark !== 'skip').map((block) => `${block.file}:${block.line}`);
     expect(unmarked).toEqual([]);
     expect(blocks.filter((block) => block.mark === 'skip' && !block.reason?.trim())).toEqual([]);
-    expect(runnable.filter((block) => !['sh', 'bash', 'shell'].includes(block.lang)).map((block) => `${block.file}:${block.line}`)).toEqual([]);
+    expect(runnable.filter((block) => !['sh', 'bash', 'shell', 'ts'].includes(block.lang)).map((block) => `${block.file}:${block.line}`)).toEqual([]);
   });
 
   describe('against a local Zero', () => {
@@ -134,7 +134,7 @@ async function runFile(own: DocBlock[], { url, key, work, file }: { url: string;
   ];
   const script = [
     ...prelude,
-    ...own.flatMap((block, i) => [`printf '\\n${marker(i)}\\n'`, block.code]),
+    ...own.flatMap((block, i) => [`printf '\\n${marker(i)}\\n'`, block.lang === 'ts' ? tsProgram(block, i, file) : block.code]),
     `printf '\\n${marker(own.length)}\\n'`,
   ].join('\n');
   const child = spawn('bash', ['-c', script], {
@@ -151,6 +151,8 @@ async function runFile(own: DocBlock[], { url, key, work, file }: { url: string;
       NO_COLOR: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A page that hangs (a stream that never ends) is ended before the test's own timeout.
+    timeout: 25_000,
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -177,4 +179,16 @@ async function untilNoRunsInProgress(url: string) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('runs the examples started were still in progress after 20 s');
+}
+
+/**
+ * The shell line that runs a TypeScript example: the block is written beside the repository's
+ * node_modules (so its imports resolve as in a project that installed them) and run with tsx.
+ */
+function tsProgram(block: DocBlock, i: number, file: string): string {
+  const dir = join(root, 'node_modules', '.cache', 'docs-examples');
+  mkdirSync(dir, { recursive: true });
+  const program = join(dir, `${file.replace(/[^\w.-]+/g, '_')}-${i}.mts`);
+  writeFileSync(program, block.code);
+  return `"${process.execPath}" --import "${tsx}" "${program}"`;
 }

@@ -6,7 +6,8 @@ import { join, relative } from 'node:path';
  * with them (docs/contributing.md, "Documentation examples"). A mark is an HTML comment on the
  * lines just before a fenced block (blank lines between are allowed):
  *
- * - `<!-- run -->`: the block is a shell script run against a local Zero, `$ZERO_URL` and `$ZERO_KEY` set.
+ * - `<!-- run -->`: the block runs against a local Zero, `$ZERO_URL` and `$ZERO_KEY` set: a shell script, or a
+ *   TypeScript program (`ts`) run with tsx from the repository's node_modules.
  * - `<!-- skip: <reason> -->`: the block talks to Zero but cannot run here; the reason is required.
  * - `<!-- model: <JSON array of fake turns> -->` (with `run`): what the fake model answers while the block runs.
  * - `<!-- expect -->`: the block is the output the run block before it must print (see `matchesExpected`).
@@ -86,16 +87,16 @@ export function talksToZero(block: DocBlock): boolean {
   const shell = ['sh', 'bash', 'shell', 'console', ''].includes(block.lang);
   if (shell && /\bcurl\b|\$ZERO_URL|127\.0\.0\.1:8787|localhost:8787|lambda-url/.test(block.code)) return true;
   if (shell && /^\s*(\$\s+)?(npx\s+)?zero(\s|$)/m.test(block.code)) return true;
-  return ['ts', 'js', 'typescript', 'javascript', 'tsx', 'python', 'py'].includes(block.lang) && /ZERO_URL|127\.0\.0\.1:8787|localhost:8787/.test(block.code);
+  return ['ts', 'js', 'typescript', 'javascript', 'tsx', 'python', 'py'].includes(block.lang) && /ZERO_URL|127\.0\.0\.1:8787|localhost:8787|\/api\/v2\/|baseURL/.test(block.code);
 }
 
 /**
- * What a run block must print: its `# → <output>` comment lines, then the lines of its expect block.
+ * What a run block must print: its `# → <output>` (or `// → <output>`) comment lines, then the lines of its expect block.
  * Each is matched in order against the block's output with whitespace ignored, `…` (or `...`)
  * standing for any text.
  */
 export function expectedLines(block: DocBlock): string[] {
-  const inline = block.code.split('\n').flatMap((line) => /#\s*→\s*(.+)$/.exec(line)?.[1] ?? []);
+  const inline = block.code.split('\n').flatMap((line) => /(?:#|\/\/)\s*→\s*(.+)$/.exec(line)?.[1] ?? []);
   const after = block.expect?.code.split('\n').filter((line) => line.trim() !== '') ?? [];
   return [...inline, ...after];
 }
