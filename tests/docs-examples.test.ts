@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeAnthropic, type FakeTurn } from './support/fake-anthropic';
-import { docFiles, expectedLines, parseBlocks, talksToZero, unmatched, type DocBlock } from './support/docs-examples';
+import { brokenLinks, docFiles, expectedLines, parseBlocks, talksToZero, unmatched, type DocBlock } from './support/docs-examples';
 
 /**
  * Every command and request in README.md and docs/ that runs against a local Zero is run here, against
@@ -40,6 +40,10 @@ describe('the examples in the docs', () => {
     expect(unmarked).toEqual([]);
     expect(blocks.filter((block) => block.mark === 'skip' && !block.reason?.trim())).toEqual([]);
     expect(runnable.filter((block) => !['sh', 'bash', 'shell', 'ts'].includes(block.lang)).map((block) => `${block.file}:${block.line}`)).toEqual([]);
+  });
+
+  it('link only to files and headings that exist', () => {
+    expect(files.flatMap((file) => brokenLinks(root, file))).toEqual([]);
   });
 
   describe('against a local Zero', () => {

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
 
 /**
  * The code blocks of Zero's Markdown docs, with the marks that say what the docs-examples test does
@@ -119,4 +119,32 @@ export function unmatched(output: string, expected: string[]): string[] {
     else from = found.index + found[0].length;
   }
   return missing;
+}
+
+/** GitHub's anchor of a heading. */
+const slug = (heading: string) => heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
+
+/** The anchors of a Markdown file's headings (outside code blocks). */
+function anchorsOf(file: string): Set<string> {
+  let fence = false;
+  const anchors = new Set<string>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    const heading = !fence && /^#{1,6} (.*)$/.exec(line);
+    if (heading) anchors.add(slug(heading[1]!));
+  }
+  return anchors;
+}
+
+/** Links of a page (outside code blocks) to a file or heading of the repository that does not exist, as `file: target`. */
+export function brokenLinks(root: string, file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8').replace(/(```|~~~)[\s\S]*?\1/g, '');
+  const broken: string[] = [];
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/.test(target!) || target!.includes('…')) continue;
+    const [path, anchor] = target!.split('#');
+    const linked = path ? normalize(join(dirname(join(root, file)), path)) : join(root, file);
+    if (!existsSync(linked) || (anchor && linked.endsWith('.md') && !anchorsOf(linked).has(anchor))) broken.push(`${file}: ${target}`);
+  }
+  return broken;
 }
