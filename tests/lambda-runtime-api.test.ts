@@ -167,6 +167,38 @@ api 'GET /2018-06-01/runtime/invocation/next HTTP/1.0\\r\\n\\r\\n' | tee stolen.
     expect(answer.outcome.stdout.text).toContain('probed');
   });
 
+  it('reaches no network: neither a loopback listener over TCP nor UDP (DNS included), whatever the program', async () => {
+    const requests: string[] = [];
+    const listener = createServer((req, res) => {
+      requests.push(req.url ?? '');
+      res.end('reached');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as { port: number }).port;
+    const probe = [
+      `curl -sS --max-time 5 http://127.0.0.1:${port}/curl 2>&1`,
+      `echo x > /dev/udp/127.0.0.1/53`,
+      `python3 -c 'import socket; socket.create_connection(("127.0.0.1", ${port}))' 2>&1 | tail -1`,
+      `getent hosts example.com || echo no-dns`,
+    ].join('\n');
+    const probing = invocation({ command: { script: probe }, limits: DEFAULT_SANDBOX_LIMITS, archive });
+    const server = await fakeRuntimeApi();
+    server.enqueue(probing);
+    try {
+      await runRuntime(server.port, sandboxRoot, native);
+    } finally {
+      await server.close();
+      await new Promise((resolve) => listener.close(resolve));
+    }
+    const { outcome } = JSON.parse(probing.response!) as { outcome: { stdout: { text: string }; stderr: { text: string } } };
+    expect(outcome.stdout.text).not.toContain('reached');
+    expect(outcome.stdout.text).toMatch(/curl: \(7\)/);
+    expect(outcome.stdout.text).toContain('PermissionError: [Errno 13] Permission denied');
+    expect(outcome.stdout.text).toContain('no-dns');
+    expect(outcome.stderr.text).toContain('socket: Permission denied');
+    expect(requests).toEqual([]);
+  });
+
   it('refuses every command where its confinement cannot be run', async () => {
     const { runSandboxEvent } = await import('@zero/core/environments/lambda-handler');
     const answer = await runSandboxEvent({ command: { script: 'echo ran' }, limits: DEFAULT_SANDBOX_LIMITS, archive }, { root: sandboxRoot, confine: join(sandboxRoot, 'no-such-sandbox-exec') });
