@@ -68,7 +68,7 @@ async function fakeRuntimeApi() {
  * deployed function's environment (ZERO_SANDBOX_REAP, ZERO_SANDBOX_EXEC, nodump.so preloaded) and
  * AWS_LAMBDA_RUNTIME_API pointing at the fake. Resolves when the runtime API has no more work.
  */
-function runRuntime(port: number, sandboxRoot: string, native: string) {
+function runRuntime(port: number, sandboxRoot: string, native: string, { preload = true } = {}) {
   // Lambda runs a function as an unprivileged user (sbx_user1051); where the tests run as root, so does the runtime here.
   const asLambdaUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all'] : [];
   const script = `import { handler } from ${JSON.stringify(pathToFileURL(join(root, 'functions/sandbox.ts')).href)};
@@ -81,7 +81,7 @@ for (;;) {
   await fetch(api + id + '/response', { method: 'POST', body: JSON.stringify(result) });
 }`;
   const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', AWS_LAMBDA_RUNTIME_API: `127.0.0.1:${port}`, ZERO_SANDBOX_ROOT: sandboxRoot, ZERO_SANDBOX_REAP: '1', ZERO_SANDBOX_EXEC: join(native, 'sandbox-exec') };
-  const child = spawn('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--setenv', 'LD_PRELOAD', join(native, 'nodump.so'), '--', ...asLambdaUser, process.execPath, '--import', tsx, '--input-type=module', '-e', script], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', ...(preload ? ['--setenv', 'LD_PRELOAD', join(native, 'nodump.so')] : []), '--', ...asLambdaUser, process.execPath, '--import', tsx, '--input-type=module', '-e', script], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c) => (err += c));
   return new Promise<void>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the runtime exited ${code}: ${err}`)))));
@@ -197,6 +197,18 @@ api 'GET /2018-06-01/runtime/invocation/next HTTP/1.0\\r\\n\\r\\n' | tee stolen.
     expect(outcome.stdout.text).toContain('no-dns');
     expect(outcome.stderr.text).toContain('socket: Permission denied');
     expect(requests).toEqual([]);
+  });
+
+  it('refuses every command where the function runs dumpable (nodump.so not preloaded)', async () => {
+    const probing = invocation({ command: { script: 'echo ran > ran.txt' }, limits: DEFAULT_SANDBOX_LIMITS, archive });
+    const server = await fakeRuntimeApi();
+    server.enqueue(probing);
+    try {
+      await runRuntime(server.port, sandboxRoot, native, { preload: false });
+    } finally {
+      await server.close();
+    }
+    expect(JSON.parse(probing.response!)).toEqual({ error: expect.stringContaining('runs dumpable') });
   });
 
   it('refuses every command where its confinement cannot be run', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { extractTarGz } from '../../projects/archive';
@@ -24,7 +24,9 @@ export interface SandboxHandlerOptions {
   /**
    * The sandbox-exec program every command starts under (native/sandbox-exec.c): no socket but
    * AF_UNIX, so no network and no Lambda Runtime API; no ptrace. Set on the deployed function
-   * (`ZERO_SANDBOX_EXEC`); where it is set but cannot be run, every command is refused.
+   * (`ZERO_SANDBOX_EXEC`); where it is set but cannot be run, every command is refused, and so it is
+   * where this process is dumpable (nodump.so not preloaded): a command of the same user could then
+   * open its memory and make it call the Runtime API.
    */
   confine?: string;
 }
@@ -44,6 +46,9 @@ export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptio
   const event = parsed.data;
   if (options.confine !== undefined && !(await access(options.confine, constants.X_OK).then(() => true, () => false))) {
     return { error: `the sandbox function cannot run its confinement ${options.confine}: commands are refused` };
+  }
+  if (options.confine !== undefined && (await dumpable())) {
+    return { error: 'the sandbox function runs dumpable (LD_PRELOAD of nodump.so missing): a command could reach into it, so commands are refused' };
   }
   await options.reaper?.reap();
   await wipe(options.root);
@@ -96,6 +101,18 @@ export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptio
   for (const path of before.keys()) if (!remaining.has(path)) changes.push({ path, deleted: true });
   await wipe(options.root);
   return { outcome: { ...outcome, signal: outcome.signal ?? null }, changes, omitted };
+}
+
+/**
+ * Whether a process of this user may read this one's memory. The kernel gives a non-dumpable
+ * process's /proc files to root; as root there is no telling (and no user to keep out: Lambda never
+ * runs a function as root).
+ */
+async function dumpable(): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (uid === undefined || uid === 0) return false;
+  const owner = await stat('/proc/self/environ').then((info) => info.uid, () => uid);
+  return owner === uid;
 }
 
 function digest(body: Uint8Array): string {
