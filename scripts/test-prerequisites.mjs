@@ -21,6 +21,13 @@ const REQUIREMENTS = [
   // The lambda sandbox's native pieces (scripts/build-sandbox-exec.sh): a C compiler and libc's static library.
   { pkg: 'gcc', present: () => onPath('cc') },
   { pkg: 'libc6-dev', present: () => existsSync('/usr/include/stdio.h') },
+  // sst.config.ts builds them for arm64 (tests/infra*.test.ts evaluate it): a cross compiler elsewhere.
+  ...(process.arch === 'arm64'
+    ? []
+    : [
+        { pkg: 'gcc-aarch64-linux-gnu', present: () => onPath('aarch64-linux-gnu-gcc') },
+        { pkg: 'libc6-dev-arm64-cross', present: () => existsSync('/usr/aarch64-linux-gnu/include/stdio.h') },
+      ]),
 ];
 
 function onPath(command) {
