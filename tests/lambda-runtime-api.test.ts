@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -47,6 +48,14 @@ async function fakeRuntimeApi() {
         inFlight.renders++;
         return res.writeHead(200, { 'content-type': 'application/json', 'lambda-runtime-aws-request-id': inFlight.id }).end(JSON.stringify(inFlight.event));
       }
+      if (req.method === 'POST' && req.url === '/test/runtime-exited') {
+        // The runtime died: as Lambda does, the in-flight invocation fails and the environment starts a new runtime.
+        if (inFlight && inFlight.response === undefined) {
+          inFlight.response = '{"errorType":"Runtime.ExitError"}';
+          inFlight.answered();
+        }
+        return res.writeHead(202).end();
+      }
       const id = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/response$/.exec(req.url ?? '')?.[1];
       if (req.method === 'POST' && id) {
         posted.push(body);
@@ -66,7 +75,8 @@ async function fakeRuntimeApi() {
  * functions/sandbox.ts as Lambda runs it: the runtime's loop (GET /next, the handler, POST the
  * response) in a process with a process table of its own (a pid namespace, as a microVM has), the
  * deployed function's environment (ZERO_SANDBOX_REAP, ZERO_SANDBOX_EXEC, nodump.so preloaded) and
- * AWS_LAMBDA_RUNTIME_API pointing at the fake. Resolves when the runtime API has no more work.
+ * AWS_LAMBDA_RUNTIME_API pointing at the fake. A runtime that dies is started again in the same
+ * environment (its processes, its /tmp), as Lambda does. Resolves when the runtime API has no more work.
  */
 function runRuntime(port: number, sandboxRoot: string, native: string, { preload = true } = {}) {
   // Lambda runs a function as an unprivileged user (sbx_user1051); where the tests run as root, so does the runtime here.
@@ -81,7 +91,9 @@ for (;;) {
   await fetch(api + id + '/response', { method: 'POST', body: JSON.stringify(result) });
 }`;
   const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', AWS_LAMBDA_RUNTIME_API: `127.0.0.1:${port}`, ZERO_SANDBOX_ROOT: sandboxRoot, ZERO_SANDBOX_REAP: '1', ZERO_SANDBOX_EXEC: join(native, 'sandbox-exec') };
-  const child = spawn('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', ...(preload ? ['--setenv', 'LD_PRELOAD', join(native, 'nodump.so')] : []), '--', ...asLambdaUser, process.execPath, '--import', tsx, '--input-type=module', '-e', script], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const node = [process.execPath, '--import', tsx, '--input-type=module', '-e', script].map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(' ');
+  const bootstrap = `until ${node}; do curl -s -X POST http://127.0.0.1:${port}/test/runtime-exited; done`;
+  const child = spawn('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', ...(preload ? ['--setenv', 'LD_PRELOAD', join(native, 'nodump.so')] : []), '--', ...asLambdaUser, '/bin/sh', '-c', bootstrap], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c) => (err += c));
   return new Promise<void>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the runtime exited ${code}: ${err}`)))));
@@ -197,6 +209,36 @@ api 'GET /2018-06-01/runtime/invocation/next HTTP/1.0\\r\\n\\r\\n' | tee stolen.
     expect(outcome.stdout.text).toContain('no-dns');
     expect(outcome.stderr.text).toContain('socket: Permission denied');
     expect(requests).toEqual([]);
+  });
+
+  it('reaps a command that killed its runtime and outlived it: the next runtime does not adopt it, and it never sees the next copy', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'zero-runtime-api-outside-'));
+    await chmod(outside, 0o777);
+    const next = await mkdtemp(join(tmpdir(), 'zero-runtime-api-next-'));
+    try {
+      await writeFile(join(next, 'secret.txt'), 'victim\n');
+      const stray = `while :; do if [ -e "$HOME/secret.txt" ]; then cp "$HOME/secret.txt" ${outside}/; fi; done`;
+      const attacker = invocation({
+        command: { script: `setsid sh -c 'echo $$ > ${outside}/pid; ${stray}' </dev/null >/dev/null 2>&1 & while [ ! -s ${outside}/pid ]; do :; done; kill -9 $PPID` },
+        limits: DEFAULT_SANDBOX_LIMITS,
+        archive,
+      });
+      // Runs once the stray has copied the secret or is gone, whichever comes first.
+      const victim = invocation({ command: { script: `pid=$(cat ${outside}/pid); while kill -0 $pid 2>/dev/null && [ ! -e ${outside}/secret.txt ]; do :; done; ls` }, limits: DEFAULT_SANDBOX_LIMITS, archive: (await packTree(next)).toString('base64') });
+      const server = await fakeRuntimeApi();
+      server.enqueue(attacker, victim);
+      try {
+        await runRuntime(server.port, sandboxRoot, native);
+      } finally {
+        await server.close();
+      }
+      expect(attacker.response).toBe('{"errorType":"Runtime.ExitError"}');
+      expect(JSON.parse(victim.response!)).toMatchObject({ outcome: { exitCode: 0, stdout: { text: 'secret.txt\n' } } });
+      expect(readdirSync(outside)).toEqual(['pid']);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+      await rm(next, { recursive: true, force: true });
+    }
   });
 
   it('refuses every command where the function runs dumpable (nodump.so not preloaded)', async () => {
