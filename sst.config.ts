@@ -181,10 +181,12 @@ export default $config({
       environment: {
         // An execution environment's processes are this function's alone: after each command, kill
         // every process the runtime did not start with, so none runs on into the next invocation.
-        ZERO_SANDBOX_REAP: '1',
-        // Every command starts under it (the handler refuses commands where it cannot run it).
+        // Every command starts under sandbox-exec, and the runtime is non-dumpable (the handler refuses
+        // commands where it cannot run the one or the other is missing). The reaper and the preload
+        // are left out under `sst dev`, where the function runs on the developer's machine among
+        // their own processes: there, with no /var/task/sandbox-exec, it refuses every command.
+        ...($dev ? {} : { ZERO_SANDBOX_REAP: '1', LD_PRELOAD: '/var/task/nodump.so' }),
         ZERO_SANDBOX_EXEC: '/var/task/sandbox-exec',
-        LD_PRELOAD: '/var/task/nodump.so',
       },
       runtime: 'nodejs22.x',
       architecture: 'arm64',
