@@ -12,6 +12,18 @@ const LAMBDA_ASSUME_ROLE_POLICY = {
   Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }],
 };
 
+/** What Lambda needs of a VPC function's role to manage its network interfaces; nothing else. */
+const SANDBOX_NETWORK_POLICY = {
+  Version: '2012-10-17',
+  Statement: [
+    {
+      Effect: 'Allow',
+      Action: ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'],
+      Resource: '*',
+    },
+  ],
+};
+
 export default $config({
   app(input) {
     return {
@@ -141,26 +153,64 @@ export default $config({
 
 
     // The sandbox function (the `lambda` kind of environment, see the README's "Environments"): every
-    // run_command and bash command runs here, never in the API or the worker. Its role may do nothing
-    // (not even write logs: the command's output goes back in the answer), it has no link and no
-    // secret, so a command that breaks its limits finds nothing to use; Firecracker is the boundary.
-    // It is outside any VPC: commands have the internet's network (there is nothing to send).
+    // run_command and bash command runs here, never in the API or the worker. Its role may only attach
+    // it to its network, it has no link and no secret, so a command that breaks its limits finds
+    // nothing to use; Firecracker is the boundary.
+    //
+    // Its network leads nowhere: a VPC of its own with no internet gateway, no NAT, no endpoint (so
+    // no path to the table, the bucket or any AWS API), the VPC's DNS resolver off (security groups
+    // do not filter DNS, a channel out), and a security group with no rule at all. Inside it, every
+    // command runs under sandbox-exec (no socket but AF_UNIX: not even the Lambda Runtime API on
+    // loopback, which would hand it the next invocation, another session's) and the runtime is
+    // non-dumpable (nodump.so), so no command reaches into it. Both are built for arm64 into the
+    // bundle by scripts/build-sandbox-exec.sh (it needs gcc-aarch64-linux-gnu on an x86_64 machine).
+    const sandboxVpc = new aws.ec2.Vpc('SandboxVpc', { cidrBlock: '10.200.0.0/24', enableDnsSupport: false, enableDnsHostnames: false, tags: { Name: `${$app.name}-${$app.stage}-sandbox` } });
+    const zones = aws.getAvailabilityZonesOutput({ state: 'available' }).names;
+    const sandboxSubnets = [0, 1].map(
+      (i) => new aws.ec2.Subnet(`SandboxSubnet${i}`, { vpcId: sandboxVpc.id, cidrBlock: `10.200.0.${i * 128}/25`, availabilityZone: zones.apply((names) => names[i]!), mapPublicIpOnLaunch: false }),
+    );
+    const sandboxSecurityGroup = new aws.ec2.SecurityGroup('SandboxSecurityGroup', {
+      vpcId: sandboxVpc.id,
+      description: 'The sandbox function: nothing in, nothing out',
+      // Empty lists, not absent ones: AWS gives a new group an allow-all egress rule, which these remove.
+      ingress: [],
+      egress: [],
+    });
     const sandboxFunction = new sst.aws.Function('Sandbox', {
       handler: 'functions/sandbox.handler',
-      // An execution environment's processes are this function's alone: after each command, kill
-      // every process the runtime did not start with, so none runs on into the next invocation.
-      environment: { ZERO_SANDBOX_REAP: '1' },
+      environment: {
+        // An execution environment's processes are this function's alone: after each command, kill
+        // every process the runtime did not start with, so none runs on into the next invocation.
+        // Every command starts under sandbox-exec, and the runtime is non-dumpable (the handler refuses
+        // commands where it cannot run the one or the other is missing). The reaper and the preload
+        // are left out under `sst dev`, where the function runs on the developer's machine among
+        // their own processes: there, with no /var/task/sandbox-exec, it refuses every command.
+        ...($dev ? {} : { ZERO_SANDBOX_REAP: '1', LD_PRELOAD: '/var/task/nodump.so' }),
+        ZERO_SANDBOX_EXEC: '/var/task/sandbox-exec',
+      },
       runtime: 'nodejs22.x',
       architecture: 'arm64',
       // 2048 MB (~1.2 vCPU): test suites and builds are CPU-bound; the README prices a command at this size.
       memory: '2048 MB',
       timeout: '5 minutes',
       logging: false,
+      vpc: { privateSubnets: sandboxSubnets.map((subnet) => subnet.id), securityGroups: [sandboxSecurityGroup.id] },
+      hook: {
+        async postbuild(dir: string) {
+          const { execFileSync } = await import('node:child_process');
+          const { copyFileSync } = await import('node:fs');
+          const built = execFileSync('scripts/build-sandbox-exec.sh', ['arm64'], { encoding: 'utf8' }).trim();
+          for (const file of ['sandbox-exec', 'nodump.so']) copyFileSync(`${built}/${file}`, `${dir}/${file}`);
+        },
+      },
       transform: {
         role: (role: aws.iam.RoleArgs) => {
           if (!$dev) role.assumeRolePolicy = JSON.stringify(LAMBDA_ASSUME_ROLE_POLICY);
+          // Not AWSLambdaVPCAccessExecutionRole (it adds logs): only what Lambda needs to place the
+          // function's network interfaces in the subnets. No command can use these credentials:
+          // the runtime holding them is non-dumpable, and nothing in the VPC reaches the EC2 API.
           role.managedPolicyArns = [];
-          role.inlinePolicies = [];
+          role.inlinePolicies = [{ name: 'network-interfaces', policy: JSON.stringify(SANDBOX_NETWORK_POLICY) }];
         },
       },
     });

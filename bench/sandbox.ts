@@ -2,9 +2,11 @@
  * Command start latency per kind of environment: `true` (and `echo`) run N times unsandboxed
  * (spawn, as run_command did before sandboxes), in the `local` sandbox (bubblewrap) and through the
  * `lambda` kind's handler in-process (unpack a small working copy into a wiped root, run, diff;
- * Lambda's invoke and cold start are not included). Prints p50 and p99. Run with
+ * Lambda's invoke and cold start are not included), bare and confined as deployed (under
+ * sandbox-exec, built here by scripts/build-sandbox-exec.sh). Prints p50 and p99. Run with
  * `npm run bench:sandbox` (BENCH_RUNS sets N, default 200).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +39,7 @@ async function main() {
   const available = await sandbox.availability();
   if (!available.ok) throw new Error(`the local sandbox is unavailable: ${available.reason}`);
   const archive = (await packTree(copy)).toString('base64');
+  const confine = join(execFileSync(join(import.meta.dirname, '..', 'scripts', 'build-sandbox-exec.sh'), { encoding: 'utf8' }).trim(), 'sandbox-exec');
   const rows: (string | number)[][] = [];
   for (const [name, argv] of [
     ['true', ['true']],
@@ -46,10 +49,12 @@ async function main() {
     const plain = await timed(() => runProgram(argv, { cwd: copy, env: { PATH: '/usr/bin:/bin' }, limits: spawnLimits }));
     const local = await timed(() => sandbox.run({ command: { argv }, workingCopy: copy, limits }));
     const lambda = await timed(() => runSandboxEvent({ command: { argv }, limits, archive }, { root: lambdaRoot }));
+    const confined = await timed(() => runSandboxEvent({ command: { argv }, limits, archive }, { root: lambdaRoot, confine }));
     for (const [kind, samples] of [
       ['unsandboxed spawn', plain],
       ['local (bubblewrap)', local],
       ['lambda handler, in-process', lambda],
+      ['lambda handler, in-process, sandbox-exec', confined],
     ] as const) {
       rows.push([name, kind, ms(percentile(samples, 50)), ms(percentile(samples, 99))]);
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // What `npm test` needs beyond npm: Debian's Chromium (the console's browser tests), PostgreSQL (db_query),
 // poppler (render_report's PDFs), tmux (the CLI's REPL in a real terminal), bubblewrap (the command
-// sandbox) and gnome-keyring (a Secret Service for `zero login`'s keyring, on a private D-Bus). No npm package ships these as faithfully (bubblewrap not at all), so the test command
+// sandbox), gcc and libc6-dev (the lambda sandbox's seccomp wrapper) and gnome-keyring (a Secret Service for `zero login`'s keyring, on a private D-Bus). No npm package ships these as faithfully (bubblewrap not at all), so the test command
 // installs what is missing itself when it can (as root, or with sudo that asks no password), and
 // otherwise stops at once with one line that says what to run.
 import { spawnSync } from 'node:child_process';
@@ -18,6 +18,16 @@ const REQUIREMENTS = [
   { pkg: 'gnome-keyring', present: () => onPath('gnome-keyring-daemon') },
   { pkg: 'dbus-daemon', present: () => onPath('dbus-daemon') },
   { pkg: 'dbus-bin', present: () => onPath('dbus-send') },
+  // The lambda sandbox's native pieces (scripts/build-sandbox-exec.sh): a C compiler and libc's static library.
+  { pkg: 'gcc', present: () => onPath('cc') },
+  { pkg: 'libc6-dev', present: () => existsSync('/usr/include/stdio.h') },
+  // sst.config.ts builds them for arm64 (tests/infra*.test.ts evaluate it): a cross compiler elsewhere.
+  ...(process.arch === 'arm64'
+    ? []
+    : [
+        { pkg: 'gcc-aarch64-linux-gnu', present: () => onPath('aarch64-linux-gnu-gcc') },
+        { pkg: 'libc6-dev-arm64-cross', present: () => existsSync('/usr/aarch64-linux-gnu/include/stdio.h') },
+      ]),
 ];
 
 function onPath(command) {

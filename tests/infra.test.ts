@@ -163,13 +163,17 @@ describe('the SST program', () => {
     }
   });
 
-  it('declares the sandbox function with a role that may do nothing, no link, no secret in its environment, no VPC, stray processes reaped', () => {
+  it('declares the sandbox function with a role that may only place its network interfaces, no link, no secret in its environment, stray processes reaped, commands confined', () => {
     const fn = sandboxFunction();
     expect(fn.inputs).toMatchObject({ runtime: 'nodejs22.x', architectures: ['arm64'], timeout: 300, memorySize: 2048 });
-    expect(fn.inputs.vpcConfig).toBeUndefined();
     const env = (fn.inputs.environment?.variables ?? {}) as Record<string, string>;
-    // Only the switch that lets it kill what a command left running (its process table is its own).
-    expect(Object.fromEntries(Object.entries(env).filter(([name]) => !['SST_KEY', 'SST_KEY_FILE', 'SST_RESOURCE_App'].includes(name)))).toEqual({ ZERO_SANDBOX_REAP: '1' });
+    // The switch that lets it kill what a command left running (its process table is its own), the
+    // seccomp wrapper every command starts under, and the preload that makes the runtime non-dumpable.
+    expect(Object.fromEntries(Object.entries(env).filter(([name]) => !['SST_KEY', 'SST_KEY_FILE', 'SST_RESOURCE_App'].includes(name)))).toEqual({
+      ZERO_SANDBOX_REAP: '1',
+      ZERO_SANDBOX_EXEC: '/var/task/sandbox-exec',
+      LD_PRELOAD: '/var/task/nodump.so',
+    });
     expect(JSON.stringify(fn.inputs)).not.toContain('sk-ant-mock');
     const build = program.builds.find((b) => b.functionID === 'Sandbox')!;
     expect(build.files).toContain('functions/sandbox.mjs');
@@ -177,10 +181,41 @@ describe('the SST program', () => {
     const role = program.resources.find((r) => r.type === 'aws:iam/role:Role' && r.name.startsWith('Sandbox'))!;
     expect(policy(role.inputs.assumeRolePolicy).Statement).toEqual([{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }]);
     expect(role.inputs.managedPolicyArns ?? []).toEqual([]);
-    expect(role.inputs.inlinePolicies ?? []).toEqual([]);
+    // Only what Lambda needs to put the function's network interfaces in its subnets: no logs, no data.
+    const statements = (role.inputs.inlinePolicies as { policy: string }[]).flatMap((p) => policy(p.policy).Statement);
+    expect(statements.flatMap((s) => list(s.Action)).sort()).toEqual([
+      'ec2:AssignPrivateIpAddresses',
+      'ec2:CreateNetworkInterface',
+      'ec2:DeleteNetworkInterface',
+      'ec2:DescribeNetworkInterfaces',
+      'ec2:DescribeSubnets',
+      'ec2:UnassignPrivateIpAddresses',
+    ]);
     // No policy is attached to it by any other resource either.
     const attached = program.resources.filter((r) => /rolePolicy|policyAttachment/i.test(r.type) && JSON.stringify(r.inputs).includes(String(role.inputs.name ?? role.name)));
     expect(attached).toEqual([]);
+  });
+
+  it('puts the sandbox function in a network with no way out: its own VPC, no gateway, no NAT, no endpoint, no DNS, a security group with no rule', () => {
+    const fn = sandboxFunction();
+    const vpc = named('aws:ec2/vpc:Vpc', 'SandboxVpc');
+    expect(vpc.inputs).toMatchObject({ enableDnsSupport: false, enableDnsHostnames: false });
+    const subnets = program.resources.filter((r) => r.type === 'aws:ec2/subnet:Subnet');
+    expect(subnets.map((s) => s.name).sort()).toEqual(['SandboxSubnet0', 'SandboxSubnet1']);
+    for (const subnet of subnets) expect(subnet.inputs).toMatchObject({ vpcId: 'SandboxVpc-id', mapPublicIpOnLaunch: false });
+    expect(new Set(subnets.map((s) => s.inputs.availabilityZone)).size).toBe(2);
+    const group = named('aws:ec2/securityGroup:SecurityGroup', 'SandboxSecurityGroup');
+    expect(group.inputs).toMatchObject({ vpcId: 'SandboxVpc-id', ingress: [], egress: [] });
+    expect(fn.inputs.vpcConfig).toMatchObject({ subnetIds: ['SandboxSubnet0-id', 'SandboxSubnet1-id'], securityGroupIds: ['SandboxSecurityGroup-id'] });
+    // Nothing that would give the subnets a route anywhere: no gateway of any kind, no route or
+    // route table, no endpoint (DynamoDB, S3 or any other), no peering, no extra rule on the group.
+    const routing = program.resources.filter((r) => /^aws:ec2\/(internetGateway|egressOnlyInternetGateway|natGateway|eip|route|routeTable|routeTableAssociation|mainRouteTableAssociation|vpcEndpoint|vpcPeeringConnection|transitGatewayVpcAttachment|securityGroupRule)|^aws:vpc\/securityGroup(Egress|Ingress)Rule/.test(r.type));
+    expect(routing).toEqual([]);
+    // The API and the worker stay outside it: they reach the table, the bucket and Anthropic.
+    for (const handler of ['functions/api.handler', 'functions/worker.handler']) {
+      const other = program.resources.find((r) => r.type === 'aws:lambda/function:Function' && r.inputs.handler === handler)!;
+      expect(other.inputs.vpcConfig).toBeUndefined();
+    }
   });
 
   it('lets anyone call the URL and nothing else invoke the function', () => {

@@ -156,6 +156,15 @@ describe('the lambda kind: the sandbox function invoked as Lambda would, through
     expect(strayReaperFromEnv({ ZERO_SANDBOX_REAP: 'true' })).toBeUndefined();
   });
 
+  it('refuses a command whose environment allows hosts, naming network.allow: the lambda kind has no network', async () => {
+    const outcome = await sandbox.run({ command: { script: 'echo ran > ran.txt' }, workingCopy: copy, limits: DEFAULT_SANDBOX_LIMITS, network: { allow: ['registry.npmjs.org'] } });
+    expect(outcome.startError).toMatch(/^network\.allow: the lambda kind has no network .* registry\.npmjs\.org/);
+    expect(existsSync(join(copy, 'ran.txt'))).toBe(false);
+    const { lambdaNetworkRefusal } = await import('@zero/core');
+    expect(lambdaNetworkRefusal([])).toBeUndefined();
+    expect(lambdaNetworkRefusal(undefined)).toBeUndefined();
+  });
+
   it('refuses a malformed event with an error naming the field', async () => {
     const { runSandboxEvent } = await import('@zero/core/environments/lambda-handler');
     expect(await runSandboxEvent({ command: { argv: [] }, limits: {}, archive: '' }, { root: sandboxRoot })).toEqual({ error: expect.stringMatching(/^invalid sandbox event: command/) });

@@ -198,6 +198,8 @@ await pulumi.runtime.setMocks(
           return { name: REGION, region: REGION, id: REGION, description: "US East (N. Virginia)" };
         case "aws:index/getCallerIdentity:getCallerIdentity":
           return { accountId: ACCOUNT, arn: "arn:aws:iam::" + ACCOUNT + ":user/ci", userId: "AIDAMOCK", id: ACCOUNT };
+        case "aws:index/getAvailabilityZones:getAvailabilityZones":
+          return { names: [REGION + "a", REGION + "b", REGION + "c"], zoneIds: ["use1-az1", "use1-az2", "use1-az4"], id: REGION };
         case "aws:index/getPartition:getPartition":
           return { partition: "aws", dnsSuffix: "amazonaws.com", id: "aws" };
         case "aws:iam/getPolicyDocument:getPolicyDocument":

@@ -2,4 +2,4 @@
 export * from './sandbox';
 export { HIDDEN_UNDER_USR, LocalSandbox, SANDBOX_WORKSPACE, type LocalSandboxOptions } from './local/bubblewrap';
 export { createSandbox, sandboxOptionsFromEnv, type SandboxOptions } from './create-sandbox';
-export { LambdaSandbox, type LambdaSandboxOptions } from './lambda/lambda-sandbox';
+export { LambdaSandbox, lambdaNetworkRefusal, type LambdaSandboxOptions } from './lambda/lambda-sandbox';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { extractTarGz } from '../../projects/archive';
@@ -9,6 +9,7 @@ import type { StrayProcessReaper } from './reaper';
 import { filesOf, MAX_CHANGES_BASE64, sandboxEventSchema, type SandboxResult } from './wire';
 
 export { StrayProcessReaper, strayReaperFromEnv } from './reaper';
+export { packTree, type SandboxEvent } from './wire';
 
 const PATH = '/usr/local/bin:/usr/bin:/bin';
 
@@ -20,13 +21,22 @@ export interface SandboxHandlerOptions {
    * no process outlives its invocation. Only where the process table is the function's alone.
    */
   reaper?: Pick<StrayProcessReaper, 'reap'>;
+  /**
+   * The sandbox-exec program every command starts under (native/sandbox-exec.c): no socket but
+   * AF_UNIX, so no network and no Lambda Runtime API; no ptrace. Set on the deployed function
+   * (`ZERO_SANDBOX_EXEC`); where it is set but cannot be run, every command is refused, and so it is
+   * where this process is dumpable (nodump.so not preloaded): a command of the same user could then
+   * open its memory and make it call the Runtime API.
+   */
+  confine?: string;
 }
 
 /**
  * The sandbox function's work for one invocation: wipe `root` (Lambda's /tmp, the only writable
  * place), unpack the working copy into it, run the command with PATH, HOME and LANG only (and what
  * the tool gives) under its limits, and answer with its outcome and every file it changed, created
- * or deleted. With a reaper, every process the command started (even one that left its process
+ * or deleted. With `confine`, the command (and all it starts) has no network and cannot reach the
+ * Lambda Runtime API, so it can neither answer this invocation nor take the next. With a reaper, every process the command started (even one that left its process
  * group) is killed before its files are read, so none runs on into a later invocation. The function
  * has no role permissions and no secret: Firecracker is the boundary.
  */
@@ -34,6 +44,12 @@ export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptio
   const parsed = sandboxEventSchema.safeParse(raw);
   if (!parsed.success) return { error: `invalid sandbox event: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ')}` };
   const event = parsed.data;
+  if (options.confine !== undefined && !(await access(options.confine, constants.X_OK).then(() => true, () => false))) {
+    return { error: `the sandbox function cannot run its confinement ${options.confine}: commands are refused` };
+  }
+  if (options.confine !== undefined && (await dumpable())) {
+    return { error: 'the sandbox function runs dumpable (LD_PRELOAD of nodump.so missing): a command could reach into it, so commands are refused' };
+  }
   await options.reaper?.reap();
   await wipe(options.root);
   const copy = join(options.root, 'workspace');
@@ -58,7 +74,8 @@ export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptio
   // Limits set by the shell that then becomes the command (bash's units: KiB for -v and -f, seconds for -t).
   const ulimits = `ulimit -v ${Math.floor(limits.memoryBytes / 1024)} -u ${limits.processes} -f ${Math.floor(limits.diskBytes / 1024)} -t ${limits.cpuSeconds} -c 0 && exec "$@"`;
   const hasBash = await access('/bin/bash', constants.X_OK).then(() => true, () => false);
-  const argv: [string, ...string[]] = [hasBash ? '/bin/bash' : '/bin/sh', '-c', ulimits, 'sandbox', ...inner];
+  const shell = [hasBash ? '/bin/bash' : '/bin/sh', '-c', ulimits, 'sandbox', ...inner] as const;
+  const argv: [string, ...string[]] = options.confine ? [options.confine, ...shell] : [...shell];
   const outcome = await runProgram(argv, {
     cwd,
     env: { ...(event.env ?? {}), PATH, HOME: copy, LANG: 'C.UTF-8', TMPDIR: join(options.root, 'tmp') },
@@ -84,6 +101,18 @@ export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptio
   for (const path of before.keys()) if (!remaining.has(path)) changes.push({ path, deleted: true });
   await wipe(options.root);
   return { outcome: { ...outcome, signal: outcome.signal ?? null }, changes, omitted };
+}
+
+/**
+ * Whether a process of this user may read this one's memory. The kernel gives a non-dumpable
+ * process's /proc files to root; as root there is no telling (and no user to keep out: Lambda never
+ * runs a function as root).
+ */
+async function dumpable(): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (uid === undefined || uid === 0) return false;
+  const owner = await stat('/proc/self/environ').then((info) => info.uid, () => uid);
+  return owner === uid;
 }
 
 function digest(body: Uint8Array): string {

@@ -15,11 +15,23 @@ export interface LambdaSandboxOptions {
 }
 
 /**
+ * Why a `lambda` environment cannot have this network allowlist, or undefined when it can (it is
+ * empty). The sandbox function has no network at all: every command runs with no socket but
+ * AF_UNIX (sandbox-exec) in a VPC with no route out, and no proxy carries allowlisted hosts there.
+ * The message names the field; an environment store answers 400 with it, the sandbox refuses with it.
+ */
+export function lambdaNetworkRefusal(allow: readonly string[] | undefined): string | undefined {
+  if (!allow?.length) return undefined;
+  return `network.allow: the lambda kind has no network (its commands cannot open an IP socket and its subnets have no route out), so it cannot allow ${allow.slice(0, 5).join(', ')}${allow.length > 5 ? ', …' : ''}; leave the allowlist empty, or use a local or self_hosted environment`;
+}
+
+/**
  * The `lambda` kind: each command runs in the separate sandbox function (functions/sandbox.ts),
- * a Firecracker microVM with no permissions, no secret and no VPC. The working copy goes in as a
- * tar.gz (at most 4 MB base64, under Lambda's 6 MB payload) and the files the command changed come
- * back and are written into the copy. The network allowlist does not apply: the function's network
- * is the internet's (it has nothing to send). The Lambda SDK loads with the first command.
+ * a Firecracker microVM with no permissions, no secret and no network. The working copy goes in as
+ * a tar.gz (at most 4 MB base64, under Lambda's 6 MB payload) and the files the command changed come
+ * back and are written into the copy. A command whose environment allows hosts is refused
+ * (`lambdaNetworkRefusal`): network off is enforced, never silently widened or narrowed. The Lambda
+ * SDK loads with the first command.
  */
 export class LambdaSandbox implements Sandbox {
   readonly kind = 'lambda' as const;
@@ -34,6 +46,8 @@ export class LambdaSandbox implements Sandbox {
   async run(spec: SandboxRunSpec): Promise<ProgramOutcome> {
     const started = Date.now();
     const failed = (startError: string): ProgramOutcome => ({ stdout: empty(), stderr: empty(), exitCode: null, signal: null, durationMs: Date.now() - started, timedOut: false, startError });
+    const refusal = lambdaNetworkRefusal(spec.network?.allow);
+    if (refusal) return failed(refusal);
     const archive = (await packTree(spec.workingCopy)).toString('base64');
     if (archive.length > MAX_ARCHIVE_BASE64) return failed(`the working copy is ${Math.round(archive.length / 1024)} KiB packed; the lambda sandbox takes at most ${MAX_ARCHIVE_BASE64 / 1024} KiB`);
     const event: SandboxEvent = { command: 'argv' in spec.command ? { argv: [...spec.command.argv] } : { script: spec.command.script }, cwd: spec.cwd || undefined, env: spec.env, limits: spec.limits, archive };
