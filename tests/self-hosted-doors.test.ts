@@ -8,7 +8,7 @@ import { DEV, DEV_KEY, getJson, postJson, send, startHarness, type Harness } fro
 import { ZERO_BIN, cliEnv } from './support/cli';
 import { sessionEventSchema, type SessionEvent } from './support/managed-agents-schemas';
 
-/** Reads the session's `/v1` stream until its turn ends (an idle that does not wait for anyone). */
+/** Reads the session's `/v1` stream until its turn ends (an idle that does not wait for anyone), then closes it. */
 async function untilTurnEnds(events: AsyncIterator<unknown>): Promise<SessionEvent[]> {
   const out: SessionEvent[] = [];
   for (;;) {
@@ -16,7 +16,11 @@ async function untilTurnEnds(events: AsyncIterator<unknown>): Promise<SessionEve
     if (done) throw new Error(`the stream ended first; got ${out.map((e) => e.type).join(', ')}`);
     const event = sessionEventSchema.parse(value);
     out.push(event);
-    if (event.type === 'session.status_idle' && (event as { stop_reason?: { type?: string } }).stop_reason?.type !== 'requires_action') return out;
+    if (event.type === 'session.status_idle' && (event as { stop_reason?: { type?: string } }).stop_reason?.type !== 'requires_action') {
+      // Closed: no stream outlives its test.
+      await events.return?.();
+      return out;
+    }
   }
 }
 
@@ -135,7 +139,7 @@ describe('a self-hosted session, through every door', () => {
     expect((await client.beta.environments.work.list(environment.id)).data.map((w) => w.metadata['zero.tool'])).toEqual(['bash']);
   });
 
-  it('with no worker polling, a /api/v2 message waits, visibly, on the queued call; a cancel ends the run and withdraws the call, so no worker ever gets it', async () => {
+  it('with no worker polling, a /api/v2 message waits, visibly, on the queued call, which no member may answer; a cancel ends the run and withdraws the call, so no worker ever gets it', async () => {
     const { environment, session } = await newSession();
     h.fake.script({ toolCalls: [{ id: 'toolu_nobody', name: 'bash', input: { command: 'echo never > never.txt' } }] });
     expect((await chat(session.id, 'Run it')).json).toMatchObject({ status: 'awaiting_approval' });
@@ -146,6 +150,11 @@ describe('a self-hosted session, through every door', () => {
     expect(detail.awaiting_approval.pending).toEqual([
       expect.objectContaining({ kind: 'client_tool', tool_call_id: 'toolu_nobody', name: 'bash', policy: `self-hosted environment ${environment.id} (waits for its worker)` }),
     ]);
+    expect((await work.list(environment.id)).data.map((w) => w.state)).toEqual(['queued']);
+    // No member answers it in the worker's place, at /api/v2's door either.
+    const forged = await send(h, 'POST', `/sessions/${session.id}/tool-results/toolu_nobody`, DEV, { content: 'forged' });
+    expect(forged.status).toBe(409);
+    expect(forged.json.error.message).toContain(`only the worker of self-hosted environment ${environment.id} answers it`);
     expect((await work.list(environment.id)).data.map((w) => w.state)).toEqual(['queued']);
 
     const cancelled = await send(h, 'POST', `/sessions/${session.id}/cancel`, DEV);

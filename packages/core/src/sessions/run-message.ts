@@ -159,9 +159,6 @@ export async function runMessage(
   let budget: ActiveRunBudget | undefined;
   try {
     const message = spec.message;
-    const environment = await environmentRead;
-    // Whichever door the message came through, the environment's tools are the run's (recorded with the message, so a resumed run has them).
-    const clientTools = environment ? withEnvironmentTools(message ? message.client_tools : spec.record.client_tools, environment) : message ? message.client_tools : spec.record.client_tools;
     // The voice the message or the session asked for: delegates without one speak in their own default voice.
     const requestedVoice = message ? (message.voice_mode ?? session.voice_mode) : undefined;
     const agentId = message ? (message.agent_id ?? session.agent_id ?? deps.defaultAgentId) : spec.record.agent_id;
@@ -173,6 +170,10 @@ export async function runMessage(
       deps.defaultModel,
       deps.tiers,
     );
+    // Read while the agent was resolved.
+    const environment = await environmentRead;
+    // Whichever door the message came through, the environment's tools are the run's (recorded with the message, so a resumed run has them).
+    const clientTools = environment ? withEnvironmentTools(message ? message.client_tools : spec.record.client_tools, environment) : message ? message.client_tools : spec.record.client_tools;
     if (message) {
       // The agent that answered the session's last message, before this one is recorded.
       const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);

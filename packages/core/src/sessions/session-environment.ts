@@ -2,8 +2,10 @@ import { readSessionRecord } from '../managed/session-record';
 import type { RunEnvironment } from '../run/environment-tools';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { WorkQueue } from '../environment-store/work-queue';
+import { conflict } from '../errors';
 import { log } from '../log';
 import type { FinishedRun } from './runner-deps';
+import { clientAnswerOf } from './approvals';
 
 /**
  * The self-hosted environment a session is in, or undefined (a session made through `/api/v2`, or in
@@ -23,7 +25,10 @@ export async function selfHostedEnvironmentOf(deps: { artifacts: ArtifactStore }
  * a call nobody waits on, and a worker running one is refused its result. Must not throw.
  */
 export async function withdrawEnvironmentCalls(deps: { artifacts: ArtifactStore; work: WorkQueue }, finished: FinishedRun): Promise<void> {
-  const calls = finished.history.filter((r) => r.kind === 'approval_request' && r.run_id === finished.runId && r.client_tool);
+  // A call answered with a result was answered by its worker (or failed by the queue): its item is stopped already.
+  const calls = finished.history.filter(
+    (r) => r.kind === 'approval_request' && r.run_id === finished.runId && r.client_tool && !clientAnswerOf(finished.history, finished.runId, r.tool_use_id).answer?.result,
+  );
   if (calls.length === 0) return;
   try {
     const environment = await selfHostedEnvironmentOf(deps, finished.session.session_id);
@@ -37,4 +42,16 @@ export async function withdrawEnvironmentCalls(deps: { artifacts: ArtifactStore;
   } catch (error) {
     log.warn('could not withdraw environment calls', { session_id: finished.session.session_id, error: error instanceof Error ? error.message : String(error) });
   }
+}
+
+/**
+ * Refuses a member's answer to a call of a self-hosted environment's tool (`POST /api/v2/sessions/:id/tool-results/…`,
+ * the chat UI's tool output): only the environment's worker answers it, through the work queue, so no
+ * session editor can forge what the model reads as the worker's result. A 409 naming the tool.
+ */
+export function refuseMemberAnswer(environment: RunEnvironment | undefined, call: { tool_use_id: string; name: string }): void {
+  if (!environment?.tools.some((tool) => tool.name === call.name)) return;
+  throw conflict(`tool call "${call.tool_use_id}" is of the environment tool "${call.name}"; only the worker of self-hosted environment ${environment.id} answers it`, {
+    tool_call_id: call.tool_use_id,
+  });
 }
