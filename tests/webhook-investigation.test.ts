@@ -79,7 +79,7 @@ describe('a webhook investigation that runs the project tests in the sandbox', (
     gh.pull('acme/cart', 7, { head, base: 'main', diff: 'diff --git a/src/cart.js b/src/cart.js\n' });
     // The model runs the tests, then reports the failing tests its tool result named (not a scripted answer).
     h.fake.respondWith((request, index) => {
-      if (index === 0) return { toolCalls: [{ id: 'toolu_npm_test', name: 'bash', input: { command: 'npm test 2>&1; echo "exit=$?"; echo ---; env' } }], stopReason: 'tool_use' };
+      if (index === 0) return { toolCalls: [{ id: 'toolu_npm_test', name: 'bash', input: { command: 'npm test 2>&1; echo "exit=$?"; echo ---; ls -A; echo ---; env' } }], stopReason: 'tool_use' };
       const output = JSON.parse(lastToolResult(request) ?? '""') as string;
       const failing = [...output.matchAll(/^not ok \d+ - (.+)$/gm)].map((m) => m[1]!.trim());
       return { text: `## Test run\n\n${failing.length} failing test(s):\n\n${failing.map((name) => `- ${name}`).join('\n')}` };
@@ -106,6 +106,8 @@ describe('a webhook investigation that runs the project tests in the sandbox', (
     expect(output).toMatch(/^not ok \d+ - adds twenty percent of tax to the total$/m);
     expect(output).toMatch(/^ok \d+ - sums the prices of the cart$/m);
     expect(output).toContain('exit=1');
+    // npm kept its cache and logs out of the working copy (HOME is the copy): it holds the project's files only.
+    expect(output).toContain('---\n.zero\npackage.json\nsrc\ntest\n---');
     // Nothing of the server's environment reached it: not the canary, the model key, the GitHub token or the webhook secret.
     for (const secret of [CANARY, TEST_API_KEY, tokens.ZERO_GITHUB_TOKEN_CART!, SECRET]) expect(output).not.toContain(secret);
     expect(output).not.toMatch(/^(AWS_|ZERO_|ANTHROPIC_)/m);
