@@ -127,15 +127,16 @@ describe('run_command, restricted (the default): allowlisted programs over a scr
     expect(listed.result?.content).toMatch(/util/);
   });
 
-  it('gives a command only PATH, HOME (the copy, /workspace), LANG and PWD: no AWS credentials, API keys or ZERO_* secrets anywhere', async () => {
+  it('gives a command only PATH, HOME (the copy, /workspace), LANG, PWD and where npm and XDG caches go (the sandbox\'s /tmp): no AWS credentials, API keys or ZERO_* secrets anywhere', async () => {
     const { result, events, log, sessionId } = await modelCalls(h, 'run_command', { command: 'env' }, chat);
     const names = /--- stdout ---\n([\s\S]*?)\n(\[|---)/
       .exec(result!.content)![1]!
       .split('\n')
       .map((line) => line.slice(0, line.indexOf('=')))
       .sort();
-    expect(names).toEqual(['HOME', 'LANG', 'PATH', 'PWD']);
+    expect(names).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'XDG_CACHE_HOME', 'npm_config_cache', 'npm_config_update_notifier']);
     expect(result!.content).toContain('HOME=/workspace\n');
+    expect(result!.content).toContain('npm_config_cache=/tmp/.npm\n');
     // Nowhere: not in the result, the events, the stored log and event batches, or anything the model was sent.
     const everywhere = JSON.stringify([result, events, log, await h.server.runtime.sessions.readEvents(sessionId), h.fake.requests.map((r) => r.body)]);
     for (const value of Object.values(SECRETS)) expect(everywhere).not.toContain(value);

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { conflict, decideApprovals, requireAccess, truncate, type Decision } from '@zero/core';
+import { conflict, decideApprovals, refuseMemberAnswer, requireAccess, selfHostedEnvironmentOf, truncate, type Decision } from '@zero/core';
 import { approvalRequestSchema, approvalResponseSchema, toolResultRequestSchema, toolResultResponseSchema } from '@zero/core/wire';
 import { describe, json } from '../declare';
 import type { AppDeps, Env } from '../env';
@@ -24,6 +24,8 @@ export function approvalRoutes(deps: AppDeps) {
     // Remembering a decision sets a session override, which only an owner may (as with PUT …/permissions).
     await requireAccess(deps.sessions, id, user, remember ? 'owner' : 'editor');
     const by = { id: user.id, ...(user.name ? { name: user.name } : {}) };
+    // A self-hosted environment's calls are its worker's to answer, whatever the door.
+    const environment = kind === 'result' ? await selfHostedEnvironmentOf(deps, id) : undefined;
     let tool = '';
     const { recorded, pending } = await decideApprovals(
       deps,
@@ -33,6 +35,7 @@ export function approvalRoutes(deps: AppDeps) {
         if (!call) {
           throw conflict(`tool call "${toolCallId}" does not wait for ${kind === 'result' ? "a client's result" : 'a decision'}`, { tool_call_id: toolCallId });
         }
+        refuseMemberAnswer(environment, call);
         tool = call.name;
         // "Always for this session" also answers the step's other waiting calls of the same tool.
         const same = remember ? waiting!.pending.filter((p) => p !== call && p.name === call.name && !p.client_tool) : [];

@@ -10,7 +10,9 @@ import {
   decideApprovals,
   followRun,
   invalidField,
+  refuseMemberAnswer,
   requireAccess,
+  selfHostedEnvironmentOf,
   openSession,
   startChat,
   titleFrom,
@@ -166,7 +168,10 @@ async function decideFromChat(deps: AppDeps, sessionId: string, user: User, answ
   await requireAccess(deps.sessions, sessionId, user, 'editor');
   const by = { id: user.id, ...(user.name ? { name: user.name } : {}) };
   const after = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
+  // A self-hosted environment's calls are its worker's to answer, whatever the door.
+  const environment = answers.some((a) => a.kind === 'result') ? await selfHostedEnvironmentOf(deps, sessionId) : undefined;
   const { recorded, pending } = await decideApprovals(deps, sessionId, (waiting) => {
+    for (const call of waiting?.pending ?? []) if (call.client_tool && answers.some((a) => a.kind === 'result' && a.toolCallId === call.tool_use_id)) refuseMemberAnswer(environment, call);
     // A decision answers a call that waits for one; an output, a client tool's call.
     const waitsFor = new Map(waiting?.pending.map((p) => [p.tool_use_id, p.client_tool ? 'result' : 'decision']));
     // Answers another member already gave are left as they are; none left waiting is the stale-decision 409.

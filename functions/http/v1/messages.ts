@@ -15,7 +15,7 @@ export type UserMessageParams = z.infer<typeof userMessageParams>;
 
 /**
  * Sends a `user.message` to the session as a Zero message for a background run, with the session's
- * custom tools (and a self-hosted environment's tools) as client tools. Returns once the message is durable, without waiting for the run,
+ * custom tools as client tools (a self-hosted environment's tools are added by the run itself). Returns once the message is durable, without waiting for the run,
  * which the stream follows; on Lambda the run goes on in the worker, not in this request.
  */
 export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: string, record: ManagedSessionRecord | undefined, event: UserMessageParams, field: string) {
@@ -27,8 +27,8 @@ export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: 
   if (!message.trim()) throw invalidField(`${field}.content`, 'must not be empty');
   if (message.length > MAX_MESSAGE_CHARS) throw tooLarge(`the message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, `${field}.content`);
   const user = c.get('user');
-  // Custom tools are the client's; a self-hosted environment's tools are its worker's (see environment-store/self-hosted.ts).
-  const clientTools = [...(record?.custom_tools ?? []), ...(record?.environment_tools ?? [])];
+  // Custom tools are the client's. A self-hosted environment's tools, its worker's, are added to every run of the session, whatever the door (sessions/session-environment.ts).
+  const clientTools = record?.custom_tools ?? [];
   const runId = await queueMessage(deps, sessionId, {
     text: message,
     author: { id: user.id, ...(user.name ? { name: user.name } : {}) },

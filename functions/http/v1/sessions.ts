@@ -94,7 +94,8 @@ export function managedSessionRoutes(deps: V1Deps) {
       metadata: params.metadata ?? {},
       archived_at: null,
       custom_tools: customTools,
-      ...(environmentTools.length ? { environment_tools: environmentTools } : {}),
+      // Set (even empty) exactly when the environment is self-hosted: every run of the session reads it (sessions/session-environment.ts).
+      ...(environment.kind === 'self_hosted' ? { environment_tools: environmentTools } : {}),
     };
     await writeSessionRecord(deps.artifacts, session.session_id, record);
     for (const [i, event] of initial.entries()) await sendUserMessage(deps, c, session.session_id, record, event, `initial_events.${i}`);

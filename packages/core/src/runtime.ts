@@ -1,6 +1,7 @@
 import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/catalog';
 import { EnvironmentStore } from './environment-store/environment-store';
 import { queueEnvironmentCalls } from './environment-store/self-hosted';
+import { withdrawEnvironmentCalls } from './sessions/session-environment';
 import { WorkQueue } from './environment-store/work-queue';
 import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from './model/aliases';
 import { agentModel } from './run/run-setup';
@@ -313,7 +314,10 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       cacheMs: config.subscriptionCacheMs,
     },
     onRunEnding: async (ending) => (await afterRun()).runEnding(runtime, ending),
-    onRunFinished: async (finished) => (await afterRun()).runFinished(runtime, finished),
+    onRunFinished: async (finished) => {
+      await withdrawEnvironmentCalls(runtime, finished);
+      await (await afterRun()).runFinished(runtime, finished);
+    },
     onRunWaiting: async (waiting) => {
       await queueEnvironmentCalls(runtime, waiting);
       await (await afterRun()).runWaiting(runtime, waiting);

@@ -11,6 +11,7 @@ import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, 
 import { finalText, textOf, toMessages } from './history';
 import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';
 import { redact } from './redact';
+import { refuseInDelegatedRun, withoutServerCommands, type RunEnvironment } from './environment-tools';
 import { resolveRunSetup, type RunSetup } from './run-setup';
 
 /** What every delegation under one top-level run shares: the session, its log and its stream. */
@@ -40,6 +41,12 @@ export interface DelegationScope {
   deadline: number;
   /** The top-level run's lease check before a tool call: a child's calls are made under the same lease. */
   confirmLease?: () => Promise<void>;
+  /**
+   * The session's self-hosted environment, if it is in one: a child run has its tools in place of
+   * Zero's, as its caller does, and none of Zero's command tools; it cannot wait for the worker, so
+   * its calls of them are refused, saying why (see `refuseInDelegatedRun`).
+   */
+  environment?: RunEnvironment;
 }
 
 /** The run that delegates: its agent, its run id, and the agents above it (root first, itself last). */
@@ -171,7 +178,7 @@ export class RunDelegator implements Delegator {
       {
         sessionId: scope.sessionId,
         runId,
-        agent: target,
+        agent: scope.environment ? withoutServerCommands(target) : target,
         model,
         voice,
         projectId: scope.projectId,
@@ -181,6 +188,7 @@ export class RunDelegator implements Delegator {
         signal: AbortSignal.any(signals),
         delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
         confirmLease: scope.confirmLease,
+        ...(scope.environment ? { clientTools: scope.environment.tools, callClientTool: async (call) => refuseInDelegatedRun(scope.environment!, call.name) } : {}),
         memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
         frameworkHints: await frameworkHintsFor(scope.deps.projects, target, scope.projectId),
       },

@@ -15,6 +15,7 @@ export * from './drive';
 export * from './approvals';
 export * from './decide-approval';
 export * from './cancel-waiting';
+export * from './session-environment';
 export * from './queue';
 export * from './sqs-queue';
 export * from './worker-job';

@@ -19,6 +19,8 @@ import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tool
 import { APPROVERS, askedBefore, clientAnswerOf, decisionOf, deciderName } from './approvals';
 import type { PermissionMap } from '../wire';
 import { resumeState } from './resume';
+import { selfHostedEnvironmentOf } from './session-environment';
+import { withEnvironmentTools, withoutServerCommands } from '../run/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 
 /** How finely a session's `updated_at` follows its activity. */
@@ -105,6 +107,9 @@ export async function runMessage(
   };
 
   // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
+  // Read while the run sets up; a session in a self-hosted environment sends its commands to the environment's worker.
+  const environmentRead = selfHostedEnvironmentOf(deps, sessionId);
+  environmentRead.catch(() => undefined);
   let overrides: Promise<PermissionMap | undefined> | undefined;
   const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
   // The agent that answers, once resolved: it tags the run's `confirmation_required` events.
@@ -137,7 +142,10 @@ export async function runMessage(
     if (!asked) {
       const refused = await permit?.();
       if (refused) return refused;
-      await append({ kind: 'approval_request', run_id: runId, tool_use_id: call.id, name: call.name, input: call.input, policy: 'client tool', client_tool: true });
+      // What the call waits on, as the session's status shows it: a client, or a self-hosted environment's worker.
+      const environment = await environmentRead.catch(() => undefined);
+      const policy = environment?.tools.some((tool) => tool.name === call.name) ? `self-hosted environment ${environment.id} (waits for its worker)` : 'client tool';
+      await append({ kind: 'approval_request', run_id: runId, tool_use_id: call.id, name: call.name, input: call.input, policy, client_tool: true });
       emit({ type: 'client_tool_call', id: call.id, name: call.name, input: call.input, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
     }
     return { content: `Client tool "${call.name}" waits for a client's result.`, is_error: true, truncated: false, waiting: true };
@@ -162,6 +170,10 @@ export async function runMessage(
       deps.defaultModel,
       deps.tiers,
     );
+    // Read while the agent was resolved.
+    const environment = await environmentRead;
+    // Whichever door the message came through, the environment's tools are the run's (recorded with the message, so a resumed run has them).
+    const clientTools = environment ? withEnvironmentTools(message ? message.client_tools : spec.record.client_tools, environment) : message ? message.client_tools : spec.record.client_tools;
     if (message) {
       // The agent that answered the session's last message, before this one is recorded.
       const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
@@ -179,7 +191,7 @@ export async function runMessage(
           agent_id: agent?.id ?? agentId,
           model,
           voice_mode: voice,
-          ...(message.client_tools?.length ? { client_tools: message.client_tools } : {}),
+          ...(clientTools?.length ? { client_tools: clientTools } : {}),
           ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
           ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
         },
@@ -219,7 +231,7 @@ export async function runMessage(
       {
         sessionId,
         runId,
-        agent,
+        agent: environment ? withoutServerCommands(agent) : agent,
         model,
         voice,
         projectId: next.project_id,
@@ -231,12 +243,12 @@ export async function runMessage(
         deadline,
         handoverReserveMs: deps.handoverReserveMs,
         delegator: RunDelegator.forRun(
-          { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease },
+          { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
           agent,
           runId,
         ),
         requestApproval,
-        clientTools: message ? message.client_tools : spec.record.client_tools,
+        clientTools,
         thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
         planSteps: message ? message.plan_steps : spec.record.plan_steps,
         callClientTool,

@@ -49,7 +49,7 @@ export class SandboxedCommands {
       const startedAt = new Date().toISOString();
       let outcome: ProgramOutcome;
       try {
-        outcome = await sandbox.run({ command: call.command, workingCopy: copy, cwd: where, limits: this.limits, network: this.options.environment?.network, signal: context.signal });
+        outcome = await sandbox.run({ command: call.command, workingCopy: copy, cwd: where, env: toolCaches(sandbox), limits: this.limits, network: this.options.environment?.network, signal: context.signal });
       } catch (error) {
         if (SandboxUnavailableError.isInstance(error)) return refusal(error.message);
         throw error;
@@ -77,6 +77,17 @@ export function commandsFor(options: CommandOptions): SandboxedCommands {
   let commands = shared.get(options);
   if (!commands) shared.set(options, (commands = new SandboxedCommands(options)));
   return commands;
+}
+
+/**
+ * Where a command's tools keep their caches and logs. HOME is the working copy, so npm would write
+ * `.npm/` (its cache, `_logs`, the update notifier's stamp) into the project's copy; in the `local`
+ * kind they go to the sandbox's own /tmp instead, which dies with the command. (The `lambda` kind's
+ * handler names its own temporary folder; its copy is what comes back, and keeps npm's default.)
+ */
+function toolCaches(sandbox: Sandbox): Record<string, string> | undefined {
+  if (sandbox.kind !== 'local') return undefined;
+  return { npm_config_cache: '/tmp/.npm', npm_config_update_notifier: 'false', XDG_CACHE_HOME: '/tmp/.cache' };
 }
 
 function refusal(reason: string): ToolOutput {
