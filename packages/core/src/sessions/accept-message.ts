@@ -66,6 +66,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     model: request.model,
     ...(request.client_tools?.length ? { client_tools: request.client_tools } : {}),
     ...(request.plan_steps?.length ? { plan_steps: request.plan_steps } : {}),
+    ...(request.max_tool_iterations ? { max_tool_iterations: request.max_tool_iterations } : {}),
     ...(request.thinking !== undefined ? { thinking_budget: request.thinking === false ? 0 : request.thinking.budget_tokens } : {}),
     at: new Date().toISOString(),
   };

@@ -182,6 +182,7 @@ export async function runMessage(
           ...(message.client_tools?.length ? { client_tools: message.client_tools } : {}),
           ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
           ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
+          ...(message.max_tool_iterations ? { max_tool_iterations: message.max_tool_iterations } : {}),
         },
         messageId,
       );
@@ -239,6 +240,7 @@ export async function runMessage(
         clientTools: message ? message.client_tools : spec.record.client_tools,
         thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
         planSteps: message ? message.plan_steps : spec.record.plan_steps,
+        maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
         callClientTool,
         confirmLease,
         settle,

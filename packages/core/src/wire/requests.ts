@@ -8,6 +8,7 @@ import {
   userIdSchema,
   voiceModeSchema,
   thinkingRequestSchema,
+  maxToolIterationsSchema,
 } from './fields';
 import { planSchema, planStepsSchema } from './plan';
 
@@ -67,6 +68,8 @@ export const chatMessageSchema = z.strictObject({
   thinking: thinkingRequestSchema.optional(),
   /** The steps of the plan the message was made from (see `plan/progress.ts`): the run reports its progress through them. */
   plan_steps: planStepsSchema.optional(),
+  /** A cap on this message's tool loop (model calls of its run), over the agent's `max_tool_iterations` and `ZERO_MAX_STEPS`: the strictest wins. */
+  max_tool_iterations: maxToolIterationsSchema.optional(),
 });
 export type ChatRequest = z.infer<typeof chatMessageSchema>;
 
@@ -81,7 +84,7 @@ export const chatRequestSchema = chatMessageSchema
   });
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 
-const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true, thinking: true });
+const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true, thinking: true, max_tool_iterations: true });
 
 /** The body of `POST /api/v2/ui/chat`: the AI SDK's default chat transport, plus Zero's options as extra body fields. */
 export const uiChatRequestSchema = z.strictObject({

@@ -26,6 +26,8 @@ export const inboxMessageSchema = z.object({
   client_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() })).optional(),
   /** The steps of the plan the message was made from (see the `user_message` record). */
   plan_steps: z.array(z.string()).optional(),
+  /** The message's own cap on the tool loop's iterations (see the `user_message` record). */
+  max_tool_iterations: z.number().int().positive().optional(),
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;
