@@ -223,7 +223,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   router?.catch(() => undefined);
   // An agent whose model cannot serve it here fails to load (listed with the reason), not at its first call.
   const check: AgentCheck | undefined =
-    router && (async (agent) => (await router).problemWith(agentModel(agent, defaultModel, config.tiers), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
+    router && (async (agent) => (await router).problemWith(agentModel(agent, defaultModel, config.tiers), agent.fallback));
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names(), check })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names(), check });
