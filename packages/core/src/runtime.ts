@@ -41,6 +41,7 @@ import { listProjectsTool } from './tools/list-projects';
 import { readFileTool } from './tools/read-file';
 import { renderReportTool } from './tools/render-report';
 import { createWebFetchTool } from './tools/web-fetch';
+import { StoredWebFetchCache } from './tools/web-fetch-cache';
 import { createHttpRequestTool } from './tools/http-request';
 import { listRequestsTool } from './tools/list-requests';
 import { createRunRequestTool } from './tools/run-request';
@@ -144,6 +145,8 @@ export interface RuntimeConfig {
   budgets?: BudgetLimits | false;
   /** Requests per minute of a credential, messages per minute to a session, deliveries per minute to a webhook (`ZERO_RATE_LIMIT_*`); none by default. */
   rateLimits?: RateLimits;
+  /** Seconds web_fetch serves a result from the store's cache (`ZERO_WEB_CACHE_TTL_S`, default 300); 0: no cache. */
+  webCacheTtlS?: number;
 }
 
 /** Everything the HTTP edge needs. */
@@ -239,6 +242,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
         afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId),
       }),
     );
+  const rateLimits = loadRateLimiter(db, config.store.table, config.rateLimits);
   const runtime: Runtime = {
     auth,
     environments: new EnvironmentStore(db, config.store.table),
@@ -263,7 +267,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       canSpawn: !process.env.AWS_LAMBDA_FUNCTION_NAME,
     }),
     budgets: config.budgets === false ? undefined : loadBudgets(db, config.store.table, config.budgets ?? {}),
-    rateLimits: loadRateLimiter(db, config.store.table, config.rateLimits),
+    rateLimits,
+    webFetch: new StoredWebFetchCache(db, config.store.table, config.webCacheTtlS ?? 300, rateLimits),
     leases: new LeaseStore(db, config.store.table, sessions, config.leaseTtlMs ?? 30_000),
     runs: new LocalRuns(),
     instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
@@ -370,6 +375,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     maxStreamsPerSession: positiveInt(env, 'ZERO_MAX_STREAMS_PER_SESSION', 'streams'),
     budgets: budgetLimitsFromEnv(env),
     rateLimits: rateLimitsFromEnv(env),
+    webCacheTtlS: nonNegativeInt(env, 'ZERO_WEB_CACHE_TTL_S'),
     memory: {
       maxFileBytes: positiveInt(env, 'ZERO_MEMORY_MAX_FILE_BYTES', 'bytes'),
       maxStoreBytes: positiveInt(env, 'ZERO_MEMORY_MAX_STORE_BYTES', 'bytes'),
@@ -400,6 +406,14 @@ function schedulerFromEnv(env: Record<string, string | undefined>): EventBridgeS
 function memoryLimits(set: Partial<MemoryLimits> = {}): MemoryLimits {
   const given = Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined));
   return { ...DEFAULT_MEMORY_LIMITS, ...given };
+}
+
+function nonNegativeInt(env: Record<string, string | undefined>, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of seconds (0: off), got "${raw}"`);
+  return value;
 }
 
 function positiveInt(env: Record<string, string | undefined>, name: string, unit = 'milliseconds'): number | undefined {
