@@ -3,6 +3,7 @@ import { EnvironmentStore } from './environment-store/environment-store';
 import { queueEnvironmentCalls } from './environment-store/self-hosted';
 import { WorkQueue } from './environment-store/work-queue';
 import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from './model/aliases';
+import { complexityRulesFromEnv, type ComplexityRule } from './model/complexity-routing';
 import { agentModel } from './run/run-setup';
 import type { ModelProvider } from './model/provider';
 import { lazyProvider } from './model/lazy-provider';
@@ -145,6 +146,8 @@ export interface RuntimeConfig {
   budgets?: BudgetLimits | false;
   /** Requests per minute of a credential, messages per minute to a session, deliveries per minute to a webhook (`ZERO_RATE_LIMIT_*`); none by default. */
   rateLimits?: RateLimits;
+  /** The operator's complexity rules for tier routing (`ZERO_COMPLEXITY_RULES`); see model/complexity-routing.ts. */
+  complexityRules?: ComplexityRule[];
   /** Seconds web_fetch serves a result from the store's cache (`ZERO_WEB_CACHE_TTL_S`, default 300); 0: no cache. */
   webCacheTtlS?: number;
 }
@@ -294,6 +297,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel,
     tiers: config.tiers ?? {},
+    complexityRules: config.complexityRules ?? [],
     webhooks: {
       hooks: new HookStore(artifacts),
       store: new WebhookStore(db, config.store.table),
@@ -339,6 +343,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     // A malformed provider setting stops the server at start, naming the variable.
     providers: providersConfigFromEnv(env),
     tiers: tiersFromEnv(env.ZERO_MODEL_TIERS),
+    complexityRules: complexityRulesFromEnv(env.ZERO_COMPLEXITY_RULES),
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),

@@ -106,6 +106,7 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     ...(front.compaction ? { compaction: front.compaction } : {}),
     ...(front.tool_limits && Object.keys(front.tool_limits).length ? { tool_limits: front.tool_limits } : {}),
     ...(front.max_tool_iterations ? { max_tool_iterations: front.max_tool_iterations } : {}),
+    ...(front.complexity ? { complexity: front.complexity } : {}),
     ...(front.thinking === false ? { thinking_budget: 0 } : front.thinking ? { thinking_budget: front.thinking.budget_tokens } : front.effort ? { thinking_budget: EFFORT_BUDGETS[front.effort] } : {}),
     mcp: { servers: front.mcpServers?.servers ?? {}, references: front.mcpServers?.references ?? [], ...mcpGrants },
     ...(front.memory ? { memory: front.memory === 'project' ? 'project' : 'user' } : {}),

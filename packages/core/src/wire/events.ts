@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { budgetScopeSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
+import { budgetScopeSchema, complexityLevelSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
 import { planStepStatusSchema } from './plan';
 
 /**
@@ -136,6 +136,20 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     budget: budgetScopeSchema.optional(),
   }),
   z.object({ type: z.literal('error'), code: z.string(), message: z.string(), ...origin }),
+  /**
+   * How the run was routed by its task's complexity (F1–F5): the level and who decided it (the request, the
+   * agent file, or an operator's rule, named), the tier and model it runs on, and the tools it may use (none: text only).
+   */
+  z.object({
+    type: z.literal('routing'),
+    level: complexityLevelSchema,
+    by: z.enum(['request', 'agent', 'rule']),
+    rule: z.string().optional(),
+    tier: z.enum(['light', 'standard', 'heavy']),
+    model: z.string(),
+    tools: z.array(z.string()),
+    ...origin,
+  }),
   /** Live per-tool statistics: sent each time a call of the tool is counted (or refused at its limit), before it runs. */
   toolUsageSchema.extend({ type: z.literal('tool_usage'), ...origin }),
   /** A plan's step started, done or failed (a run of a plan, see `plan/progress.ts`); `step` is 1-based, of `steps`. */

@@ -100,3 +100,7 @@ export type ToolLimits = z.infer<typeof toolLimitsSchema>;
 
 /** A cap on the tool loop's iterations (the model calls of one run), from an agent file or a request. */
 export const maxToolIterationsSchema = z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000');
+
+/** A task's complexity (Agent Zero's F1–F5): F1–F2 text only on the light tier, F3–F4 with tools on the standard tier, F5 with tools on the heavy tier. */
+export const complexityLevelSchema = z.enum(['F1', 'F2', 'F3', 'F4', 'F5'], { error: 'must be one of F1, F2, F3, F4, F5' });
+export type ComplexityLevel = z.infer<typeof complexityLevelSchema>;

@@ -52,6 +52,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     plan_steps: z.array(z.string()).optional(),
     /** The message's own cap on the tool loop's iterations (`max_tool_iterations`): a resumed run keeps it. */
     max_tool_iterations: z.number().int().positive().optional(),
+    /** The tools the run was routed to (tier routing, `tools_required`): a resumed run keeps them; absent: the agent's. */
+    routed_tools: z.array(z.string()).optional(),
   }),
   z.object({
     ...base,
