@@ -28,7 +28,7 @@ describe('a chat streamed over SSE', () => {
 
     const types = events.map((e) => e.type);
     const collapsed = types.filter((t, i) => t !== types[i - 1]);
-    expect(collapsed).toEqual(['start', 'message', 'text', 'tool_call', 'tool_result', 'text', 'done']);
+    expect(collapsed).toEqual(['start', 'message', 'text', 'tool_call', 'tool_usage', 'tool_result', 'text', 'done']);
     expect(events[1]).toMatchObject({ type: 'message', text: 'Please echo hello', author: { id: 'dev', name: 'Developer' } });
     expect(events.every((e) => typeof e.event_id === 'string' && e.event_id.length > 0)).toBe(true);
     expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);

@@ -78,7 +78,7 @@ describe('the tool-use loop', () => {
     const { events } = await chatStream(h.url, { agent_id: 'tester', message: 'many' });
     const r = results(events);
     expect(r.filter((x) => !x.is_error)).toHaveLength(3);
-    expect(r.filter((x) => x.is_error)[0]!.content).toContain('limit reached for echo (3 calls per run)');
+    expect(r.filter((x) => x.is_error)[0]!.content).toContain('limit reached for echo (3 calls per run, ZERO_MAX_CALLS_PER_TOOL)');
   });
 
   it('ends the run at the step limit with status limit', async () => {

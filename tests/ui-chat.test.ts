@@ -98,6 +98,7 @@ describe('useChat against Zero: the AI SDK UI message stream', () => {
       'tool-input-start',
       'tool-input-delta',
       'tool-input-available',
+      'data-tool-usage',
       'tool-output-error',
       'finish-step',
       'start-step',

@@ -147,6 +147,12 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
         yield* closeText();
         yield { type: 'data-compacted', data: { tokens_before: event.tokens_before, tokens_after: event.tokens_after, turns_folded: event.turns_folded } };
         break;
+      case 'tool_usage': {
+        // Live statistics, not part of the answer: transient (useChat's `onData` gets them; the message keeps none), one id per tool.
+        const { tool, calls, limit, remaining, total_calls, total_limit } = event;
+        yield { type: 'data-tool-usage', id: `tool-usage-${tool}`, data: { tool, calls, limit, remaining, total_calls, total_limit }, transient: true };
+        break;
+      }
       case 'retry':
         yield* closeText();
         yield { type: 'data-retry', data: { step: event.step, attempt: event.attempt, reason: event.reason, ...(event.provider ? { provider: event.provider } : {}) } };

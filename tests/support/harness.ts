@@ -80,6 +80,8 @@ export interface HarnessOptions {
   providers?: { default?: string; fallback?: string[] };
   /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
   tiers?: RuntimeConfig['tiers'];
+  /** The operator's complexity rules for tier routing (`ZERO_COMPLEXITY_RULES`). */
+  complexityRules?: RuntimeConfig['complexityRules'];
   /** EventBridge Scheduler (a fake's endpoint): schedules are registered there as on AWS. */
   scheduler?: RuntimeConfig['scheduler'];
   /** The project API's limits (archive sizes, upload lifetimes), the defaults where unset. */
@@ -125,6 +127,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     githubToken: options.githubToken,
     publicUrl: options.publicUrl,
     tiers: options.tiers,
+    complexityRules: options.complexityRules,
     scheduler: options.scheduler,
     providers: {
       ...options.providers,

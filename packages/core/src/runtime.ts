@@ -4,6 +4,7 @@ import { queueEnvironmentCalls } from './environment-store/self-hosted';
 import { withdrawEnvironmentCalls } from './sessions/session-environment';
 import { WorkQueue } from './environment-store/work-queue';
 import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from './model/aliases';
+import { complexityRulesFromEnv, type ComplexityRule } from './model/complexity-routing';
 import { agentModel } from './run/run-setup';
 import type { ModelProvider } from './model/provider';
 import { lazyProvider } from './model/lazy-provider';
@@ -42,6 +43,7 @@ import { listProjectsTool } from './tools/list-projects';
 import { readFileTool } from './tools/read-file';
 import { renderReportTool } from './tools/render-report';
 import { createWebFetchTool } from './tools/web-fetch';
+import { StoredWebFetchCache } from './tools/web-fetch-cache';
 import { createHttpRequestTool } from './tools/http-request';
 import { listRequestsTool } from './tools/list-requests';
 import { createRunRequestTool } from './tools/run-request';
@@ -145,6 +147,10 @@ export interface RuntimeConfig {
   budgets?: BudgetLimits | false;
   /** Requests per minute of a credential, messages per minute to a session, deliveries per minute to a webhook (`ZERO_RATE_LIMIT_*`); none by default. */
   rateLimits?: RateLimits;
+  /** The operator's complexity rules for tier routing (`ZERO_COMPLEXITY_RULES`); see model/complexity-routing.ts. */
+  complexityRules?: ComplexityRule[];
+  /** Seconds web_fetch serves a result from the store's cache (`ZERO_WEB_CACHE_TTL_S`, default 300); 0: no cache. */
+  webCacheTtlS?: number;
 }
 
 /** Everything the HTTP edge needs. */
@@ -224,7 +230,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   router?.catch(() => undefined);
   // An agent whose model cannot serve it here fails to load (listed with the reason), not at its first call.
   const check: AgentCheck | undefined =
-    router && (async (agent) => (await router).problemWith(agentModel(agent, defaultModel, config.tiers), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
+    router && (async (agent) => (await router).problemWith(agentModel(agent, defaultModel, config.tiers), agent.fallback));
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names(), check })
     : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names(), check });
@@ -240,6 +246,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
         afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId),
       }),
     );
+  const rateLimits = loadRateLimiter(db, config.store.table, config.rateLimits);
   const runtime: Runtime = {
     auth,
     environments: new EnvironmentStore(db, config.store.table),
@@ -264,7 +271,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       canSpawn: !process.env.AWS_LAMBDA_FUNCTION_NAME,
     }),
     budgets: config.budgets === false ? undefined : loadBudgets(db, config.store.table, config.budgets ?? {}),
-    rateLimits: loadRateLimiter(db, config.store.table, config.rateLimits),
+    rateLimits,
+    webFetch: new StoredWebFetchCache(db, config.store.table, config.webCacheTtlS ?? 300, rateLimits),
     leases: new LeaseStore(db, config.store.table, sessions, config.leaseTtlMs ?? 30_000),
     runs: new LocalRuns(),
     instanceId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'local'}:${randomUUID()}`,
@@ -290,6 +298,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     defaultAgentId: config.defaultAgentId ?? 'zero',
     defaultModel,
     tiers: config.tiers ?? {},
+    complexityRules: config.complexityRules ?? [],
     webhooks: {
       hooks: new HookStore(artifacts),
       store: new WebhookStore(db, config.store.table),
@@ -338,6 +347,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     // A malformed provider setting stops the server at start, naming the variable.
     providers: providersConfigFromEnv(env),
     tiers: tiersFromEnv(env.ZERO_MODEL_TIERS),
+    complexityRules: complexityRulesFromEnv(env.ZERO_COMPLEXITY_RULES),
     defaultAgentId: env.ZERO_DEFAULT_AGENT || undefined,
     limits: limitsFromEnv(env),
     permissions: permissionsFromEnv(env.ZERO_PERMISSIONS),
@@ -374,6 +384,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     maxStreamsPerSession: positiveInt(env, 'ZERO_MAX_STREAMS_PER_SESSION', 'streams'),
     budgets: budgetLimitsFromEnv(env),
     rateLimits: rateLimitsFromEnv(env),
+    webCacheTtlS: nonNegativeInt(env, 'ZERO_WEB_CACHE_TTL_S'),
     memory: {
       maxFileBytes: positiveInt(env, 'ZERO_MEMORY_MAX_FILE_BYTES', 'bytes'),
       maxStoreBytes: positiveInt(env, 'ZERO_MEMORY_MAX_STORE_BYTES', 'bytes'),
@@ -404,6 +415,14 @@ function schedulerFromEnv(env: Record<string, string | undefined>): EventBridgeS
 function memoryLimits(set: Partial<MemoryLimits> = {}): MemoryLimits {
   const given = Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined));
   return { ...DEFAULT_MEMORY_LIMITS, ...given };
+}
+
+function nonNegativeInt(env: Record<string, string | undefined>, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of seconds (0: off), got "${raw}"`);
+  return value;
 }
 
 function positiveInt(env: Record<string, string | undefined>, name: string, unit = 'milliseconds'): number | undefined {

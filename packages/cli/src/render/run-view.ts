@@ -1,4 +1,4 @@
-import type { StreamEvent } from '@zero/core/wire';
+import type { StreamEvent, ToolUsage } from '@zero/core/wire';
 import { MarkdownStream } from './markdown-stream';
 import { summariseInput, summariseResult } from './summary';
 import { agentPaint, colors, type Colors } from './theme';
@@ -13,6 +13,8 @@ export interface ShownCall {
   agentId?: string;
   result?: string;
   isError?: boolean;
+  /** The tool's statistics when this call was counted (its `tool_usage` event). */
+  usage?: ToolUsage;
 }
 
 export interface RunViewOptions {
@@ -48,6 +50,8 @@ interface PlainText {
  */
 export class RunView {
   readonly calls: ShownCall[] = [];
+  /** Each tool's latest statistics in the run (`tool_usage` events): calls so far, limit, remaining. */
+  readonly toolUsage = new Map<string, ToolUsage>();
   private readonly c: Colors;
   private readonly depth = new Map<string, number>();
   private readonly agentOf = new Map<string, string>();
@@ -123,6 +127,15 @@ export class RunView {
         this.spin();
         break;
       }
+      case 'tool_usage': {
+        const { tool, calls, limit, remaining, total_calls, total_limit } = event;
+        const usage = { tool, calls, limit, remaining, total_calls, total_limit };
+        this.toolUsage.set(event.tool, usage);
+        // Calls are counted in the order they were made: the earliest running call of the tool not yet counted is this one.
+        const call = [...this.running.values()].find((c) => c.name === event.tool && !c.usage);
+        if (call) call.usage = usage;
+        break;
+      }
       case 'tool_result': {
         const call = this.running.get(event.id) ?? this.calls.find((c) => c.id === event.id);
         this.running.delete(event.id);
@@ -130,7 +143,9 @@ export class RunView {
         Object.assign(shown, { result: event.content, isError: event.is_error });
         const mark = event.is_error ? this.c.red('✗') : this.c.green('✓');
         const input = shown.input === undefined ? '' : ` ${this.c.dim(summariseInput(shown.input))}`;
-        this.toolLine(`${mark} ${this.c.bold(event.name)}${input} ${this.c.dim('—')} ${summariseResult(event.content)}`, 'depth' in shown ? shown.depth : depth);
+        // The line says so when the tool may be called no more in this run; the spinner shows every count.
+        const count = 'usage' in shown && shown.usage?.remaining === 0 ? ` ${this.c.yellow(callCount(shown.usage))}` : '';
+        this.toolLine(`${mark} ${this.c.bold(event.name)}${input}${count} ${this.c.dim('—')} ${summariseResult(event.content)}`, 'depth' in shown ? shown.depth : depth);
         // The results go back to the model, which thinks about its next step.
         if (this.running.size === 0) this.setStatus('thinking…');
         break;
@@ -289,7 +304,8 @@ export class RunView {
     }
     const latest = [...this.running.values()].at(-1)!;
     const others = this.running.size > 1 ? this.c.dim(` (+${this.running.size - 1})`) : '';
-    this.options.out.write(`${'  '.repeat(latest.depth)}${this.c.cyan(SPINNER[this.frame % SPINNER.length]!)} ${this.c.bold(latest.name)} ${this.c.dim(summariseInput(latest.input))}${others}`);
+    const count = latest.usage ? ` ${this.c.dim(callCount(latest.usage))}` : '';
+    this.options.out.write(`${'  '.repeat(latest.depth)}${this.c.cyan(SPINNER[this.frame % SPINNER.length]!)} ${this.c.bold(latest.name)} ${this.c.dim(summariseInput(latest.input))}${count}${others}`);
     this.spinnerShown = true;
   }
 
@@ -305,6 +321,11 @@ export class RunView {
     this.status = undefined;
     this.clearSpinner();
   }
+}
+
+/** A call's place among its tool's calls in the run: `[3/25]`, or `[25/25, limit reached]` once none remain. */
+export function callCount(usage: ToolUsage): string {
+  return `[${usage.calls}/${usage.limit}${usage.remaining === 0 ? ', limit reached' : ''}]`;
 }
 
 /** Plain text of a delegate, indented line by line. */

@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from 'node:readline/promises';
-import type { VoiceMode } from '@zero/core/wire';
+import type { ToolUsage, VoiceMode } from '@zero/core/wire';
 import { voiceModeSchema } from '@zero/core/wire';
 import { askApproval } from '../approvals';
 import { historyPath } from '../config';
@@ -28,6 +28,7 @@ const HELP = `  /agent <id>      talk to another agent (the session keeps its hi
   /cancel          stop the running run (or Ctrl+C)
   /usage           tokens and cost of this session
   /last            the last tool call's input and result
+  /tools           the last run's calls of each tool, its limit and what remains
   /help, /exit     this help; leave (or Ctrl+D, or Ctrl+C twice)
   A line ending with \\ continues on the next line.`;
 
@@ -52,6 +53,7 @@ class Repl {
   private agentColors = new Map<string, string | undefined>();
   private render?: (markdown: string) => string;
   private lastCalls: ShownCall[] = [];
+  private lastToolUsage: ToolUsage[] = [];
   private running?: { sessionId?: string; cancelled: boolean };
   private asking = false;
   private lastInterrupt = 0;
@@ -191,6 +193,7 @@ class Repl {
       });
       view.finish();
       this.lastCalls = view.calls;
+      this.lastToolUsage = [...view.toolUsage.values()];
       if (result.agent_id) this.agentId = result.agent_id;
       if (result.status !== 'completed') {
         const why = result.error ? `: ${result.error.message}` : result.reason ? `: ${result.reason}` : '';
@@ -245,6 +248,9 @@ class Repl {
         if (!call) return this.say(this.c.dim('no tool call yet'));
         return this.say(`${this.c.bold(call.name)} ${this.c.dim(call.id)}\ninput:\n${JSON.stringify(call.input, null, 2)}\n${call.isError ? this.c.red('error:') : 'result:'}\n${call.result ?? '(no result yet)'}`);
       }
+      case '/tools':
+        if (!this.lastToolUsage.length) return this.say(this.c.dim('no tool call yet'));
+        return this.say(this.lastToolUsage.map((u) => `${this.c.bold(u.tool)} ${u.calls}/${u.limit} calls, ${u.remaining} remaining`).join('\n'));
       default:
         return this.say(this.c.red(`unknown command ${name}; /help lists them`));
     }

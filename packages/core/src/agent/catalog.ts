@@ -39,7 +39,7 @@ export async function requireAgent(catalog: AgentCatalog, id: string): Promise<A
 
 /**
  * Why a loaded agent cannot run in this deployment (its model names a provider that is not
- * configured, or one without tool support for an agent with tools), as a load error's field and message.
+ * configured), as a load error's field and message.
  */
 export type AgentCheck = (agent: AgentDefinition) => Promise<{ field: string; message: string } | undefined>;
 

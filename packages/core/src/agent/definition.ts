@@ -1,6 +1,6 @@
 import { MODEL_TIERS } from '../model/aliases';
 import * as z from 'zod';
-import { mcpServerConfigSchema, permissionMapSchema, permissionModeSchema, thinkingRequestSchema, voiceModeSchema } from '../wire';
+import { complexityLevelSchema, maxToolIterationsSchema, mcpServerConfigSchema, permissionMapSchema, permissionModeSchema, thinkingRequestSchema, toolLimitsSchema, voiceModeSchema } from '../wire';
 import { agentMcpServersSchema } from './mcp-servers';
 
 /** Claude Code's tool names as Zero's (kept in one table: ./claude-code-tools). */
@@ -49,6 +49,12 @@ export const agentFrontmatterSchema = z.looseObject({
   fallback: toolList.optional(),
   /** Zero: how much the agent's tasks need, `light`, `standard` or `heavy`: the deployment's model of that tier (`ZERO_MODEL_TIERS`), when `model` names none. */
   tier: z.enum(MODEL_TIERS, { error: 'must be "light", "standard" or "heavy"' }).optional(),
+  /** Zero (ZAP's `SetToolLimit`): tool name → calls per run, e.g. `http_request: 25`; the stricter of it and the deployment's limit wins. */
+  tool_limits: toolLimitsSchema.optional(),
+  /** Zero (Agent Zero's): the most iterations (model calls) of the tool loop in one run; the stricter of it and `ZERO_MAX_STEPS` wins. */
+  max_tool_iterations: maxToolIterationsSchema.optional(),
+  /** Zero (Agent Zero's F1–F5): the complexity of this agent's tasks, which picks its tier and whether it uses tools, unless a request says otherwise. */
+  complexity: complexityLevelSchema.optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
 
@@ -92,6 +98,12 @@ export const agentDefinitionSchema = z.object({
   permission_mode: permissionModeSchema.optional(),
   /** When its conversations are compacted (absent: the deployment's settings). */
   compaction: compactionSettingsSchema.optional(),
+  /** Its per-tool call limits (`tool_limits:`), tightening the deployment's. */
+  tool_limits: toolLimitsSchema.optional(),
+  /** Its cap on the tool loop's iterations (`max_tool_iterations:`). */
+  max_tool_iterations: z.number().int().positive().optional(),
+  /** The complexity of its tasks (`complexity:`), for tier routing. */
+  complexity: complexityLevelSchema.optional(),
   /** Its extended-thinking budget in tokens (from `effort` or `thinking:`); 0: off; absent: the deployment's default. */
   thinking_budget: z.number().int().nonnegative().optional(),
   /**

@@ -32,6 +32,9 @@ export async function admitCaller(deps: DoorDeps, token: string): Promise<Admitt
   await refuseIfSuspended(deps.budgets, user.id);
   // An API key is its own credential; a JWT user's tokens are one credential.
   const credential = user.via === 'jwt' ? `user:${user.id}` : `key:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`;
-  await (await deps.rateLimits?.())?.take('credential', credential);
+  const limiter = await deps.rateLimits?.();
+  // The deployment's limit for all callers together, then the credential's own.
+  await limiter?.take('deployment', 'all');
+  await limiter?.take('credential', credential);
   return { user, credential };
 }

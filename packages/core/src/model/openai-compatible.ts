@@ -2,6 +2,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import { guardedStream, type IdleTimer, type StreamGuard } from './idle-timer';
 import { toChatCompletionsRequest } from './openai-request';
+import { TextToolCalls, textAnswerContent } from './text-tool-protocol';
 import {
   ModelError,
   type ContentBlockParam,
@@ -67,7 +68,8 @@ export interface EndpointCredentials {
  * (Ollama, vLLM, LM Studio, OpenRouter, LiteLLM), through `fetch` and an SSE parser.
  * Like the Anthropic SDK, it retries 429, 5xx and failed connections before the response
  * starts (honouring `retry-after`); a failure after it started is a `midStream` ModelError,
- * which the loop retries as a whole step.
+ * which the loop retries as a whole step. A model the endpoint declares without tool calling
+ * (`noTools`) is offered an agent's tools through the text protocol (text-tool-protocol.ts).
  */
 export class OpenAICompatibleProvider implements ModelProvider {
   constructor(
@@ -77,23 +79,21 @@ export class OpenAICompatibleProvider implements ModelProvider {
   ) {}
 
   async *stream(request: ModelRequest, signal: AbortSignal, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
-    if (request.tools.length && this.endpoint.noTools?.includes(request.model)) {
-      throw new ModelError(`model "${request.model}" on ${this.name} is declared without tool support, and this call offers tools`, false, 400);
-    }
-    yield* guardedStream(signal, options.idleTimeoutMs, (guard) => this.respond(request, guard));
+    const textTools = request.tools.length > 0 && !!this.endpoint.noTools?.includes(request.model);
+    yield* guardedStream(signal, options.idleTimeoutMs, (guard) => this.respond(request, guard, textTools));
   }
 
-  private async *respond(request: ModelRequest, { signal, idle, interrupted }: StreamGuard): AsyncGenerator<ModelEvent> {
-    const response = await this.send(request, signal, interrupted, idle);
-    yield* this.relay(response, idle, interrupted);
+  private async *respond(request: ModelRequest, { signal, idle, interrupted }: StreamGuard, textTools: boolean): AsyncGenerator<ModelEvent> {
+    const response = await this.send(request, signal, interrupted, idle, textTools);
+    yield* this.relay(response, idle, interrupted, textTools ? new TextToolCalls() : undefined);
   }
 
   /**
    * Posts the request, retrying what the Anthropic SDK retries; resolves with a response that streams.
    * With credentials, a 401 renews them once and sends again (not counted as a retry).
    */
-  private async send(request: ModelRequest, signal: AbortSignal, interrupted: () => Error | undefined, idle: IdleTimer): Promise<Response> {
-    const body = JSON.stringify(toChatCompletionsRequest(request));
+  private async send(request: ModelRequest, signal: AbortSignal, interrupted: () => Error | undefined, idle: IdleTimer, textTools: boolean): Promise<Response> {
+    const body = JSON.stringify(toChatCompletionsRequest(request, { textTools }));
     const maxRetries = this.endpoint.maxRetries ?? 2;
     let renewed = false;
     for (let attempt = 0; ; attempt++) {
@@ -134,7 +134,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
     }
   }
 
-  private async *relay(response: Response, idle: IdleTimer, interrupted: (usage?: ModelUsage) => Error | undefined): AsyncGenerator<ModelEvent> {
+  /** `textCalls`: the answer is read for `<tool_call>` blocks, which are not shown as text. */
+  private async *relay(response: Response, idle: IdleTimer, interrupted: (usage?: ModelUsage) => Error | undefined, textCalls?: TextToolCalls): AsyncGenerator<ModelEvent> {
     const usage: ModelUsage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
     let text = '';
     /** Tool calls by their index in the stream: several are streamed side by side. */
@@ -168,7 +169,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
             const delta = choice.delta;
             if (delta?.content) {
               text += delta.content;
-              yield { type: 'text', delta: delta.content };
+              const shown = textCalls ? textCalls.push(delta.content) : delta.content;
+              if (shown) yield { type: 'text', delta: shown };
             }
             for (const piece of delta?.tool_calls ?? []) {
               let call = calls.get(piece.index);
@@ -193,6 +195,13 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const stop = interrupted(usage);
     if (stop) throw stop;
     if (!finish && !done) throw new ModelError(`${this.name}'s stream ended before its last chunk`, true);
+    if (textCalls) {
+      const answer = textCalls.end();
+      if (answer.rest) yield { type: 'text', delta: answer.rest };
+      for (const call of answer.calls) yield { type: 'tool_use', id: call.id, name: call.name, input: call.input };
+      yield { type: 'message', content: textAnswerContent(answer.text, answer.calls), stopReason: answer.calls.length ? 'tool_use' : (STOP_REASONS[finish ?? 'stop'] ?? finish ?? 'end_turn'), usage };
+      return;
+    }
 
     const content: ContentBlockParam[] = text ? [{ type: 'text', text }] : [];
     for (const [index, call] of [...calls.entries()].sort(([a], [b]) => a - b)) {

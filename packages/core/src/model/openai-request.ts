@@ -1,4 +1,5 @@
 import type { ContentBlockParam, MessageParam, ModelRequest } from './provider';
+import { textToolsPrompt, toolResultAsText, toolUseAsText } from './text-tool-protocol';
 
 /** A Chat Completions message, as far as Zero sends them. */
 export type ChatMessage =
@@ -20,12 +21,14 @@ export interface ChatToolCall {
  * blocks as one system message, tool_use blocks as an assistant's `tool_calls`, each tool_result as a
  * `tool` message right after them, tools with an `input_schema` as functions. What the other API has
  * no place for is left out: thinking blocks, cache breakpoints, the provider's own server tools.
+ * With `textTools` (a model served without tool calling), the tools are described in the system
+ * message instead, and calls and results travel as text (see text-tool-protocol.ts).
  */
-export function toChatCompletionsRequest(request: ModelRequest) {
-  const system = request.system.map((block) => block.text).join('\n\n');
+export function toChatCompletionsRequest(request: ModelRequest, { textTools = false }: { textTools?: boolean } = {}) {
+  const system = [...request.system.map((block) => block.text), ...(textTools ? [textToolsPrompt(request.tools)] : [])].join('\n\n');
   const messages: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
-  for (const message of request.messages) messages.push(...toChatMessages(message));
-  const tools = request.tools.flatMap((tool) =>
+  for (const message of request.messages) messages.push(...(textTools ? toTextMessages(message) : toChatMessages(message)));
+  const tools = textTools ? [] : request.tools.flatMap((tool) =>
     'input_schema' in tool && tool.input_schema
       ? [{ type: 'function' as const, function: { name: tool.name, ...('description' in tool && tool.description ? { description: tool.description } : {}), parameters: tool.input_schema } }]
       : [],
@@ -58,6 +61,22 @@ function toChatMessages(message: MessageParam): ChatMessage[] {
   if (parts.length === 0) return results;
   const onlyText = parts.every((p) => p.type === 'text');
   return [...results, { role: 'user', content: onlyText ? parts.map((p) => (p as { text: string }).text).join('\n\n') : parts }];
+}
+
+/** A message for a model without tool calling: calls as `<tool_call>` text in the answer, results as `<tool_result>` text in the user's turn. */
+function toTextMessages(message: MessageParam): ChatMessage[] {
+  if (typeof message.content === 'string') return [{ role: message.role, content: message.content }];
+  const text = message.content
+    .flatMap((b) => {
+      if (b.type === 'text') return [b.text];
+      if (b.type === 'tool_use') return [toolUseAsText(b)];
+      if (b.type === 'tool_result') return [toolResultAsText(b.tool_use_id, resultText({ ...b, is_error: false }), !!b.is_error)];
+      return [];
+    })
+    .join('\n\n');
+  if (message.role === 'assistant') return [{ role: 'assistant', content: text || null }];
+  const images = message.content.flatMap((b) => (b.type === 'image' ? userPart(b) : []));
+  return [{ role: 'user', content: images.length ? [{ type: 'text', text }, ...images] : text }];
 }
 
 function userPart(block: ContentBlockParam): ChatContentPart[] {

@@ -23,7 +23,7 @@ export interface OpenAIEndpointConfig {
   /** The API's base URL, the part before `/chat/completions` (e.g. `http://localhost:11434/v1`). */
   url: string;
   key?: string;
-  /** Models this endpoint serves without tool calling: an agent with tools on one fails to load. */
+  /** Models this endpoint serves without tool calling: an agent's tools reach them through the text protocol (`<tool_call>` blocks, see text-tool-protocol.ts). */
   noTools?: string[];
   /** USD per million tokens by model; a model not listed is priced as unknown (cost 0, `cost_known: false`). */
   prices?: Record<string, TokenPrice>;

@@ -10,7 +10,6 @@ export function createProviderRouter(anthropic: AnthropicProviderOptions, config
     providers.set(name, {
       kind: 'openai',
       provider: lazyProvider(async () => new (await import('./openai-compatible')).OpenAICompatibleProvider(name, endpoint)),
-      noTools: endpoint.noTools,
       prices: endpoint.prices,
     });
   }

@@ -10,8 +10,6 @@ export type ProviderKind = 'claude' | 'openai';
 export interface ProviderEntry {
   kind: ProviderKind;
   provider: ModelProvider;
-  /** Models served without tool calling (an OpenAI-compatible endpoint's `_NO_TOOLS`). */
-  noTools?: readonly string[];
   /** USD per million tokens by model, for an endpoint; Claude providers use Claude's list prices. */
   prices?: Record<string, TokenPrice>;
 }
@@ -73,10 +71,11 @@ export class ProviderRouter implements ModelProvider {
   }
 
   /**
-   * Why an agent with this model, tools and fallback chain cannot run here, or undefined: an unknown
-   * provider, or a model its endpoint serves without tool calling for an agent that has tools.
+   * Why an agent with this model and fallback chain cannot run here, or undefined: an unknown provider,
+   * or a name a Claude provider cannot serve. (A model its endpoint serves without tool calling runs an
+   * agent's tools through the text protocol: see text-tool-protocol.ts.)
    */
-  problemWith(model: string, tools: readonly string[], fallback: readonly string[] = []): { field: string; message: string } | undefined {
+  problemWith(model: string, fallback: readonly string[] = []): { field: string; message: string } | undefined {
     const names = [{ field: 'model', name: model }, ...this.chain(model, fallback).slice(1).map((name) => ({ field: 'fallback', name }))];
     for (const { field, name } of names) {
       let route: Route;
@@ -90,12 +89,6 @@ export class ProviderRouter implements ModelProvider {
         return {
           field,
           message: `model "${name}" is not a Claude model id (claude-…), an alias (${Object.keys(MODEL_ALIASES).join(', ')}, inherit) or provider:model of a configured provider (${[...this.providers.keys()].join(', ')})`,
-        };
-      }
-      if (tools.length && route.entry.noTools?.includes(route.model)) {
-        return {
-          field,
-          message: `model "${route.model}" on ${route.provider} is declared without tool support (ZERO_PROVIDER_${route.provider.toUpperCase()}_NO_TOOLS), but the agent has tools (${tools.join(', ')}): give it "tools: []" or another model`,
         };
       }
     }

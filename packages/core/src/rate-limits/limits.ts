@@ -9,6 +9,10 @@ export interface RateLimits {
   perSession?: number;
   /** Deliveries per window to one webhook (`ZERO_RATE_LIMIT_HOOK_PER_MINUTE`). */
   perHook?: number;
+  /** Requests per window of every caller together on every door (`ZERO_RATE_LIMIT_GLOBAL_PER_MINUTE`), beside each credential's. */
+  global?: number;
+  /** Fetches per window of one host by web_fetch (`ZERO_WEB_FETCH_PER_HOST_PER_MINUTE`); a cached result is no fetch. */
+  perHost?: number;
   /** The window, one minute unless a test wants a short one. */
   windowMs?: number;
 }
@@ -26,6 +30,8 @@ export function rateLimitsFromEnv(env: Record<string, string | undefined>): Rate
     perCredential: count('ZERO_RATE_LIMIT_PER_MINUTE'),
     perSession: count('ZERO_RATE_LIMIT_SESSION_PER_MINUTE'),
     perHook: count('ZERO_RATE_LIMIT_HOOK_PER_MINUTE'),
+    global: count('ZERO_RATE_LIMIT_GLOBAL_PER_MINUTE'),
+    perHost: count('ZERO_WEB_FETCH_PER_HOST_PER_MINUTE'),
   };
 }
 
@@ -33,7 +39,7 @@ export function rateLimitsFromEnv(env: Record<string, string | undefined>): Rate
 export type LoadRateLimiter = () => Promise<RateLimiter>;
 
 export function loadRateLimiter(db: DynamoDBDocumentClient, table: string, limits: RateLimits | undefined): LoadRateLimiter | undefined {
-  if (!limits || (limits.perCredential === undefined && limits.perSession === undefined && limits.perHook === undefined)) return undefined;
+  if (!limits || [limits.perCredential, limits.perSession, limits.perHook, limits.global, limits.perHost].every((limit) => limit === undefined)) return undefined;
   let loaded: Promise<RateLimiter> | undefined;
   return () => (loaded ??= import('./rate-limiter').then((m) => new m.RateLimiter(db, table, limits)));
 }

@@ -4,10 +4,10 @@ import { keys } from '../store/keys';
 import { Table } from '../store/table';
 import type { RateLimits } from './limits';
 
-export type RateScope = 'credential' | 'session' | 'hook';
+export type RateScope = 'credential' | 'session' | 'hook' | 'deployment' | 'host';
 
-const LIMIT_OF = { credential: 'perCredential', session: 'perSession', hook: 'perHook' } as const;
-const WORDS = { credential: 'this credential', session: 'this session', hook: 'this webhook' } as const;
+const LIMIT_OF = { credential: 'perCredential', session: 'perSession', hook: 'perHook', deployment: 'global', host: 'perHost' } as const;
+const WORDS = { credential: 'this credential', session: 'this session', hook: 'this webhook', deployment: 'this deployment', host: 'this host' } as const;
 
 /**
  * Fixed-window counters in DynamoDB, shared by every instance: a request adds
@@ -45,7 +45,8 @@ export class RateLimiter {
     });
     if (counted) return;
     const retryAfterS = Math.max(1, Math.ceil((end - now) / 1000));
-    throw new ZeroError('rate_limited', `${WORDS[scope]} may make ${limit} requests per ${this.windowMs / 1000} s; try again in ${retryAfterS} s`, {
+    const who = scope === 'host' ? `host ${id}` : WORDS[scope];
+    throw new ZeroError('rate_limited', `${who} may ${scope === 'host' ? 'be fetched' : 'make'} ${limit} ${scope === 'host' ? 'times' : 'requests'} per ${this.windowMs / 1000} s; try again in ${retryAfterS} s`, {
       limit: scope,
       retry_after_s: retryAfterS,
     });

@@ -1,5 +1,6 @@
 /** The loop: one run of an agent, its limits, prompt, history and delegation. */
 export * from './limits';
+export * from './tool-limits';
 export * from './prompt';
 export * from './history';
 export * from './loop';

@@ -1,10 +1,14 @@
 import * as z from 'zod';
+import { toolLimitsSchema } from '../wire';
+import { toolLimitsFromEnv } from './tool-limits';
 
 /** Every limit of a run, enforced in one place: the loop. */
 export const runLimitsSchema = z.object({
   maxSteps: z.number().int().positive(),
   maxToolCalls: z.number().int().positive(),
   maxCallsPerTool: z.number().int().positive(),
+  /** Per-tool limits (`ZERO_TOOL_LIMITS`, JSON): a tool named here gets the stricter of its limit and `maxCallsPerTool`. */
+  toolLimits: toolLimitsSchema.optional(),
   wallTimeMs: z.number().int().positive(),
   /** Input + output tokens across the run's model calls. */
   maxTokens: z.number().int().positive(),
@@ -51,7 +55,7 @@ export const DEFAULT_LIMITS: RunLimits = {
   thinkingBudgetTokens: 0,
 };
 
-const ENV: Record<keyof RunLimits, string> = {
+const ENV: Record<Exclude<keyof RunLimits, 'toolLimits'>, string> = {
   maxSteps: 'ZERO_MAX_STEPS',
   maxToolCalls: 'ZERO_MAX_TOOL_CALLS',
   maxCallsPerTool: 'ZERO_MAX_CALLS_PER_TOOL',
@@ -73,7 +77,7 @@ const ENV: Record<keyof RunLimits, string> = {
 
 /** Reads limit overrides from the environment; a malformed value fails start-up with its variable named. */
 export function limitsFromEnv(env: Record<string, string | undefined>, base: RunLimits = DEFAULT_LIMITS): RunLimits {
-  const out: Record<string, number> = { ...base };
+  const out: Record<string, unknown> = { ...base };
   for (const [key, name] of Object.entries(ENV)) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
@@ -81,5 +85,6 @@ export function limitsFromEnv(env: Record<string, string | undefined>, base: Run
     if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
     out[key] = value;
   }
+  if (env.ZERO_TOOL_LIMITS?.trim()) out.toolLimits = toolLimitsFromEnv(env.ZERO_TOOL_LIMITS);
   return runLimitsSchema.parse(out);
 }

@@ -18,6 +18,7 @@ import { toolResultContent, withConversationBreakpoint } from './history';
 import type { BudgetHold, RunBudget } from './budget';
 import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
+import { ToolCallCounter } from './tool-limits';
 import { PLAN_PROGRESS_TOOL, createPlanProgressTool, progressOf } from '../plan/progress';
 import { buildSystemPrompt } from './prompt';
 import { redact } from './redact';
@@ -107,6 +108,8 @@ export interface RunParams {
   frameworkHints?: string;
   /** The steps of the plan the run's message was made from: the run gets the plan_progress tool (see `plan/progress.ts`). */
   planSteps?: readonly string[];
+  /** The message's own cap on the tool loop's iterations (steps), over the agent's and the deployment's: the strictest wins. */
+  maxToolIterations?: number;
 }
 
 type ToolCall = { id: string; name: string; input: unknown };
@@ -159,8 +162,9 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
   });
   const gauge = new ContextGauge(sizeOf(system) + sizeOf(toolDefinitions));
   const window = contextWindowOf(params.model, { override: limits.contextWindowTokens, providers: deps.providers });
-  const callsPerTool = new Map<string, number>();
-  let totalToolCalls = 0;
+  const toolCalls = new ToolCallCounter({ ...limits, agentToolLimits: agent.tool_limits });
+  // The tool loop's iterations (steps): the deployment's cap, tightened by the agent's and the request's `max_tool_iterations`.
+  const maxSteps = Math.min(limits.maxSteps, agent.max_tool_iterations ?? Infinity, params.maxToolIterations ?? Infinity);
   let steps = params.resume?.steps ?? 0;
   const append = params.append;
   /** The step in flight's span: the parent of its model call and tool calls. */
@@ -184,12 +188,9 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
     const results = await Promise.all(
       toolUses.map(async (call) => {
         const reserve = () => {
-          const used = callsPerTool.get(call.name) ?? 0;
-          if (totalToolCalls >= limits.maxToolCalls) return `tool call limit reached (${limits.maxToolCalls} per run)`;
-          if (used >= limits.maxCallsPerTool) return `limit reached for ${call.name} (${limits.maxCallsPerTool} calls per run)`;
-          totalToolCalls += 1;
-          callsPerTool.set(call.name, used + 1);
-          return undefined;
+          const { refused, usage } = toolCalls.reserve(call.name);
+          emit({ type: 'tool_usage', ...usage, agent_id: agent.id, run_id: runId });
+          return refused;
         };
         // A span per call (when traces are on), under its step; a delegate's run started by the call nests under it.
         const traced = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id };
@@ -286,7 +287,10 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
         if (params.deadline && Date.now() + (params.handoverReserveMs ?? 60_000) >= params.deadline) {
           return { status: 'handover', steps, usage, reason: 'the run neared the time limit of this process and continues in the background' };
         }
-        if (steps >= limits.maxSteps) return { status: 'limit', steps, usage, reason: `step limit reached (${limits.maxSteps} steps)` };
+        if (steps >= maxSteps) {
+          const reason = maxSteps < limits.maxSteps ? `tool iteration limit reached (max_tool_iterations ${maxSteps})` : `step limit reached (${limits.maxSteps} steps)`;
+          return { status: 'limit', steps, usage, reason };
+        }
         if (Date.now() - started >= limits.wallTimeMs) return { status: 'limit', steps, usage, reason: `time limit reached (${limits.wallTimeMs} ms)` };
         const tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
         if (tokens >= limits.maxTokens) return { status: 'limit', steps, usage, reason: `token limit reached (${limits.maxTokens} tokens)` };

@@ -42,6 +42,10 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   request.client_tools?.forEach((tool, i) => {
     if (deps.tools.names().has(tool.name) || tool.name === PLAN_PROGRESS_TOOL) throw invalidField(`client_tools.${i}.name`, `"${tool.name}" is the name of one of Zero's tools`);
   });
+  // Required tools are Zero's: a name it does not know is refused before anything is written.
+  request.tools_required?.forEach((name, i) => {
+    if (!deps.tools.names().has(name)) throw invalidField(`tools_required.${i}`, `"${name}" is not one of Zero's tools`);
+  });
   // A suspended user, a spent budget, a session over its message rate: refused before anything is written.
   await admitMessage(deps, user.id, request.session_id);
   let session: SessionMeta;
@@ -66,6 +70,9 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     model: request.model,
     ...(request.client_tools?.length ? { client_tools: request.client_tools } : {}),
     ...(request.plan_steps?.length ? { plan_steps: request.plan_steps } : {}),
+    ...(request.max_tool_iterations ? { max_tool_iterations: request.max_tool_iterations } : {}),
+    ...(request.complexity ? { complexity: request.complexity } : {}),
+    ...(request.tools_required ? { tools_required: request.tools_required } : {}),
     ...(request.thinking !== undefined ? { thinking_budget: request.thinking === false ? 0 : request.thinking.budget_tokens } : {}),
     at: new Date().toISOString(),
   };

@@ -11,6 +11,8 @@ import type { ActiveRunBudget } from '../run/budget';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { resolveRunSetup } from '../run/run-setup';
+import { tierModel } from '../model/aliases';
+import { decideComplexity, routeOf } from '../model/complexity-routing';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
@@ -162,7 +164,7 @@ export async function runMessage(
     // The voice the message or the session asked for: delegates without one speak in their own default voice.
     const requestedVoice = message ? (message.voice_mode ?? session.voice_mode) : undefined;
     const agentId = message ? (message.agent_id ?? session.agent_id ?? deps.defaultAgentId) : spec.record.agent_id;
-    const { agent, model, voice } = await resolveRunSetup(
+    let { agent, model, voice } = await resolveRunSetup(
       deps.catalog,
       message
         ? { agentId, fallbackAgentId: session.agent_id, model: message.model, voice: requestedVoice }
@@ -174,6 +176,10 @@ export async function runMessage(
     const environment = await environmentRead;
     // Whichever door the message came through, the environment's tools are the run's (recorded with the message, so a resumed run has them).
     const clientTools = environment ? withEnvironmentTools(message ? message.client_tools : spec.record.client_tools, environment) : message ? message.client_tools : spec.record.client_tools;
+    // Tier routing (Agent Zero's F1–F5) and a request's required tools: what the run may use, decided once and recorded.
+    const routing = message && agent ? routeMessage(deps, message, agent, model) : undefined;
+    if (routing?.decision && !message?.model) model = routing.model;
+    const routedTools = message ? routing?.tools : spec.record.routed_tools;
     if (message) {
       // The agent that answered the session's last message, before this one is recorded.
       const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
@@ -194,6 +200,8 @@ export async function runMessage(
           ...(clientTools?.length ? { client_tools: clientTools } : {}),
           ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
           ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
+          ...(message.max_tool_iterations ? { max_tool_iterations: message.max_tool_iterations } : {}),
+          ...(routedTools ? { routed_tools: routedTools } : {}),
         },
         messageId,
       );
@@ -201,6 +209,10 @@ export async function runMessage(
       spec.onRecorded?.();
       if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
       emit({ type: 'message', message_id: messageId, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
+      if (routing?.decision && agent) {
+        const { level, by, rule } = routing.decision;
+        emit({ type: 'routing', level, by, ...(rule ? { rule } : {}), tier: routeOf(level).tier, model, tools: routedTools ?? agent.tools, agent_id: agent.id, run_id: runId });
+      }
       const now = new Date().toISOString();
       const changed = { agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id };
       // The meta item is rewritten when the agent or project changes, and otherwise to keep `updated_at` (the
@@ -215,6 +227,8 @@ export async function runMessage(
       emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, resumed: true });
     }
 
+    // A routed run uses only its routed tools (none: text only); its agent's MCP tools are not listed.
+    if (agent && routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
     agentOf = agent?.id;
     agentOfRun = agent;
     if (!agent) {
@@ -251,6 +265,7 @@ export async function runMessage(
         clientTools,
         thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
         planSteps: message ? message.plan_steps : spec.record.plan_steps,
+        maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
         callClientTool,
         confirmLease,
         settle,
@@ -296,4 +311,16 @@ function logRunEnd(run: { sessionId: string; runId: string; userId: string; agen
     error_code: outcome.error?.code,
     budget: outcome.budget,
   });
+}
+
+/**
+ * A message's routing: its complexity decided (the request's, the agent's, an operator's rule; see
+ * model/complexity-routing.ts) with the model of its tier, and the tools the run may use: exactly the
+ * request's `tools_required` the agent has, else none for F1–F2, else (undefined) the agent's own.
+ */
+function routeMessage(deps: SessionRunnerDeps, message: NewMessage, agent: AgentDefinition, model: string) {
+  const decision = decideComplexity(message.text, { request: message.complexity, agent: agent.complexity }, deps.complexityRules ?? []);
+  const route = decision ? routeOf(decision.level) : undefined;
+  const tools = message.tools_required ? agent.tools.filter((name) => message.tools_required!.includes(name)) : route && !route.tools ? [] : undefined;
+  return { decision, model: route ? tierModel(route.tier, deps.tiers ?? {}, deps.defaultModel) : model, tools };
 }

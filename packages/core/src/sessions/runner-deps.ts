@@ -1,6 +1,7 @@
 import type { LoadBudgets } from '../budgets/limits';
 import type { LoadRateLimiter } from '../rate-limits/limits';
 import type { ModelTiers } from '../model/aliases';
+import type { ComplexityRule } from '../model/complexity-routing';
 import type { LeaseStore, RunLease } from '../store/lease-store';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import type { RunDeps } from '../run/loop';
@@ -25,6 +26,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   defaultModel: string;
   /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
   tiers?: ModelTiers;
+  /** The operator's complexity rules (`ZERO_COMPLEXITY_RULES`) for tier routing; see model/complexity-routing.ts. */
+  complexityRules?: readonly ComplexityRule[];
   /** How often text events are written to the event log at the latest. */
   eventFlushMs?: number;
   /** Time a step may need: a run does not start one with less than this left before its deadline. */

@@ -134,6 +134,9 @@ export class ToolRegistry {
   async execute(name: string, input: unknown, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {
     const tool = this.tools.get(name);
     const granted = context.agent.tools;
+    // A call the model wrote as text that could not be read (see model/text-tool-protocol.ts): nothing to run, the problem to fix.
+    const problem = problemOf(input);
+    if (problem) return errorResult(`The tool call was not run: ${problem}.`);
     if (!tool) return errorResult(`Unknown tool "${name}". Available tools: ${granted.filter((n) => this.tools.has(n)).join(', ') || 'none'}.`);
     if (!granted.includes(name)) {
       return errorResult(`Tool "${name}" is not granted to agent "${context.agent.id}"; it was not run. Its tools: ${granted.join(', ') || 'none'}.`);
@@ -238,6 +241,11 @@ function policyTool(tool: ToolSpec<any>, call?: { readOnly?: boolean; ask?: stri
 
 function isInvalidJson(input: unknown): boolean {
   return typeof input === 'object' && input !== null && '__invalid_json__' in input;
+}
+
+/** What made a call's input unreadable, when its provider said (`__problem__` beside `__invalid_json__`). */
+function problemOf(input: unknown): string | undefined {
+  return isInvalidJson(input) && typeof (input as { __problem__?: unknown }).__problem__ === 'string' ? (input as { __problem__: string }).__problem__ : undefined;
 }
 
 function errorResult(content: string): ToolResult {

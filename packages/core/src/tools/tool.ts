@@ -1,4 +1,5 @@
 import type { PermissionMap } from '../wire';
+import type { WebFetchCache } from './web-fetch-cache';
 import * as z from 'zod';
 import type { AgentCatalog } from '../agent/catalog';
 import type { AgentDefinition } from '../agent/definition';
@@ -30,12 +31,14 @@ export interface ToolServices {
    * when the session has any). Absent in contexts built by hand: the registry then reads the store.
    */
   permissionOverrides?: () => Promise<PermissionMap | undefined>;
+  /** web_fetch's results cache and per-host rate limit (see `tools/web-fetch-cache.ts`); absent in contexts built by hand: every fetch goes out. */
+  webFetch?: WebFetchCache;
 }
 
 /** Picks the tool services out of a deployment's wider set of dependencies. */
 export function toolServices(from: ToolServices): ToolServices {
-  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess, memory } = from;
-  return { catalog, sessions, artifacts, projects, projectFiles, projectAccess, ...(memory ? { memory } : {}) };
+  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess, memory, webFetch } = from;
+  return { catalog, sessions, artifacts, projects, projectFiles, projectAccess, ...(memory ? { memory } : {}), ...(webFetch ? { webFetch } : {}) };
 }
 
 /** What a tool's execute function may use: the call, its run, and the tool services. */

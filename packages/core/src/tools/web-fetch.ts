@@ -25,9 +25,18 @@ export function createWebFetchTool(outbound: OutboundOptions = {}): ToolSpec<any
       timeout_seconds: z.number().min(0.1).max(30).optional().describe(`Time limit. Default ${DEFAULT_TIMEOUT_S}.`),
     }),
     timeoutMs: 35_000,
-    async execute({ url, selector, max_chars = DEFAULT_MAX_CHARS, timeout_seconds = DEFAULT_TIMEOUT_S }, { signal }) {
+    async execute({ url, selector, max_chars = DEFAULT_MAX_CHARS, timeout_seconds = DEFAULT_TIMEOUT_S }, { signal, webFetch }) {
+      // The same fetch made within the deployment's cache time is answered from the store; a fetch that goes out counts against its host's limit.
+      const request = { url, selector: selector ?? null, max_chars };
+      const cached = await webFetch?.cached(request);
+      if (cached !== undefined) return cached;
+      const host = hostOf(url);
+      const refused = host && (await webFetch?.admitHost(host));
+      if (refused) return { content: refused, is_error: true };
       // Fetching and turning HTML into text load on first use, off the API's cold start.
-      return (await import('./web-fetch-read')).readWebPage({ url, selector, max_chars, timeout_seconds }, signal, outbound);
+      const output = await (await import('./web-fetch-read')).readWebPage({ url, selector, max_chars, timeout_seconds }, signal, outbound);
+      if (typeof output === 'string' || !output.is_error) await webFetch?.keep(request, typeof output === 'string' ? output : output.content);
+      return output;
     },
   });
 }

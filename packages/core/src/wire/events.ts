@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { budgetScopeSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
+import { budgetScopeSchema, complexityLevelSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
 import { planStepStatusSchema } from './plan';
 
 /**
@@ -7,6 +7,22 @@ import { planStepStatusSchema } from './plan';
  * (an agent working on a delegated task) also names the run that delegated to it.
  */
 const origin = { agent_id: z.string().optional(), run_id: z.string().optional(), parent_run_id: z.string().optional() };
+
+/**
+ * A tool's calls in a run as they stand after one more was asked for: calls so far, the
+ * stricter of its limits (`ZERO_MAX_CALLS_PER_TOOL`, `ZERO_TOOL_LIMITS`, the agent's
+ * `tool_limits`), and how many more may run (0 once the tool's or the run's limit is reached).
+ */
+export const toolUsageSchema = z.object({
+  tool: z.string(),
+  calls: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+  remaining: z.number().int().nonnegative(),
+  /** Calls of every tool in the run, and their limit (`ZERO_MAX_TOOL_CALLS`). */
+  total_calls: z.number().int().nonnegative(),
+  total_limit: z.number().int().positive(),
+});
+export type ToolUsage = z.infer<typeof toolUsageSchema>;
 
 /** Why the active agent changed: a session switched agents, a run delegated a task, or a delegate handed back. */
 export const agentSwitchReasonSchema = z.enum(['switch', 'delegate', 'return']);
@@ -120,6 +136,22 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     budget: budgetScopeSchema.optional(),
   }),
   z.object({ type: z.literal('error'), code: z.string(), message: z.string(), ...origin }),
+  /**
+   * How the run was routed by its task's complexity (F1–F5): the level and who decided it (the request, the
+   * agent file, or an operator's rule, named), the tier and model it runs on, and the tools it may use (none: text only).
+   */
+  z.object({
+    type: z.literal('routing'),
+    level: complexityLevelSchema,
+    by: z.enum(['request', 'agent', 'rule']),
+    rule: z.string().optional(),
+    tier: z.enum(['light', 'standard', 'heavy']),
+    model: z.string(),
+    tools: z.array(z.string()),
+    ...origin,
+  }),
+  /** Live per-tool statistics: sent each time a call of the tool is counted (or refused at its limit), before it runs. */
+  toolUsageSchema.extend({ type: z.literal('tool_usage'), ...origin }),
   /** A plan's step started, done or failed (a run of a plan, see `plan/progress.ts`); `step` is 1-based, of `steps`. */
   z.object({ type: z.literal('plan_progress'), step: z.number().int().positive(), steps: z.number().int().positive(), title: z.string(), status: planStepStatusSchema, note: z.string().optional(), ...origin }),
 ]);

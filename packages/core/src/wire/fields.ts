@@ -90,3 +90,17 @@ export type BudgetScope = z.infer<typeof budgetScopeSchema>;
 /** How a run's invocation ended: its status, or `awaiting_approval` when it waits for a person (it is not over). */
 export const doneStatusSchema = z.union([runStatusSchema, z.literal('awaiting_approval')]);
 export type DoneStatus = z.infer<typeof doneStatusSchema>;
+
+/** A tool's name (as agent files and the registry spell it) → the calls of it one run may make (ZAP's `SetToolLimit`). */
+export const toolLimitsSchema = z.record(
+  z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be a tool name'),
+  z.number({ error: 'must be a whole number of calls' }).int('must be a whole number of calls').positive('must be at least 1'),
+);
+export type ToolLimits = z.infer<typeof toolLimitsSchema>;
+
+/** A cap on the tool loop's iterations (the model calls of one run), from an agent file or a request. */
+export const maxToolIterationsSchema = z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000');
+
+/** A task's complexity (Agent Zero's F1–F5): F1–F2 text only on the light tier, F3–F4 with tools on the standard tier, F5 with tools on the heavy tier. */
+export const complexityLevelSchema = z.enum(['F1', 'F2', 'F3', 'F4', 'F5'], { error: 'must be one of F1, F2, F3, F4, F5' });
+export type ComplexityLevel = z.infer<typeof complexityLevelSchema>;

@@ -8,6 +8,8 @@ import {
   userIdSchema,
   voiceModeSchema,
   thinkingRequestSchema,
+  maxToolIterationsSchema,
+  complexityLevelSchema,
 } from './fields';
 import { planSchema, planStepsSchema } from './plan';
 
@@ -67,6 +69,12 @@ export const chatMessageSchema = z.strictObject({
   thinking: thinkingRequestSchema.optional(),
   /** The steps of the plan the message was made from (see `plan/progress.ts`): the run reports its progress through them. */
   plan_steps: planStepsSchema.optional(),
+  /** A cap on this message's tool loop (model calls of its run), over the agent's `max_tool_iterations` and `ZERO_MAX_STEPS`: the strictest wins. */
+  max_tool_iterations: maxToolIterationsSchema.optional(),
+  /** The task's complexity (F1–F5), over the agent's `complexity` and the deployment's rules: picks the model tier and whether tools are used. */
+  complexity: complexityLevelSchema.optional(),
+  /** Runs the tool loop with exactly these of the agent's tools (whatever the complexity says); a tool the agent lacks is not added. */
+  tools_required: z.array(z.string().min(1).max(128)).min(1, 'must name at least one tool').max(100).optional(),
 });
 export type ChatRequest = z.infer<typeof chatMessageSchema>;
 
@@ -81,7 +89,7 @@ export const chatRequestSchema = chatMessageSchema
   });
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 
-const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true, thinking: true });
+const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true, thinking: true, max_tool_iterations: true, complexity: true, tools_required: true });
 
 /** The body of `POST /api/v2/ui/chat`: the AI SDK's default chat transport, plus Zero's options as extra body fields. */
 export const uiChatRequestSchema = z.strictObject({

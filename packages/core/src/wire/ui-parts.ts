@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { authorSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
+import { toolUsageSchema } from './events';
 
 /** A tool call of a delegate, as its delegation part shows it. */
 export const delegateToolSchema = z.object({
@@ -66,6 +67,8 @@ export const uiDataPartSchemas = {
   /** The conversation was compacted before the next model call (its oldest turns folded into a summary). */
   compacted: z.object({ tokens_before: z.number().int(), tokens_after: z.number().int(), turns_folded: z.number().int() }),
   delegation: delegationSchema,
+  /** A tool's calls so far in the run, its limit and what remains: a transient part (useChat's `onData`, not kept in the message), id `tool-usage-<tool>`. */
+  'tool-usage': toolUsageSchema,
 };
 export type UIDataTypes = { [K in keyof typeof uiDataPartSchemas]: z.infer<(typeof uiDataPartSchemas)[K]> };
 
@@ -85,5 +88,6 @@ export const uiMessageChunkSchema = z.union([
   dataPart('usage'),
   dataPart('compacted'),
   dataPart('delegation'),
+  dataPart('tool-usage'),
   z.looseObject({ type: z.string() }),
 ]);

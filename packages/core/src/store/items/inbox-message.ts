@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { voiceModeSchema } from '../../wire';
+import { complexityLevelSchema, voiceModeSchema } from '../../wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';
@@ -26,6 +26,11 @@ export const inboxMessageSchema = z.object({
   client_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() })).optional(),
   /** The steps of the plan the message was made from (see the `user_message` record). */
   plan_steps: z.array(z.string()).optional(),
+  /** The message's own cap on the tool loop's iterations (see the `user_message` record). */
+  max_tool_iterations: z.number().int().positive().optional(),
+  /** The message's complexity and required tools (see the `user_message` record). */
+  complexity: complexityLevelSchema.optional(),
+  tools_required: z.array(z.string()).optional(),
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;

@@ -50,6 +50,10 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     thinking_budget: z.number().int().nonnegative().optional(),
     /** The steps of the plan the message was made from: the run reports its progress through them (see `plan/progress.ts`). */
     plan_steps: z.array(z.string()).optional(),
+    /** The message's own cap on the tool loop's iterations (`max_tool_iterations`): a resumed run keeps it. */
+    max_tool_iterations: z.number().int().positive().optional(),
+    /** The tools the run was routed to (tier routing, `tools_required`): a resumed run keeps them; absent: the agent's. */
+    routed_tools: z.array(z.string()).optional(),
   }),
   z.object({
     ...base,
