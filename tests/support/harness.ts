@@ -80,6 +80,11 @@ export interface HarnessOptions {
   providers?: { default?: string; fallback?: string[] };
   /** The deployment's model of each tier (`ZERO_MODEL_TIERS`). */
   tiers?: RuntimeConfig['tiers'];
+  /**
+   * A new session's title from the light tier after its first exchange (`ZERO_SESSION_TITLES`). Off unless a
+   * test turns it on: the fake model's scripts then answer only the runs' own calls.
+   */
+  sessionTitles?: boolean;
   /** EventBridge Scheduler (a fake's endpoint): schedules are registered there as on AWS. */
   scheduler?: RuntimeConfig['scheduler'];
   /** The project API's limits (archive sizes, upload lifetimes), the defaults where unset. */
@@ -125,6 +130,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     githubToken: options.githubToken,
     publicUrl: options.publicUrl,
     tiers: options.tiers,
+    sessionTitles: options.sessionTitles ?? false,
     scheduler: options.scheduler,
     providers: {
       ...options.providers,
