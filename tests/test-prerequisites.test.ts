@@ -20,6 +20,15 @@ describe("npm test's system prerequisites", () => {
     expect(lines[0]).toMatch(/^npm test needs Debian packages that are not installed and cannot be installed from here: run `sudo apt-get update && sudo apt-get install -y --no-install-recommends [a-z -]*poppler-utils tmux bubblewrap gnome-keyring dbus-daemon dbus-bin`, then npm test again\.$/);
   });
 
+  it("take Chromium and PostgreSQL from the devDependencies' builds, so only what npm cannot ship is asked of Debian", () => {
+    // ZERO_TEST_NPM_BINARIES=1: Debian's Chromium and PostgreSQL count as absent, as on a machine without them.
+    const result = spawnSync(process.execPath, [script], { env: { PATH: bare, ZERO_TEST_NPM_BINARIES: '1' }, encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('install -y --no-install-recommends poppler-utils tmux bubblewrap gnome-keyring dbus-daemon dbus-bin`');
+    const full = spawnSync(process.execPath, [script], { env: { PATH: process.env.PATH!, ZERO_TEST_NPM_BINARIES: '1' }, encoding: 'utf8' });
+    expect({ status: full.status, stderr: full.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+
   it('pass silently where everything is installed (this machine, which the suite runs on)', () => {
     const result = spawnSync(process.execPath, [script], { env: { PATH: process.env.PATH! }, encoding: 'utf8' });
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
