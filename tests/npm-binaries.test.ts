@@ -4,13 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumBuild, launchChromium } from './support/browser';
 import { startPostgres } from './support/postgres';
 import { startHarness, type Harness } from './support/harness';
+import { PtyTerminal } from './support/pty-terminal';
+import { Terminal } from './support/tmux';
 
 /**
- * The suite's Chromium and PostgreSQL where Debian's are not installed: the builds the devDependencies
+ * The suite's Chromium, PostgreSQL and terminal (tmux's stand-in) where Debian's are not installed: the builds the devDependencies
  * ship, chosen here as on such a machine (ZERO_TEST_NPM_BINARIES=1 counts Debian's as absent). The
  * browser and db_query test files pass the same way: `ZERO_TEST_NPM_BINARIES=1 npx vitest run tests/…`.
  */
-describe("the devDependencies' Chromium and PostgreSQL, on a machine without Debian's", () => {
+describe("the devDependencies' Chromium, PostgreSQL and terminal, on a machine without Debian's", () => {
   const cache = join(import.meta.dirname, '..', 'node_modules', '.cache');
   beforeAll(() => {
     process.env.ZERO_TEST_NPM_BINARIES = '1';
@@ -50,6 +52,21 @@ describe("the devDependencies' Chromium and PostgreSQL, on a machine without Deb
     } finally {
       await browser.close();
       await h?.close();
+    }
+  });
+
+  it("runs a program on @lydell/node-pty's pseudo-terminal, read through @xterm/headless as tmux's screen would be", async () => {
+    const t = new Terminal(['/bin/sh', '-c', 'stty -echo; printf "\\033[1mbold\\033[0m \\033[33mcereal\\033[0m\\n"; read line; printf "got %s\\n" "$line"'], { PATH: process.env.PATH });
+    try {
+      expect((t as unknown as { pty?: unknown }).pty).toBeInstanceOf(PtyTerminal);
+      await t.waitFor((s) => s.includes('bold cereal\n'));
+      expect(t.screen(true)).toMatch(/\u001b\[1mbold\u001b\[22m \u001b\[33mcereal/);
+      t.type('hello', 'Enter');
+      await t.waitFor((s) => s.includes('got hello\n'));
+      for (let i = 0; i < 100 && !t.exited; i++) await new Promise((r) => setTimeout(r, 30));
+      expect(t.exited).toBe(true);
+    } finally {
+      t.close();
     }
   });
 });
