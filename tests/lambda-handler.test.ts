@@ -70,6 +70,8 @@ describe('the API function invoked as Lambda invokes a streaming handler', () =>
       ZERO_ADMIN_KEY: DEV_KEY,
       // A step is not started with less than a second left of the invocation.
       ZERO_HANDOVER_RESERVE_MS: '1000',
+      // No title call after a session's first exchange: the fake model's scripts answer the runs' own calls.
+      ZERO_SESSION_TITLES: 'off',
       ...(await writeSstLinks(dir, {
         ZeroTable: { name: stack.store.table, type: 'sst.sst.Linkable' },
         ZeroBucket: { name: stack.store.bucket, type: 'sst.sst.Linkable' },
@@ -89,6 +91,7 @@ describe('the API function invoked as Lambda invokes a streaming handler', () =>
       anthropic: { apiKey: LINKED_KEY, baseURL: fake.url },
       limits: DEFAULT_LIMITS,
       auth: { staticKeys: [{ key: DEV_KEY, user: { id: 'admin', name: 'Administrator' } }] },
+      sessionTitles: false,
     });
   });
 

@@ -28,7 +28,8 @@ function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(ZERO_|ANTHROPIC_|AWS_|PORT$|HOST$|NODE_OPTIONS$|VITEST)/.test(name)),
   );
-  return { ...base, ZERO_DEV_KEY: KEY, ...env };
+  // No title call after a session's first exchange: the fake model's scripts answer the runs' own calls.
+  return { ...base, ZERO_DEV_KEY: KEY, ZERO_SESSION_TITLES: 'off', ...env };
 }
 
 function spawnZero(cwd: string, env: Record<string, string>) {

@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../local/console-build';
+import { launchChromium } from './support/browser';
 import { send, startHarness, type Harness } from './support/harness';
 
-/** Debian's Chromium, as in tests/console.test.ts. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 // The bundle under test is the one the sources make: rebuilt when a source is newer than it.
 await ensureConsoleBuilt();
@@ -17,9 +14,8 @@ describe('the console\'s Memory panel in a real browser', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     h = await startHarness();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -48,6 +48,7 @@ describe('the worker function', () => {
       ZERO_SCHEDULER_ROLE_ARN: ROLE_ARN,
       ZERO_RUN_QUEUE_ARN: QUEUE_ARN,
       ZERO_SCHEDULER_ENDPOINT: scheduler.url,
+      ZERO_SESSION_TITLES: 'off',
     });
     handler = (await import('../functions/worker')).handler as typeof handler;
   });

@@ -6,6 +6,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { ensureConsoleBuilt } from '../../local/console-build';
 import { expect } from 'vitest';
 import { startHarness, type Harness, type HarnessOptions } from './harness';
+import { npmBinariesForced, npmChromium, type ChromiumBuild } from './npm-binaries';
 
 // The bundle under test is the one the sources make: rebuilt when a source is newer than it, while the
 // test file is collected (a build takes longer than a hook may).
@@ -14,6 +15,20 @@ await ensureConsoleBuilt();
 /** Debian's Chromium; a test tool's own browser download cannot work here. */
 export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Debian's Chromium where it is installed, else the Chromium an npm package ships (see npm-binaries.ts). */
+export function chromiumBuild(): ChromiumBuild {
+  if (existsSync(CHROMIUM) && !npmBinariesForced()) return { executablePath: CHROMIUM };
+  const build = npmChromium();
+  if (!build) throw new Error(`Chromium is missing: neither ${CHROMIUM} (apt-get install -y chromium) nor the @sparticuz/chromium devDependency (npm ci) is installed`);
+  return build;
+}
+
+/** Headless Chromium for a browser test, with the flags this machine's closed network needs. */
+export function launchChromium(): Promise<Browser> {
+  const build = chromiumBuild();
+  return chromium.launch({ executablePath: build.executablePath, args: CHROMIUM_ARGS, ...(build.env ? { env: { ...process.env, ...build.env } } : {}) });
+}
 export const SCREENSHOTS = join(import.meta.dirname, '..', 'screenshots');
 export const DESKTOP = { width: 1200, height: 800 };
 export const PHONE = { width: 390, height: 844 };
@@ -49,9 +64,8 @@ export class ConsoleBrowser {
   }
 
   static async launch(h: Harness): Promise<ConsoleBrowser> {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     await mkdir(SCREENSHOTS, { recursive: true });
-    return new ConsoleBrowser(await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), h);
+    return new ConsoleBrowser(await launchChromium(), h);
   }
 
   /** A fresh browser profile, not signed in. */

@@ -21,6 +21,8 @@ const server = await startServer({
   catalogRevalidateMs: 0,
   // As in the harness: the test tools declare no readOnly, and run without a person unless a test says otherwise.
   permissions: config.permissions ?? { side_effects: 'allow' },
+  // As in the harness: no title call after a session's first exchange unless a test asks for one.
+  sessionTitles: config.sessionTitles ?? false,
 });
 const failpoint = process.env.ZERO_CHILD_FAILPOINT ? (JSON.parse(process.env.ZERO_CHILD_FAILPOINT) as { after: string; signal: NodeJS.Signals }) : undefined;
 if (failpoint) {

@@ -17,8 +17,9 @@ export interface CliRun {
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const home = mkdtempSync(join(tmpdir(), 'zero-cli-'));
   const { ZERO_URL: _url, ZERO_KEY: _key, ZERO_PROFILE: _profile, ...env } = process.env;
+  // No title call after a session's first exchange (the fake model's scripts answer the runs' own calls).
   // No system keyring unless a test brings one (ZERO_KEYRING: ''): the machine's own stays untouched.
-  return { ...env, HOME: home, ZERO_CONFIG: join(home, 'config.json'), NO_COLOR: '1', NODE_NO_WARNINGS: '1', ZERO_KEYRING: 'off', ...extra };
+  return { ...env, HOME: home, ZERO_CONFIG: join(home, 'config.json'), NO_COLOR: '1', NODE_NO_WARNINGS: '1', ZERO_KEYRING: 'off', ZERO_SESSION_TITLES: 'off', ...extra };
 }
 
 /** Runs `zero …` as a child process; `input` is written to its stdin (closed either way). */

@@ -82,6 +82,11 @@ export interface HarnessOptions {
   tiers?: RuntimeConfig['tiers'];
   /** The operator's complexity rules for tier routing (`ZERO_COMPLEXITY_RULES`). */
   complexityRules?: RuntimeConfig['complexityRules'];
+  /**
+   * A new session's title from the light tier after its first exchange (`ZERO_SESSION_TITLES`). Off unless a
+   * test turns it on: the fake model's scripts then answer only the runs' own calls.
+   */
+  sessionTitles?: boolean;
   /** EventBridge Scheduler (a fake's endpoint): schedules are registered there as on AWS. */
   scheduler?: RuntimeConfig['scheduler'];
   /** The project API's limits (archive sizes, upload lifetimes), the defaults where unset. */
@@ -128,6 +133,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     publicUrl: options.publicUrl,
     tiers: options.tiers,
     complexityRules: options.complexityRules,
+    sessionTitles: options.sessionTitles ?? false,
     scheduler: options.scheduler,
     providers: {
       ...options.providers,

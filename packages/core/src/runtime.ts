@@ -127,6 +127,8 @@ export interface RuntimeConfig {
   approvalTtlMs?: number;
   /** Viewers of a session do not see the model's thinking (`ZERO_HIDE_THINKING_FROM_VIEWERS`); editors and owners do. */
   hideThinkingFromViewers?: boolean;
+  /** A new session is titled by the light tier after its first exchange (`ZERO_SESSION_TITLES`, `off` turns it off); absent: on. */
+  sessionTitles?: boolean;
   /** Resolves a hook's `secret_ref` (by default: the environment variable of that name). */
   webhookSecret?: SecretResolver;
   /** Retries and time limit of webhook callbacks; they go through `outbound` like web_fetch. */
@@ -258,6 +260,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     runBudgetMs: config.runBudgetMs,
     approvalTtlMs: config.approvalTtlMs,
     hideThinkingFromViewers: config.hideThinkingFromViewers ?? false,
+    sessionTitles: config.sessionTitles ?? true,
     provider: config.provider ?? lazyProvider(() => router!),
     tools,
     catalog,
@@ -361,6 +364,7 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     runBudgetMs: positiveInt(env, 'ZERO_RUN_BUDGET_MS'),
     approvalTtlMs: positiveInt(env, 'ZERO_APPROVAL_TTL_MS'),
     hideThinkingFromViewers: env.ZERO_HIDE_THINKING_FROM_VIEWERS === '1' || env.ZERO_HIDE_THINKING_FROM_VIEWERS === 'true',
+    sessionTitles: env.ZERO_SESSION_TITLES !== 'off',
     handoverReserveMs: positiveInt(env, 'ZERO_HANDOVER_RESERVE_MS'),
     webhookSecret: (ref) => env[ref] || undefined,
     github: env.ZERO_GITHUB_API_URL ? { apiUrl: env.ZERO_GITHUB_API_URL } : undefined,

@@ -102,6 +102,12 @@ export interface RunParams {
     /** The input tokens a conversation would take, as the run's gauge counts them. */
     estimate: (messages: MessageParam[]) => number;
   }) => Promise<{ messages: MessageParam[]; usage: Usage; turns: number; tokensAfter: number } | undefined>;
+  /**
+   * Called with the run's outcome before its ending is recorded; the usage it resolves with (a model call
+   * of Zero's own about the run: a new session's title) is added to the run's, so `run_end` and `done`
+   * count it. Must not throw.
+   */
+  conclude?: (outcome: RunOutcome) => Promise<Usage | undefined>;
   /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
   memory?: MemoryIndex;
   /** The project's framework hints for an API tester's prompt (see `tools/api-testing/framework-hints.ts`); absent for other agents. */
@@ -367,6 +373,8 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
       outcome = { status: 'error', steps, usage, reason: described.message, error: described };
     }
   }
+  const concluded = await params.conclude?.(outcome);
+  if (concluded) outcome = { ...outcome, usage: addUsage({ ...outcome.usage }, concluded) };
   return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets, settle: params.settle, announce: params.announce }, outcome);
 }
 

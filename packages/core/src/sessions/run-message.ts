@@ -108,6 +108,37 @@ export async function runMessage(
     return { messages: toMessages(history, { openRunId: runId }), usage, turns: plan.turns, tokensAfter };
   };
 
+  /**
+   * A new session's first exchange is complete: the light tier titles it (see session-title.ts), before the run's
+   * `done`, so the sessions list fetched on it shows the title. The call's usage counts in the run's; a failed
+   * call leaves the title the session had, and the run goes on to its end as it would have.
+   */
+  const conclude: RunParams['conclude'] = async (outcome) => {
+    if (outcome.status !== 'completed' || !deps.sessionTitles) return undefined;
+    const { firstExchange, titleOf } = await import('./session-title');
+    const exchange = firstExchange(history, runId, next.title);
+    if (!exchange) return undefined;
+    let titled: Awaited<ReturnType<typeof titleOf>>;
+    try {
+      titled = await titleOf(deps.provider, tierModel('light', deps.tiers ?? {}, deps.defaultModel), exchange, { budget, signal: controller.signal });
+    } catch (error) {
+      log.warn('session title failed', { session_id: sessionId, run_id: runId, error: describeFailure(error, deps.secrets ?? []).message });
+      return undefined;
+    }
+    const { title, usage } = titled;
+    try {
+      // Renamed by a person while the run went on: their title stays.
+      const current = await deps.sessions.getSession(sessionId);
+      if (title && current && current.title === next.title) {
+        await deps.sessions.updateSession(sessionId, { title });
+        next = { ...next, title };
+      }
+    } catch (error) {
+      log.warn('session title not stored', { session_id: sessionId, run_id: runId, error: describeFailure(error, deps.secrets ?? []).message });
+    }
+    return usage;
+  };
+
   // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
   // Read while the run sets up; a session in a self-hosted environment sends its commands to the environment's worker.
   const environmentRead = selfHostedEnvironmentOf(deps, sessionId);
@@ -271,6 +302,7 @@ export async function runMessage(
         settle,
         announce,
         compact,
+        conclude,
         memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
         frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
       },

@@ -36,6 +36,8 @@ export interface SessionRunnerDeps extends RunDeps, ToolServices {
   approvalTtlMs?: number;
   /** Viewers do not see the model's thinking (see thinking-visibility.ts). */
   hideThinkingFromViewers?: boolean;
+  /** A new session gets a short title from the light tier once its first exchange is complete (see session-title.ts). */
+  sessionTitles?: boolean;
   /** A time budget per invocation when the platform gives none (the local server); Lambda's context gives the real one. */
   runBudgetMs?: number;
   /**
