@@ -19,9 +19,12 @@ export class ScratchCopies {
 
   constructor(readonly root = join(tmpdir(), 'zero-commands')) {}
 
-  /** The run's copy of the project (made on first use), as a real path with no symlinks in it. */
-  async copyFor(cache: ProjectFileCache, projectId: string, runId: string, signal?: AbortSignal): Promise<string> {
-    const id = createHash('sha256').update(`${projectId}\0${runId}`).digest('hex').slice(0, 32);
+  /**
+   * The run's copy of the project (made on first use), as a real path with no symlinks in it;
+   * without a project, an empty working copy of the run's own (for a session's repositories).
+   */
+  async copyFor(cache: ProjectFileCache, projectId: string | undefined, runId: string, signal?: AbortSignal): Promise<string> {
+    const id = createHash('sha256').update(`${projectId ?? ''}\0${runId}`).digest('hex').slice(0, 32);
     let copy = this.pending.get(id);
     if (!copy) {
       copy = this.make(cache, projectId, id, signal).finally(() => this.pending.delete(id));
@@ -30,14 +33,14 @@ export class ScratchCopies {
     return copy;
   }
 
-  private async make(cache: ProjectFileCache, projectId: string, id: string, signal?: AbortSignal): Promise<string> {
+  private async make(cache: ProjectFileCache, projectId: string | undefined, id: string, signal?: AbortSignal): Promise<string> {
     await mkdir(this.root, { recursive: true });
     // Others may pass through to a copy (a sandbox runs as another user) but never list the copies.
     await chmod(this.root, 0o711).catch(() => undefined);
     const dir = join(await realpath(this.root), id);
     if (await exists(dir)) return dir;
     await this.sweep();
-    const snapshot = await cache.materialize(projectId, () => true, signal);
+    const snapshot = projectId ? await cache.materialize(projectId, () => true, signal) : { files: [], read: async () => Buffer.alloc(0) };
     // Built aside and renamed into place, so a copy that exists is whole.
     const building = `${dir}.${process.pid}.partial`;
     await rm(building, { recursive: true, force: true });

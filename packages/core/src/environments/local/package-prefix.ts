@@ -1,0 +1,191 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runProgram } from '../../tools/command/spawn';
+
+/** The packages an environment installs, by package manager (the managers Zero installs for; others are refused by the caller). */
+export interface PrefixPackages {
+  apt: readonly string[];
+  npm: readonly string[];
+  pip: readonly string[];
+}
+
+/** Where an environment's prefix appears inside a sandbox (read-only). */
+export const PACKAGES_MOUNT = '/opt/zero-env';
+
+/**
+ * What a command in a sandbox with the prefix mounted gets: its programs first on PATH (npm's
+ * `node_modules/.bin`, pip's `bin`, apt's `usr/bin`), and where node, python and the loader find
+ * the modules and libraries installed there.
+ */
+export function prefixEnvironment(mount = PACKAGES_MOUNT): { path: string[]; env: Record<string, string> } {
+  return {
+    path: [`${mount}/npm/node_modules/.bin`, `${mount}/pip/bin`, `${mount}/apt/usr/bin`, `${mount}/apt/bin`],
+    env: {
+      NODE_PATH: `${mount}/npm/node_modules`,
+      PYTHONPATH: `${mount}/pip`,
+      LD_LIBRARY_PATH: `${mount}/apt/usr/lib/x86_64-linux-gnu:${mount}/apt/usr/lib:${mount}/apt/lib/x86_64-linux-gnu`,
+    },
+  };
+}
+
+/** An environment's installed packages: the folder to mount, and whether this call did the install. */
+export interface InstalledPrefix {
+  dir: string;
+  /** True for the call that installed it (the first command after a change of packages); false when it was already there. */
+  installedNow: boolean;
+  /** What was installed, for the one command that installed it. */
+  summary: string;
+}
+
+/** An install failed: the message names the package manager and what it said. */
+export class PackageInstallError extends Error {
+  override readonly name = 'PackageInstallError';
+}
+
+/** How long one package manager may take; past it the install fails (and says so) rather than hang a command. */
+const INSTALL_TIMEOUT_MS = 5 * 60_000;
+/** What a failed install shows of the package manager's output. */
+const SHOWN_OUTPUT_CHARS = 1_500;
+
+/**
+ * Installs an environment's packages once, into a prefix folder of its own under `root`, which
+ * every sandbox of the environment then mounts read-only: npm with `npm install --prefix`, apt
+ * with `apt-get download` and `dpkg-deb -x` (no maintainer script runs), pip with
+ * `pip install --target` of wheels only (no setup.py runs). No package's own code runs on the host:
+ * npm installs with `--ignore-scripts`. Each manager runs with a clean environment (no server
+ * variable reaches it) and a time limit.
+ *
+ * The folder is named by the environment and a hash of its package lists, so a change of packages
+ * installs afresh and a change of anything else reuses it. Concurrent commands of one environment
+ * wait for the same install (never two at once in a process); a prefix is built aside and renamed
+ * into place, so a folder that exists is whole, even across processes sharing `root`.
+ */
+export class PackagePrefixes {
+  private readonly pending = new Map<string, Promise<InstalledPrefix>>();
+
+  constructor(readonly root = join(tmpdir(), 'zero-environments')) {}
+
+  /** The environment's prefix, installed on first use; rejects with PackageInstallError naming the manager that failed. */
+  prefixFor(environmentId: string, packages: PrefixPackages): Promise<InstalledPrefix> {
+    const key = `${environmentId.replace(/[^A-Za-z0-9_-]/g, '_')}-${packagesHash(packages)}`;
+    const waiting = this.pending.get(key);
+    // A command that finds the install under way waits for it; only the one that started it reports it.
+    if (waiting) return waiting.then((prefix) => ({ ...prefix, installedNow: false }));
+    // Not tied to the command that started it: the install is the environment's, and others wait on it.
+    const install = this.install(key, packages).finally(() => this.pending.delete(key));
+    this.pending.set(key, install);
+    return install;
+  }
+
+  private async install(key: string, packages: PrefixPackages): Promise<InstalledPrefix> {
+    const dir = join(this.root, key);
+    if (await exists(dir)) return { dir, installedNow: false, summary: '' };
+    await mkdir(this.root, { recursive: true });
+    // The sandbox's user (another host user when the server is root) reads the prefix; nothing in it is secret.
+    await chmod(this.root, 0o755).catch(() => undefined);
+    const building = join(this.root, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}.partial`);
+    await mkdir(building, { recursive: true });
+    const started = Date.now();
+    try {
+      if (packages.npm.length) await installNpm(building, packages.npm);
+      if (packages.apt.length) await installApt(building, packages.apt);
+      if (packages.pip.length) await installPip(building, packages.pip);
+      await writeFile(join(building, 'installed.json'), `${JSON.stringify({ packages, installed_at: new Date().toISOString() })}\n`);
+      await openTree(building);
+      await rename(building, dir).catch(async (error) => {
+        // Another process renamed its own build into place first: that one is used.
+        if (!(await exists(dir))) throw error;
+      });
+    } finally {
+      await rm(building, { recursive: true, force: true });
+    }
+    const lists = (['npm', 'apt', 'pip'] as const).filter((m) => packages[m].length).map((m) => `${m}: ${packages[m].join(' ')}`);
+    return { dir, installedNow: true, summary: `${lists.join('; ')} (${Math.round((Date.now() - started) / 100) / 10} s)` };
+  }
+}
+
+/** A stable hash of the package lists (order kept: it is the order the managers install in). */
+function packagesHash(packages: PrefixPackages): string {
+  return createHash('sha256').update(JSON.stringify([packages.apt, packages.npm, packages.pip])).digest('hex').slice(0, 16);
+}
+
+/** Runs one package manager in `cwd` with a clean environment; throws PackageInstallError naming it when it fails. */
+async function runManager(manager: string, argv: [string, ...string[]], cwd: string, env: Record<string, string> = {}): Promise<string> {
+  const home = join(cwd, '.home');
+  await mkdir(home, { recursive: true });
+  const outcome = await runProgram(argv, {
+    cwd,
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin', HOME: home, LANG: 'C.UTF-8', ...env },
+    limits: { timeoutMs: INSTALL_TIMEOUT_MS, maxStdoutBytes: 256 * 1024, maxStderrBytes: 256 * 1024 },
+  });
+  await rm(home, { recursive: true, force: true });
+  if (outcome.startError) throw new PackageInstallError(`${manager} could not start: ${outcome.startError}`);
+  if (outcome.timedOut) throw new PackageInstallError(`${manager} did not finish within ${INSTALL_TIMEOUT_MS / 1000} s and was stopped`);
+  if (outcome.exitCode !== 0) {
+    const said = (outcome.stderr.text.trim() || outcome.stdout.text.trim() || `exit code ${outcome.exitCode}`).slice(-SHOWN_OUTPUT_CHARS);
+    throw new PackageInstallError(`${manager} failed (exit code ${outcome.exitCode ?? outcome.signal}): ${said}`);
+  }
+  return outcome.stdout.text;
+}
+
+async function installNpm(prefix: string, names: readonly string[]): Promise<void> {
+  const dir = join(prefix, 'npm');
+  await mkdir(dir);
+  // A name that is a path, URL or git spec would copy host files or reach hosts past the guard: registry packages only.
+  const odd = names.find((name) => /^(file|link|git|git\+\w+|https?|github):|^[./]/.test(name) || (name.includes('/') && !name.startsWith('@')));
+  if (odd) throw new PackageInstallError(`npm: "${odd}" is not a registry package name; environments install packages from the npm registry only`);
+  await runManager('npm', ['npm', 'install', '--prefix', dir, '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--no-package-lock', '--loglevel=error', '--', ...names], prefix, {
+    npm_config_cache: join(prefix, '.npm-cache'),
+    npm_config_update_notifier: 'false',
+  });
+  await rm(join(prefix, '.npm-cache'), { recursive: true, force: true });
+}
+
+async function installApt(prefix: string, names: readonly string[]): Promise<void> {
+  const downloads = join(prefix, '.debs');
+  await mkdir(downloads);
+  await runManager('apt', ['apt-get', 'download', '-q', '--', ...names], downloads);
+  const target = join(prefix, 'apt');
+  await mkdir(target);
+  for (const deb of (await readdir(downloads)).filter((name) => name.endsWith('.deb'))) {
+    await runManager('apt (dpkg-deb)', ['dpkg-deb', '-x', join(downloads, deb), target], prefix);
+  }
+  await rm(downloads, { recursive: true, force: true });
+}
+
+async function installPip(prefix: string, names: readonly string[]): Promise<void> {
+  const target = join(prefix, 'pip');
+  try {
+    await runManager('pip', ['/usr/bin/python3', '-m', 'pip', 'install', '--target', target, '--only-binary=:all:', '--no-input', '--disable-pip-version-check', '--retries', '0', '--timeout', '15', '--', ...names], prefix, {
+      PIP_NO_CACHE_DIR: '1',
+    });
+  } catch (error) {
+    // pip says "No matching distribution" when it could not reach its index at all: say which.
+    const message = (error as Error).message;
+    if (/Failed to establish a new connection|NewConnectionError|Temporary failure in name resolution|ConnectTimeout|Could not fetch URL|ProxyError|Network is unreachable/i.test(message)) {
+      throw new PackageInstallError(`pip could not reach its package index (PyPI or the index pip is configured with) to install ${names.join(', ')}: ${message.slice(-400)}`);
+    }
+    throw error;
+  }
+}
+
+/** Folders 0755 and files readable by all: the sandbox's user may be another host user. */
+async function openTree(path: string): Promise<void> {
+  const entries = await readdir(path, { recursive: true, withFileTypes: true });
+  await chmod(path, 0o755);
+  for (const entry of entries) {
+    if (entry.isSymbolicLink()) continue;
+    const full = join(entry.parentPath, entry.name);
+    if (entry.isDirectory()) await chmod(full, 0o755);
+    else await chmod(full, ((await stat(full)).mode & 0o111) ? 0o755 : 0o644);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
