@@ -46,6 +46,11 @@ export class PackageInstallError extends Error {
 
 /** How long one package manager may take; past it the install fails (and says so) rather than hang a command. */
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
+/**
+ * The server's variables a package manager is given: how this machine reaches registries (its
+ * proxy, its certificate authorities, the registries and indexes it uses), nothing else.
+ */
+const MANAGER_SETTINGS = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'PIP_CERT', 'PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'npm_config_registry', 'NPM_CONFIG_REGISTRY'];
 /** What a failed install shows of the package manager's output. */
 const SHOWN_OUTPUT_CHARS = 1_500;
 
@@ -54,8 +59,9 @@ const SHOWN_OUTPUT_CHARS = 1_500;
  * every sandbox of the environment then mounts read-only: npm with `npm install --prefix`, apt
  * with `apt-get download` and `dpkg-deb -x` (no maintainer script runs), pip with
  * `pip install --target` of wheels only (no setup.py runs). No package's own code runs on the host:
- * npm installs with `--ignore-scripts`. Each manager runs with a clean environment (no server
- * variable reaches it) and a time limit.
+ * npm installs with `--ignore-scripts`. Each manager runs with a clean environment (of the server's
+ * variables only how this machine reaches registries: proxy, certificate authorities, registry and
+ * index addresses) and a time limit.
  *
  * The folder is named by the environment and a hash of its package lists, so a change of packages
  * installs afresh and a change of anything else reuses it. Concurrent commands of one environment
@@ -111,13 +117,13 @@ function packagesHash(packages: PrefixPackages): string {
   return createHash('sha256').update(JSON.stringify([packages.apt, packages.npm, packages.pip])).digest('hex').slice(0, 16);
 }
 
-/** Runs one package manager in `cwd` with a clean environment; throws PackageInstallError naming it when it fails. */
+/** Runs one package manager in `cwd` with a clean environment (MANAGER_SETTINGS only); throws PackageInstallError naming it when it fails. */
 async function runManager(manager: string, argv: [string, ...string[]], cwd: string, env: Record<string, string> = {}): Promise<string> {
   const home = join(cwd, '.home');
   await mkdir(home, { recursive: true });
   const outcome = await runProgram(argv, {
     cwd,
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin', HOME: home, LANG: 'C.UTF-8', ...env },
+    env: { ...managerSettings(), PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin', HOME: home, LANG: 'C.UTF-8', ...env },
     limits: { timeoutMs: INSTALL_TIMEOUT_MS, maxStdoutBytes: 256 * 1024, maxStderrBytes: 256 * 1024 },
   });
   await rm(home, { recursive: true, force: true });
@@ -130,6 +136,10 @@ async function runManager(manager: string, argv: [string, ...string[]], cwd: str
   return outcome.stdout.text;
 }
 
+function managerSettings(): Record<string, string> {
+  return Object.fromEntries(MANAGER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+}
+
 async function installNpm(prefix: string, names: readonly string[]): Promise<void> {
   const dir = join(prefix, 'npm');
   await mkdir(dir);
@@ -139,6 +149,9 @@ async function installNpm(prefix: string, names: readonly string[]): Promise<voi
   await runManager('npm', ['npm', 'install', '--prefix', dir, '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--no-package-lock', '--loglevel=error', '--', ...names], prefix, {
     npm_config_cache: join(prefix, '.npm-cache'),
     npm_config_update_notifier: 'false',
+    // One retry and a minute per request: an unreachable registry is an error soon, not a long wait.
+    npm_config_fetch_retries: '1',
+    npm_config_fetch_timeout: '60000',
   });
   await rm(join(prefix, '.npm-cache'), { recursive: true, force: true });
 }
