@@ -1,15 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProgram } from '../../tools/command/spawn';
+import { packagesHash, type PrefixPackages } from '../packages-hash';
 
-/** The packages an environment installs, by package manager (the managers Zero installs for; others are refused by the caller). */
-export interface PrefixPackages {
-  apt: readonly string[];
-  npm: readonly string[];
-  pip: readonly string[];
-}
+export { packagesHash, type PrefixPackages };
 
 /** Where an environment's prefix appears inside a sandbox (read-only). */
 export const PACKAGES_MOUNT = '/opt/zero-env';
@@ -73,21 +69,26 @@ export class PackagePrefixes {
 
   constructor(readonly root = join(tmpdir(), 'zero-environments')) {}
 
-  /** The environment's prefix, installed on first use; rejects with PackageInstallError naming the manager that failed. */
-  prefixFor(environmentId: string, packages: PrefixPackages): Promise<InstalledPrefix> {
+  /**
+   * The environment's prefix, installed on first use; rejects with PackageInstallError naming the
+   * manager that failed. `report` hears how an install it starts goes (`installing`, then `ready` or
+   * `failed` with the error); it is not called when the prefix is there already. Must not throw.
+   */
+  prefixFor(environmentId: string, packages: PrefixPackages, report?: (state: 'installing' | 'ready' | 'failed', error?: string) => Promise<void>): Promise<InstalledPrefix> {
     const key = `${environmentId.replace(/[^A-Za-z0-9_-]/g, '_')}-${packagesHash(packages)}`;
     const waiting = this.pending.get(key);
     // A command that finds the install under way waits for it; only the one that started it reports it.
     if (waiting) return waiting.then((prefix) => ({ ...prefix, installedNow: false }));
     // Not tied to the command that started it: the install is the environment's, and others wait on it.
-    const install = this.install(key, packages).finally(() => this.pending.delete(key));
+    const install = this.install(key, packages, report).finally(() => this.pending.delete(key));
     this.pending.set(key, install);
     return install;
   }
 
-  private async install(key: string, packages: PrefixPackages): Promise<InstalledPrefix> {
+  private async install(key: string, packages: PrefixPackages, report?: (state: 'installing' | 'ready' | 'failed', error?: string) => Promise<void>): Promise<InstalledPrefix> {
     const dir = join(this.root, key);
     if (await exists(dir)) return { dir, installedNow: false, summary: '' };
+    await report?.('installing');
     await mkdir(this.root, { recursive: true });
     // The sandbox's user (another host user when the server is root) reads the prefix; nothing in it is secret.
     await chmod(this.root, 0o755).catch(() => undefined);
@@ -104,21 +105,20 @@ export class PackagePrefixes {
         // Another process renamed its own build into place first: that one is used.
         if (!(await exists(dir))) throw error;
       });
+    } catch (error) {
+      await report?.('failed', (error as Error).message);
+      throw error;
     } finally {
       await rm(building, { recursive: true, force: true });
     }
+    await report?.('ready');
     const lists = (['npm', 'apt', 'pip'] as const).filter((m) => packages[m].length).map((m) => `${m}: ${packages[m].join(' ')}`);
     return { dir, installedNow: true, summary: `${lists.join('; ')} (${Math.round((Date.now() - started) / 100) / 10} s)` };
   }
 }
 
-/** A stable hash of the package lists (order kept: it is the order the managers install in). */
-function packagesHash(packages: PrefixPackages): string {
-  return createHash('sha256').update(JSON.stringify([packages.apt, packages.npm, packages.pip])).digest('hex').slice(0, 16);
-}
-
 /** Runs one package manager in `cwd` with a clean environment (MANAGER_SETTINGS only); throws PackageInstallError naming it when it fails. */
-async function runManager(manager: string, argv: [string, ...string[]], cwd: string, env: Record<string, string> = {}): Promise<string> {
+async function runManager(manager: string, argv: [string, ...string[]], cwd: string, env: Record<string, string> = {}, explain?: (output: string) => string | undefined): Promise<string> {
   const home = join(cwd, '.home');
   await mkdir(home, { recursive: true });
   const outcome = await runProgram(argv, {
@@ -130,6 +130,8 @@ async function runManager(manager: string, argv: [string, ...string[]], cwd: str
   if (outcome.startError) throw new PackageInstallError(`${manager} could not start: ${outcome.startError}`);
   if (outcome.timedOut) throw new PackageInstallError(`${manager} did not finish within ${INSTALL_TIMEOUT_MS / 1000} s and was stopped`);
   if (outcome.exitCode !== 0) {
+    const explained = explain?.(`${outcome.stdout.text}\n${outcome.stderr.text}`);
+    if (explained) throw new PackageInstallError(explained);
     const said = (outcome.stderr.text.trim() || outcome.stdout.text.trim() || `exit code ${outcome.exitCode}`).slice(-SHOWN_OUTPUT_CHARS);
     throw new PackageInstallError(`${manager} failed (exit code ${outcome.exitCode ?? outcome.signal}): ${said}`);
   }
@@ -170,18 +172,14 @@ async function installApt(prefix: string, names: readonly string[]): Promise<voi
 
 async function installPip(prefix: string, names: readonly string[]): Promise<void> {
   const target = join(prefix, 'pip');
-  try {
-    await runManager('pip', ['/usr/bin/python3', '-m', 'pip', 'install', '--target', target, '--only-binary=:all:', '--no-input', '--disable-pip-version-check', '--retries', '0', '--timeout', '15', '--', ...names], prefix, {
-      PIP_NO_CACHE_DIR: '1',
-    });
-  } catch (error) {
-    // pip says "No matching distribution" when it could not reach its index at all: say which.
-    const message = (error as Error).message;
-    if (/Failed to establish a new connection|NewConnectionError|Temporary failure in name resolution|ConnectTimeout|Could not fetch URL|ProxyError|Network is unreachable/i.test(message)) {
-      throw new PackageInstallError(`pip could not reach its package index (PyPI or the index pip is configured with) to install ${names.join(', ')}: ${message.slice(-400)}`);
-    }
-    throw error;
-  }
+  // -vv: pip says it could not reach its index only in its verbose log ("Could not fetch URL … connection error").
+  const argv: [string, ...string[]] = ['/usr/bin/python3', '-m', 'pip', 'install', '-vv', '--target', target, '--only-binary=:all:', '--no-input', '--disable-pip-version-check', '--retries', '0', '--timeout', '15', '--', ...names];
+  await runManager('pip', argv, prefix, { PIP_NO_CACHE_DIR: '1' }, (output) => {
+    const unreachable = /Could not fetch URL (\S+): connection error[^\n]*?(Name or service not known|Temporary failure in name resolution|Connection refused|timed out|Network is unreachable|Failed to establish a new connection)/.exec(output);
+    if (unreachable) return `pip could not reach its package index (${unreachable[1]}: ${unreachable[2]}), so ${names.join(', ')} could not be installed; this server needs PyPI, or PIP_INDEX_URL naming an index it reaches`;
+    const missing = /ERROR: (No matching distribution found for [^\n]+)/.exec(output);
+    return missing ? `pip failed: ${missing[1]} (pip installs wheels only)` : undefined;
+  });
 }
 
 /** Folders 0755 and files readable by all: the sandbox's user may be another host user. */

@@ -4,7 +4,8 @@ import { DEFAULT_SANDBOX_LIMITS, SandboxUnavailableError, type Sandbox, type San
 import { normalizeProjectFolder } from '../../projects/paths';
 import type { RunEnvironment } from '../../environment-store/run-environment';
 import type { PackagePrefixes } from '../../environments/local/package-prefix';
-import type { EnvironmentRecord } from '../../store/items/environment';
+import type { EnvironmentRecord, PackagesStatus } from '../../store/items/environment';
+import { log } from '../../log';
 import { inProject, toolError } from '../project-scope';
 import type { ToolContext, ToolOutput } from '../tool';
 import type { CommandOptions } from './command-policy';
@@ -61,7 +62,7 @@ export class SandboxedCommands {
     } catch (error) {
       return { content: `Nothing ran: ${(error as Error).message}.`, is_error: true };
     }
-    const prepared = await this.prepare(settings.environment, sandbox);
+    const prepared = await this.prepare(settings.environment, sandbox, context);
     if ('refused' in prepared) return { content: prepared.refused, is_error: true };
     const { ScratchCopies, commandFolder } = await import('./scratch');
     this.copies ??= new ScratchCopies(this.options.scratchRoot);
@@ -108,7 +109,7 @@ export class SandboxedCommands {
    * deployment's, its network allowlist beside the deployment's, its packages installed (once per
    * environment and package list). A refusal names what cannot be had, and nothing runs.
    */
-  private async prepare(environment: EnvironmentRecord, sandbox: Sandbox): Promise<{ limits: SandboxLimits; network: { allow: string[] }; packagesDir?: string; installed?: string } | { refused: string }> {
+  private async prepare(environment: EnvironmentRecord, sandbox: Sandbox, context: ToolContext): Promise<{ limits: SandboxLimits; network: { allow: string[] }; packagesDir?: string; installed?: string } | { refused: string }> {
     const { sandboxLimitsOf, networkAllowOf } = await import('../../environment-store/run-environment');
     const limits = { ...this.limits, ...sandboxLimitsOf(environment.limits) };
     const network = { allow: [...(this.options.environment?.network?.allow ?? []), ...networkAllowOf(environment.network)] };
@@ -118,10 +119,16 @@ export class SandboxedCommands {
     if (unsupported.length) return { refused: `${named} lists ${unsupported.join(', ')} packages, which Zero does not install yet (it installs apt, npm and pip packages). Nothing ran.` };
     if (!apt.length && !npm.length && !pip.length) return { limits, network };
     if (sandbox.kind !== 'local') return { refused: `${named} lists packages, which Zero installs for the local kind of sandbox only so far; this server runs commands in the ${sandbox.kind} kind. Nothing ran.` };
-    const { PackagePrefixes, PackageInstallError } = await import('../../environments/local/package-prefix');
+    const { PackagePrefixes, PackageInstallError, packagesHash } = await import('../../environments/local/package-prefix');
     this.prefixes ??= new PackagePrefixes(this.options.packagesRoot);
     try {
-      const prefix = await this.prefixes.prefixFor(environment.id, { apt, npm, pip });
+      const packages = { apt, npm, pip };
+      const hash = packagesHash(packages);
+      // The environment shows how its install went (GET /api/v2/environments/:id): a failure is said there as well as here.
+      const report = async (state: PackagesStatus['state'], error?: string) => {
+        await context.environments?.setPackagesStatus(environment.id, { state, packages_hash: hash, error: error ?? null, at: new Date().toISOString() }).catch((failure: unknown) => log.warn('environment_status_failed', { environment_id: environment.id, error: String(failure) }));
+      };
+      const prefix = await this.prefixes.prefixFor(environment.id, packages, report);
       return { limits, network, packagesDir: prefix.dir, ...(prefix.installedNow ? { installed: `[installed the environment's packages once, for every command of ${environment.id}: ${prefix.summary}]` } : {}) };
     } catch (error) {
       if (!(error instanceof PackageInstallError)) throw error;
