@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defineErrorClass } from '../../errors';
 import { runProgram } from '../../tools/command/spawn';
 import { packagesHash, type PrefixPackages } from '../packages-hash';
 
@@ -36,9 +37,7 @@ export interface InstalledPrefix {
 }
 
 /** An install failed: the message names the package manager and what it said. */
-export class PackageInstallError extends Error {
-  override readonly name = 'PackageInstallError';
-}
+export class PackageInstallError extends defineErrorClass('PackageInstallError') {}
 
 /** How long one package manager may take; past it the install fails (and says so) rather than hang a command. */
 const INSTALL_TIMEOUT_MS = 5 * 60_000;

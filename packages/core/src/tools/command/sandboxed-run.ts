@@ -131,7 +131,7 @@ export class SandboxedCommands {
       const prefix = await this.prefixes.prefixFor(environment.id, packages, report);
       return { limits, network, packagesDir: prefix.dir, ...(prefix.installedNow ? { installed: `[installed the environment's packages once, for every command of ${environment.id}: ${prefix.summary}]` } : {}) };
     } catch (error) {
-      if (!(error instanceof PackageInstallError)) throw error;
+      if (!PackageInstallError.isInstance(error)) throw error;
       return { refused: `${named} could not install its packages: ${error.message}. Nothing ran; fix the environment's packages (PATCH /api/v2/environments/${environment.id}) and run the command again.` };
     }
   }
