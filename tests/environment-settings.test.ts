@@ -7,6 +7,7 @@ import { ToolRegistry, createBashTool, type Runtime, type ToolContext } from '@z
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import { FakeGitHub } from './support/fake-github';
 import { toolContext } from './support/tool-context';
+import { modelCalls } from './support/tool-calls';
 
 const PROJECT = 'acme/tools';
 
@@ -172,5 +173,17 @@ except OSError as e:
       expect({ field, status: refused.status }).toEqual({ field, status: 400 });
       expect(JSON.stringify(refused.json)).toContain(field);
     }
+  });
+
+  it('through the model loop: a run’s bash gets its session’s environment and repositories', async () => {
+    gh.addRepo('acme/gadgets', { private: false });
+    const sha = gh.commit('acme/gadgets', 'main', { 'NOTES.md': 'gadget notes\n' });
+    const id = await environment({ limits: { timeout_seconds: 1 } });
+    const session = await sessionIn(id, { resources: [{ type: 'github_repository', url: 'https://github.com/acme/gadgets', checkout: { type: 'commit', sha } }] });
+    const read = await modelCalls(h, 'bash', { command: 'cat gadgets/NOTES.md' }, { session_id: session });
+    expect(read.result?.content).toMatch(/^exit code 0 .*\n--- stdout ---\ngadget notes\n/);
+    const slow = await modelCalls(h, 'bash', { command: 'sleep 3; echo finished' }, { session_id: session });
+    expect(slow.result?.is_error).toBe(true);
+    expect(slow.result?.content).toMatch(/^timed out after 1000 ms/);
   });
 });
