@@ -9,7 +9,7 @@ import { log } from '../../log';
 import { inProject, toolError } from '../project-scope';
 import type { ToolContext, ToolOutput } from '../tool';
 import type { CommandOptions } from './command-policy';
-import type { ScratchCopies } from './scratch';
+import type { CopyExtra, ScratchCopies } from './scratch';
 import type { CappedStream, ProgramOutcome } from './spawn';
 
 /** What the model is shown of each stream (the registry caps the whole result as well). */
@@ -37,7 +37,6 @@ export const COMMAND_CALL_TIMEOUT_MS = MAX_ENVIRONMENT_TIMEOUT_MS + COPY_ALLOWAN
 export class SandboxedCommands {
   private copies?: ScratchCopies;
   private prefixes?: PackagePrefixes;
-  private readonly mounts = new Map<string, Promise<void>>();
   private made?: Sandbox;
   readonly limits: SandboxLimits;
 
@@ -68,8 +67,7 @@ export class SandboxedCommands {
     this.copies ??= new ScratchCopies(this.options.scratchRoot);
     const copies = this.copies;
     const body = async (projectId: string | undefined) => {
-      const copy = await copies.copyFor(context.projectFiles, projectId, context.runId, context.signal);
-      await this.mounted(copy, settings.resources, context);
+      const copy = await copies.copyFor(context.projectFiles, projectId, context.runId, context.signal, resourcesOf(settings.resources, context));
       const folder = await commandFolder(copy, call.cwd === undefined ? undefined : normalizeProjectFolder(call.cwd) || undefined);
       const where = relative(copy, folder);
       const startedAt = new Date().toISOString();
@@ -135,20 +133,15 @@ export class SandboxedCommands {
       return { refused: `${named} could not install its packages: ${error.message}. Nothing ran; fix the environment's packages (PATCH /api/v2/environments/${environment.id}) and run the command again.` };
     }
   }
+}
 
-  /** The run's copy with the session's repositories written in, once per copy. */
-  private mounted(copy: string, resources: RunEnvironment['resources'], context: ToolContext): Promise<void> {
-    let mounting = this.mounts.get(copy);
-    if (!mounting) {
-      mounting = import('../../environments/session-resources').then(({ mountResources }) => mountResources(copy, resources, context.github));
-      // A failed mount is tried again by the next command, not remembered.
-      mounting.catch(() => this.mounts.delete(copy));
-      this.mounts.set(copy, mounting);
-      // Copies last a run; forget old ones rather than grow.
-      if (this.mounts.size > 10_000) this.mounts.clear();
-    }
-    return mounting;
-  }
+/** The session's repositories, written into a run's copy while it is built (see `mountResources`). */
+function resourcesOf(resources: RunEnvironment['resources'], context: ToolContext): CopyExtra | undefined {
+  if (!resources.length) return undefined;
+  return {
+    key: resources.map((r) => r.id).join(','),
+    write: async (dir) => (await import('../../environments/session-resources')).mountResources(dir, resources, context.github),
+  };
 }
 
 const shared = new WeakMap<CommandOptions, SandboxedCommands>();
