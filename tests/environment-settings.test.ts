@@ -147,6 +147,13 @@ except OSError as e:
     expect(shown.packages_status.error).toMatch(/^pip /);
     await send(h, 'PATCH', `/environments/${id}`, DEV, { packages: { pip: ['another-package-zz'] } });
     expect((await getJson(`${h.url}/api/v2/environments/${id}`)).json.environment.packages_status).toMatchObject({ state: 'pending' });
+
+    // A spec that would copy the host's files into the prefix is refused before any package manager runs.
+    for (const [manager, spec] of [['npm', 'semver@file:/etc'], ['pip', 'file:/etc']] as const) {
+      const hostile = await environment({ packages: { [manager]: [spec] }, network: { type: 'limited', allowed_hosts: [], allow_package_managers: true } });
+      const refused = await bash(await sessionIn(hostile), 'echo ran');
+      expect(refused.content).toContain(`could not install its packages: ${manager}: "${spec}" is not a`);
+    }
   }, 120_000);
 
   it('a session’s GitHub repository at a commit appears in the working copy', async () => {

@@ -137,6 +137,9 @@ async function runManager(manager: string, argv: [string, ...string[]], cwd: str
   return outcome.stdout.text;
 }
 
+/** `name`, `@scope/name`, each with an optional version or range after `@` (no `file:`, `git:`, `npm:` alias, URL or path). */
+const NPM_REGISTRY_SPEC = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*(@[A-Za-z0-9.^~<>=*+_-]+)?$/i;
+
 function managerSettings(): Record<string, string> {
   return Object.fromEntries(MANAGER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
 }
@@ -145,7 +148,7 @@ async function installNpm(prefix: string, names: readonly string[]): Promise<voi
   const dir = join(prefix, 'npm');
   await mkdir(dir);
   // A name that is a path, URL or git spec would copy host files or reach hosts past the guard: registry packages only.
-  const odd = names.find((name) => /^(file|link|git|git\+\w+|https?|github):|^[./]/.test(name) || (name.includes('/') && !name.startsWith('@')));
+  const odd = names.find((name) => !NPM_REGISTRY_SPEC.test(name));
   if (odd) throw new PackageInstallError(`npm: "${odd}" is not a registry package name; environments install packages from the npm registry only`);
   await runManager('npm', ['npm', 'install', '--prefix', dir, '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--no-package-lock', '--loglevel=error', '--', ...names], prefix, {
     npm_config_cache: join(prefix, '.npm-cache'),
@@ -170,6 +173,9 @@ async function installApt(prefix: string, names: readonly string[]): Promise<voi
 }
 
 async function installPip(prefix: string, names: readonly string[]): Promise<void> {
+  // A URL, path or direct reference (`name @ url`) would reach hosts past the guard or copy host files: index packages only.
+  const odd = names.find((name) => /[:/@]/.test(name));
+  if (odd) throw new PackageInstallError(`pip: "${odd}" is not a package name with an optional version; environments install packages from the package index only`);
   const target = join(prefix, 'pip');
   // -vv: pip says it could not reach its index only in its verbose log ("Could not fetch URL … connection error").
   const argv: [string, ...string[]] = ['/usr/bin/python3', '-m', 'pip', 'install', '-vv', '--target', target, '--only-binary=:all:', '--no-input', '--disable-pip-version-check', '--retries', '0', '--timeout', '15', '--', ...names];
