@@ -28,7 +28,8 @@ async function main() {
   const config = runtimeConfigFromEnv(process.env, stack.store);
   // One sandbox for run_command and bash, checked now: where it cannot run, commands are refused (never run unsandboxed).
   const sandbox = createSandbox({ ...config.commands?.sandboxOptions, outbound: config.outbound });
-  config.commands = { ...config.commands, sandbox };
+  // Environments' packages are installed once each, into the data folder, and kept across restarts.
+  config.commands = { ...config.commands, sandbox, packagesRoot: config.commands?.packagesRoot ?? join(dataDir, 'environments') };
   const sandboxState = await sandbox.availability();
   // A development key so scripts and the console can talk to the local server: ZERO_DEV_KEY, or the one kept in the data folder.
   const devKey = process.env.ZERO_DEV_KEY || (await developmentKey(dataDir));

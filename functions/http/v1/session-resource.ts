@@ -1,6 +1,7 @@
 import { requireAccess, unfinishedRun, type AuthUser } from '@zero/core';
 import type { SessionMeta } from '@zero/core/store';
 import { agentOfSession, agentResource, managedSessionUsage, readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
+import { sessionResourceView } from '@zero/core/environment-store';
 import type { V1Deps } from './deps';
 
 /**
@@ -28,7 +29,7 @@ export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: 
     environment_id: record?.environment_id ?? ZERO_ENVIRONMENT_ID,
     metadata: record?.metadata ?? {},
     outcome_evaluations: [],
-    resources: [],
+    resources: (record?.resources ?? []).map(sessionResourceView),
     stats: { duration_seconds: Math.max(0, Math.round((Date.now() - Date.parse(meta.created_at)) / 1000)) },
     status,
     title: record ? record.title : meta.title,

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { invalidField, openSession, stopRun, wakeSession, type SessionMeta } from '@zero/core';
 import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
-import { enabledToolsetTools, environmentClientTools } from '@zero/core/environment-store';
+import { enabledToolsetTools, environmentClientTools, githubRepositoryResource, sessionResourceParams } from '@zero/core/environment-store';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
@@ -24,7 +24,7 @@ const sessionCreateParams = z.strictObject({
   metadata: metadata.optional(),
   initial_events: z.array(z.looseObject({ type: z.string() })).max(10).optional(),
   budget: z.unknown().optional(),
-  resources: z.array(z.unknown()).optional(),
+  resources: z.array(sessionResourceParams).max(10).optional(),
   vault_ids: z.array(z.string()).optional(),
 });
 
@@ -67,7 +67,8 @@ export function managedSessionRoutes(deps: V1Deps) {
     const environment = await deps.environments.reach(params.environment_id, user);
     if (environment.archived_at) throw invalidField('environment_id', `environment "${environment.id}" is archived: it takes no new sessions`);
     if (params.budget !== undefined) throw invalidField('budget', 'session budgets are not supported yet; Zero limits each run (ZERO_MAX_TOKENS, ZERO_MAX_STEPS)');
-    if (params.resources?.length) throw invalidField('resources', 'session resources (repositories, files, memory stores) are not supported yet');
+    const resources = (params.resources ?? []).map((resource, i) => githubRepositoryResource(resource, user.admin, `resources.${i}`));
+    if (resources.length && environment.kind === 'self_hosted') throw invalidField('resources', 'a self-hosted environment\'s worker has its own files: repositories are mounted only in the sandboxes Zero runs');
     if (params.vault_ids?.length) throw invalidField('vault_ids', 'vaults are not supported');
     if (typeof params.agent === 'object' && params.agent.type === 'agent_with_overrides') throw invalidField('agent', 'agent_with_overrides is not supported: update the agent to a new version instead');
     const ref = typeof params.agent === 'string' ? { id: params.agent } : (params.agent as { id: string; version?: number });
@@ -96,6 +97,7 @@ export function managedSessionRoutes(deps: V1Deps) {
       custom_tools: customTools,
       // Set (even empty) exactly when the environment is self-hosted: every run of the session reads it (sessions/session-environment.ts).
       ...(environment.kind === 'self_hosted' ? { environment_tools: environmentTools } : {}),
+      ...(resources.length ? { resources } : {}),
     };
     await writeSessionRecord(deps.artifacts, session.session_id, record);
     for (const [i, event] of initial.entries()) await sendUserMessage(deps, c, session.session_id, record, event, `initial_events.${i}`);

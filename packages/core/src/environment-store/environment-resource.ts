@@ -1,3 +1,4 @@
+import { packagesHash } from '../environments/packages-hash';
 import type { EnvironmentRecord } from '../store/items/environment';
 
 /**
@@ -24,7 +25,18 @@ export function environmentResource(environment: EnvironmentRecord) {
   };
 }
 
-/** Zero's view (`/api/v2/environments`): the API's fields, and the kind, limits and owner. */
+/**
+ * Zero's view (`/api/v2/environments`): the API's fields, and the kind, limits, owner and how the
+ * install of its packages went: null until a command needed them (or without packages), `pending` when they changed since.
+ */
 export function environmentView(environment: EnvironmentRecord) {
-  return { ...environmentResource(environment), kind: environment.kind, limits: environment.limits, owner: environment.owner || null };
+  return { ...environmentResource(environment), kind: environment.kind, limits: environment.limits, owner: environment.owner || null, packages_status: packagesStatusOf(environment) };
+}
+
+function packagesStatusOf(environment: EnvironmentRecord) {
+  const status = environment.packages_status;
+  const { apt, npm, pip } = environment.packages;
+  if (!status || apt.length + npm.length + pip.length === 0) return null;
+  if (status.packages_hash !== packagesHash({ apt, npm, pip })) return { state: 'pending' as const, error: null, at: status.at };
+  return { state: status.state, error: status.error, at: status.at };
 }

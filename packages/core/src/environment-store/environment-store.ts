@@ -4,7 +4,7 @@ import type { AuthUser } from '../auth/authenticator';
 import { conflict, notFound } from '../errors';
 import { ZERO_ENVIRONMENT_ID } from '../managed/session-record';
 import { keys } from '../store/keys';
-import { environmentItem, environmentRecordSchema, type EnvironmentKind, type EnvironmentRecord } from '../store/items/environment';
+import { environmentItem, environmentRecordSchema, packagesStatusSchema, type EnvironmentKind, type EnvironmentRecord, type PackagesStatus } from '../store/items/environment';
 import { Table } from '../store/table';
 
 /**
@@ -100,6 +100,16 @@ export class EnvironmentStore {
       { expression: 'revision = :revision', values: { ':revision': current.revision } },
     );
     if (!written) throw conflict(`environment "${record.id}" was changed by someone else since it was read; read it again`);
+  }
+
+  /** Records how the install of its packages went (no revision is taken or raised: it is the server's, not an edit); the default environment has none. */
+  async setPackagesStatus(id: string, status: PackagesStatus): Promise<void> {
+    if (id === DEFAULT_ENVIRONMENT_ID) return;
+    await this.table.update(keys.environment(id), {
+      set: 'SET packages_status = :s',
+      condition: 'attribute_exists(pk)',
+      values: { ':s': packagesStatusSchema.parse(status) },
+    });
   }
 
   async delete(id: string): Promise<void> {

@@ -16,6 +16,8 @@ export const environmentViewSchema = z.object({
   kind: environmentKindSchema,
   limits: environmentLimitsSchema,
   owner: z.string().nullable(),
+  /** How the install of its packages went on this server (see `environmentView`). */
+  packages_status: z.object({ state: z.enum(['pending', 'installing', 'ready', 'failed']), error: z.string().nullable(), at: z.string() }).nullable(),
 });
 export const environmentResponseSchema = z.object({ environment: environmentViewSchema });
 export const environmentListSchema = z.object({ environments: z.array(environmentViewSchema) });

@@ -7,3 +7,5 @@ export * from './toolset-definitions';
 export type { EnvironmentRecord, EnvironmentKind, EnvironmentLimits, EnvironmentNetwork, EnvironmentPackages } from '../store/items/environment';
 export type { WorkItem, WorkState, WorkOutcome } from '../store/items/work-item';
 export * from './environment-wire';
+export * from './run-environment';
+export * from './session-resources';

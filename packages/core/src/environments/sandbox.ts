@@ -57,8 +57,13 @@ export interface SandboxRunSpec {
   /** Variables the tool gives the command; the sandbox adds PATH, HOME (/workspace) and LANG, and nothing of its own process. */
   env?: Record<string, string>;
   limits: SandboxLimits;
-  /** Hosts the command may reach (through the outbound guard); empty or absent: no network at all. */
+  /**
+   * Hosts the command may reach (through the outbound guard): `host`, `host:port`, `*.domain` (its
+   * subdomains) or `*` (any host the guard allows); empty or absent: no network at all.
+   */
   network?: { allow: readonly string[] };
+  /** The environment's installed packages (a host folder), mounted read-only at `/opt/zero-env` with its programs first on PATH. */
+  packagesDir?: string;
   /** Aborting kills the sandbox and everything in it. */
   signal?: AbortSignal;
 }

@@ -49,19 +49,7 @@ export interface HydrateResult {
  * the ETag is something else (SSE-KMS), every file is simply written again.
  */
 export async function hydrateProject(projects: ProjectStore, github: GitHubClient, request: HydrateRequest, limits: HydrateLimits): Promise<HydrateResult> {
-  const sha = await resolveCommit(github, request);
-  let tarball: Buffer;
-  try {
-    // At the sha, not the ref: the tree stored is the commit recorded, even if the branch moves meanwhile.
-    tarball = (await github.request('GET', `${repoPath(request.repo)}/tarball/${sha}`, { maxBytes: limits.maxArchiveBytes, timeoutMs: 120_000 })).body;
-  } catch (error) {
-    if (ZeroError.isInstance(error) && error.code === 'payload_too_large') {
-      throw new ZeroError('payload_too_large', `the tarball of ${request.repo} at ${sha} is over ${limits.maxArchiveBytes} bytes, the limit of an archive upload`, { field: 'ref', limit: limits.maxArchiveBytes });
-    }
-    throw githubFailure(error, request);
-  }
-  // GitHub's tarball holds one top folder (`owner-repo-<sha>/`): dropped, as `strip=1` does for an upload.
-  const archive = await extractTarGz(Readable.from(tarball), limits.archive, 1);
+  const { sha, archive } = await fetchCommitTree(github, request, limits);
   const tree = new Map(archive.files.map((f) => [f.path, f]));
   for (const file of request.extra ?? []) tree.set(file.path, file);
 
@@ -93,8 +81,30 @@ export async function hydrateProject(projects: ProjectStore, github: GitHubClien
   };
 }
 
+/**
+ * The repository's tree at `ref`: the ref resolved to a commit, that commit's tarball downloaded
+ * (through the guard, following GitHub's redirect) and extracted in memory under the archive
+ * limits, its top folder dropped. Throws a ZeroError naming what to fix (see githubFailure).
+ */
+export async function fetchCommitTree(github: GitHubClient, request: Pick<HydrateRequest, 'repo' | 'ref' | 'tokenRef'>, limits: HydrateLimits) {
+  const sha = await resolveCommit(github, request);
+  let tarball: Buffer;
+  try {
+    // At the sha, not the ref: the tree stored is the commit recorded, even if the branch moves meanwhile.
+    tarball = (await github.request('GET', `${repoPath(request.repo)}/tarball/${sha}`, { maxBytes: limits.maxArchiveBytes, timeoutMs: 120_000 })).body;
+  } catch (error) {
+    if (ZeroError.isInstance(error) && error.code === 'payload_too_large') {
+      throw new ZeroError('payload_too_large', `the tarball of ${request.repo} at ${sha} is over ${limits.maxArchiveBytes} bytes, the limit of an archive upload`, { field: 'ref', limit: limits.maxArchiveBytes });
+    }
+    throw githubFailure(error, request);
+  }
+  // GitHub's tarball holds one top folder (`owner-repo-<sha>/`): dropped, as `strip=1` does for an upload.
+  const archive = await extractTarGz(Readable.from(tarball), limits.archive, 1);
+  return { sha, archive };
+}
+
 /** The commit a ref names (`GET /repos/{o}/{r}/commits/{ref}` in the `sha` media type: forty hex digits). */
-async function resolveCommit(github: GitHubClient, request: HydrateRequest): Promise<string> {
+async function resolveCommit(github: GitHubClient, request: Pick<HydrateRequest, 'repo' | 'ref' | 'tokenRef'>): Promise<string> {
   try {
     const response = await github.request('GET', `${repoPath(request.repo)}/commits/${encodeURIComponent(request.ref)}`, { accept: 'application/vnd.github.sha', maxBytes: 1024 });
     const sha = response.body.toString('utf8').trim();

@@ -5,6 +5,28 @@ import type { ArtifactStore } from '../store/artifact-store';
 export const ZERO_ENVIRONMENT_ID = 'env_zero_lambda';
 
 /**
+ * A GitHub repository the session's commands see in their working copy (`resources` of
+ * `POST /v1/sessions`): its tree at `sha` (or the head of `branch` when the run first needs it),
+ * at `mount_path` under `/workspace`. No token is kept: it is read with the deployment's GitHub
+ * credentials when an administrator attached it (`credentials: deployment`), else anonymously
+ * (public repositories only).
+ */
+export const githubRepositoryResourceSchema = z.object({
+  type: z.literal('github_repository'),
+  id: z.string(),
+  url: z.string(),
+  /** `owner/name`. */
+  repo: z.string(),
+  checkout: z.union([z.object({ type: z.literal('commit'), sha: z.string() }), z.object({ type: z.literal('branch'), name: z.string() })]).nullable(),
+  /** Relative to the working copy's root (`/workspace`). */
+  mount_path: z.string(),
+  credentials: z.enum(['deployment', 'none']),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type GitHubRepositoryResource = z.infer<typeof githubRepositoryResourceSchema>;
+
+/**
  * What a session made through the Managed Agents API keeps beyond Zero's session: the agent version
  * it pinned, its custom tools (answered as client tools), metadata and archive time. Stored at
  * `sessions/<id>/managed.json`, under the session's prefix, so deleting the session deletes it.
@@ -20,6 +42,8 @@ export const managedSessionRecordSchema = z.object({
   custom_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) })),
   /** In a self-hosted environment: the toolset tools a worker runs, each standing in for Zero's tool of the same job (sent as client tools). */
   environment_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() })).optional(),
+  /** Repositories mounted into the working copy of the session's commands (absent: none). */
+  resources: z.array(githubRepositoryResourceSchema).optional(),
 });
 export type ManagedSessionRecord = z.infer<typeof managedSessionRecordSchema>;
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { CommandOptions } from './command/command-policy';
-import { COPY_ALLOWANCE_MS, commandsFor } from './command/sandboxed-run';
+import { COMMAND_CALL_TIMEOUT_MS, commandsFor } from './command/sandboxed-run';
 import { projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 
@@ -17,13 +17,15 @@ export function createBashTool(options: CommandOptions = {}) {
   return defineTool({
     name: 'bash',
     readOnly: false,
-    timeoutMs: timeoutMs + COPY_ALLOWANCE_MS,
+    // The sandbox stops the command at its environment's limit; this is only the registry's backstop.
+    timeoutMs: COMMAND_CALL_TIMEOUT_MS,
     policySubject: (input) => input.command,
     callPolicy: () => (mode === 'full' ? undefined : { ask: `bash runs a shell script, which may run any program (ZERO_COMMAND_MODE=${mode})` }),
     description:
       'Run a bash script in a sandbox over a scratch copy of the project, mounted at /workspace (the working folder and HOME). ' +
       'Pipes, redirections and every shell feature work; changes to the copy are kept for the rest of this answer (run_command and bash share it), never saved to the project. ' +
-      `The sandbox sees only that copy, a read-only system and an empty /tmp; no network. Stops after ${Math.round(timeoutMs / 1000)} s, killing everything it started. ` +
+      "The sandbox sees only that copy (with the session's repositories in it), a read-only system, the environment's installed packages and an empty /tmp; no network beyond the environment's allowlist. " +
+      `Stops after the environment's time limit (${Math.round(timeoutMs / 1000)} s unless it sets another), killing everything it started. ` +
       'Returns the exit code, duration, stdout and stderr.',
     input: z.object({
       command: z.string().min(1).max(100_000).describe('The script, e.g. "npm test 2>&1 | tail -40".'),

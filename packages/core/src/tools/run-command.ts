@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { parseCommandLine } from './command/command-line';
 import { CommandPolicy, type CommandOptions } from './command/command-policy';
-import { COPY_ALLOWANCE_MS, commandsFor } from './command/sandboxed-run';
+import { COMMAND_CALL_TIMEOUT_MS, commandsFor } from './command/sandboxed-run';
 import { projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 
@@ -17,12 +17,13 @@ export function createRunCommandTool(options: CommandOptions = {}) {
   return defineTool({
     name: 'run_command',
     readOnly: false,
-    timeoutMs: timeoutMs + COPY_ALLOWANCE_MS,
+    // The sandbox stops the command at its environment's limit; this is only the registry's backstop.
+    timeoutMs: COMMAND_CALL_TIMEOUT_MS,
     policySubject: (input) => input.command.argv.join(' '),
     callPolicy: (input) => policy.callPolicy(input.command),
     description:
       'Run one program in a sandbox over a scratch copy of the project, mounted at /workspace (changes to the copy are kept for the rest of this answer, never saved to the project). ' +
-      'The sandbox sees only that copy and a read-only system; no network. ' +
+      "The sandbox sees only that copy, a read-only system and the environment's installed packages; no network beyond the environment's allowlist. " +
       'There is no shell: pipes, redirections, ";", "&&", "||", backticks, "$(…)", variables and globs are refused; quote arguments as in a shell ' +
       '(e.g. grep -rn \'TODO|FIXME\' src). ' +
       (policy.mode === 'restricted'
@@ -30,7 +31,7 @@ export function createRunCommandTool(options: CommandOptions = {}) {
         : policy.mode === 'ask'
           ? `These run at once: ${allowed}; any other program waits for a person's approval.`
           : 'Any program on PATH may run, except the denylist (shells, sudo, disk tools).') +
-      ` Stops after ${Math.round(timeoutMs / 1000)} s. Returns the exit code, duration, stdout and stderr.`,
+      ` Stops after the environment's time limit (${Math.round(timeoutMs / 1000)} s unless it sets another). Returns the exit code, duration, stdout and stderr.`,
     input: z.object({
       command: z
         .string()

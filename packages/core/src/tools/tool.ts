@@ -10,6 +10,8 @@ import type { Usage } from '../wire';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 import type { MemoryStore } from '../memory/memory-store';
+import type { EnvironmentStore } from '../environment-store/environment-store';
+import type { GitHubSettings } from '../github/settings';
 
 /**
  * The services a deployment gives its tools. A run passes them through
@@ -33,12 +35,16 @@ export interface ToolServices {
   permissionOverrides?: () => Promise<PermissionMap | undefined>;
   /** web_fetch's results cache and per-host rate limit (see `tools/web-fetch-cache.ts`); absent in contexts built by hand: every fetch goes out. */
   webFetch?: WebFetchCache;
+  /** Environments (see `environment-store/`): a session's commands run under its environment's settings. Absent: the default environment. */
+  environments?: EnvironmentStore;
+  /** How GitHub is reached: a session's repository resources are fetched with it. Absent: such resources cannot be mounted. */
+  github?: GitHubSettings;
 }
 
 /** Picks the tool services out of a deployment's wider set of dependencies. */
 export function toolServices(from: ToolServices): ToolServices {
-  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess, memory, webFetch } = from;
-  return { catalog, sessions, artifacts, projects, projectFiles, projectAccess, ...(memory ? { memory } : {}), ...(webFetch ? { webFetch } : {}) };
+  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess, memory, webFetch, environments, github } = from;
+  return { catalog, sessions, artifacts, projects, projectFiles, projectAccess, ...(memory ? { memory } : {}), ...(webFetch ? { webFetch } : {}), ...(environments ? { environments } : {}), ...(github ? { github } : {}) };
 }
 
 /** What a tool's execute function may use: the call, its run, and the tool services. */

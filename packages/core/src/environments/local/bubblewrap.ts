@@ -6,6 +6,7 @@ import type { OutboundOptions } from '../../net/outbound';
 import { runProgram, type ProgramOutcome } from '../../tools/command/spawn';
 import { SandboxUnavailableError, type Sandbox, type SandboxAvailability, type SandboxRunSpec } from '../sandbox';
 import { startEgressProxy, RELAY_SCRIPT, type EgressProxy } from './egress-proxy';
+import { PACKAGES_MOUNT, prefixEnvironment } from './package-prefix';
 
 /** Where the working copy appears inside the sandbox; HOME and the default cwd. */
 export const SANDBOX_WORKSPACE = '/workspace';
@@ -50,7 +51,8 @@ export interface LocalSandboxOptions {
  * and UTS namespaces, no capabilities, no further user namespaces. It sees the working copy
  * (read-write at /workspace), the host's /usr read-only (but not HIDDEN_UNDER_USR), a handful of harmless /etc files, its own
  * /proc and /dev, and an empty /tmp of bounded size; its environment is PATH, HOME and LANG plus
- * what the tool gives. Limits are set inside with prlimit; killing bubblewrap (timeout, abort, or
+ * what the tool gives. An environment's installed packages, when it has any, are mounted read-only
+ * at /opt/zero-env, their programs first on PATH. Limits are set inside with prlimit; killing bubblewrap (timeout, abort, or
  * the server dying) ends its pid namespace and with it every process the command started.
  */
 export class LocalSandbox implements Sandbox {
@@ -122,7 +124,7 @@ export class LocalSandbox implements Sandbox {
   }
 
   /** The argv that runs `inner` in a sandbox over the spec's working copy. */
-  private async commandLine(spec: Pick<SandboxRunSpec, 'workingCopy' | 'cwd' | 'env' | 'limits'>, inner: string[], proxy?: EgressProxy): Promise<[string, ...string[]]> {
+  private async commandLine(spec: Pick<SandboxRunSpec, 'workingCopy' | 'cwd' | 'env' | 'limits' | 'packagesDir'>, inner: string[], proxy?: EgressProxy): Promise<[string, ...string[]]> {
     const support = await this.supportDir();
     const args: string[] = ['--unshare-all', '--unshare-user', '--disable-userns', '--uid', String(INSIDE_ID), '--gid', String(INSIDE_ID), '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'sandbox'];
     args.push('--ro-bind', '/usr', '/usr');
@@ -140,10 +142,18 @@ export class LocalSandbox implements Sandbox {
     args.push('--proc', '/proc', '--dev', '/dev');
     args.push('--size', String(spec.limits.diskBytes), '--tmpfs', '/tmp');
     args.push('--bind', spec.workingCopy, SANDBOX_WORKSPACE);
+    let path = SANDBOX_PATH;
+    const installed: Record<string, string> = {};
+    if (spec.packagesDir) {
+      args.push('--ro-bind', spec.packagesDir, PACKAGES_MOUNT);
+      const prefix = prefixEnvironment();
+      path = [...prefix.path, SANDBOX_PATH].join(':');
+      Object.assign(installed, prefix.env);
+    }
     const cwd = spec.cwd ? normalize(join(SANDBOX_WORKSPACE, spec.cwd)) : SANDBOX_WORKSPACE;
     args.push('--chdir', cwd);
     args.push('--clearenv');
-    const env: Record<string, string> = { ...(spec.env ?? {}), PATH: SANDBOX_PATH, HOME: SANDBOX_WORKSPACE, LANG: 'C.UTF-8' };
+    const env: Record<string, string> = { ...(spec.env ?? {}), ...installed, PATH: path, HOME: SANDBOX_WORKSPACE, LANG: 'C.UTF-8' };
     const { limits } = spec;
     const prlimit = [PRLIMIT, `--as=${limits.memoryBytes}`, `--nproc=${limits.processes}`, `--fsize=${limits.diskBytes}`, `--cpu=${limits.cpuSeconds}`, '--core=0', '--'];
     let command = [...prlimit, ...inner];

@@ -25,7 +25,7 @@ export async function startEgressProxy(dir: string, allow: readonly string[], ho
   const sockets = new Set<Socket>();
   const allowed = allow.map((host) => host.toLowerCase());
   const check = async (url: URL) => {
-    if (!allowListed(url, allowed)) throw new Error(`${url.host} is not on this environment's network allowlist (${allowed.join(', ')})`);
+    if (!hostAllowed(url, allowed)) throw new Error(`${url.host} is not on this environment's network allowlist (${allowed.join(', ')})`);
     return guardedAddress(url, outbound);
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -89,6 +89,17 @@ export async function startEgressProxy(dir: string, allow: readonly string[], ho
       await rm(socketPath, { force: true });
     },
   };
+}
+
+/**
+ * Whether an environment's allowlist opens the URL's host: `*` opens every host (the guard still
+ * decides), `*.example.com` the names below example.com, otherwise the host alone or `host:port`.
+ */
+export function hostAllowed(url: URL, allow: readonly string[]): boolean {
+  if (allow.includes('*')) return true;
+  const host = url.hostname.toLowerCase();
+  if (allow.some((entry) => entry.startsWith('*.') && host.endsWith(entry.slice(1)))) return true;
+  return allowListed(url, allow);
 }
 
 /**

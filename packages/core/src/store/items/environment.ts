@@ -46,6 +46,19 @@ export const environmentLimitsSchema = z.object({
 export type EnvironmentLimits = z.infer<typeof environmentLimitsSchema>;
 
 /**
+ * How the install of an environment's packages went, on the server that installed them: `installing`
+ * while a package manager runs, `ready` when all are installed, `failed` with the package manager's
+ * error. `packages_hash` names the package lists it is about (a change of packages makes it stale).
+ */
+export const packagesStatusSchema = z.object({
+  state: z.enum(['installing', 'ready', 'failed']),
+  packages_hash: z.string(),
+  error: z.string().nullable(),
+  at: z.string(),
+});
+export type PackagesStatus = z.infer<typeof packagesStatusSchema>;
+
+/**
  * Where commands run: `local` (bubblewrap on the server's machine), `lambda` (the sandbox
  * function) or `self_hosted` (a `zero worker` on a machine the user controls).
  */
@@ -61,6 +74,8 @@ export const environmentRecordSchema = z.object({
   packages: environmentPackagesSchema,
   network: environmentNetworkSchema,
   limits: environmentLimitsSchema,
+  /** Absent until a command first needed the packages installed. */
+  packages_status: packagesStatusSchema.optional(),
   metadata: z.record(z.string(), z.string()),
   /** The user who created it: they (and administrators) reach it, nobody else. */
   owner: z.string(),

@@ -28,7 +28,9 @@ export interface CommandOptions {
   sandbox?: Sandbox;
   /** The deployment's sandbox settings (`ZERO_SANDBOX`, `ZERO_BWRAP`, `ZERO_SANDBOX_FUNCTION`). */
   sandboxOptions?: SandboxOptions;
-  /** The environment's network allowlist (empty: no network) and limits beside the defaults. */
+  /** Where environments' packages are installed, one prefix folder each (the data folder's `environments/` locally; the OS temporary folder by default). */
+  packagesRoot?: string;
+  /** The deployment's network allowlist (empty: no network) and limits beside the defaults; a session's environment adds to and overrides them. */
   environment?: { network?: { allow: readonly string[] }; limits?: Partial<SandboxLimits> };
 }
 

@@ -9,6 +9,12 @@ import type { ProjectFileCache } from '../../projects/file-cache';
 /** Scratch copies older than this are removed when a new one is made (a run lasts minutes, not hours). */
 const SCRATCH_MAX_AGE_MS = 60 * 60_000;
 
+/** Files added to a copy while it is built (see `copyFor`). */
+export interface CopyExtra {
+  key: string;
+  write: (dir: string) => Promise<void>;
+}
+
 /**
  * Per-run copies of a project's files under `/tmp`, made from the project file
  * cache: commands read and change their copy, never the cache, the bucket or
@@ -19,25 +25,31 @@ export class ScratchCopies {
 
   constructor(readonly root = join(tmpdir(), 'zero-commands')) {}
 
-  /** The run's copy of the project (made on first use), as a real path with no symlinks in it. */
-  async copyFor(cache: ProjectFileCache, projectId: string, runId: string, signal?: AbortSignal): Promise<string> {
-    const id = createHash('sha256').update(`${projectId}\0${runId}`).digest('hex').slice(0, 32);
+  /**
+   * The run's copy of the project (made on first use), as a real path with no symlinks in it;
+   * without a project, an empty working copy of the run's own (for a session's repositories).
+   * `extra` adds files (a session's repositories) while the copy is built, before any command
+   * has seen it, so nothing a command left there (a symbolic link) can lead them astray; its
+   * `key` is part of the copy's identity.
+   */
+  async copyFor(cache: ProjectFileCache, projectId: string | undefined, runId: string, signal?: AbortSignal, extra?: CopyExtra): Promise<string> {
+    const id = createHash('sha256').update(`${projectId ?? ''}\0${runId}\0${extra?.key ?? ''}`).digest('hex').slice(0, 32);
     let copy = this.pending.get(id);
     if (!copy) {
-      copy = this.make(cache, projectId, id, signal).finally(() => this.pending.delete(id));
+      copy = this.make(cache, projectId, id, signal, extra).finally(() => this.pending.delete(id));
       this.pending.set(id, copy);
     }
     return copy;
   }
 
-  private async make(cache: ProjectFileCache, projectId: string, id: string, signal?: AbortSignal): Promise<string> {
+  private async make(cache: ProjectFileCache, projectId: string | undefined, id: string, signal?: AbortSignal, extra?: CopyExtra): Promise<string> {
     await mkdir(this.root, { recursive: true });
     // Others may pass through to a copy (a sandbox runs as another user) but never list the copies.
     await chmod(this.root, 0o711).catch(() => undefined);
     const dir = join(await realpath(this.root), id);
     if (await exists(dir)) return dir;
     await this.sweep();
-    const snapshot = await cache.materialize(projectId, () => true, signal);
+    const snapshot = projectId ? await cache.materialize(projectId, () => true, signal) : { files: [], read: async () => Buffer.alloc(0) };
     // Built aside and renamed into place, so a copy that exists is whole.
     const building = `${dir}.${process.pid}.partial`;
     await rm(building, { recursive: true, force: true });
@@ -48,6 +60,12 @@ export class ScratchCopies {
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, await snapshot.read(file.path));
     });
+    try {
+      await extra?.write(building);
+    } catch (error) {
+      await rm(building, { recursive: true, force: true });
+      throw error;
+    }
     await rename(building, dir).catch(async (error) => {
       await rm(building, { recursive: true, force: true });
       if (!(await exists(dir))) throw error;
