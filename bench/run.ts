@@ -29,14 +29,15 @@ import { mcpOverhead, printMcpOverhead, type McpOverheadResult } from './mcp';
  * in another. Prints the tables and the targets, and writes the figures to
  * bench/results/. `--quick` runs only what issue 13's six figures need.
  */
-const USAGE = `npm run bench [-- --quick] [-- --profile]
+const USAGE = `npm run bench [-- --quick] [-- --profile] [-- --requests]
 
   --quick    only issue 13's six figures: Zero and the Anthropic tool runner, fewer loop runs (1–1.5 minutes)
+  --requests only Zero's DynamoDB requests per step (a few seconds): the counts do not move with the machine's load
   --profile  CPU-profile Zero's server in the loop-overhead runs (extra runs) and during the 200 concurrent sessions;
              writes bench/results/profile-*.cpuprofile (open in Chrome DevTools or speedscope) and prints the top consumers`;
 
 async function main() {
-  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
+  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, requests: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
   if (options.help) return console.log(USAGE);
   const quick = options.quick ?? false;
   // The children need no Node deprecation chatter (the AWS SDK warns about Node 20).
@@ -54,11 +55,11 @@ async function main() {
   const env: RunnerEnv = { fakeUrl: fakeChild.ready.url, store: storesChild.ready.store, agentsDir, system: systemPromptBlocks() };
   const fake = new FakeModel(fakeChild);
   // Quick: Zero and the tool runner, the two the targets compare.
-  const specs = quick ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
+  const specs = options.requests ? DEFAULT_SPECS.filter((s) => s.kind === 'zero') : quick ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
   const runners: Runner[] = [];
   for (const spec of specs) runners.push(await createRunner(spec, env));
   const experts: Runner[] = [];
-  if (!quick) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
+  if (!quick && !options.requests) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
   const ctx: BenchContext = {
     fake,
     env,
@@ -71,6 +72,11 @@ async function main() {
 
   const log = (line: string) => process.stderr.write(`bench: ${line} (${Math.round((performance.now() - started) / 1000)} s)\n`);
   try {
+    if (options.requests) {
+      log('DynamoDB requests per step…');
+      console.log(printRequests(await requestsPerStep(ctx, zero)));
+      return;
+    }
     log('loop overhead…');
     const profileOf = (scenario: string) => (options.profile ? join(dir, `profile-${scenario}-${stamp}.cpuprofile`) : undefined);
     const { results: loop, profile: loopProfile } = await loopOverhead(ctx, runners, quick ? LOOP_RUNS.quick : LOOP_RUNS.full, profileOf('loop'));
