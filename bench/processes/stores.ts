@@ -6,13 +6,16 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import type { StoreConfig } from '@zero/core';
 import { LOCAL_CREDENTIALS, ensureBucket, ensureTable } from '../../local/stack';
+import { CLOUD_LATENCY, delayResponses } from '../support/cloud-latency';
 import { DynamoRequestCounter } from '../support/dynamo-requests';
 
 /**
  * dynalite (LevelDB on disk, as `npm start` runs it) and s3rver in their own
  * process, so Zero's figures do not include the storage servers' CPU time,
  * as they would not in production. Every DynamoDB request is counted by
- * operation and item type (`requests`, `resetRequests`).
+ * operation and item type (`requests`, `resetRequests`). With
+ * `ZERO_BENCH_CLOUD=1` (`--cloud`) every response is held back by an AWS
+ * in-region latency (see support/cloud-latency.ts).
  */
 const dir = await mkdtemp(join(tmpdir(), 'zero-bench-stores-'));
 const dynamo = dynalite({ path: join(dir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -32,6 +35,10 @@ const store: StoreConfig = {
 };
 await ensureTable(store);
 await ensureBucket(store);
+if (process.env.ZERO_BENCH_CLOUD === '1') {
+  const dynamoPort = (dynamo.address() as AddressInfo).port;
+  delayResponses((port) => (port === dynamoPort ? CLOUD_LATENCY.dynamodb : port === s3Address.port ? CLOUD_LATENCY.s3 : undefined));
+}
 
 process.on('message', (message: { id: number; cmd: string }) => {
   let result: unknown;
