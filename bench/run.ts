@@ -8,7 +8,7 @@ import type { Runner, RunnerEnv } from './runners/runner';
 import { cliLatency, printCliLatency } from './cli';
 import { coldStart, type ColdStartResult } from './scenarios/cold-start';
 import { concurrency, type ConcurrencyResult } from './scenarios/concurrency';
-import { sessionCost, type CostResult } from './scenarios/cost';
+import { MODEL_TIME, TURNS, sessionCost, type CostResult } from './scenarios/cost';
 import { growth, type GrowthResult } from './scenarios/growth';
 import { LOOP_RUNS, LOOP_STEPS, loopOverhead, type LoopOverheadResult } from './scenarios/loop-overhead';
 import { relayLatency, type RelayResult } from './scenarios/relay';
@@ -30,10 +30,11 @@ import { mcpOverhead, printMcpOverhead, type McpOverheadResult } from './mcp';
  * in another. Prints the tables and the targets, and writes the figures to
  * bench/results/. `--quick` runs only what issue 13's six figures need.
  */
-const USAGE = `npm run bench [-- --quick] [-- --profile] [-- --requests] [-- --loop] [-- --cloud]
+const USAGE = `npm run bench [-- --quick] [-- --profile] [-- --requests] [-- --loop] [-- --cost] [-- --cloud]
 
   --quick    only issue 13's six figures: Zero and the Anthropic tool runner, fewer loop runs (1–1.5 minutes)
   --requests only Zero's DynamoDB requests per step (a few seconds): the counts do not move with the machine's load
+  --cost     only Zero's 10-turn session: the model's cost and the infrastructure's at AWS list prices
   --loop     only the loop overhead of Zero and the tool runner (quick runs; with --cloud, the cloud target)
   --cloud    every DynamoDB and S3 response held back by an AWS in-region latency (DynamoDB median 4 ms, S3 30 ms;
              bench/README.md): Zero's wall per step against the tool runner's, whose store calls are none
@@ -41,7 +42,7 @@ const USAGE = `npm run bench [-- --quick] [-- --profile] [-- --requests] [-- --l
              writes bench/results/profile-*.cpuprofile (open in Chrome DevTools or speedscope) and prints the top consumers`;
 
 async function main() {
-  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, requests: { type: 'boolean' }, loop: { type: 'boolean' }, cloud: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
+  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, requests: { type: 'boolean' }, loop: { type: 'boolean' }, cost: { type: 'boolean' }, cloud: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
   if (options.help) return console.log(USAGE);
   const quick = options.quick ?? false;
   // The children need no Node deprecation chatter (the AWS SDK warns about Node 20).
@@ -59,11 +60,11 @@ async function main() {
   const env: RunnerEnv = { fakeUrl: fakeChild.ready.url, store: storesChild.ready.store, agentsDir, system: systemPromptBlocks() };
   const fake = new FakeModel(fakeChild);
   // Quick: Zero and the tool runner, the two the targets compare.
-  const specs = options.requests ? DEFAULT_SPECS.filter((s) => s.kind === 'zero') : quick || options.loop ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
+  const specs = options.requests || options.cost ? DEFAULT_SPECS.filter((s) => s.kind === 'zero') : quick || options.loop ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
   const runners: Runner[] = [];
   for (const spec of specs) runners.push(await createRunner(spec, env));
   const experts: Runner[] = [];
-  if (!quick && !options.requests && !options.loop) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
+  if (!quick && !options.requests && !options.loop && !options.cost) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
   const ctx: BenchContext = {
     fake,
     env,
@@ -71,6 +72,7 @@ async function main() {
     storesCpuMs: async () => (await storesChild.call<{ cpuMs: number }>('stats')).cpuMs,
     storeRequests: () => storesChild.call<RequestCount[]>('requests'),
     resetStoreRequests: () => storesChild.call<void>('resetRequests'),
+    s3Requests: () => storesChild.call<{ put: number; get: number }>('s3Requests'),
   };
   const zero = runners[0]!;
 
@@ -79,6 +81,12 @@ async function main() {
     if (options.requests) {
       log('DynamoDB requests per step…');
       console.log(printRequests(await requestsPerStep(ctx, zero)));
+      return;
+    }
+    if (options.cost) {
+      log('cost of a session…');
+      const result = await sessionCost(ctx, zero);
+      console.log([printCost([result]), printInfra(result)].join('\n'));
       return;
     }
     if (options.loop) {
@@ -134,7 +142,7 @@ async function main() {
       printRequests(requests),
       ...(relay ? [printRelay(relay)] : []),
       printConcurrency(concurrent),
-      ...(cost.length ? [printCost(cost)] : []),
+      ...(cost.length ? [printCost(cost), printInfra(cost.find((c) => c.infra))] : []),
       ...(grown ? [printGrowth(grown)] : []),
       ...(mcp ? [printMcpOverhead(mcp)] : []),
       printColdStart(cold),
@@ -279,6 +287,29 @@ function printCost(rows: CostResult[]) {
       r.usd.toFixed(4),
       `${(r.cache_read_share_from_turn_2 * 100).toFixed(1)}%`,
     ]),
+  );
+}
+
+/** Zero's session on AWS at list prices, beside the model's cost; and a running session-hour against Managed Agents'. */
+function printInfra(result: CostResult | undefined) {
+  const infra = result?.infra;
+  if (!result || !infra) return '';
+  const usd = (n: number) => `$${n.toFixed(6)}`;
+  const { use } = infra;
+  const rows = [
+    ['Lambda', `${use.lambdaSeconds.toFixed(1)} s × ${use.memoryMb} MB (sst.config.ts; peak RSS measured ${infra.peak_rss_mb.toFixed(0)} MB), ${use.lambdaInvocations} invocations`, usd(infra.usd.lambda)],
+    ['DynamoDB', `${use.dynamoWriteUnits} write units, ${use.dynamoReadUnits} read units`, usd(infra.usd.dynamodb)],
+    ['S3', `${use.s3Puts} PUT/LIST, ${use.s3Gets} GET`, usd(infra.usd.s3)],
+    ['queue (SQS)', `${use.queueRequests} requests`, usd(infra.usd.queue)],
+    ['infrastructure', '', usd(infra.usd.total)],
+    ['model', `${result.requests} calls (list prices)`, usd(result.usd)],
+    ['infrastructure share', 'target ≤ 3 %', `${(infra.share_of_total * 100).toFixed(2)} % (${infra.share_of_total <= 0.03 ? 'met' : 'NOT met'})`],
+    ['a running session-hour', `the function held an hour + the store requests of its steps; Managed Agents: $${infra.managed_agents_session_hour_usd.toFixed(2)}`, usd(infra.session_hour_usd)],
+  ];
+  return table(
+    `4b. Zero's ${TURNS}-turn session on AWS (us-east-1 list prices, arm64); Lambda seconds = measured wall ${infra.wall_s.toFixed(2)} s + the model's own time (first token ${MODEL_TIME.firstTokenMs} ms, ${MODEL_TIME.outputTokensPerS} output tokens/s per call)`,
+    ['what', 'used', 'USD'],
+    rows,
   );
 }
 

@@ -25,6 +25,13 @@ dynamo.prependListener('request', requests.observe);
 await new Promise<void>((resolve, reject) => dynamo.listen(0, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve())));
 const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), allowMismatchedSignatures: true });
 const s3Address = (await s3.run()) as AddressInfo;
+// S3 requests by class as AWS bills them: PUT, COPY, POST and LIST at one price, GET and the rest at another.
+const s3Requests = { put: 0, get: 0 };
+(s3 as unknown as { httpServer: import('node:http').Server }).httpServer.prependListener('request', (req: import('node:http').IncomingMessage) => {
+  const listing = req.method === 'GET' && /[?&](list-type|prefix|delimiter)=/.test(req.url ?? '');
+  if (req.method === 'PUT' || req.method === 'POST' || listing) s3Requests.put++;
+  else s3Requests.get++;
+});
 const store: StoreConfig = {
   table: 'zero',
   bucket: 'zero',
@@ -46,7 +53,10 @@ process.on('message', (message: { id: number; cmd: string }) => {
     const cpu = process.cpuUsage();
     result = { cpuMs: (cpu.user + cpu.system) / 1000 };
   } else if (message.cmd === 'requests') result = requests.snapshot();
-  else if (message.cmd === 'resetRequests') requests.reset();
+  else if (message.cmd === 'resetRequests') {
+    requests.reset();
+    s3Requests.put = s3Requests.get = 0;
+  } else if (message.cmd === 's3Requests') result = { ...s3Requests };
   process.send!({ id: message.id, result });
 });
 process.on('disconnect', () => {
