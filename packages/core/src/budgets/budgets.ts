@@ -210,10 +210,12 @@ const HOLD_POLL_MS = { first: 50, most: 2_000 };
  * written per step. Before each model call, `reserve` holds the call's most on each scope with a
  * limit (one conditional update each), and the call's `ADD` settles it.
  *
- * When none of the run's scopes has a limit (budgets off: nothing to check), a step writes nothing:
- * the run's spend and usage are summed here and added once as it ends (one `ADD` per counter). The
- * price: a process that dies mid-run leaves its run's spend out of the counters (the log's records
- * still carry each step's usage), and a limit set while such a run goes on applies from its next run.
+ * When none of the run's scopes has a limit (budgets off: nothing to check), a step writes one `ADD`,
+ * to the session's counter (what the runs list shows a run has cost), and no check waits for it; the
+ * user's and deployment's days and the usage cell get the run's sum once, as it ends. The price: a
+ * process that dies mid-run leaves its run's spend out of the days and the usage report (the session's
+ * counter and the log's records still have each step), and a limit set while such a run goes on
+ * applies from its next run.
  */
 class ScopedRunBudget implements ActiveRunBudget {
   private readonly known = new Map<BudgetScope, ScopeSpend>();
@@ -229,7 +231,7 @@ class ScopedRunBudget implements ActiveRunBudget {
   private holds = 0;
   /** The tool calls already added to the usage counters, by tool. */
   private readonly countedCalls = new Map<string, number>();
-  /** Budgets off: the spend of the run's model calls not yet added to the counters (written as it ends). */
+  /** Budgets off: the spend of the run's model calls not yet added to the user's and deployment's days and the usage cell (written as it ends). */
   private deferred?: { usage: Usage; calls: number };
 
   constructor(
@@ -273,7 +275,7 @@ class ScopedRunBudget implements ActiveRunBudget {
   async ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void> {
     const deferred = this.deferred;
     this.deferred = undefined;
-    if (deferred) for (const [, scope] of this.scopes()) this.track(this.budgets.spend.add(scope, deferred.usage, deferred.calls).catch(() => undefined));
+    if (deferred) for (const [name, scope] of this.scopes()) if (name !== 'session') this.track(this.budgets.spend.add(scope, deferred.usage, deferred.calls).catch(() => undefined));
     // The run's unwritten usage, its last tool calls and, when it finished, the run itself: one ADD, and none when there is nothing.
     const toolCalls = this.uncountedCalls(end?.toolCalls ?? this.run.toolCalls);
     if (end || deferred) this.countUsage({ ...(deferred ? { usage: deferred.usage } : {}), runs: end?.finished ? 1 : 0, toolCalls });
@@ -311,7 +313,8 @@ class ScopedRunBudget implements ActiveRunBudget {
       }),
     ]);
     await this.first;
-    await Promise.all(this.pending);
+    // With no limit, what the writes in flight answer cannot stop the run: it does not wait for them.
+    if (!this.unlimited()) await Promise.all(this.pending);
     return this.spentScope();
   }
 
@@ -366,6 +369,8 @@ class ScopedRunBudget implements ActiveRunBudget {
     const none = usage.cost_usd === 0 && usage.input_tokens === 0 && usage.output_tokens === 0;
     if (none && !held) return;
     if (!held && this.unlimited()) {
+      // The session's counter still gains each call (the runs list's cost and calls are what it gains); the rest waits for the end.
+      this.track(this.budgets.spend.add(this.scopes()[0]![1], usage).catch(() => undefined));
       this.deferred ??= { usage: zeroUsage(), calls: 0 };
       addUsage(this.deferred.usage, usage);
       this.deferred.calls++;
