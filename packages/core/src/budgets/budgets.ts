@@ -370,7 +370,7 @@ class ScopedRunBudget implements ActiveRunBudget {
     if (none && !held) return;
     if (!held && this.unlimited()) {
       // The session's counter still gains each call (the runs list's cost and calls are what it gains); the rest waits for the end.
-      this.track(this.budgets.spend.add(this.scopes()[0]![1], usage).catch(() => undefined));
+      this.track(this.budgets.spend.add({ scope: 'session', sessionId: this.run.sessionId }, usage).catch(() => undefined));
       this.deferred ??= { usage: zeroUsage(), calls: 0 };
       addUsage(this.deferred.usage, usage);
       this.deferred.calls++;

@@ -73,7 +73,7 @@ const ENV: Record<keyof RunLimits, string> = {
 
 /**
  * Reads limit overrides from the environment; a malformed value fails start-up with its variable named.
- * With no override, `base` is answered as it is (a zod parse's first run compiles its parser: ~2–6 ms of every cold start).
+ * With no override, a copy of `base` is answered unparsed (a zod schema's first parse compiles its parser: ~2–6 ms of every cold start).
  */
 export function limitsFromEnv(env: Record<string, string | undefined>, base: RunLimits = DEFAULT_LIMITS): RunLimits {
   const out: Record<string, number> = { ...base };
