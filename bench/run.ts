@@ -8,12 +8,13 @@ import type { Runner, RunnerEnv } from './runners/runner';
 import { cliLatency, printCliLatency } from './cli';
 import { coldStart, type ColdStartResult } from './scenarios/cold-start';
 import { concurrency, type ConcurrencyResult } from './scenarios/concurrency';
-import { sessionCost, type CostResult } from './scenarios/cost';
+import { MODEL_TIME, TURNS, sessionCost, type CostResult } from './scenarios/cost';
 import { growth, type GrowthResult } from './scenarios/growth';
 import { LOOP_RUNS, LOOP_STEPS, loopOverhead, type LoopOverheadResult } from './scenarios/loop-overhead';
 import { relayLatency, type RelayResult } from './scenarios/relay';
 import { requestsPerStep, type RequestsResult } from './scenarios/requests';
 import { forkChild } from './support/child';
+import { CLOUD_LATENCY } from './support/cloud-latency';
 import { FakeModel, type BenchContext } from './support/context';
 import type { RequestCount } from './support/dynamo-requests';
 import { summariseProfile, type ProfileSummary } from './support/profile';
@@ -29,14 +30,19 @@ import { mcpOverhead, printMcpOverhead, type McpOverheadResult } from './mcp';
  * in another. Prints the tables and the targets, and writes the figures to
  * bench/results/. `--quick` runs only what issue 13's six figures need.
  */
-const USAGE = `npm run bench [-- --quick] [-- --profile]
+const USAGE = `npm run bench [-- --quick] [-- --profile] [-- --requests] [-- --loop] [-- --cost] [-- --cloud]
 
   --quick    only issue 13's six figures: Zero and the Anthropic tool runner, fewer loop runs (1–1.5 minutes)
+  --requests only Zero's DynamoDB requests per step (a few seconds): the counts do not move with the machine's load
+  --cost     only Zero's 10-turn session: the model's cost and the infrastructure's at AWS list prices
+  --loop     only the loop overhead of Zero and the tool runner (quick runs; with --cloud, the cloud target)
+  --cloud    every DynamoDB and S3 response held back by an AWS in-region latency (DynamoDB median 4 ms, S3 30 ms;
+             bench/README.md): Zero's wall per step against the tool runner's, whose store calls are none
   --profile  CPU-profile Zero's server in the loop-overhead runs (extra runs) and during the 200 concurrent sessions;
              writes bench/results/profile-*.cpuprofile (open in Chrome DevTools or speedscope) and prints the top consumers`;
 
 async function main() {
-  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
+  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, requests: { type: 'boolean' }, loop: { type: 'boolean' }, cost: { type: 'boolean' }, cloud: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
   if (options.help) return console.log(USAGE);
   const quick = options.quick ?? false;
   // The children need no Node deprecation chatter (the AWS SDK warns about Node 20).
@@ -49,16 +55,16 @@ async function main() {
   await mkdir(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const fakeChild = await forkChild<{ url: string }>(join(root, 'processes', 'fake-model.ts'));
-  const storesChild = await forkChild<{ store: StoreConfig }>(join(root, 'processes', 'stores.ts'));
+  const storesChild = await forkChild<{ store: StoreConfig }>(join(root, 'processes', 'stores.ts'), [], options.cloud ? { ZERO_BENCH_CLOUD: '1' } : {});
   const agentsDir = await writeAgentDir();
   const env: RunnerEnv = { fakeUrl: fakeChild.ready.url, store: storesChild.ready.store, agentsDir, system: systemPromptBlocks() };
   const fake = new FakeModel(fakeChild);
   // Quick: Zero and the tool runner, the two the targets compare.
-  const specs = quick ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
+  const specs = options.requests || options.cost ? DEFAULT_SPECS.filter((s) => s.kind === 'zero') : quick || options.loop ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
   const runners: Runner[] = [];
   for (const spec of specs) runners.push(await createRunner(spec, env));
   const experts: Runner[] = [];
-  if (!quick) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
+  if (!quick && !options.requests && !options.loop && !options.cost) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
   const ctx: BenchContext = {
     fake,
     env,
@@ -66,11 +72,29 @@ async function main() {
     storesCpuMs: async () => (await storesChild.call<{ cpuMs: number }>('stats')).cpuMs,
     storeRequests: () => storesChild.call<RequestCount[]>('requests'),
     resetStoreRequests: () => storesChild.call<void>('resetRequests'),
+    s3Requests: () => storesChild.call<{ put: number; get: number }>('s3Requests'),
   };
   const zero = runners[0]!;
 
   const log = (line: string) => process.stderr.write(`bench: ${line} (${Math.round((performance.now() - started) / 1000)} s)\n`);
   try {
+    if (options.requests) {
+      log('DynamoDB requests per step…');
+      console.log(printRequests(await requestsPerStep(ctx, zero)));
+      return;
+    }
+    if (options.cost) {
+      log('cost of a session…');
+      const result = await sessionCost(ctx, zero);
+      console.log([printCost([result]), printInfra(result)].join('\n'));
+      return;
+    }
+    if (options.loop) {
+      log('loop overhead…');
+      const { results } = await loopOverhead(ctx, runners, LOOP_RUNS.quick);
+      console.log([`load average ${loadBefore.join(' / ')} before, ${loadavg().map((l) => l.toFixed(1)).join(' / ')} after`, printLoop(results), ...(options.cloud ? [printCloud(results)] : [])].join('\n'));
+      return;
+    }
     log('loop overhead…');
     const profileOf = (scenario: string) => (options.profile ? join(dir, `profile-${scenario}-${stamp}.cpuprofile`) : undefined);
     const { results: loop, profile: loopProfile } = await loopOverhead(ctx, runners, quick ? LOOP_RUNS.quick : LOOP_RUNS.full, profileOf('loop'));
@@ -110,14 +134,15 @@ async function main() {
     const figures = issue13Figures(loop, requests, concurrent, cold);
     const targets = relay && grown ? evaluateTargets(loop, relay, cost, grown) : undefined;
     const report = [
-      `Zero benchmarks${quick ? ' (quick)' : ''} — ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}, ${machine.platform}; load average (1/5/15 min) ${loadBefore.join(' / ')} before, ${machine.load_average.join(' / ')} after; ${seconds} s`,
+      `Zero benchmarks${quick ? ' (quick)' : ''}${options.cloud ? ' with AWS in-region store latency (--cloud)' : ''} — ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}, ${machine.platform}; load average (1/5/15 min) ${loadBefore.join(' / ')} before, ${machine.load_average.join(' / ')} after; ${seconds} s`,
       'Processes: the fake Anthropic server (answering instantly), dynalite (LevelDB on disk) + s3rver, and Zero\'s server each run apart from the',
       'bench process, which holds the peers and Zero\'s SSE client. Zero\'s CPU and memory are its server\'s; "client cpu" is reading its SSE.',
       printLoop(loop),
+      ...(options.cloud ? [printCloud(loop)] : []),
       printRequests(requests),
       ...(relay ? [printRelay(relay)] : []),
       printConcurrency(concurrent),
-      ...(cost.length ? [printCost(cost)] : []),
+      ...(cost.length ? [printCost(cost), printInfra(cost.find((c) => c.infra))] : []),
       ...(grown ? [printGrowth(grown)] : []),
       ...(mcp ? [printMcpOverhead(mcp)] : []),
       printColdStart(cold),
@@ -128,10 +153,10 @@ async function main() {
     ].join('\n');
     console.log(report);
 
-    const file = join(dir, `bench-${stamp}${quick ? '-quick' : ''}.json`);
+    const file = join(dir, `bench-${stamp}${quick ? '-quick' : ''}${options.cloud ? '-cloud' : ''}.json`);
     await writeFile(
       file,
-      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, loop, requests, relay, concurrency: concurrent, cost, growth: grown, mcp, cold_start: cold, cli, profiles, targets, issue13: figures }, null, 2),
+      JSON.stringify({ machine, at: new Date().toISOString(), seconds, quick, cloud: options.cloud ?? false, loop, requests, relay, concurrency: concurrent, cost, growth: grown, mcp, cold_start: cold, cli, profiles, targets, issue13: figures }, null, 2),
     );
     console.log(`\nResults: ${file}`);
   } finally {
@@ -157,6 +182,20 @@ function printLoop(rows: LoopOverheadResult[]) {
       r.persistence_share === undefined ? '–' : `${Math.round(r.persistence_share * 100)}%`,
       ms(r.first_event_ms.p50),
     ]),
+  );
+}
+
+/** `--cloud`: what Zero adds per step over the tool runner, in DynamoDB round trips (target: at most one). */
+function printCloud(rows: LoopOverheadResult[]) {
+  const zero = rows.find((r) => r.runner === 'zero');
+  const runner = rows.find((r) => r.runner.startsWith('anthropic-sdk'));
+  if (!zero || !runner) return '';
+  const added = zero.wall_per_step_ms - runner.wall_per_step_ms;
+  const trips = added / CLOUD_LATENCY.dynamodb.medianMs;
+  return table(
+    `Cloud latency (DynamoDB median ${CLOUD_LATENCY.dynamodb.medianMs} ms, S3 ${CLOUD_LATENCY.s3.medianMs} ms per request): Zero's wall per step over the tool runner's`,
+    ['zero wall/step', 'tool runner wall/step', 'added', 'in DynamoDB round trips', 'target', 'met'],
+    [[ms(zero.wall_per_step_ms), ms(runner.wall_per_step_ms), ms(added), trips.toFixed(2), '≤ 1', trips <= 1 ? 'yes' : 'NO']],
   );
 }
 
@@ -248,6 +287,29 @@ function printCost(rows: CostResult[]) {
       r.usd.toFixed(4),
       `${(r.cache_read_share_from_turn_2 * 100).toFixed(1)}%`,
     ]),
+  );
+}
+
+/** Zero's session on AWS at list prices, beside the model's cost; and a running session-hour against Managed Agents'. */
+function printInfra(result: CostResult | undefined) {
+  const infra = result?.infra;
+  if (!result || !infra) return '';
+  const usd = (n: number) => `$${n.toFixed(6)}`;
+  const { use } = infra;
+  const rows = [
+    ['Lambda', `${use.lambdaSeconds.toFixed(1)} s × ${use.memoryMb} MB (sst.config.ts; peak RSS measured ${infra.peak_rss_mb.toFixed(0)} MB), ${use.lambdaInvocations} invocations`, usd(infra.usd.lambda)],
+    ['DynamoDB', `${use.dynamoWriteUnits} write units, ${use.dynamoReadUnits} read units`, usd(infra.usd.dynamodb)],
+    ['S3', `${use.s3Puts} PUT/LIST, ${use.s3Gets} GET`, usd(infra.usd.s3)],
+    ['queue (SQS)', `${use.queueRequests} requests`, usd(infra.usd.queue)],
+    ['infrastructure', '', usd(infra.usd.total)],
+    ['model', `${result.requests} calls (list prices)`, usd(result.usd)],
+    ['infrastructure share', 'target ≤ 3 %', `${(infra.share_of_total * 100).toFixed(2)} % (${infra.share_of_total <= 0.03 ? 'met' : 'NOT met'})`],
+    ['a running session-hour', `the function held an hour + the store requests of its steps; Managed Agents: $${infra.managed_agents_session_hour_usd.toFixed(2)}`, usd(infra.session_hour_usd)],
+  ];
+  return table(
+    `4b. Zero's ${TURNS}-turn session on AWS (us-east-1 list prices, arm64); Lambda seconds = measured wall ${infra.wall_s.toFixed(2)} s + the model's own time (first token ${MODEL_TIME.firstTokenMs} ms, ${MODEL_TIME.outputTokensPerS} output tokens/s per call)`,
+    ['what', 'used', 'USD'],
+    rows,
   );
 }
 

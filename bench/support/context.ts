@@ -35,7 +35,10 @@ export interface BenchContext {
   storesCpuMs(): Promise<number>;
   /** The DynamoDB requests the emulator has served since the last reset, by operation and item type. */
   storeRequests(): Promise<RequestCount[]>;
+  /** Resets the DynamoDB and the S3 counts. */
   resetStoreRequests(): Promise<void>;
+  /** The S3 requests the emulator has served since the last reset, by billing class (PUT/COPY/POST/LIST; GET and the rest). */
+  s3Requests(): Promise<{ put: number; get: number }>;
   env: RunnerEnv;
   /** Every runner, in its default configuration (Zero first). */
   runners: Runner[];

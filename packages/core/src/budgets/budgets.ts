@@ -4,10 +4,11 @@ import type { ActiveRunBudget, BudgetHold, BudgetStop } from '../run/budget';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OperationsStore } from '../store/operations-store';
 import { UsageStore, type UsageAdded } from '../store/usage-store';
-import { SpendStore, committedOf, dayOf, toMicros, toUsd, type SpendHold, type SpendScope } from '../store/spend-store';
+import { SpendStore, committedOf, dayOf, spendKey, toMicros, toUsd, type SpendHold, type SpendScope } from '../store/spend-store';
 import type { SpendCounter } from '../store/items/spend-counter';
 import type { ActiveRunItem } from '../store/items/operations';
 import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '../wire';
+import { addUsage, zeroUsage } from '../events/usage';
 import type { BudgetLimits } from './limits';
 
 /** A scope's spend and its limit, in micro-dollars (no limit: `undefined`). */
@@ -17,6 +18,9 @@ export interface ScopeSpend {
 }
 
 const usd = (micros: number) => `$${Number(toUsd(micros).toFixed(6))}`;
+
+/** How long a counter read as a message is admitted stands in for the read of the run it starts (a limitless one only). */
+const ADMITTED_READ_MS = 2_000;
 
 /** The words a refusal or a `done` gives for a spent budget: which, how much, and who can raise it. */
 export function budgetReason(scope: BudgetScope, spend: ScopeSpend): string {
@@ -56,12 +60,28 @@ export class Budgets {
     return { spentMicros: counter.cost_micros ?? 0, limitMicros: this.limitOf(scope, counter) };
   }
 
+  /** Counters read as messages were admitted, with no limit and no hold: the run each message starts reads them no more. */
+  private readonly admitted = new Map<string, { at: number; counter: SpendCounter }>();
+
   /** The first of a user's scopes (their day, then the deployment's) that is spent; read before a message is accepted. */
   async refuseIfSpent(userId: string): Promise<void> {
     const day = dayOf();
-    const [user, deployment] = await Promise.all([this.spend.read({ scope: 'user', userId, day }), this.spend.read({ scope: 'deployment', day })]);
-    for (const [scope, counter] of [['user', user], ['deployment', deployment]] as const) {
+    const scopes = [['user', { scope: 'user', userId, day }], ['deployment', { scope: 'deployment', day }]] as const;
+    const reads = await Promise.all(scopes.map(([, scope]) => this.spend.inspect(scope)));
+    const now = Date.now();
+    // Oldest first (a Map keeps insertion order): those past their use are dropped as new ones come.
+    for (const [key, read] of this.admitted) {
+      if (now - read.at < ADMITTED_READ_MS) break;
+      this.admitted.delete(key);
+    }
+    for (const [i, [scope, spendScope]] of scopes.entries()) {
+      const { counter, holds } = reads[i]!;
       const spend = this.spendOf(scope, counter);
+      if (spend.limitMicros === undefined && holds.length === 0) {
+        const key = JSON.stringify(spendKey(spendScope));
+        this.admitted.delete(key);
+        this.admitted.set(key, { at: now, counter });
+      }
       if (spend.limitMicros !== undefined && spend.spentMicros >= spend.limitMicros) {
         throw new ZeroError('budget_reached', budgetReason(scope, spend), { budget: scope, spent_usd: toUsd(spend.spentMicros), limit_usd: toUsd(spend.limitMicros) });
       }
@@ -74,6 +94,12 @@ export class Budgets {
     const micros = maxCostUsd === null ? undefined : toMicros(maxCostUsd);
     if (cap !== undefined && micros !== undefined && micros > cap) throw invalidField('max_cost_usd', `may be at most ${usd(cap)} in this deployment (ZERO_BUDGET_SESSION_MAX_USD)`);
     return micros;
+  }
+
+  /** A counter read as a message was admitted, just now, that had no limit and no hold; `undefined`: read it. */
+  admittedRead(scope: SpendScope): SpendCounter | undefined {
+    const read = this.admitted.get(JSON.stringify(spendKey(scope)));
+    return read && Date.now() - read.at < ADMITTED_READ_MS ? read.counter : undefined;
   }
 
   /** Sets a session's budget (its owner, or a hook at creation), capped by the deployment's maximum. */
@@ -183,6 +209,13 @@ const HOLD_POLL_MS = { first: 50, most: 2_000 };
  * not: the active run item keeps it, so that what the run costs is never
  * written per step. Before each model call, `reserve` holds the call's most on each scope with a
  * limit (one conditional update each), and the call's `ADD` settles it.
+ *
+ * When none of the run's scopes has a limit (budgets off: nothing to check), a step writes one `ADD`,
+ * to the session's counter (what the runs list shows a run has cost), and no check waits for it; the
+ * user's and deployment's days and the usage cell get the run's sum once, as it ends. The price: a
+ * process that dies mid-run leaves its run's spend out of the days and the usage report (the session's
+ * counter and the log's records still have each step), and a limit set while such a run goes on
+ * applies from its next run.
  */
 class ScopedRunBudget implements ActiveRunBudget {
   private readonly known = new Map<BudgetScope, ScopeSpend>();
@@ -198,6 +231,8 @@ class ScopedRunBudget implements ActiveRunBudget {
   private holds = 0;
   /** The tool calls already added to the usage counters, by tool. */
   private readonly countedCalls = new Map<string, number>();
+  /** Budgets off: the spend of the run's model calls not yet added to the user's and deployment's days and the usage cell (written as it ends). */
+  private deferred?: { usage: Usage; calls: number };
 
   constructor(
     private readonly budgets: Budgets,
@@ -238,8 +273,12 @@ class ScopedRunBudget implements ActiveRunBudget {
   }
 
   async ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void> {
-    // The run's last tool calls and, when it finished, the run itself: one ADD, and none when there is nothing.
-    if (end) this.countUsage({ runs: end.finished ? 1 : 0, toolCalls: this.uncountedCalls(end.toolCalls) });
+    const deferred = this.deferred;
+    this.deferred = undefined;
+    if (deferred) for (const [name, scope] of this.scopes()) if (name !== 'session') this.track(this.budgets.spend.add(scope, deferred.usage, deferred.calls).catch(() => undefined));
+    // The run's unwritten usage, its last tool calls and, when it finished, the run itself: one ADD, and none when there is nothing.
+    const toolCalls = this.uncountedCalls(end?.toolCalls ?? this.run.toolCalls);
+    if (end || deferred) this.countUsage({ ...(deferred ? { usage: deferred.usage } : {}), runs: end?.finished ? 1 : 0, toolCalls });
     await Promise.all([this.listed, ...this.pending]);
     await this.budgets.operations.runEnded(this.run.runId).catch(() => undefined);
   }
@@ -264,9 +303,18 @@ class ScopedRunBudget implements ActiveRunBudget {
   async check(): Promise<BudgetStop | undefined> {
     // Holds of this run that no process of it holds now (this process has made none yet): its dead process's.
     const orphaned = (hold: SpendHold) => hold.id.startsWith(`${this.run.runId}#`);
-    this.first ??= Promise.all([this.listed, ...this.scopes().map(([name, scope]) => this.readScope(name, scope, orphaned, name === 'session' ? this.sessionRead : undefined))]);
+    this.first ??= Promise.all([
+      this.listed,
+      ...this.scopes().map(([name, scope]) => {
+        // The user's and deployment's day as the message was admitted, if they had no limit then: no read again.
+        const admitted = name === 'session' ? undefined : this.budgets.admittedRead(scope);
+        if (admitted) return this.note(name, admitted);
+        return this.readScope(name, scope, orphaned, name === 'session' ? this.sessionRead : undefined);
+      }),
+    ]);
     await this.first;
-    await Promise.all(this.pending);
+    // With no limit, what the writes in flight answer cannot stop the run: it does not wait for them.
+    if (!this.unlimited()) await Promise.all(this.pending);
     return this.spentScope();
   }
 
@@ -320,6 +368,14 @@ class ScopedRunBudget implements ActiveRunBudget {
     const held = hold as ScopedHold | undefined;
     const none = usage.cost_usd === 0 && usage.input_tokens === 0 && usage.output_tokens === 0;
     if (none && !held) return;
+    if (!held && this.unlimited()) {
+      // The session's counter still gains each call (the runs list's cost and calls are what it gains); the rest waits for the end.
+      this.track(this.budgets.spend.add({ scope: 'session', sessionId: this.run.sessionId }, usage).catch(() => undefined));
+      this.deferred ??= { usage: zeroUsage(), calls: 0 };
+      addUsage(this.deferred.usage, usage);
+      this.deferred.calls++;
+      return;
+    }
     const { spend } = this.budgets;
     for (const [name, scope] of this.scopes()) {
       const settles = held?.scopes.includes(name);
@@ -337,6 +393,11 @@ class ScopedRunBudget implements ActiveRunBudget {
     if (none) return;
     // Usage is counted where spend is, step by step: a process that dies loses none of the steps it counted.
     this.countUsage({ usage, toolCalls: this.uncountedCalls(this.run.toolCalls) });
+  }
+
+  /** Budgets off for this run: every scope read, none with a limit. */
+  private unlimited(): boolean {
+    return this.known.size === this.scopes().length && [...this.known.values()].every((spend) => spend.limitMicros === undefined);
   }
 
   private track(write: Promise<unknown>): void {

@@ -82,12 +82,12 @@ export class SpendStore {
     return item ? { counter: spendCounterItem.decode(item), holds: holdsOf(item) } : { counter: {}, holds: [] };
   }
 
-  /** Adds a model call's usage to a scope; answers the scope's totals after it. */
-  async add(scope: SpendScope, usage: Usage): Promise<SpendCounter> {
+  /** Adds a model call's usage to a scope (or `calls` calls' together); answers the scope's totals after it. */
+  async add(scope: SpendScope, usage: Usage, calls = 1): Promise<SpendCounter> {
     this.requests++;
     const attributes = await this.items.update(spendKey(scope), {
       set: 'SET v = :v ADD cost_micros :cost, committed_micros :cost, input_tokens :in, output_tokens :out, cache_read_input_tokens :read, cache_creation_input_tokens :write, calls :one',
-      values: { ':v': spendCounterItem.version, ...usageValues(usage) },
+      values: { ':v': spendCounterItem.version, ...usageValues(usage), ':one': calls },
       returns: 'ALL_NEW',
     });
     this.changed(scope);

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEV, send, startHarness, type Harness } from './support/harness';
+import { chatStream, type ReceivedEvent } from './support/sse';
+
+/**
+ * With no budget configured anywhere (no deployment limit, no session or daily limit on a counter), a
+ * run's step writes one spend counter, the session's; the user's and deployment's days and the usage
+ * cell get the run's spend once, as it ends. Requests are seen where they leave the runtime's DynamoDB client.
+ */
+describe('budgets off', () => {
+  let h: Harness;
+  const updates: string[] = [];
+  const spendReads: string[] = [];
+  beforeAll(async () => {
+    h = await startHarness();
+    h.server.runtime.sessions.db.middlewareStack.add(
+      (next, context) => async (args) => {
+        const key = JSON.stringify((args.input as { Key?: unknown }).Key ?? {});
+        if (/^Update(Item)?Command$/.test(context.commandName ?? '')) updates.push(/"sk":"(SPEND|C#)/.exec(key)?.[1] ?? 'other');
+        if (/^Get(Item)?Command$/.test(context.commandName ?? '') && /"sk":"SPEND/.test(key)) spendReads.push(key);
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCounterWritesForTheTest' },
+    );
+  });
+  afterAll(() => h.close());
+
+  it("a four-step run writes the session's counter per step, the days and its usage cell once as it ends, reads each once, and every step is counted", async () => {
+    const usage = { input_tokens: 1000, output_tokens: 200 };
+    const step = (i: number) => ({ toolCalls: [{ name: 'echo', input: { text: `round ${i}` } }], usage });
+    h.fake.script(step(1), step(2), step(3), { text: 'Done.', usage });
+    const run = await chatStream(h.url, { agent_id: 'tester', message: 'four steps' });
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 4 });
+    const sessionId = (run.events.find((e) => e.type === 'start') as Extract<ReceivedEvent, { type: 'start' }>).session_id;
+
+    // The session's counter gains each step (the runs list shows what a run has cost so far); the user's day and
+    // the deployment's day one ADD each, as the run ends; the usage cell one.
+    expect(updates.filter((u) => u === 'SPEND')).toHaveLength(4 + 2);
+    expect(updates.filter((u) => u === 'C#')).toHaveLength(1);
+    // The user's and the deployment's day as the message is admitted (the run takes them from there), the session's as the run starts.
+    expect(spendReads).toHaveLength(3);
+    expect(new Set(spendReads).size).toBe(3);
+    // Read the moment the chat ends: all four steps are there.
+    const detail = await send(h, 'GET', `/sessions/${sessionId}`, DEV);
+    expect(detail.json.spend).toMatchObject({ cost_usd: 0.024, input_tokens: 4000, output_tokens: 800, max_cost_usd: null });
+    const report = await send(h, 'GET', '/usage?group_by=session', DEV);
+    expect(report.json.groups).toMatchObject([{ key: sessionId, cost_usd: 0.024, runs: 1, tool_calls: { echo: 3 } }]);
+  });
+});
