@@ -1,82 +1,82 @@
-import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from './agent/catalog';
-import { EnvironmentStore } from './environment-store/environment-store';
-import { queueEnvironmentCalls } from './environment-store/self-hosted';
-import { WorkQueue } from './environment-store/work-queue';
-import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from './model/aliases';
-import { agentModel } from './run/run-setup';
-import type { ModelProvider } from './model/provider';
-import { lazyProvider } from './model/lazy-provider';
-import { providersConfigFromEnv, type ProvidersConfig } from './model/providers-config';
-import type { AgentCheck } from './agent/catalog';
-import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from './run/limits';
-import type { ChatDeps } from './sessions/start-chat';
-import { ArtifactStore } from './store/artifact-store';
-import { createDynamoClient, createS3Client, type StoreConfig } from './store/clients';
-import { SessionStore } from './store/session-store';
-import { LeaseStore } from './store/lease-store';
-import { StreamSlots } from './store/stream-slots';
-import { SessionWatchers } from './store/session-watchers';
-import { budgetLimitsFromEnv, loadBudgets, type BudgetLimits } from './budgets/limits';
-import { addLogSecrets } from './log';
-import { loadRateLimiter, rateLimitsFromEnv, type RateLimits } from './rate-limits/limits';
-import { LocalRuns } from './sessions/run-registry';
+import { DirAgentCatalog, S3AgentCatalog, type AgentCatalog } from '@zero/agent/definitions/catalog';
+import { EnvironmentStore } from '@zero/integrations/environment-store/environment-store';
+import { queueEnvironmentCalls } from '@zero/integrations/environment-store/self-hosted';
+import { WorkQueue } from '@zero/integrations/environment-store/work-queue';
+import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from '@zero/agent/model/aliases';
+import { agentModel } from '@zero/runtime/run/run-setup';
+import type { ModelProvider } from '@zero/agent/model/provider';
+import { lazyProvider } from '@zero/agent/model/lazy-provider';
+import { providersConfigFromEnv, type ProvidersConfig } from '@zero/agent/model/providers-config';
+import type { AgentCheck } from '@zero/agent/definitions/catalog';
+import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from '@zero/runtime/run/limits';
+import type { ChatDeps } from '@zero/runtime/sessions/start-chat';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { createDynamoClient, createS3Client, type StoreConfig } from '@zero/runtime/store/clients';
+import { SessionStore } from '@zero/runtime/store/session-store';
+import { LeaseStore } from '@zero/runtime/store/lease-store';
+import { StreamSlots } from '@zero/runtime/store/stream-slots';
+import { SessionWatchers } from '@zero/runtime/store/session-watchers';
+import { budgetLimitsFromEnv, loadBudgets, type BudgetLimits } from '@zero/runtime/budgets/limits';
+import { addLogSecrets } from '@zero/agent/log/log';
+import { loadRateLimiter, rateLimitsFromEnv, type RateLimits } from '@zero/runtime/rate-limits/limits';
+import { LocalRuns } from '@zero/runtime/sessions/run-registry';
 import { randomUUID } from 'node:crypto';
-import { InProcessQueue, type RunQueue } from './sessions/queue';
-import { runJob } from './sessions/worker-job';
-import { Authenticator, type AuthConfig } from './auth/authenticator';
-import { ProjectFileCache, type FileCacheOptions } from './projects/file-cache';
-import { ProjectAccess } from './projects/project-access';
-import { ProjectStore } from './projects/project-store';
-import { ProjectMemberStore } from './store/project-member-store';
-import { ReportOwnerStore } from './store/report-owner-store';
-import { DEFAULT_MEMORY_LIMITS, MemoryStore, type MemoryLimits } from './memory/memory-store';
-import { MemoryLocks } from './memory/memory-lock';
-import { memoryTool } from './tools/memory';
-import { delegateAgentTool } from './tools/delegate-agent';
-import { getAgentInfoTool } from './tools/get-agent-info';
-import { getAnalysisTool } from './tools/get-analysis';
-import { globTool } from './tools/glob';
-import { grepTool } from './tools/grep';
-import { listProjectsTool } from './tools/list-projects';
-import { readFileTool } from './tools/read-file';
-import { renderReportTool } from './tools/render-report';
-import { createWebFetchTool } from './tools/web-fetch';
-import { createHttpRequestTool } from './tools/http-request';
-import { listRequestsTool } from './tools/list-requests';
-import { createRunRequestTool } from './tools/run-request';
-import { saveRequestTool } from './tools/save-request';
-import { createSaveBaselineTool } from './tools/save-baseline';
-import { createCheckRegressionTool } from './tools/check-regression';
-import { parseStackTraceTool } from './tools/parse-stack-trace';
-import { dbQueryTool } from './tools/db-query';
-import { webSearchTool } from './tools/web-search';
-import { writeFileTool } from './tools/write-file';
-import { createRunCommandTool } from './tools/run-command';
-import { createBashTool } from './tools/bash';
-import { editFileTool } from './tools/edit-file';
-import { deletePathTool } from './tools/delete-path';
-import { listFilesTool } from './tools/list-files';
-import { diffFilesTool } from './tools/diff-files';
-import { commandOptionsFromEnv, type CommandOptions } from './tools/command/command-policy';
-import type { OutboundOptions } from './net/outbound';
-import { outboundAllowFromEnv } from './net/outbound-allow';
-import { McpClients } from './mcp/clients';
-import { McpServerStore } from './mcp/server-store';
-import type { McpSecretResolver } from './mcp/secrets';
-import { ToolRegistry, type ServerToolSpec } from './tools/registry';
-import { permissionsFromEnv, type DeploymentPermissions } from './tools/policy';
-import type { ToolSpec } from './tools/tool';
-import type { GitHubOptions } from './github/client';
-import type { GitHubSettings } from './github/settings';
-import type { SubscriptionSettings } from './subscriptions/publish';
-import type { CallbackOptions } from './webhooks/callback';
-import { HookStore } from './webhooks/hook-config';
-import { ScheduleStore } from './schedules/schedule-config';
-import { ScheduleMarkers, type Schedules } from './schedules/fire';
-import { EventBridgeScheduleTrigger, type EventBridgeSchedulerConfig } from './schedules/eventbridge';
-import { WebhookStore } from './webhooks/webhook-store';
-import { OutboxStore } from './subscriptions/outbox-store';
-import type { SecretResolver, Webhooks } from './webhooks/webhooks';
+import { InProcessQueue, type RunQueue } from '@zero/runtime/sessions/queue';
+import { runJob } from '@zero/runtime/sessions/worker-job';
+import { Authenticator, type AuthConfig } from '@zero/runtime/auth/authenticator';
+import { ProjectFileCache, type FileCacheOptions } from '@zero/runtime/projects/file-cache';
+import { ProjectAccess } from '@zero/runtime/projects/project-access';
+import { ProjectStore } from '@zero/runtime/projects/project-store';
+import { ProjectMemberStore } from '@zero/runtime/store/project-member-store';
+import { ReportOwnerStore } from '@zero/runtime/store/report-owner-store';
+import { DEFAULT_MEMORY_LIMITS, MemoryStore, type MemoryLimits } from '@zero/runtime/memory/memory-store';
+import { MemoryLocks } from '@zero/runtime/memory/memory-lock';
+import { memoryTool } from '@zero/runtime/tools/memory';
+import { delegateAgentTool } from '@zero/runtime/tools/delegate-agent';
+import { getAgentInfoTool } from '@zero/runtime/tools/get-agent-info';
+import { getAnalysisTool } from '@zero/runtime/tools/get-analysis';
+import { globTool } from '@zero/runtime/tools/glob';
+import { grepTool } from '@zero/runtime/tools/grep';
+import { listProjectsTool } from '@zero/runtime/tools/list-projects';
+import { readFileTool } from '@zero/runtime/tools/read-file';
+import { renderReportTool } from '@zero/runtime/tools/render-report';
+import { createWebFetchTool } from '@zero/runtime/tools/web-fetch';
+import { createHttpRequestTool } from '@zero/runtime/tools/http-request';
+import { listRequestsTool } from '@zero/runtime/tools/list-requests';
+import { createRunRequestTool } from '@zero/runtime/tools/run-request';
+import { saveRequestTool } from '@zero/runtime/tools/save-request';
+import { createSaveBaselineTool } from '@zero/runtime/tools/save-baseline';
+import { createCheckRegressionTool } from '@zero/runtime/tools/check-regression';
+import { parseStackTraceTool } from '@zero/runtime/tools/parse-stack-trace';
+import { dbQueryTool } from '@zero/runtime/tools/db-query';
+import { webSearchTool } from '@zero/runtime/tools/web-search';
+import { writeFileTool } from '@zero/runtime/tools/write-file';
+import { createRunCommandTool } from '@zero/runtime/tools/run-command';
+import { createBashTool } from '@zero/runtime/tools/bash';
+import { editFileTool } from '@zero/runtime/tools/edit-file';
+import { deletePathTool } from '@zero/runtime/tools/delete-path';
+import { listFilesTool } from '@zero/runtime/tools/list-files';
+import { diffFilesTool } from '@zero/runtime/tools/diff-files';
+import { commandOptionsFromEnv, type CommandOptions } from '@zero/runtime/tools/command/command-policy';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
+import { outboundAllowFromEnv } from '@zero/agent/net/outbound-allow';
+import { McpClients } from '@zero/integrations/mcp/clients';
+import { McpServerStore } from '@zero/integrations/mcp/server-store';
+import type { McpSecretResolver } from '@zero/integrations/mcp/secrets';
+import { ToolRegistry, type ServerToolSpec } from '@zero/runtime/tools/registry';
+import { permissionsFromEnv, type DeploymentPermissions } from '@zero/runtime/tools/policy';
+import type { ToolSpec } from '@zero/runtime/tools/tool';
+import type { GitHubOptions } from '@zero/integrations/github/client';
+import type { GitHubSettings } from '@zero/integrations/github/settings';
+import type { SubscriptionSettings } from '@zero/integrations/subscriptions/publish';
+import type { CallbackOptions } from '@zero/integrations/webhooks/callback';
+import { HookStore } from '@zero/integrations/webhooks/hook-config';
+import { ScheduleStore } from '@zero/integrations/schedules/schedule-config';
+import { ScheduleMarkers, type Schedules } from '@zero/integrations/schedules/fire';
+import { EventBridgeScheduleTrigger, type EventBridgeSchedulerConfig } from '@zero/integrations/schedules/eventbridge';
+import { WebhookStore } from '@zero/integrations/webhooks/webhook-store';
+import { OutboxStore } from '@zero/integrations/subscriptions/outbox-store';
+import type { SecretResolver, Webhooks } from '@zero/integrations/webhooks/webhooks';
 
 export interface RuntimeConfig {
   store: StoreConfig;
@@ -204,9 +204,9 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
 
 // Webhook investigations are finished when a run ends and settled after a background job: loaded
 // then, so that a cold start serving a member's request does not evaluate them.
-const investigations = () => import('./webhooks/finish');
+const investigations = () => import('@zero/integrations/webhooks/finish');
 // Subscribers are told and investigations finished when a run ends: loaded then, as above.
-const afterRun = () => import('./subscriptions/after-run');
+const afterRun = () => import('@zero/integrations/subscriptions/after-run');
 
 /** Wires stores, catalog, provider and tools from configuration; used by Lambda, the local server and the tests alike. */
 export function createRuntime(config: RuntimeConfig): Runtime {
@@ -219,7 +219,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   const tools = new ToolRegistry([...builtinTools({ outbound: config.outbound, commands: config.commands }).filter((t) => !replaced.has(t.name)), ...extra], { permissions: config.permissions });
   const defaultModel = config.defaultModel ?? DEFAULT_MODEL;
   // The providers' code loads with the first model call or catalog load, not with the cold start.
-  const router = config.provider ? undefined : import('./model/providers').then((m) => m.createProviderRouter(config.anthropic, config.providers));
+  const router = config.provider ? undefined : import('@zero/agent/model/providers').then((m) => m.createProviderRouter(config.anthropic, config.providers));
   router?.catch(() => undefined);
   // An agent whose model cannot serve it here fails to load (listed with the reason), not at its first call.
   const check: AgentCheck | undefined =
@@ -235,7 +235,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     config.queue ??
     new InProcessQueue((job) =>
       runJob(runtime, job, {
-        beforeDrive: async (job) => (job.reason === 'webhook' ? (await import('./webhooks/prepare')).prepareInvestigation(runtime, job.session_id) : undefined),
+        beforeDrive: async (job) => (job.reason === 'webhook' ? (await import('@zero/integrations/webhooks/prepare')).prepareInvestigation(runtime, job.session_id) : undefined),
         afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId),
       }),
     );

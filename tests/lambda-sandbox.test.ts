@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_LIMITS, LambdaSandbox } from '@zero/core';
+import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
+import { LambdaSandbox } from '@zero/runtime/environments/lambda/lambda-sandbox';
 
 const root = join(import.meta.dirname, '..');
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -151,13 +152,13 @@ describe('the lambda kind: the sandbox function invoked as Lambda would, through
   });
 
   it('reaps only where told its process table is its own (ZERO_SANDBOX_REAP=1, set on the deployed function), never on a shared machine', async () => {
-    const { strayReaperFromEnv } = await import('@zero/core/environments/lambda-handler');
+    const { strayReaperFromEnv } = await import('@zero/runtime/environments/lambda/handler');
     expect(strayReaperFromEnv({})).toBeUndefined();
     expect(strayReaperFromEnv({ ZERO_SANDBOX_REAP: 'true' })).toBeUndefined();
   });
 
   it('refuses a malformed event with an error naming the field', async () => {
-    const { runSandboxEvent } = await import('@zero/core/environments/lambda-handler');
+    const { runSandboxEvent } = await import('@zero/runtime/environments/lambda/handler');
     expect(await runSandboxEvent({ command: { argv: [] }, limits: {}, archive: '' }, { root: sandboxRoot })).toEqual({ error: expect.stringMatching(/^invalid sandbox event: command/) });
   });
 });

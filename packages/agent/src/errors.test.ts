@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, ZeroError, conflict, forbidden, invalidField, notFound, statusOf, tooLarge, unauthorized } from './errors';
 import { ModelCallAborted, ModelError } from './model/provider';
 import { OutboundBlockedError } from './net/outbound';
-import { PathError } from './projects/paths';
-import { LeaseLostError } from './store/lease-store';
+import { PathError } from '@zero/runtime/projects/paths';
+import { LeaseLostError } from '@zero/runtime/store/lease-store';
 
 /** Loads a second copy of a module, as a bundle that carries its own copy of @zero/core would. */
 const copyOf = (path: string) => import(/* @vite-ignore */ `${path}?copy`);

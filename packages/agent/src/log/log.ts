@@ -1,4 +1,4 @@
-import { redact } from './run/redact';
+import { redact } from './redact';
 
 /**
  * Zero's structured logs: one JSON object per line on the console (errors and

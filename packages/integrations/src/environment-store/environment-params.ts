@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { invalidField } from '../errors';
+import { invalidField } from '@zero/agent/errors';
 import {
   allowedHostSchema,
   environmentKindSchema,
@@ -8,7 +8,7 @@ import {
   type EnvironmentNetwork,
   type EnvironmentPackages,
   type EnvironmentRecord,
-} from '../store/items/environment';
+} from '@zero/runtime/store/items/environment';
 
 const metadataSchema = z
   .record(z.string().min(1).max(64), z.string().max(512))

@@ -1,4 +1,4 @@
-import type { EnvironmentRecord } from '../store/items/environment';
+import type { EnvironmentRecord } from '@zero/runtime/store/items/environment';
 
 /**
  * An environment as the Managed Agents API shows it (`BetaEnvironment`): a Zero sandbox (`local`,

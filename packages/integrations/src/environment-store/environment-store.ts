@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AuthUser } from '../auth/authenticator';
-import { conflict, notFound } from '../errors';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
+import { conflict, notFound } from '@zero/agent/errors';
 import { ZERO_ENVIRONMENT_ID } from '../managed/session-record';
-import { keys } from '../store/keys';
-import { environmentItem, environmentRecordSchema, type EnvironmentKind, type EnvironmentRecord } from '../store/items/environment';
-import { Table } from '../store/table';
+import { keys } from '@zero/runtime/store/keys';
+import { environmentItem, environmentRecordSchema, type EnvironmentKind, type EnvironmentRecord } from '@zero/runtime/store/items/environment';
+import { Table } from '@zero/runtime/store/table';
 
 /**
  * The environment every session has when it names none: built in, the deployment's own sandbox kind,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { environmentKindSchema, environmentLimitsSchema, environmentNetworkSchema, environmentPackagesSchema } from '../store/items/environment';
+import { environmentKindSchema, environmentLimitsSchema, environmentNetworkSchema, environmentPackagesSchema } from '@zero/runtime/store/items/environment';
 
 /** An environment as `/api/v2/environments` shows it (see `environmentView`). */
 export const environmentViewSchema = z.object({

@@ -4,6 +4,6 @@ export * from './environment-resource';
 export * from './work-queue';
 export * from './self-hosted';
 export * from './toolset-definitions';
-export type { EnvironmentRecord, EnvironmentKind, EnvironmentLimits, EnvironmentNetwork, EnvironmentPackages } from '../store/items/environment';
-export type { WorkItem, WorkState, WorkOutcome } from '../store/items/work-item';
+export type { EnvironmentRecord, EnvironmentKind, EnvironmentLimits, EnvironmentNetwork, EnvironmentPackages } from '@zero/runtime/store/items/environment';
+export type { WorkItem, WorkState, WorkOutcome } from '@zero/runtime/store/items/work-item';
 export * from './environment-wire';

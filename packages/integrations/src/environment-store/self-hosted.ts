@@ -1,16 +1,16 @@
-import { conflict } from '../errors';
+import { conflict } from '@zero/agent/errors';
 import { TOOLSET_TOOLS, type ToolsetToolName } from '../managed/toolset';
 import { readSessionRecord } from '../managed/session-record';
 import type { ManagedAgentVersion } from '../managed/agent-document';
-import { decideApprovals } from '../sessions/decide-approval';
-import { waitingRun } from '../sessions/approvals';
-import type { FinishedRun, SessionRunnerDeps } from '../sessions/runner-deps';
-import { log } from '../log';
-import type { ClientTool } from '../wire';
+import { decideApprovals } from '@zero/runtime/sessions/decide-approval';
+import { waitingRun } from '@zero/runtime/sessions/approvals';
+import type { FinishedRun, SessionRunnerDeps } from '@zero/runtime/sessions/runner-deps';
+import { log } from '@zero/agent/log/log';
+import type { ClientTool } from '@zero/agent/wire';
 import type { EnvironmentStore } from './environment-store';
-import type { EnvironmentRecord } from '../store/items/environment';
+import type { EnvironmentRecord } from '@zero/runtime/store/items/environment';
 import { ENVIRONMENT_TOOL_DEFINITIONS, ENVIRONMENT_TOOL_NAMES } from './toolset-definitions';
-import type { WorkItem } from '../store/items/work-item';
+import type { WorkItem } from '@zero/runtime/store/items/work-item';
 import type { WorkQueue } from './work-queue';
 
 /** What the self-hosted queue needs of the runtime: the stores, and what records a call's result. */

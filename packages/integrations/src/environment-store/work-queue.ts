@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ZeroError, conflict, notFound } from '../errors';
-import { keys } from '../store/keys';
-import { workItem, workItemSchema, type WorkItem, type WorkOutcome } from '../store/items/work-item';
-import { Table } from '../store/table';
+import { ZeroError, conflict, notFound } from '@zero/agent/errors';
+import { keys } from '@zero/runtime/store/keys';
+import { workItem, workItemSchema, type WorkItem, type WorkOutcome } from '@zero/runtime/store/items/work-item';
+import { Table } from '@zero/runtime/store/table';
 
 /** The lease a worker holds on acknowledged work unless its heartbeats ask for another (`desired_ttl_seconds`). */
 export const DEFAULT_LEASE_SECONDS = 60;

@@ -1,6 +1,6 @@
 import { createPrivateKey, createSign, type KeyObject } from 'node:crypto';
-import { ZeroError, invalidField } from '../errors';
-import { addLogSecrets } from '../log';
+import { ZeroError, invalidField } from '@zero/agent/errors';
+import { addLogSecrets } from '@zero/agent/log/log';
 import { GitHubClient, GitHubRequestError, repoPath, type GitHubCredentials, type GitHubOptions } from './client';
 
 /**

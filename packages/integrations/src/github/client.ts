@@ -1,5 +1,5 @@
-import { ZeroError, defineErrorClass } from '../errors';
-import type { OutboundOptions } from '../net/outbound';
+import { ZeroError, defineErrorClass } from '@zero/agent/errors';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 
 /** How GitHub is reached: its API's address (GitHub Enterprise: `https://host/api/v3`), retries, and the outbound guard's options. */
 export interface GitHubOptions extends OutboundOptions {
@@ -88,7 +88,7 @@ export class GitHubClient {
   }
 
   private async send(method: 'GET' | 'POST' | 'PATCH', path: string, init: GitHubRequestInit, token: string | undefined): Promise<GitHubResponse> {
-    const { guardedFetch, OutboundBlockedError } = await import('../net/outbound');
+    const { guardedFetch, OutboundBlockedError } = await import('@zero/agent/net/outbound');
     const attempts = this.options.attempts ?? 4;
     const what = `${method} ${path.split('?')[0]}`;
     let last = new GitHubRequestError(0, what, '', 0);

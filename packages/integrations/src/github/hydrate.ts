@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import { ZeroError } from '../errors';
-import { DEFAULT_ARCHIVE_LIMITS, extractTarGz, type ArchiveLimits } from '../projects/archive';
-import { projectKey } from '../projects/paths';
-import { changedFiles, contentTypeOf, mapLimit, type ProjectFileInput, type ProjectMeta, type ProjectStore } from '../projects/project-store';
+import { ZeroError } from '@zero/agent/errors';
+import { DEFAULT_ARCHIVE_LIMITS, extractTarGz, type ArchiveLimits } from '@zero/runtime/projects/archive';
+import { projectKey } from '@zero/runtime/projects/paths';
+import { changedFiles, contentTypeOf, mapLimit, type ProjectFileInput, type ProjectMeta, type ProjectStore } from '@zero/runtime/projects/project-store';
 import { isAppRef } from './app';
 import { GitHubRequestError, repoPath, type GitHubClient } from './client';
 

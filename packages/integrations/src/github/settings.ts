@@ -1,4 +1,4 @@
-import { ZeroError, invalidField } from '../errors';
+import { ZeroError, invalidField } from '@zero/agent/errors';
 import { appIdVariable, installationCredentials, isAppRef, loadApp, newTokenCache, type InstallationTokenCache } from './app';
 import { GitHubClient, type GitHubOptions } from './client';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { invalidField } from '../errors';
+import { invalidField } from '@zero/agent/errors';
 import type { ManagedAgentVersion, PermissionPolicy } from './agent-document';
 import { TOOLSET_TOOLS, type ToolsetToolName } from './toolset';
 

@@ -1,6 +1,6 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { conflict, notFound } from '../errors';
-import { ArtifactStore } from '../store/artifact-store';
+import { conflict, notFound } from '@zero/agent/errors';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import { managedAgentVersionSchema, storedManagedAgentVersionSchema, type ManagedAgentVersion } from './agent-document';
 
 const PREFIX = 'agents/managed/';

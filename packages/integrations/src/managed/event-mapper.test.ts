@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IdentifiedEvent } from '../events/recorder';
+import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import { compareManaged, createEventMapper, managedCursor, parseManagedCursor, type ManagedEvent } from './event-mapper';
 
 const usage = { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 1, cache_creation_input_tokens: 2, cost_usd: 0 };

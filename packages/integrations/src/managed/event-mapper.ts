@@ -1,6 +1,6 @@
-import { compareEventPositions, parseEventId, type EventPosition } from '../events/ids';
-import type { IdentifiedEvent } from '../events/recorder';
-import type { StreamEvent } from '../wire';
+import { compareEventPositions, parseEventId, type EventPosition } from '@zero/agent/events/ids';
+import type { IdentifiedEvent } from '@zero/agent/events/recorder';
+import type { StreamEvent } from '@zero/agent/wire';
 import { TOOLSET_TOOLS } from './toolset';
 
 /**

@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../agent/definition';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { ManagedAgentVersion } from './agent-document';
 import { TOOLSET_TOOLS } from './toolset';
 

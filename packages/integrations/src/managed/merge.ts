@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { CatalogSnapshot } from '../agent/catalog';
+import type { CatalogSnapshot } from '@zero/agent/definitions/catalog';
 import { managedAgentStore } from './agent-store';
 import { definitionOf } from './to-definition';
 

@@ -1,5 +1,5 @@
-import type { AgentCatalog } from '../agent/catalog';
-import { invalidField, notFound } from '../errors';
+import type { AgentCatalog } from '@zero/agent/definitions/catalog';
+import { invalidField, notFound } from '@zero/agent/errors';
 import { pinnedAgentId, splitPinnedId, type ManagedAgentVersion } from './agent-document';
 import type { ManagedAgentStore } from './agent-store';
 import { markdownAgentVersion } from './markdown-agent';

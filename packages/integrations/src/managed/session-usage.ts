@@ -1,4 +1,4 @@
-import type { LogRecord } from '../store/items/log-record';
+import type { LogRecord } from '@zero/runtime/store/items/log-record';
 
 /** A session's cumulative usage as the Managed Agents API shows it (`BetaManagedAgentsSessionUsage`). */
 export interface ManagedSessionUsage {

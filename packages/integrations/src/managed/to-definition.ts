@@ -1,6 +1,6 @@
-import type { AgentDefinition } from '../agent/definition';
-import { EFFORT_BUDGETS } from '../model/thinking';
-import type { PermissionMap } from '../wire';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import { EFFORT_BUDGETS } from '@zero/agent/model/thinking';
+import type { PermissionMap } from '@zero/agent/wire';
 import { pinnedAgentId, type ManagedAgentVersion } from './agent-document';
 import { TOOLSET_TOOLS, type ToolsetToolName } from './toolset';
 

@@ -1,4 +1,4 @@
-import { SHELL_TOOL } from '../agent/claude-code-tools';
+import { SHELL_TOOL } from '@zero/agent/definitions/claude-code-tools';
 
 /** The Managed Agents toolset's tools (`agent_toolset_20260401`), as Zero's tools of the same job. */
 export const TOOLSET_TOOLS = {

@@ -1,14 +1,14 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { AgentDefinition } from '../agent/definition';
-import type { User } from '../auth/roles';
-import { ZeroError } from '../errors';
-import { redact } from '../run/redact';
-import { collectRun } from '../sessions/collect-run';
-import { startChat, type ChatDeps, type ChatRun, type IdentifiedEvent } from '../sessions/start-chat';
-import { MAX_MESSAGE_CHARS, projectIdSchema, sessionIdSchema } from '../wire';
-import { errorText, log } from '../log';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { User } from '@zero/runtime/auth/roles';
+import { ZeroError } from '@zero/agent/errors';
+import { redact } from '@zero/agent/log/redact';
+import { collectRun } from '@zero/runtime/sessions/collect-run';
+import { startChat, type ChatDeps, type ChatRun, type IdentifiedEvent } from '@zero/runtime/sessions/start-chat';
+import { MAX_MESSAGE_CHARS, projectIdSchema, sessionIdSchema } from '@zero/agent/wire';
+import { errorText, log } from '@zero/agent/log/log';
 
 /** What an `ask_<agent>` call takes. */
 export const askInputSchema = z.strictObject({

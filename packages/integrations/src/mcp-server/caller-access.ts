@@ -1,5 +1,5 @@
-import type { ProjectAccess, ProjectUser } from '../projects/project-access';
-import type { Role } from '../store/records';
+import type { ProjectAccess, ProjectUser } from '@zero/runtime/projects/project-access';
+import type { Role } from '@zero/runtime/store/records';
 
 /**
  * The project rules with one caller in the place of a session's members. The

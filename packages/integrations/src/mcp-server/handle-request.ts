@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { AuthUser } from '../auth/authenticator';
-import type { ChatDeps } from '../sessions/start-chat';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
+import type { ChatDeps } from '@zero/runtime/sessions/start-chat';
 import { registerAgentTools, type AskOptions } from './ask-agent';
 import { registerProjectTools } from './project-tools';
 import { registerResources } from './resources';

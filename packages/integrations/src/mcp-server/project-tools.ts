@@ -1,17 +1,17 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import type { AgentDefinition } from '../agent/definition';
-import type { AuthUser } from '../auth/authenticator';
-import type { ChatDeps } from '../sessions/start-chat';
-import { getMalcontentTool, getProjectSummaryTool, getSecretsTool, getVulnerabilitiesTool } from '../tools/analysis-findings';
-import { getAnalysisTool } from '../tools/get-analysis';
-import { globTool } from '../tools/glob';
-import { grepTool } from '../tools/grep';
-import { listProjectsTool } from '../tools/list-projects';
-import { readFileTool } from '../tools/read-file';
-import { ToolRegistry } from '../tools/registry';
-import type { ToolContext, ToolSpec } from '../tools/tool';
-import { projectIdSchema } from '../wire';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
+import type { ChatDeps } from '@zero/runtime/sessions/start-chat';
+import { getMalcontentTool, getProjectSummaryTool, getSecretsTool, getVulnerabilitiesTool } from '@zero/runtime/tools/analysis-findings';
+import { getAnalysisTool } from '@zero/runtime/tools/get-analysis';
+import { globTool } from '@zero/runtime/tools/glob';
+import { grepTool } from '@zero/runtime/tools/grep';
+import { listProjectsTool } from '@zero/runtime/tools/list-projects';
+import { readFileTool } from '@zero/runtime/tools/read-file';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import type { ToolContext, ToolSpec } from '@zero/runtime/tools/tool';
+import { projectIdSchema } from '@zero/agent/wire';
 import { callerAccess } from './caller-access';
 
 /** MCP name → the Zero tool it runs (the names the original design gave Zero's MCP tools). */

@@ -1,13 +1,13 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, ListResourceTemplatesRequestSchema, ListResourcesRequestSchema, McpError, ReadResourceRequestSchema, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { AuthUser } from '../auth/authenticator';
-import { ZeroError } from '../errors';
-import { PathError, normalizeProjectPath } from '../projects/paths';
-import { contentTypeOf } from '../projects/project-store';
-import type { ChatDeps } from '../sessions/start-chat';
-import { looksBinary } from '../tools/project-scope';
-import { projectIdSchema } from '../wire';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
+import { ZeroError } from '@zero/agent/errors';
+import { PathError, normalizeProjectPath } from '@zero/runtime/projects/paths';
+import { contentTypeOf } from '@zero/runtime/projects/project-store';
+import type { ChatDeps } from '@zero/runtime/sessions/start-chat';
+import { looksBinary } from '@zero/runtime/tools/project-scope';
+import { projectIdSchema } from '@zero/agent/wire';
 
 /** Resources per `resources/list` page. */
 export const RESOURCE_PAGE_SIZE = 100;

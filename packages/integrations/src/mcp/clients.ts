@@ -1,12 +1,12 @@
 import type picomatchModule from 'picomatch';
 import * as z from 'zod';
-import type { AgentDefinition } from '../agent/definition';
-import type { AgentToolSource, ToolSpec } from '../tools/tool';
-import type { McpServerConfig, McpServerView } from '../wire/mcp-servers';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { AgentToolSource, ToolSpec } from '@zero/runtime/tools/tool';
+import type { McpServerConfig, McpServerView } from '@zero/agent/wire/mcp-servers';
 import type { McpConnection, McpConnectionOptions, McpStatus } from './connection';
 import { referencedSecrets } from './secrets';
 import type { McpServerStore } from './server-store';
-import { log } from '../log';
+import { log } from '@zero/agent/log/log';
 
 // The connection (and the MCP SDK behind it) and the result mapping load with the first MCP server used, not at cold start.
 let connectionModule: Promise<typeof import('./connection')> | undefined;
@@ -50,7 +50,7 @@ export class McpClients implements AgentToolSource {
 
   /** Why the outbound guard refuses a server's URL before any request, or undefined. */
   async refusedUrl(url: string): Promise<string | undefined> {
-    const { refusedUrl } = await import('../net/outbound');
+    const { refusedUrl } = await import('@zero/agent/net/outbound');
     return refusedUrl(new URL(url), this.options.outbound.allow);
   }
 

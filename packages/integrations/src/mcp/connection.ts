@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { GuardedFetch, OutboundOptions } from '../net/outbound';
-import { redact } from '../run/redact';
-import { SecretScrubber } from '../run/secret-scrubber';
-import type { McpServerConfig, McpServerView } from '../wire/mcp-servers';
+import type { GuardedFetch, OutboundOptions } from '@zero/agent/net/outbound';
+import { redact } from '@zero/agent/log/redact';
+import { SecretScrubber } from '@zero/runtime/run/secret-scrubber';
+import type { McpServerConfig, McpServerView } from '@zero/agent/wire/mcp-servers';
 import { RefreshTokenGrant } from './oauth';
 import { fillSecrets, referencedSecrets, type McpSecretResolver } from './secrets';
 
@@ -157,7 +157,7 @@ export class McpConnection {
       transport = new StdioClientTransport({ command: config.command, args: config.args, env: { ...getDefaultEnvironment(), ...env }, stderr: 'ignore' });
     } else {
       // The outbound guard (address parsing, undici) loads with the first remote server, off the cold start.
-      const { createGuardedFetch } = await import('../net/outbound');
+      const { createGuardedFetch } = await import('@zero/agent/net/outbound');
       guarded = await createGuardedFetch(this.options.outbound);
       const fetch = this.authorized(config, guarded);
       const url = new URL(config.url);

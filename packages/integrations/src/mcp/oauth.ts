@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { GuardedFetch } from '../net/outbound';
-import type { McpServerConfig } from '../wire/mcp-servers';
+import type { GuardedFetch } from '@zero/agent/net/outbound';
+import type { McpServerConfig } from '@zero/agent/wire/mcp-servers';
 import { fillSecrets, type McpSecretResolver, type SecretSink } from './secrets';
 
 type OAuthConfig = NonNullable<Extract<McpServerConfig, { type: 'http' | 'sse' }>['oauth']>;

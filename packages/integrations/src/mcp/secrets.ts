@@ -1,5 +1,5 @@
-import { defineErrorClass } from '../errors';
-import type { McpServerConfig } from '../wire/mcp-servers';
+import { defineErrorClass } from '@zero/agent/errors';
+import type { McpServerConfig } from '@zero/agent/wire/mcp-servers';
 
 /** Looks a secret up by name (by default in the environment); undefined when it is not set. */
 export type McpSecretResolver = (name: string) => string | undefined;

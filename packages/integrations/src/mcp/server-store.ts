@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { notFound } from '../errors';
-import type { ArtifactStore } from '../store/artifact-store';
-import { mcpServerInputSchema, mcpServerNameSchema } from '../wire/mcp-servers';
-import { log } from '../log';
+import { notFound } from '@zero/agent/errors';
+import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { mcpServerInputSchema, mcpServerNameSchema } from '@zero/agent/wire/mcp-servers';
+import { log } from '@zero/agent/log/log';
 
 /** A deployment-wide MCP server as stored in the bucket, `mcp-servers/<name>.json`: secret references, never values. */
 export const mcpServerRecordItem = z.object({

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolImage, ToolOutput } from '../tools/tool';
+import type { ToolImage, ToolOutput } from '@zero/runtime/tools/tool';
 
 /** Images one result may show the model, and the largest (decoded) it takes; more or larger are described instead. */
 export const MAX_IMAGES = 4;

@@ -1,4 +1,4 @@
-import { invalidField } from '../errors';
+import { invalidField } from '@zero/agent/errors';
 
 /**
  * A schedule's 5-field cron as EventBridge Scheduler expressions.

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { invalidField } from '../errors';
+import { invalidField } from '@zero/agent/errors';
 
 /** Parses a schedule's cron expression in its time zone with croner; a bad one is a 400 naming `cron`. */
 export function parseCron(cron: string, timezone: string): Cron {

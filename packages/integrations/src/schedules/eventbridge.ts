@@ -1,5 +1,5 @@
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import { schedulerExpressions } from './aws-cron';
 import type { ScheduleConfig } from './schedule-config';
 import type { ScheduleTrigger } from './trigger';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { FinishedRun } from '../sessions/runner-deps';
-import { keys } from '../store/keys';
-import type { LogRecord } from '../store/records';
-import { startUnattended, type UnattendedDeps } from '../sessions/start-unattended';
-import { Table } from '../store/table';
-import { errorText, log } from '../log';
+import type { FinishedRun } from '@zero/runtime/sessions/runner-deps';
+import { keys } from '@zero/runtime/store/keys';
+import type { LogRecord } from '@zero/runtime/store/records';
+import { startUnattended, type UnattendedDeps } from '@zero/runtime/sessions/start-unattended';
+import { Table } from '@zero/runtime/store/table';
+import { errorText, log } from '@zero/agent/log/log';
 import type { ScheduleConfig, ScheduleStore } from './schedule-config';
 import type { ScheduleTrigger } from './trigger';
 

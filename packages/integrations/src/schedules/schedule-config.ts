@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { scheduleInputSchema } from '../wire';
-import { notFound } from '../errors';
-import type { ArtifactStore } from '../store/artifact-store';
-import { log } from '../log';
+import { scheduleInputSchema } from '@zero/agent/wire';
+import { notFound } from '@zero/agent/errors';
+import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { log } from '@zero/agent/log/log';
 
 /**
  * A schedule's id as the bucket may hold it: new ones are at most 62 characters (`scheduleIdSchema`),

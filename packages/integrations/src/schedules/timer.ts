@@ -1,4 +1,4 @@
-import { log, errorText } from '../log';
+import { log, errorText } from '@zero/agent/log/log';
 import { finishFires, fireDueSchedules } from './due';
 import type { FireOutcome, ScheduleDeps } from './fire';
 

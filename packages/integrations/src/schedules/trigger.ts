@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { describeZodError } from '../errors';
-import { scheduleIdSchema } from '../wire';
+import { describeZodError } from '@zero/agent/errors';
+import { scheduleIdSchema } from '@zero/agent/wire';
 import type { ScheduleConfig } from './schedule-config';
 
 /**

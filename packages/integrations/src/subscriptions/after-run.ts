@@ -1,6 +1,6 @@
-import type { Runtime } from '../runtime';
-import type { EndingRun, FinishedRun } from '../sessions/runner-deps';
-import type { SessionMeta } from '../store/records';
+import type { Runtime } from '../../../../functions/create-runtime';
+import type { EndingRun, FinishedRun } from '@zero/runtime/sessions/runner-deps';
+import type { SessionMeta } from '@zero/runtime/store/records';
 import { scheduledRunEnded } from '../schedules/fire';
 import { finishInvestigation, investigationWaits } from '../webhooks/finish';
 import { holdEvent, publishEvent, type ZeroEvent } from './publish';

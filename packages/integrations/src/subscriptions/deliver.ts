@@ -26,7 +26,7 @@ export async function sendSignedOnce(
   options: CallbackOptions = {},
   extra: Record<string, string> = {},
 ): Promise<AttemptOutcome> {
-  const { OutboundBlockedError, guardedFetch } = await import('../net/outbound');
+  const { OutboundBlockedError, guardedFetch } = await import('@zero/agent/net/outbound');
   const target = new URL(url).origin;
   try {
     const response = await guardedFetch(url, {

@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../store/keys';
-import { outboxDeliveryItem, outboxDeliveryKey, type OutboxDelivery } from '../store/items/outbox-delivery';
-import { Table, type Item } from '../store/table';
+import { keys } from '@zero/runtime/store/keys';
+import { outboxDeliveryItem, outboxDeliveryKey, type OutboxDelivery } from '@zero/runtime/store/items/outbox-delivery';
+import { Table, type Item } from '@zero/runtime/store/table';
 
-export type { OutboxDelivery } from '../store/items/outbox-delivery';
+export type { OutboxDelivery } from '@zero/runtime/store/items/outbox-delivery';
 
 /** How an attempt ended, as the record keeps it. */
 export interface AttemptRecord {

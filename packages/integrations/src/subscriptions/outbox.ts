@@ -1,11 +1,11 @@
-import type { RunQueue } from '../sessions/queue';
-import type { LeaseStore } from '../store/lease-store';
-import type { SessionStore } from '../store/session-store';
-import type { LogRecord } from '../store/records';
+import type { RunQueue } from '@zero/runtime/sessions/queue';
+import type { LeaseStore } from '@zero/runtime/store/lease-store';
+import type { SessionStore } from '@zero/runtime/store/session-store';
+import type { LogRecord } from '@zero/runtime/store/records';
 import type { Webhooks } from '../webhooks/webhooks';
 import { callbackTarget } from '../webhooks/callback';
 import { signGeneric } from '../webhooks/signature';
-import { errorText, log } from '../log';
+import { errorText, log } from '@zero/agent/log/log';
 import type { SubscriptionSettings } from './publish';
 import { subscriptionStore } from './publish';
 import { sendSignedOnce, type AttemptOutcome } from './deliver';

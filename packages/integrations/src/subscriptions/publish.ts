@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { ArtifactStore } from '../store/artifact-store';
+import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import type * as z from 'zod';
-import { invalidField } from '../errors';
-import type { SubscriptionEvent, subscriptionInputSchema } from '../wire';
+import { invalidField } from '@zero/agent/errors';
+import type { SubscriptionEvent, subscriptionInputSchema } from '@zero/agent/wire';
 import type { CallbackOptions } from '../webhooks/callback';
 import type { SecretResolver } from '../webhooks/webhooks';
 import type { OutboxDeps } from './outbox';
 import type { OutboxDelivery, OutboxStore } from './outbox-store';
 import { SubscriptionStore } from './subscription-store';
-import { errorText, log } from '../log';
+import { errorText, log } from '@zero/agent/log/log';
 
 /** How a deployment tells other systems: where subscriptions live, their secrets, how deliveries go out. */
 export interface SubscriptionSettings {
@@ -159,7 +159,7 @@ export async function sendAll(deps: OutboxDeps, records: OutboxDelivery[], optio
 /** Creates or replaces a subscription after checking that its secret is set and its URL may be reached (400s naming the field). */
 export async function putSubscription(settings: SubscriptionSettings, id: string, input: z.output<typeof subscriptionInputSchema>) {
   if (!settings.secret(input.secret_ref)) throw invalidField('secret_ref', `${input.secret_ref} is not set in the server's environment`);
-  const { refusedUrl } = await import('../net/outbound');
+  const { refusedUrl } = await import('@zero/agent/net/outbound');
   const refused = refusedUrl(new URL(input.url), settings.delivery.allow);
   if (refused) throw invalidField('url', refused);
   return subscriptionStore(settings).put(id, input);

@@ -1,5 +1,5 @@
-import type { EndingRun, FinishedRun } from '../sessions/runner-deps';
-import type { LogRecord, SessionMeta } from '../store/records';
+import type { EndingRun, FinishedRun } from '@zero/runtime/sessions/runner-deps';
+import type { LogRecord, SessionMeta } from '@zero/runtime/store/records';
 import type { ZeroEvent } from './publish';
 
 /** `session.created`: the session's ids, never its title (a title is the first line of a message). */

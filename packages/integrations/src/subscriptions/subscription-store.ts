@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { notFound } from '../errors';
-import type { ArtifactStore } from '../store/artifact-store';
-import { hookIdSchema, subscriptionInputSchema } from '../wire';
+import { notFound } from '@zero/agent/errors';
+import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { hookIdSchema, subscriptionInputSchema } from '@zero/agent/wire';
 
 /** A subscription as stored in S3, `subscriptions/<id>.json`. */
 export const subscriptionConfigSchema = subscriptionInputSchema.extend({

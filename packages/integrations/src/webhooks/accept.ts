@@ -1,15 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { ZeroError, invalidRequest, unauthorized } from '../errors';
-import { MAX_MESSAGE_CHARS, gitRefSchema, projectIdSchema } from '../wire';
-import { webhookAuthorId } from '../run/speaker';
-import { startUnattended } from '../sessions/start-unattended';
+import { ZeroError, invalidRequest, unauthorized } from '@zero/agent/errors';
+import { MAX_MESSAGE_CHARS, gitRefSchema, projectIdSchema } from '@zero/agent/wire';
+import { webhookAuthorId } from '@zero/runtime/run/speaker';
+import { startUnattended } from '@zero/runtime/sessions/start-unattended';
 import type { HookConfig } from './hook-config';
 import { genericSigningPayload, verifySha256 } from './signature';
 import { renderTemplate, valueAt } from './template';
 import type { DeliveryClaim, DeliveryMark, SessionSummary, WebhookStore } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
-import { log } from '../log';
+import { log } from '@zero/agent/log/log';
 
 /** How long a delivery id (and a GitHub body's hash) is remembered: GitHub lets a delivery be redelivered by hand for days. */
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;

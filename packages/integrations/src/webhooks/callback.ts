@@ -1,4 +1,4 @@
-import type { OutboundOptions } from '../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 
 /** How callbacks are sent: through the outbound guard (its resolver injectable for tests), retried with backoff. */
 export interface CallbackOptions extends OutboundOptions {
@@ -24,7 +24,7 @@ export interface CallbackResult {
 
 /** Why a callback URL would be refused before any request, or undefined (the same checks as web_fetch's URL checks). */
 export async function refusedCallbackUrl(url: string, allow?: readonly string[]): Promise<string | undefined> {
-  const { refusedUrl } = await import('../net/outbound');
+  const { refusedUrl } = await import('@zero/agent/net/outbound');
   return refusedUrl(new URL(url), allow);
 }
 

@@ -1,14 +1,14 @@
-import { finalText } from '../run/history';
-import { isWebhookAuthor } from '../run/speaker';
-import type { FinishedRun } from '../sessions/drive';
-import { DEFAULT_APPROVAL_TTL_MS, pendingApproval, waitingRun } from '../sessions/approvals';
-import { unfinishedRun } from '../sessions/resume';
-import type { LogRecord } from '../store/records';
+import { finalText } from '@zero/runtime/run/history';
+import { isWebhookAuthor } from '@zero/runtime/run/speaker';
+import type { FinishedRun } from '@zero/runtime/sessions/drive';
+import { DEFAULT_APPROVAL_TTL_MS, pendingApproval, waitingRun } from '@zero/runtime/sessions/approvals';
+import { unfinishedRun } from '@zero/runtime/sessions/resume';
+import type { LogRecord } from '@zero/runtime/store/records';
 import { callbackTarget } from './callback';
 import { writePdfReport, writeReportFile } from './report-file';
 import type { SessionSummary } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
-import { errorText, log } from '../log';
+import { errorText, log } from '@zero/agent/log/log';
 
 /** The event name of the callback Zero sends when an investigation ends. */
 export const CALLBACK_EVENT = 'investigation.finished';

@@ -1,9 +1,9 @@
 import type { GitHubClient } from '../github/client';
-import type { LogRecord } from '../store/records';
+import type { LogRecord } from '@zero/runtime/store/records';
 import type { HookConfig } from './hook-config';
 import type { SessionSummary } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
-import { log } from '../log';
+import { log } from '@zero/agent/log/log';
 
 type RunEnd = Extract<LogRecord, { kind: 'run_end' }>;
 type GitHubReport = NonNullable<NonNullable<SessionSummary['github']>['report']>;

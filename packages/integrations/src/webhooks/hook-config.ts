@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { hookIdSchema, hookInputSchema } from '../wire';
-import { ZeroError, notFound } from '../errors';
-import type { ArtifactStore } from '../store/artifact-store';
-import { log } from '../log';
+import { hookIdSchema, hookInputSchema } from '@zero/agent/wire';
+import { ZeroError, notFound } from '@zero/agent/errors';
+import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { log } from '@zero/agent/log/log';
 
 /** A hook as stored in S3, `hooks/<id>.json`. */
 export const hookConfigSchema = hookInputSchema.extend({

@@ -1,7 +1,7 @@
-import { ZeroError } from '../errors';
-import type { ProjectFileInput } from '../projects/project-store';
+import { ZeroError } from '@zero/agent/errors';
+import type { ProjectFileInput } from '@zero/runtime/projects/project-store';
 import type { WebhookDeps } from './webhooks';
-import { errorText, log } from '../log';
+import { errorText, log } from '@zero/agent/log/log';
 
 /** Where a pull request's diff is put among the project's files. */
 export const PR_DIFF_PATH = '.zero/pr.diff';

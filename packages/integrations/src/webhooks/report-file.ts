@@ -50,7 +50,7 @@ export async function writePdfReport(
   markdown: string,
 ): Promise<{ file: ReportFile & { pages: number } } | { warning: string }> {
   // Loaded on first use, as render_report loads it.
-  const { renderReport, ReportContentError } = await import('../reports/render');
+  const { renderReport, ReportContentError } = await import('@zero/runtime/reports/render');
   try {
     const pdf = await renderReport(markdown, { format: 'markdown', title: report.title });
     const file = await writeReportFile(deps, report, 'pdf', pdf.bytes, 'application/pdf');

@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { setExpression } from '../store/expressions';
-import { deliveryClaimItem, deliveryClaimKey, type DeliveryClaim, type DeliveryMark } from '../store/items/webhook-delivery';
-import { sessionSummaryItem, sessionSummaryKey, type SessionSummary } from '../store/items/session-summary';
-import { Table } from '../store/table';
+import { setExpression } from '@zero/runtime/store/expressions';
+import { deliveryClaimItem, deliveryClaimKey, type DeliveryClaim, type DeliveryMark } from '@zero/runtime/store/items/webhook-delivery';
+import { sessionSummaryItem, sessionSummaryKey, type SessionSummary } from '@zero/runtime/store/items/session-summary';
+import { Table } from '@zero/runtime/store/table';
 
-export { sessionSummarySchema, type SessionSummary } from '../store/items/session-summary';
-export type { DeliveryClaim, DeliveryMark } from '../store/items/webhook-delivery';
+export { sessionSummarySchema, type SessionSummary } from '@zero/runtime/store/items/session-summary';
+export type { DeliveryClaim, DeliveryMark } from '@zero/runtime/store/items/webhook-delivery';
 
 /**
  * Webhook items of the single table: delivery claims (one per hook and

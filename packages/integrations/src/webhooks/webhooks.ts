@@ -1,10 +1,10 @@
 import type { GitHubSettings } from '../github/settings';
-import type { ProjectAccess } from '../projects/project-access';
-import type { ProjectStore } from '../projects/project-store';
-import type { RunQueue } from '../sessions/queue';
-import type { UnattendedDeps } from '../sessions/start-unattended';
-import type { ArtifactStore } from '../store/artifact-store';
-import type { SessionStore } from '../store/session-store';
+import type { ProjectAccess } from '@zero/runtime/projects/project-access';
+import type { ProjectStore } from '@zero/runtime/projects/project-store';
+import type { RunQueue } from '@zero/runtime/sessions/queue';
+import type { UnattendedDeps } from '@zero/runtime/sessions/start-unattended';
+import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import type { SessionStore } from '@zero/runtime/store/session-store';
 import type { CallbackOptions } from './callback';
 import type { HookStore } from './hook-config';
 import type { WebhookStore } from './webhook-store';
@@ -28,7 +28,7 @@ export interface WebhookDeps extends UnattendedDeps {
   artifacts: ArtifactStore;
   queue: RunQueue;
   /** Tells subscribers of the new session (see SessionRunnerDeps). */
-  onSessionCreated?: (session: import('../store/records').SessionMeta) => Promise<void>;
+  onSessionCreated?: (session: import('@zero/runtime/store/records').SessionMeta) => Promise<void>;
   /** GitHub, for hooks that hydrate their project or report on the pull request. */
   github: GitHubSettings;
   /** Signed events: a hook's callback goes out through the same outbox as subscriptions' events. */

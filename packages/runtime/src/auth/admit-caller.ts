@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { unauthorized } from '../errors';
+import { unauthorized } from '@zero/agent/errors';
 import type { LoadBudgets } from '../budgets/limits';
 import type { LoadRateLimiter } from '../rate-limits/limits';
 import type { AuthUser, Authenticator } from './authenticator';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import { apiKeyItem, apiKeyKey, userKeyItem, userKeyKey, userKeysOf, type ApiKeyInfo } from '../store/items/api-key';
 import { Table } from '../store/table';
 

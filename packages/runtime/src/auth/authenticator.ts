@@ -1,6 +1,6 @@
 import { decode, verify, verifyWithJwks } from 'hono/jwt';
-import { defineErrorClass } from '../errors';
-import { userIdSchema } from '../wire';
+import { defineErrorClass } from '@zero/agent/errors';
+import { userIdSchema } from '@zero/agent/wire';
 import type { SessionStore } from '../store/session-store';
 import { ApiKeyStore, sameSecret } from './api-keys';
 

@@ -1,4 +1,4 @@
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import type { LoadBudgets } from '../budgets/limits';
 
 /** How long an instance trusts what it read of a user's suspension: a suspension holds everywhere within this. */

@@ -1,4 +1,4 @@
-import { ZeroError, invalidField } from '../errors';
+import { ZeroError, invalidField } from '@zero/agent/errors';
 import { randomUUID } from 'node:crypto';
 import type { ActiveRunBudget, BudgetHold, BudgetStop } from '../run/budget';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -7,7 +7,7 @@ import { UsageStore, type UsageAdded } from '../store/usage-store';
 import { SpendStore, committedOf, dayOf, toMicros, toUsd, type SpendHold, type SpendScope } from '../store/spend-store';
 import type { SpendCounter } from '../store/items/spend-counter';
 import type { ActiveRunItem } from '../store/items/operations';
-import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '../wire';
+import type { BudgetResponse, BudgetScope, SessionSpend, Usage } from '@zero/agent/wire';
 import type { BudgetLimits } from './limits';
 
 /** A scope's spend and its limit, in micro-dollars (no limit: `undefined`). */

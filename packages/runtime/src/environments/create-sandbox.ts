@@ -1,4 +1,4 @@
-import type { OutboundOptions } from '../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { LambdaSandbox } from './lambda/lambda-sandbox';
 import { LocalSandbox } from './local/bubblewrap';
 import type { Sandbox, SandboxSettings } from './sandbox';

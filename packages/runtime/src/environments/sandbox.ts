@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineErrorClass } from '../errors';
+import { defineErrorClass } from '@zero/agent/errors';
 import type { ProgramOutcome } from '../tools/command/spawn';
 
 export type { ProgramOutcome, CappedStream } from '../tools/command/spawn';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conflict } from '../errors';
+import { conflict } from '@zero/agent/errors';
 import { keys } from '../store/keys';
 import { Table } from '../store/table';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { conflict, notFound, tooLarge } from '../errors';
+import { conflict, notFound, tooLarge } from '@zero/agent/errors';
 import { pathFromKey } from '../projects/paths';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { MemoryLocks } from './memory-lock';

@@ -1,4 +1,4 @@
-import { projectIdSchema } from '../wire';
+import { projectIdSchema } from '@zero/agent/wire';
 import { MAX_KEY_BYTES, PathError, normalizeProjectPath } from '../projects/paths';
 
 /** A memory store: one person's, or one project's. */

@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../agent/definition';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { ProjectAccess } from '../projects/project-access';
 import type { Role } from '../store/records';
 import type { SessionStore } from '../store/session-store';

@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { ZeroError, tooLarge } from '../errors';
+import { ZeroError, tooLarge } from '@zero/agent/errors';
 import { PathError, normalizeProjectPath } from './paths';
 import type { ProjectFileInput } from './project-store';
 

@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { ZeroError, notFound } from '../errors';
+import { ZeroError, notFound } from '@zero/agent/errors';
 import { projectKey } from './paths';
 import { mapLimit, type ProjectObject, type ProjectStore } from './project-store';
 

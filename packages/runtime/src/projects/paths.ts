@@ -1,5 +1,5 @@
-import { defineErrorClass } from '../errors';
-import { projectIdSchema } from '../wire';
+import { defineErrorClass } from '@zero/agent/errors';
+import { projectIdSchema } from '@zero/agent/wire';
 
 /** S3's limit on a key's length, in UTF-8 bytes. */
 export const MAX_KEY_BYTES = 1024;

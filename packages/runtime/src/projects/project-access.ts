@@ -1,4 +1,4 @@
-import { conflict, forbidden, notFound } from '../errors';
+import { conflict, forbidden, notFound } from '@zero/agent/errors';
 import { roleAtLeast, weakestRole, withArticle } from '../auth/roles';
 import type { ProjectMemberStore } from '../store/project-member-store';
 import type { Role } from '../store/records';

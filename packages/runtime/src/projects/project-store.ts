@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
 import * as z from 'zod';
-import { ZeroError, notFound } from '../errors';
+import { ZeroError, notFound } from '@zero/agent/errors';
 import type { ArtifactStore } from '../store/artifact-store';
-import { projectIdSchema, projectSchema, scannerSchema } from '../wire';
+import { projectIdSchema, projectSchema, scannerSchema } from '@zero/agent/wire';
 import { areaPrefix, pathFromKey, projectKey, type ProjectArea } from './paths';
 
 /** `projects/<id>/project.json`: the project's summary and its files' revision, rewritten on every change to `files/`. */

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import * as z from 'zod';
-import { ZeroError, notFound } from '../errors';
+import { ZeroError, notFound } from '@zero/agent/errors';
 import type { ArtifactStore } from '../store/artifact-store';
-import { projectIdSchema, uploadIdSchema, type UploadTicket } from '../wire';
+import { projectIdSchema, uploadIdSchema, type UploadTicket } from '@zero/agent/wire';
 
 /** How long an upload's URL takes the archive, and how long the upload may then wait for its completion. */
 export interface StagedUploadTimes {

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import { keys } from '../store/keys';
 import { Table } from '../store/table';
 import type { RateLimits } from './limits';

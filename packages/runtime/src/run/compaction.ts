@@ -1,4 +1,4 @@
-import type { MessageParam, ModelUsage } from '../model/provider';
+import type { MessageParam, ModelUsage } from '@zero/agent/model/provider';
 import type { LogRecord } from '../store/records';
 import { fenceOutsideText } from './speaker';
 

@@ -1,16 +1,16 @@
-import type { AgentDefinition } from '../agent/definition';
-import { ZeroError } from '../errors';
-import type { StreamEvent, Usage, VoiceMode } from '../wire';
-import { zeroUsage } from '../events/usage';
-import type { MessageParam } from '../model/provider';
-import type { ModelTiers } from '../model/aliases';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import { ZeroError } from '@zero/agent/errors';
+import type { StreamEvent, Usage, VoiceMode } from '@zero/agent/wire';
+import { zeroUsage } from '@zero/agent/events/usage';
+import type { MessageParam } from '@zero/agent/model/provider';
+import type { ModelTiers } from '@zero/agent/model/aliases';
 import type { LogRecord, NewLogRecord } from '../store/records';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
 import { finalText, textOf, toMessages } from './history';
 import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';
-import { redact } from './redact';
+import { redact } from '@zero/agent/log/redact';
 import { resolveRunSetup, type RunSetup } from './run-setup';
 
 /** What every delegation under one top-level run shares: the session, its log and its stream. */

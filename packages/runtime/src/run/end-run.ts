@@ -1,9 +1,9 @@
-import { ZeroError } from '../errors';
-import type { BudgetScope, RunStatus, StreamEvent, Usage } from '../wire';
-import { ModelError } from '../model/provider';
+import { ZeroError } from '@zero/agent/errors';
+import type { BudgetScope, RunStatus, StreamEvent, Usage } from '@zero/agent/wire';
+import { ModelError } from '@zero/agent/model/provider';
 import { LeaseLostError } from '../store/lease-store';
 import type { NewLogRecord } from '../store/records';
-import { redact } from './redact';
+import { redact } from '@zero/agent/log/redact';
 
 export interface RunOutcome {
   /** `handover`: not over; it continues elsewhere from its log. `awaiting_approval`: not over; it waits for decisions on `pending`. */

@@ -1,4 +1,4 @@
-import type { ContentBlockParam, MessageParam } from '../model/provider';
+import type { ContentBlockParam, MessageParam } from '@zero/agent/model/provider';
 import type { LogRecord } from '../store/records';
 import { lastCompaction, summaryText } from './compaction';
 import type { ToolImage } from '../tools/tool';

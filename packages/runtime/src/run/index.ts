@@ -4,6 +4,6 @@ export * from './prompt';
 export * from './history';
 export * from './loop';
 export * from './delegate';
-export * from './redact';
+export * from '@zero/agent/log/redact';
 export * from './run-setup';
 export * from './stop-reasons';

@@ -1,18 +1,18 @@
-import type { AgentCatalog } from '../agent/catalog';
-import type { AgentDefinition } from '../agent/definition';
-import { defineErrorClass } from '../errors';
-import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
-import { costOf, maxCostOf, stepCost } from '../model/pricing';
-import { addUsage, zeroUsage } from '../events/usage';
-import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import type { AgentCatalog } from '@zero/agent/definitions/catalog';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import { defineErrorClass } from '@zero/agent/errors';
+import type { ClientTool, StreamEvent, Usage, VoiceMode } from '@zero/agent/wire';
+import { costOf, maxCostOf, stepCost } from '@zero/agent/model/pricing';
+import { addUsage, zeroUsage } from '@zero/agent/events/usage';
+import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '@zero/agent/model/provider';
 import type { MemoryIndex } from '../memory/session-memory';
 import type { NewLogRecord } from '../store/records';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
 import type { AgentToolSource, Delegator, ToolContext, ToolServices } from '../tools/tool';
 import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
-import { contextWindowOf } from '../model/context-windows';
-import type { ProvidersConfig } from '../model/providers-config';
-import { thinkingFor } from '../model/thinking';
+import { contextWindowOf } from '@zero/agent/model/context-windows';
+import type { ProvidersConfig } from '@zero/agent/model/providers-config';
+import { thinkingFor } from '@zero/agent/model/thinking';
 import { ContextGauge, sizeOf } from './compaction';
 import { toolResultContent, withConversationBreakpoint } from './history';
 import type { BudgetHold, RunBudget } from './budget';
@@ -20,9 +20,9 @@ import type { RunLimits } from './limits';
 import { ToolInputDeltas } from './tool-input-deltas';
 import { PLAN_PROGRESS_TOOL, createPlanProgressTool, progressOf } from '../plan/progress';
 import { buildSystemPrompt } from './prompt';
-import { redact } from './redact';
+import { redact } from '@zero/agent/log/redact';
 import { stopReason } from './stop-reasons';
-import { inSpan, startSpan, tracingOn, type TraceSpan } from '../telemetry/traces';
+import { inSpan, startSpan, tracingOn, type TraceSpan } from '@zero/agent/telemetry/traces';
 
 /** What a run needs from the outside world. */
 export interface RunDeps {

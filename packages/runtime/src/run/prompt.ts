@@ -1,6 +1,6 @@
-import type { AgentDefinition } from '../agent/definition';
-import type { VoiceMode } from '../wire';
-import type { TextBlockParam } from '../model/provider';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { VoiceMode } from '@zero/agent/wire';
+import type { TextBlockParam } from '@zero/agent/model/provider';
 import type { MemoryIndex } from '../memory/session-memory';
 import { fenceOutsideText } from './speaker';
 

@@ -1,9 +1,9 @@
 import { PLAN_PROGRESS_TOOL } from '../plan/progress';
 import { randomUUID } from 'node:crypto';
-import { requireAgent } from '../agent/catalog';
-import type { EventPosition } from '../events/ids';
-import type { ChatRequest } from '../wire';
-import { invalidField } from '../errors';
+import { requireAgent } from '@zero/agent/definitions/catalog';
+import type { EventPosition } from '@zero/agent/events/ids';
+import type { ChatRequest } from '@zero/agent/wire';
+import { invalidField } from '@zero/agent/errors';
 import { sessionBusy } from '../store/lease-store';
 import type { SessionMeta } from '../store/records';
 import { POSITION_BLOCKS } from '../store/positions';

@@ -1,6 +1,6 @@
 import { roleAtLeast, withArticle, type User } from '../auth/roles';
-import { ZeroError, forbidden, invalidField } from '../errors';
-import { sessionIdSchema } from '../wire';
+import { ZeroError, forbidden, invalidField } from '@zero/agent/errors';
+import { sessionIdSchema } from '@zero/agent/wire';
 import type { Member, Role, SessionMeta } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 

@@ -1,5 +1,5 @@
-import type { EventPosition } from '../events/ids';
-import type { IdentifiedEvent } from '../events/recorder';
+import type { EventPosition } from '@zero/agent/events/ids';
+import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import { followSession } from './feed';
 import type { SessionRunnerDeps } from './runner-deps';
 

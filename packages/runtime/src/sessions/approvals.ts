@@ -1,5 +1,5 @@
 import type { LogRecord } from '../store/records';
-import type { StreamEvent } from '../wire';
+import type { StreamEvent } from '@zero/agent/wire';
 
 /** The roles whose members may decide a call that waits for a person. */
 export const APPROVERS = ['owner', 'editor'] as const;

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../wire';
+import type { StreamEvent } from '@zero/agent/wire';
 import type { ChatRun } from './start-chat';
 
 /**

@@ -1,8 +1,8 @@
-import { conflict } from '../errors';
+import { conflict } from '@zero/agent/errors';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import type { RunLease } from '../store/lease-store';
 import type { LogRecord } from '../store/records';
-import type { Author, Strategy } from '../wire';
+import type { Author, Strategy } from '@zero/agent/wire';
 import { DEFAULT_APPROVAL_TTL_MS, approvalEvent, waitingRun, type WaitingRun } from './approvals';
 import type { SessionRunnerDeps } from './runner-deps';
 import { takeOver } from './take-over';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../../../tests/support/harness';
-import type { Runtime } from '../runtime';
+import type { Runtime } from '../../../../functions/create-runtime';
 import { openSession } from './open-session';
 import { startChat, type IdentifiedEvent } from './start-chat';
 

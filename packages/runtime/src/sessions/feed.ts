@@ -1,7 +1,7 @@
 import type { SessionStore } from '../store/session-store';
 import type { LocalRuns } from './run-registry';
-import { compareEventPositions, formatEventId, type EventPosition } from '../events/ids';
-import type { EventRecorder, IdentifiedEvent } from '../events/recorder';
+import { compareEventPositions, formatEventId, type EventPosition } from '@zero/agent/events/ids';
+import type { EventRecorder, IdentifiedEvent } from '@zero/agent/events/recorder';
 
 export interface FeedOptions {
   /** Start after this position; from the beginning when undefined. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRecord } from '../store/records';
 import { missingEvents } from './missing-events';
-import type { StreamEvent } from '../wire';
+import type { StreamEvent } from '@zero/agent/wire';
 
 const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };
 const at = '2026-01-01T00:00:00.000Z';

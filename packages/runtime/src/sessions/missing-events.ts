@@ -1,5 +1,5 @@
 import type { LogRecord } from '../store/records';
-import type { StreamEvent } from '../wire';
+import type { StreamEvent } from '@zero/agent/wire';
 import { APPROVERS, approvalEvent } from './approvals';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { requireAgent } from '../agent/catalog';
+import { requireAgent } from '@zero/agent/definitions/catalog';
 import type { SessionMeta } from '../store/records';
 import type { User } from '../auth/roles';
 import type { SessionRunnerDeps } from './runner-deps';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { errorText, log } from '../log';
+import { errorText, log } from '@zero/agent/log/log';
 
 /** A request to carry a session on: answer its waiting messages and resume an unfinished run. */
 export const runJobSchema = z.object({

@@ -1,4 +1,4 @@
-import { addUsage, zeroUsage } from '../events/usage';
+import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import type { InboxMessage, LogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 import { pendingToolCalls } from '../run/history';

@@ -1,10 +1,10 @@
-import type { AgentDefinition } from '../agent/definition';
-import { EventRecorder } from '../events/recorder';
-import type { StreamEvent } from '../wire';
-import { zeroUsage } from '../events/usage';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import { EventRecorder } from '@zero/agent/events/recorder';
+import type { StreamEvent } from '@zero/agent/wire';
+import { zeroUsage } from '@zero/agent/events/usage';
 import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '../run/end-run';
-import { log } from '../log';
+import { log } from '@zero/agent/log/log';
 import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
 import type { ActiveRunBudget } from '../run/budget';
@@ -17,7 +17,7 @@ import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import type { ToolResult } from '../tools/registry';
 import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
 import { APPROVERS, askedBefore, clientAnswerOf, decisionOf, deciderName } from './approvals';
-import type { PermissionMap } from '../wire';
+import type { PermissionMap } from '@zero/agent/wire';
 import { resumeState } from './resume';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 

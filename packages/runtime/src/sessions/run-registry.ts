@@ -1,6 +1,6 @@
-import type { EventPosition } from '../events/ids';
+import type { EventPosition } from '@zero/agent/events/ids';
 import type { LogRecord } from '../store/records';
-import type { EventRecorder } from '../events/recorder';
+import type { EventRecorder } from '@zero/agent/events/recorder';
 
 /** Sessions whose log is kept in memory between runs of this process. */
 const HISTORY_CACHE_SESSIONS = 200;

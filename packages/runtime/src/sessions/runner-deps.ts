@@ -1,13 +1,13 @@
 import type { LoadBudgets } from '../budgets/limits';
 import type { LoadRateLimiter } from '../rate-limits/limits';
-import type { ModelTiers } from '../model/aliases';
+import type { ModelTiers } from '@zero/agent/model/aliases';
 import type { LeaseStore, RunLease } from '../store/lease-store';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import type { RunDeps } from '../run/loop';
 import type { ToolServices } from '../tools/tool';
 import type { LocalRuns } from './run-registry';
 import type { RunQueue } from './queue';
-import type { Strategy } from '../wire';
+import type { Strategy } from '@zero/agent/wire';
 
 /** What carrying a session on needs: the run's own deps, its tools' services, the lease and the queue. */
 export interface SessionRunnerDeps extends RunDeps, ToolServices {

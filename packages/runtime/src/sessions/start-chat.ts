@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { followSession } from './feed';
 import { messageWhileWaiting } from './decide-approval';
-import { formatEventId, parseEventId, type EventPosition } from '../events/ids';
-import type { IdentifiedEvent } from '../events/recorder';
-import type { ChatRequest } from '../wire';
-import { zeroUsage } from '../events/usage';
+import { formatEventId, parseEventId, type EventPosition } from '@zero/agent/events/ids';
+import type { IdentifiedEvent } from '@zero/agent/events/recorder';
+import type { ChatRequest } from '@zero/agent/wire';
+import { zeroUsage } from '@zero/agent/events/usage';
 import { describeFailure } from '../run/end-run';
 import type { User } from '../auth/roles';
 import { acceptMessage, type AcceptedMessage } from './accept-message';
 import { admitMessage } from './admit-message';
 import { unfinishedRun } from './resume';
 import { driveSession, type ClaimedSession, type DriveOptions, type NewMessage, type SessionRunnerDeps } from './drive';
-import { errorText, log } from '../log';
+import { errorText, log } from '@zero/agent/log/log';
 
 export type ChatDeps = SessionRunnerDeps;
 export type { IdentifiedEvent };

@@ -3,7 +3,7 @@ import type { LoadRateLimiter } from '../rate-limits/limits';
 import type { ProjectAccess } from '../projects/project-access';
 import type { SessionMeta } from '../store/records';
 import type { SessionStore } from '../store/session-store';
-import type { Role } from '../wire';
+import type { Role } from '@zero/agent/wire';
 import type { RunQueue } from './queue';
 import { admitMessage } from './admit-message';
 

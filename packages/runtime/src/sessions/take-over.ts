@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../wire';
+import type { StreamEvent } from '@zero/agent/wire';
 import type { RunLease } from '../store/lease-store';
 import { seal, takePosition } from '../store/positions';
 import type { LogRecord } from '../store/records';

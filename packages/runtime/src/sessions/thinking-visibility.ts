@@ -1,5 +1,5 @@
 import type { LogRecord } from '../store/records';
-import type { Role, StreamEvent } from '../wire';
+import type { Role, StreamEvent } from '@zero/agent/wire';
 
 /**
  * A deployment may keep the model's thinking from a session's viewers

@@ -1,4 +1,4 @@
-import type { IdentifiedEvent } from '../events/recorder';
+import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import { followSession, type FeedOptions } from './feed';
 import { resumeIfStalled } from './resume';
 import type { SessionRunnerDeps } from './runner-deps';

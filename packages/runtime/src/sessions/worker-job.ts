@@ -1,6 +1,6 @@
 import { runJobSchema, type RunJob } from './queue';
 import { driveSession, type SessionRunnerDeps } from './drive';
-import { errorText, log } from '../log';
+import { errorText, log } from '@zero/agent/log/log';
 
 /** One message of a queue batch, as SQS delivers it. */
 export interface QueueRecord {

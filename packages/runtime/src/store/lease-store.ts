@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conflict, defineErrorClass, type ZeroError } from '../errors';
+import { conflict, defineErrorClass, type ZeroError } from '@zero/agent/errors';
 import { runLeaseItem, runLeaseKey, type StopRequest } from './items/run-lease';
 import { keys } from './keys';
 import type { SessionStore } from './session-store';

@@ -1,4 +1,4 @@
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import type { Role } from './items/fields';
 import type { ItemKey } from './stored-item';
 import type { Table } from './table';

@@ -1,4 +1,4 @@
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import { LeaseLostError, type LeaseStore, type PositionReservation, type RunLease, type StopRequest } from './lease-store';
 import type { SessionStore } from './session-store';
 

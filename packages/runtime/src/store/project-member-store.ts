@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import type { Role } from './items/fields';
 import { projectClaimItem, projectClaimKey, type ProjectClaim } from './items/project-claim';
 import { projectMemberIndex, projectMemberItem, projectMemberKey, projectMemberPrefix, type ProjectMember } from './items/project-member';

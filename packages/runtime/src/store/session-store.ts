@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import type { ArtifactStore } from './artifact-store';
 import { setExpression } from './expressions';
 import { eventBatchItem, eventBatchKey, eventBatchObjectKey, eventPrefix, eventRange, type EventBatch } from './items/event-batch';

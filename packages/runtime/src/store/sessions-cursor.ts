@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import { keys } from './keys';
 
 /**

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BudgetScope, Usage } from '../wire';
+import type { BudgetScope, Usage } from '@zero/agent/wire';
 import { spendCounterItem, type SpendCounter } from './items/spend-counter';
 import { keys } from './keys';
 import type { ItemKey } from './stored-item';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineErrorClass } from '../errors';
+import { defineErrorClass } from '@zero/agent/errors';
 
 /** A table item's key. */
 export interface ItemKey {

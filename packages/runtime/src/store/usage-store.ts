@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Usage, UsageTotals } from '../wire';
+import type { Usage, UsageTotals } from '@zero/agent/wire';
 import { keys } from './keys';
 import type { Item } from './table';
 import { Table } from './table';

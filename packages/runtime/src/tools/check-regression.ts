@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { BASELINES_FOLDER, SNAPSHOTS_FOLDER, requestNameSchema } from './api-testing/saved-request';
-import type { OutboundOptions } from '../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { inProject, projectIdInput } from './project-scope';
 import { ERROR_CONTEXT_LINES, savedFor, subjectOf } from './run-request';
 import { defineTool, type ToolSpec } from './tool';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { normalizeProjectPath } from '../projects/paths';
-import { ZeroError } from '../errors';
+import { ZeroError } from '@zero/agent/errors';
 import { inProject, looksBinary, projectIdInput, toolError } from './project-scope';
 import { defineTool, type ToolContext } from './tool';
 

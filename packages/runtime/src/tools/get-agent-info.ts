@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { requireAgent } from '../agent/catalog';
-import { ZeroError } from '../errors';
+import { requireAgent } from '@zero/agent/definitions/catalog';
+import { ZeroError } from '@zero/agent/errors';
 import { defineTool } from './tool';
 
 /** Describes an agent so another agent can decide whether to hand it work. */

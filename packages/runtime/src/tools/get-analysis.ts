@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { scannerSchema } from '../wire';
+import { scannerSchema } from '@zero/agent/wire';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool } from './tool';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import type { FetchedResponse, OutboundOptions } from '../net/outbound';
+import type { FetchedResponse, OutboundOptions } from '@zero/agent/net/outbound';
 import { SecretScrubber } from '../run/secret-scrubber';
 import { mentionsSecret, resolveSecrets } from './http-secrets';
 import {
@@ -104,7 +104,7 @@ async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: 
   if (method !== 'GET' && method !== 'HEAD' && idempotencyKey && !has('idempotency-key')) headers['idempotency-key'] = requestIdempotencyKey(idempotencyKey);
   if (input.json !== undefined && !has('content-type')) headers['content-type'] = 'application/json';
 
-  const { OutboundBlockedError, guardedFetch } = await import('../net/outbound');
+  const { OutboundBlockedError, guardedFetch } = await import('@zero/agent/net/outbound');
   try {
     return await guardedFetch(url.href, { ...outbound, method, headers, body, sensitiveHeaders: withSecrets, maxBytes: MAX_BYTES, timeoutMs: timeout_seconds * 1000, signal });
   } catch (error) {

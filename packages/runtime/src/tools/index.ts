@@ -30,4 +30,4 @@ export * from './save-request';
 export * from './save-baseline';
 export * from './check-regression';
 export * from './parse-stack-trace';
-export * from '../net/outbound';
+export * from '@zero/agent/net/outbound';

@@ -1,4 +1,4 @@
-import { ZeroError, notFound } from '../errors';
+import { ZeroError, notFound } from '@zero/agent/errors';
 import { memoryPathOf, shownPath, type MemoryStoreRef } from '../memory/paths';
 import type { MemoryStore } from '../memory/memory-store';
 import { fenceOutsideText } from '../run/speaker';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { ZeroError } from '../errors';
-import { projectIdSchema } from '../wire';
+import { ZeroError } from '@zero/agent/errors';
+import { projectIdSchema } from '@zero/agent/wire';
 import { PathError } from '../projects/paths';
 import type { Role } from '../store/records';
 import type { ToolContext, ToolOutput } from './tool';

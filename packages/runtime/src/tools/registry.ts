@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { PermissionMap, ToolPolicy, Usage } from '../wire';
-import type { ToolUnion } from '../model/provider';
-import type { AgentDefinition } from '../agent/definition';
+import type { PermissionMap, ToolPolicy, Usage } from '@zero/agent/wire';
+import type { ToolUnion } from '@zero/agent/model/provider';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import { PermissionPolicy, type DeploymentPermissions, type PermissionVerdict } from './policy';
 import type { ToolContext, ToolImage, ToolOutput, ToolSpec } from './tool';
 

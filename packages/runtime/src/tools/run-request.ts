@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { requestNameSchema, statusExpected, type SavedRequest } from './api-testing/saved-request';
-import type { OutboundOptions } from '../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { inProject, projectIdInput } from './project-scope';
 import { defineTool, type ToolContext, type ToolSpec } from './tool';
 

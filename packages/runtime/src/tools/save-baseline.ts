@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { BASELINES_FOLDER, requestNameSchema, statusExpected } from './api-testing/saved-request';
-import type { OutboundOptions } from '../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { inProject, projectIdInput } from './project-scope';
 import { subjectOf, savedFor } from './run-request';
 import { defineTool, type ToolSpec } from './tool';

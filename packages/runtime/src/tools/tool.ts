@@ -1,11 +1,11 @@
-import type { PermissionMap } from '../wire';
+import type { PermissionMap } from '@zero/agent/wire';
 import * as z from 'zod';
-import type { AgentCatalog } from '../agent/catalog';
-import type { AgentDefinition } from '../agent/definition';
+import type { AgentCatalog } from '@zero/agent/definitions/catalog';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { ProjectAccess } from '../projects/project-access';
 import type { ProjectFileCache } from '../projects/file-cache';
 import type { ProjectStore } from '../projects/project-store';
-import type { Usage } from '../wire';
+import type { Usage } from '@zero/agent/wire';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 import type { MemoryStore } from '../memory/memory-store';

@@ -1,4 +1,4 @@
-import type { OutboundOptions } from '../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 import type { ToolOutput } from './tool';
 
 const MAX_BYTES = 2 * 1024 * 1024;
@@ -22,7 +22,7 @@ export async function readWebPage(
     return { content: `url: "${url}" is not a valid URL.`, is_error: true };
   }
   // The outbound guard (address parsing, undici) loads on first use, off the API's cold start.
-  const { OutboundBlockedError, guardedFetch } = await import('../net/outbound');
+  const { OutboundBlockedError, guardedFetch } = await import('@zero/agent/net/outbound');
   let response;
   try {
     response = await guardedFetch(parsed.href, {

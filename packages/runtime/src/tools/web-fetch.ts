@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { OutboundOptions } from '../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { defineTool, type ToolSpec } from './tool';
 
 const DEFAULT_TIMEOUT_S = 15;

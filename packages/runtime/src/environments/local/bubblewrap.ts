@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, chmod, lchown, lstat, mkdir, mkdtemp, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
-import type { OutboundOptions } from '../../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { runProgram, type ProgramOutcome } from '../../tools/command/spawn';
 import { SandboxUnavailableError, type Sandbox, type SandboxAvailability, type SandboxRunSpec } from '../sandbox';
 import { startEgressProxy, RELAY_SCRIPT, type EgressProxy } from './egress-proxy';

@@ -3,8 +3,8 @@ import { chmod, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { allowListed } from '../../net/outbound-allow';
-import type { OutboundOptions } from '../../net/outbound';
+import { allowListed } from '@zero/agent/net/outbound-allow';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 
 /** A proxy on the host for one sandboxed command, listening on a unix socket the sandbox mounts. */
 export interface EgressProxy {
@@ -20,7 +20,7 @@ export interface EgressProxy {
  * `ZERO_OUTBOUND_ALLOW` opens it), its address checked where it is dialled.
  */
 export async function startEgressProxy(dir: string, allow: readonly string[], hostUid: number | undefined, outbound: OutboundOptions = {}): Promise<EgressProxy> {
-  const { guardedAddress } = await import('../../net/outbound');
+  const { guardedAddress } = await import('@zero/agent/net/outbound');
   const socketPath = join(dir, `egress-${randomBytes(8).toString('hex')}.sock`);
   const sockets = new Set<Socket>();
   const allowed = allow.map((host) => host.toLowerCase());

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { apiKeyInfoSchema } from '../../wire';
+import { apiKeyInfoSchema } from '@zero/agent/wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { streamEventSchema } from '../../wire';
+import { streamEventSchema } from '@zero/agent/wire';
 import { keys, objectKeys } from '../keys';
 import { storedItem } from '../stored-item';
 

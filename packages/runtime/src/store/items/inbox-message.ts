@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { voiceModeSchema } from '../../wire';
+import { voiceModeSchema } from '@zero/agent/wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { budgetScopeSchema, runStatusSchema, usageSchema, voiceModeSchema } from '../../wire';
+import { budgetScopeSchema, runStatusSchema, usageSchema, voiceModeSchema } from '@zero/agent/wire';
 import { keys, objectKeys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { sessionSchema } from '../../wire';
+import { sessionSchema } from '@zero/agent/wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { githubInvestigationSchema, pendingApprovalSchema, runStatusSchema, usageSchema } from '../../wire';
+import { githubInvestigationSchema, pendingApprovalSchema, runStatusSchema, usageSchema } from '@zero/agent/wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 

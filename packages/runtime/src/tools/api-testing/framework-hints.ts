@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../../agent/definition';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { ProjectStore } from '../../projects/project-store';
 
 /**

@@ -1,4 +1,4 @@
-import type { OutboundOptions } from '../../net/outbound';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { mapLimit } from '../../projects/project-store';
 import type { ToolContext } from '../tool';
 import { extractErrorContext, linesAround } from './error-context';
