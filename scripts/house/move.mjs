@@ -283,9 +283,16 @@ function writePackages() {
     for (const u of layer.uses) deps[`@zero/${u}`] = '0.1.0';
     pkg.dependencies = Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a.localeCompare(b)));
     fs.writeFileSync(pkgFile, JSON.stringify(pkg, null, 2) + '\n');
+    // Every @zero package by path, not through node_modules: an import found by a node_modules search is
+    // an outside library to tsc and never refused; found by path, a package this one does not reference is refused (TS6307).
+    const paths = {};
+    for (const other of Object.keys(LAYERS)) {
+      if (fs.existsSync(abs(`packages/${other}/src/index.ts`))) paths[`@zero/${other}`] = [`../${other}/src/index.ts`];
+      paths[`@zero/${other}/*`] = [`../${other}/src/*`];
+    }
     const tsconfig = {
       extends: '../../tsconfig.base.json',
-      compilerOptions: { composite: true, emitDeclarationOnly: true, noEmit: false, rootDir: 'src', outDir: `../../.tsbuild/${name}`, tsBuildInfoFile: `../../.tsbuild/${name}.tsbuildinfo` },
+      compilerOptions: { composite: true, emitDeclarationOnly: true, noEmit: false, rootDir: 'src', outDir: `../../.tsbuild/${name}`, tsBuildInfoFile: `../../.tsbuild/${name}.tsbuildinfo`, paths },
       include: ['src'],
       exclude: ['src/**/*.test.ts'],
       references: layer.uses.map((u) => ({ path: `../${u}` })),
