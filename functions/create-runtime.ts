@@ -226,7 +226,13 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     router && (async (agent) => (await router).problemWith(agentModel(agent, defaultModel, config.tiers), [...agent.tools, ...(agent.mcp?.tools ?? [])], agent.fallback));
   const catalog: AgentCatalog = config.agentsDir
     ? new DirAgentCatalog(config.agentsDir, { knownTools: tools.names(), check })
-    : new S3AgentCatalog(s3, config.store.bucket, { revalidateMs: config.catalogRevalidateMs, knownTools: tools.names(), check });
+    : new S3AgentCatalog(s3, config.store.bucket, {
+        revalidateMs: config.catalogRevalidateMs,
+        knownTools: tools.names(),
+        check,
+        // The agents made through the Managed Agents API (`agents/managed/`), loaded with the first reread.
+        extend: async (files) => (await import('@zero/integrations/managed/merge')).withManagedAgents(files, s3, config.store.bucket),
+      });
   const sessions = new SessionStore(db, config.store.table, artifacts);
   const auth = new Authenticator(sessions, config.auth ?? {});
   // Locally (and in tests) background runs go to an in-process queue that drives the session here,

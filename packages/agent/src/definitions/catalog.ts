@@ -5,8 +5,8 @@ import { ZeroError } from '../errors';
 import type { AgentDefinition, AgentLoadError } from './definition';
 import type { ParseResult } from './parse';
 
-/** The parser and its YAML library, and the managed agents' merge, load with the first catalog load, not with the module (cold start). */
-const loadParser = () => import('./reread');
+/** The parser and its YAML library load with the first catalog load, not with the module (cold start). */
+const loadParser = () => import('./parse');
 
 export interface CatalogSnapshot {
   agents: ReadonlyMap<string, AgentDefinition>;
@@ -70,7 +70,17 @@ export class S3AgentCatalog implements AgentCatalog {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
-    private readonly options: { prefix?: string; revalidateMs?: number; knownTools?: ReadonlySet<string>; check?: AgentCheck } = {},
+    private readonly options: {
+      prefix?: string;
+      revalidateMs?: number;
+      knownTools?: ReadonlySet<string>;
+      check?: AgentCheck;
+      /**
+       * Adds the agents that are not files to each reread's snapshot (the composition root passes the
+       * Managed Agents API's, `withManagedAgents`): the catalog itself knows no other store.
+       */
+      extend?: (snapshot: CatalogSnapshot) => Promise<CatalogSnapshot>;
+    } = {},
   ) {}
 
   invalidate() {
@@ -105,7 +115,7 @@ export class S3AgentCatalog implements AgentCatalog {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
 
-    const { parseAgentMarkdown, withManagedAgents } = await parser;
+    const { parseAgentMarkdown } = await parser;
     const next = new Map<string, { etag: string; result: ParseResult }>();
     await Promise.all(
       listed.map(async ({ key, etag }) => {
@@ -120,8 +130,8 @@ export class S3AgentCatalog implements AgentCatalog {
       }),
     );
     this.cache = next;
-    // The agents made through the Managed Agents API (`agents/managed/`), loaded with the first reread.
-    return withManagedAgents(snapshot([...next.values()].map((entry) => entry.result)), this.s3, this.bucket);
+    const files = snapshot([...next.values()].map((entry) => entry.result));
+    return this.options.extend ? this.options.extend(files) : files;
   }
 }
 
