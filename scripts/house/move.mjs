@@ -292,7 +292,7 @@ function writePackages() {
     }
     const tsconfig = {
       extends: '../../tsconfig.base.json',
-      compilerOptions: { composite: true, emitDeclarationOnly: true, noEmit: false, rootDir: 'src', outDir: `../../.tsbuild/${name}`, tsBuildInfoFile: `../../.tsbuild/${name}.tsbuildinfo`, paths },
+      compilerOptions: { composite: true, emitDeclarationOnly: true, noEmit: false, noEmitOnError: true, rootDir: 'src', outDir: `../../.tsbuild/${name}`, tsBuildInfoFile: `../../.tsbuild/${name}.tsbuildinfo`, paths },
       include: ['src'],
       exclude: ['src/**/*.test.ts'],
       references: layer.uses.map((u) => ({ path: `../${u}` })),
