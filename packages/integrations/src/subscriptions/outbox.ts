@@ -2,8 +2,9 @@ import type { RunQueue } from '@zero/runtime/sessions/queue';
 import type { LeaseStore } from '@zero/runtime/store/lease-store';
 import type { SessionStore } from '@zero/runtime/store/session-store';
 import type { LogRecord } from '@zero/runtime/store/records';
-import type { Webhooks } from '../webhooks/webhooks';
-import { callbackTarget } from '../webhooks/callback';
+import type { HookStore } from '../webhooks/hook-config';
+import type { WebhookStore } from '../webhooks/webhook-store';
+import { callbackTarget, type SecretResolver } from '../webhooks/callback';
 import { signGeneric } from '../webhooks/signature';
 import { errorText, log } from '@zero/agent/log/log';
 import type { SubscriptionSettings } from './publish';
@@ -18,7 +19,8 @@ import { outboxSweepMessage } from './sweep-message';
  */
 export interface OutboxDeps {
   subscriptions: SubscriptionSettings;
-  webhooks: Pick<Webhooks, 'hooks' | 'store' | 'secret'>;
+  /** The hooks whose callbacks ride this outbox (a part of webhooks' `Webhooks`, named here so the outbox does not import webhooks.ts, which imports it). */
+  webhooks: { hooks: HookStore; store: WebhookStore; secret: SecretResolver };
   queue: RunQueue;
   sessions?: Pick<SessionStore, 'readLogTail' | 'readLog'>;
   leases?: Pick<LeaseStore, 'inspect'>;

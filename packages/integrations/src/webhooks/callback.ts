@@ -1,5 +1,8 @@
 import type { OutboundOptions } from '@zero/agent/net/outbound';
 
+/** Resolves a hook's (or a subscription's) secret reference to the secret; undefined when it is not set. */
+export type SecretResolver = (ref: string) => string | undefined;
+
 /** How callbacks are sent: through the outbound guard (its resolver injectable for tests), retried with backoff. */
 export interface CallbackOptions extends OutboundOptions {
   /** Attempts in all (default 4). */

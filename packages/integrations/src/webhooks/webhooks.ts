@@ -5,12 +5,11 @@ import type { RunQueue } from '@zero/runtime/sessions/queue';
 import type { UnattendedDeps } from '@zero/runtime/sessions/start-unattended';
 import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import type { SessionStore } from '@zero/runtime/store/session-store';
-import type { CallbackOptions } from './callback';
+import type { CallbackOptions, SecretResolver } from './callback';
 import type { HookStore } from './hook-config';
 import type { WebhookStore } from './webhook-store';
 
-/** Resolves a hook's secret reference to the secret; undefined when it is not set. */
-export type SecretResolver = (ref: string) => string | undefined;
+export type { SecretResolver } from './callback';
 
 /** What webhooks need: the hooks, their DynamoDB items, where secrets come from, how callbacks go out. */
 export interface Webhooks {
