@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { hookInputSchema, scheduleInputSchema, subscriptionInputSchema } from './requests';
+import { logRecordSchema, type LogRecord } from '../records/log-record';
 import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
 import { permissionMapSchema, permissionModeSchema, toolPolicySchema } from './permissions';
 import { mcpServerViewSchema } from './mcp-servers';
@@ -80,81 +81,16 @@ export const sessionWatchersResponseSchema = z.object({ watchers: z.array(z.obje
 export const contentBlockSchema = z.looseObject({ type: z.string() });
 export type ContentBlock = z.infer<typeof contentBlockSchema>;
 
-const recordBase = {
-  seq: z.number().int(),
-  at: z.string(),
-  run_id: z.string(),
-  /** Set on every record of a child run (a delegated task): the run that delegated it. */
-  parent_run_id: z.string().optional(),
-};
-
-/** One entry of a session's history: what was said, called, answered, and how each run ended. */
-export const historyRecordSchema = z.discriminatedUnion('kind', [
-  z.looseObject({ ...recordBase, kind: z.literal('user_message'), text: z.string(), author: authorSchema.optional(), agent_id: z.string() }),
-  z.looseObject({ ...recordBase, kind: z.literal('assistant'), step: z.number().int(), agent_id: z.string(), content: z.array(contentBlockSchema), usage: usageSchema, model: z.string().optional() }),
-  z.looseObject({
-    ...recordBase,
-    kind: z.literal('tool_results'),
-    step: z.number().int(),
-    results: z.array(z.looseObject({ tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() })),
-  }),
-  z.looseObject({ ...recordBase, kind: z.literal('tool_result'), step: z.number().int(), tool_use_id: z.string(), name: z.string(), content: z.string(), is_error: z.boolean().optional() }),
-  z.looseObject({
-    ...recordBase,
-    kind: z.literal('run_end'),
-    status: runStatusSchema,
-    steps: z.number().int(),
-    usage: usageSchema,
-    reason: z.string().optional(),
-    error: z.object({ code: z.string(), message: z.string() }).optional(),
-  }),
-  /** The run stopped near its time budget and continues elsewhere; it is not over. */
-  z.looseObject({ ...recordBase, kind: z.literal('run_handover'), steps: z.number().int(), usage: usageSchema, reason: z.string() }),
-  z.looseObject({
-    ...recordBase,
-    kind: z.literal('approval_request'),
-    tool_use_id: z.string(),
-    name: z.string(),
-    input: z.unknown(),
-    policy: z.string(),
-    /** A client tool's call: it waits for the client's result rather than a decision. */
-    client_tool: z.literal(true).optional(),
-  }),
-  z.looseObject({ ...recordBase, kind: z.literal('run_wait'), steps: z.number().int(), usage: usageSchema, pending: z.array(z.string()) }),
-  /** A program run_command executed: where, its argv, how it ended and how long it took. */
-  z.looseObject({
-    ...recordBase,
-    kind: z.literal('command'),
-    tool_use_id: z.string(),
-    cwd: z.string(),
-    argv: z.array(z.string()),
-    exit_code: z.number().int().nullable(),
-    duration_ms: z.number().int(),
-  }),
-  z.looseObject({
-    ...recordBase,
-    kind: z.literal('approval'),
-    tool_use_id: z.string(),
-    decision: z.enum(['allow', 'deny']),
-    message: z.string().optional(),
-    by: authorSchema.optional(),
-    reason: z.enum(['expired', 'interrupted']).optional(),
-    /** A client tool's result, as the client sent it (bounded). */
-    result: z.object({ content: z.string(), is_error: z.boolean().optional(), truncated: z.boolean().optional() }).optional(),
-  }),
-  /** The conversation was compacted: the model reads the turns through `through_run_id` as `summary` from here on (the log keeps them all). */
-  z.looseObject({
-    ...recordBase,
-    kind: z.literal('compaction'),
-    through_run_id: z.string(),
-    turns_folded: z.number().int(),
-    summary: z.string(),
-    tokens_before: z.number().int(),
-    tokens_after: z.number().int(),
-    usage: usageSchema,
-  }),
-]);
-export type HistoryRecord = z.infer<typeof historyRecordSchema>;
+/**
+ * One entry of a session's history: what was said, called, answered, and how each run ended. It is the log
+ * record as stored (records/log-record.ts, the one schema), every kind but `void` (a sealed gap, never shown),
+ * open to fields added later.
+ */
+export type HistoryRecord = Exclude<LogRecord, { kind: 'void' }> & { [field: string]: unknown };
+const historyKinds = (logRecordSchema.options as readonly z.ZodObject[])
+  .filter((option) => (option.shape.kind as z.ZodLiteral).value !== 'void')
+  .map((option) => option.loose());
+export const historyRecordSchema = z.discriminatedUnion('kind', historyKinds as [z.ZodObject, ...z.ZodObject[]]) as unknown as z.ZodType<HistoryRecord>;
 
 /**
  * A call that waits for an editor or owner: `approval`, a decision (`POST /sessions/:id/approvals/:tool_call_id`);
