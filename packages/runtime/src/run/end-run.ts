@@ -4,6 +4,7 @@ import { ModelError } from '@zero/agent/model/provider';
 import { LeaseLostError } from '../store/lease-store';
 import type { NewLogRecord } from '../store/records';
 import { redact } from '@zero/agent/log/redact';
+import { doneOfEnd, doneOfWait } from '@zero/agent/records/done';
 
 export interface RunOutcome {
   /** `handover`: not over; it continues elsewhere from its log. `awaiting_approval`: not over; it waits for decisions on `pending`. */
@@ -92,7 +93,7 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
     const pending = outcome.pending ?? [];
     const paused = await pause(
       { kind: 'run_wait', run_id: runId, steps: outcome.steps, usage: outcome.usage, pending },
-      { type: 'done', run_id: runId, status: 'awaiting_approval', steps: outcome.steps, usage: outcome.usage, pending },
+      doneOfWait({ run_id: runId, steps: outcome.steps, usage: outcome.usage, pending }),
     );
     if (paused) return paused;
   }
@@ -111,7 +112,7 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
       emit({ type: 'error', code: described.code, message: `the run's end could not be recorded: ${described.message}`, run_id: runId });
     }
   }
-  emit({ type: 'done', run_id: runId, status, steps: ended.steps, usage: ended.usage, ...(ended.reason ? { reason: ended.reason } : {}), ...(ended.budget ? { budget: ended.budget } : {}) });
+  emit(doneOfEnd({ run_id: runId, status, steps: ended.steps, usage: ended.usage, reason: ended.reason, budget: ended.budget }));
   return outcome;
 }
 

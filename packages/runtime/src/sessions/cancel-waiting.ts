@@ -5,6 +5,7 @@ import { waitingRun } from './approvals';
 import { underWaitLease } from './decide-approval';
 import { resumeState } from './resume';
 import type { SessionRunnerDeps } from './runner-deps';
+import { doneOfEnd } from '@zero/agent/records/done';
 
 /**
  * Cancels the run that waits for people, if the session has one: under the
@@ -29,7 +30,7 @@ export async function cancelWaitingRun(deps: SessionRunnerDeps, sessionId: strin
     await deps.onRunEnding?.({ session, runId: waiting.runId, record });
     const stored = await deps.sessions.append(sessionId, await positions(waiting.runId).next(), record).catch(fencedOut);
     const seq = lease.reserved.event.shift()!;
-    await deps.sessions.putEvents(sessionId, { seq, run_id: waiting.runId, events: [{ type: 'done', run_id: waiting.runId, status: 'cancelled', steps, usage, reason }] }).catch(fencedOut);
+    await deps.sessions.putEvents(sessionId, { seq, run_id: waiting.runId, events: [doneOfEnd(record)] }).catch(fencedOut);
     await deps.sessions.updateSession(sessionId, { awaiting_approval_since: null }).catch(() => undefined);
     const finished: LogRecord[] = [...history, stored];
     // Told while the lease is held, as a run that ends in a drive.

@@ -1,6 +1,7 @@
 import type { LogRecord } from '../store/records';
 import type { StreamEvent } from '@zero/agent/wire';
 import { APPROVERS, approvalEvent } from './approvals';
+import { doneOfEnd, doneOfWait } from '@zero/agent/records/done';
 
 /**
  * Events derived from stored records, for the ones whose events never reached
@@ -129,7 +130,7 @@ export function missingEvents(sessionId: string, candidates: readonly LogRecord[
         break;
       case 'run_end':
         if (record.error) out.push({ type: 'error', ...record.error, run_id: record.run_id });
-        out.push({ type: 'done', run_id: record.run_id, status: record.status, steps: record.steps, usage: record.usage, ...(record.reason ? { reason: record.reason } : {}) });
+        out.push(doneOfEnd(record));
         break;
       case 'run_handover':
         out.push({ type: 'handover', session_id: sessionId, run_id: record.run_id, reason: record.reason });
@@ -142,7 +143,7 @@ export function missingEvents(sessionId: string, candidates: readonly LogRecord[
         out.push(approvalEvent(record));
         break;
       case 'run_wait':
-        out.push({ type: 'done', run_id: record.run_id, status: 'awaiting_approval', steps: record.steps, usage: record.usage, pending: record.pending });
+        out.push(doneOfWait(record));
         break;
       case 'compaction':
         out.push({ type: 'compacted', tokens_before: record.tokens_before, tokens_after: record.tokens_after, turns_folded: record.turns_folded, ...origin });

@@ -12,6 +12,7 @@ import { admitMessage } from './admit-message';
 import { unfinishedRun } from './resume';
 import { driveSession, type ClaimedSession, type DriveOptions, type NewMessage, type SessionRunnerDeps } from './drive';
 import { errorText, log } from '@zero/agent/log/log';
+import { doneOfEnd } from '@zero/agent/records/done';
 
 export type ChatDeps = SessionRunnerDeps;
 export type { IdentifiedEvent };
@@ -175,7 +176,7 @@ function* driveFailed(runId: string, last: EventPosition, error: unknown, secret
   const event_id = last.index === Number.MAX_SAFE_INTEGER ? String(last.seq) : formatEventId(last);
   yield { type: 'error', ...described, run_id: runId, event_id };
   const reason = `the run could not start: ${described.message}`;
-  yield { type: 'done', run_id: runId, status: 'error', steps: 0, usage: zeroUsage(), reason, event_id };
+  yield { ...doneOfEnd({ run_id: runId, status: 'error', steps: 0, usage: zeroUsage(), reason }), event_id };
 }
 
 /**
