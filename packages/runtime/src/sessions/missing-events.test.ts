@@ -65,4 +65,14 @@ describe('events derived from stored records whose events never reached the even
     const derived = missingEvents('s', records, []);
     expect(derived.map((e) => e.type)).toEqual(['message', 'text', 'tool_call', 'tool_call', 'tool_result', 'tool_result', 'text', 'done']);
   });
+
+  it("derives a run's done as the live stream sent it: a budget_reached end says which budget is spent", () => {
+    const ended: LogRecord[] = [
+      records[0]!,
+      { v: 1, seq: 2, at, run_id: 'r', kind: 'run_end', status: 'budget_reached', steps: 0, usage, reason: 'the budget is spent', budget: 'user' },
+    ];
+    expect(missingEvents('s', ended, logged({ type: 'message', message_id: 1, text: 'hi', run_id: 'r' }))).toEqual([
+      { type: 'done', run_id: 'r', status: 'budget_reached', steps: 0, usage, reason: 'the budget is spent', budget: 'user' },
+    ]);
+  });
 });
