@@ -213,7 +213,11 @@ function targetOf(file, old, spec) {
     return resolveOld(path.posix.join(path.posix.dirname(old), spec));
   }
   const m = /^@zero\/core(\/.*)?$/.exec(spec);
-  if (m) { const f = OLD_EXPORTS['.' + (m[1] ?? '')]; return f ? resolveOld(`packages/core/src/${f}`.replace(/\.ts$/, '')) : null; }
+  if (m) {
+    // An export of the old package.json, or (one another branch added) a subpath named like its file.
+    const f = OLD_EXPORTS['.' + (m[1] ?? '')] ?? (m[1] ? m[1].slice(1) : null);
+    return f ? resolveOld(`packages/core/src/${f}`.replace(/\.ts$/, '')) : null;
+  }
   const p = /^@zero\/([^/]+)(?:\/(.*))?$/.exec(spec);
   if (p && LAYERS[p[1]] && p[1] !== 'client' && p[1] !== 'cli') return resolveNow(`packages/${p[1]}/src/${p[2] ?? 'index'}`);
   return null;
