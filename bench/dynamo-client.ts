@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { AwsClient } from 'aws4fetch';
-import { createDynamoClient, type StoreConfig } from '@zero/core';
+import { createDynamoClient, type StoreConfig } from '@zero/runtime/store/clients';
 import { forkChild } from './support/child';
 import { ms, table } from './support/stats';
 

@@ -5,7 +5,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore, ProjectFileCache, ProjectStore, ToolRegistry, createS3Client, grepTool, globTool, type ToolContext } from '@zero/core';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { ProjectFileCache } from '@zero/runtime/projects/file-cache';
+import { ProjectStore } from '@zero/runtime/projects/project-store';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { createS3Client } from '@zero/runtime/store/clients';
+import { grepTool } from '@zero/runtime/tools/grep';
+import { globTool } from '@zero/runtime/tools/glob';
+import { type ToolContext } from '@zero/runtime/tools/tool';
 import { startLocalStack } from '../local/stack';
 import { countS3Requests } from './support/s3-requests';
 

@@ -3,8 +3,10 @@
  * S3 requests the first time, then after a one-file change (only that file is
  * written). Run with `npx tsx bench/hydrate.ts` (BENCH_FILES to change the size).
  */
-import { ArtifactStore, ProjectStore, createS3Client } from '@zero/core';
-import { DEFAULT_HYDRATE_LIMITS, GitHubClient, hydrateProject } from '@zero/core/github';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { ProjectStore } from '@zero/runtime/projects/project-store';
+import { createS3Client } from '@zero/runtime/store/clients';
+import { DEFAULT_HYDRATE_LIMITS, GitHubClient, hydrateProject } from '@zero/integrations/github';
 import { startLocalStack } from '../local/stack';
 import { FakeGitHub } from '../tests/support/fake-github';
 import { countS3Requests } from './support/s3-requests';

@@ -8,7 +8,12 @@
  */
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { McpClients, McpServerStore, ToolRegistry, defineTool, type AgentDefinition, type ArtifactStore, type ToolContext } from '@zero/core';
+import { McpClients } from '@zero/integrations/mcp/clients';
+import { McpServerStore } from '@zero/integrations/mcp/server-store';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { defineTool, type ToolContext } from '@zero/runtime/tools/tool';
+import { type AgentDefinition } from '@zero/agent/definitions/definition';
+import { type ArtifactStore } from '@zero/runtime/store/artifact-store';
 import { startEverythingServer } from '../tests/support/mcp-servers';
 import { percentile, table } from './support/stats';
 

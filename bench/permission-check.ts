@@ -4,7 +4,12 @@
  * dynalite). Run with `npx tsx bench/permission-check.ts`.
  */
 import * as z from 'zod';
-import { ArtifactStore, SessionStore, ToolRegistry, createDynamoClient, createS3Client, defineTool, type ToolContext, type AgentDefinition } from '@zero/core';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { SessionStore } from '@zero/runtime/store/session-store';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { createDynamoClient, createS3Client } from '@zero/runtime/store/clients';
+import { defineTool, type ToolContext } from '@zero/runtime/tools/tool';
+import { type AgentDefinition } from '@zero/agent/definitions/definition';
 import { startLocalStack } from '../local/stack';
 
 const stack = await startLocalStack();

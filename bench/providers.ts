@@ -6,7 +6,8 @@
  * the Anthropic session's tokens on the other tables, like for like.
  * Run with `npx tsx bench/providers.ts`.
  */
-import { ProviderRouter, type ModelProvider, type ModelUsage, type ProviderEntry } from '@zero/core';
+import { ProviderRouter, type ProviderEntry } from '@zero/agent/model/router';
+import { type ModelProvider, type ModelUsage } from '@zero/agent/model/provider';
 import { postJson, startHarness, type Harness } from '../tests/support/harness';
 import type { FakeTurn } from '../tests/support/fake-anthropic';
 import { chatStream } from '../tests/support/sse';

@@ -33,7 +33,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   let start = performance.now();
-  const { renderReport } = await import('../packages/core/src/reports/render');
+  const { renderReport } = await import('@zero/runtime/reports/render');
   const first = await renderReport(`# Report\n\n${PAGE}`, { format: 'markdown' });
   const firstMs = performance.now() - start;
 

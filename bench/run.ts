@@ -2,7 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { StoreConfig } from '@zero/core';
+import type { StoreConfig } from '@zero/runtime/store/clients';
 import { DEFAULT_SPECS, EXPERT_SPECS, createRunner } from './runners/catalog';
 import type { Runner, RunnerEnv } from './runners/runner';
 import { cliLatency, printCliLatency } from './cli';

@@ -10,10 +10,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SANDBOX_LIMITS, LocalSandbox } from '@zero/core';
-import { runSandboxEvent } from '@zero/core/environments/lambda-handler';
-import { packTree } from '../packages/core/src/environments/lambda/wire';
-import { runProgram } from '../packages/core/src/tools/command/spawn';
+import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
+import { LocalSandbox } from '@zero/runtime/environments/local/bubblewrap';
+import { runSandboxEvent } from '@zero/runtime/environments/lambda/handler';
+import { packTree } from '@zero/runtime/environments/lambda/wire';
+import { runProgram } from '@zero/runtime/tools/command/spawn';
 import { ms, percentile, table } from './support/stats';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);

@@ -8,7 +8,7 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { loadavg } from 'node:os';
-import { createS3Client } from '@zero/core';
+import { createS3Client } from '@zero/runtime/store/clients';
 import { startHarness } from '../tests/support/harness';
 import { chatStream } from '../tests/support/sse';
 import { ms, percentile, table } from './support/stats';

@@ -2,7 +2,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { buildSystemPrompt, defineTool, parseAgentMarkdown, type ToolSpec } from '@zero/core';
+import { buildSystemPrompt } from '@zero/runtime/run/prompt';
+import { defineTool, type ToolSpec } from '@zero/runtime/tools/tool';
+import { parseAgentMarkdown } from '@zero/agent/definitions/parse';
 
 /** What every runner in the benchmark gets: the same model, agent prompt, tools and scripted answers. */
 export const MODEL = 'claude-sonnet-4-6';

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULT_SANDBOX_LIMITS, LocalSandbox } from '@zero/core';
+import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
+import { LocalSandbox } from '@zero/runtime/environments/local/bubblewrap';
 import { corporaDir } from './shared';
 
 /**

@@ -1,5 +1,5 @@
 import { Resource } from 'sst/resource';
-import type { StoreConfig } from '@zero/core';
+import type { StoreConfig } from '@zero/runtime/store/clients';
 
 /** What a Lambda entry needs from its deployment: where the stores are and the model key. */
 export interface Deployment {

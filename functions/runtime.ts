@@ -1,4 +1,5 @@
-import { SqsRunQueue, createRuntime, runtimeConfigFromEnv, type Runtime } from '@zero/core';
+import { SqsRunQueue } from '@zero/runtime/sessions/sqs-queue';
+import { createRuntime, runtimeConfigFromEnv, type Runtime } from './create-runtime';
 import { deploymentFromEnv } from './deployment';
 
 /**

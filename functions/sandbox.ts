@@ -1,4 +1,4 @@
-import { runSandboxEvent, strayReaperFromEnv } from '@zero/core/environments/lambda-handler';
+import { runSandboxEvent, strayReaperFromEnv } from '@zero/runtime/environments/lambda/handler';
 
 /**
  * The processes present when the module loads are the runtime's own; with ZERO_SANDBOX_REAP=1 (set

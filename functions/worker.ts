@@ -1,8 +1,8 @@
-import { handleRunJobs } from '@zero/core/sessions';
-import { prepareInvestigation, settleInvestigation } from '@zero/core/webhooks';
-import { scheduleFireOf, type ScheduleFire } from '@zero/core/schedules/trigger';
-import { outboxSweepTime } from '@zero/core/subscriptions/sweep-message';
-import { errorText, log } from '@zero/core';
+import { handleRunJobs } from '@zero/runtime/sessions';
+import { prepareInvestigation, settleInvestigation } from '@zero/integrations/webhooks';
+import { scheduleFireOf, type ScheduleFire } from '@zero/integrations/schedules/trigger';
+import { outboxSweepTime } from '@zero/integrations/subscriptions/sweep-message';
+import { errorText, log } from '@zero/agent/log/log';
 import { lambdaRuntime } from './runtime';
 
 const runtime = lambdaRuntime();
@@ -28,7 +28,7 @@ export async function handler(event: SqsEvent, context?: { getRemainingTimeInMil
   const failures = await fireSchedules(fires);
   // Outbox sweeps (delayed messages sent when an event delivery is written or to be retried): never fail, never redelivered.
   const sweeps = records.filter((record) => outboxSweepTime(record.body));
-  if (sweeps.length) await (await import('@zero/core/subscriptions')).sweepOutbox(runtime, new Date());
+  if (sweeps.length) await (await import('@zero/integrations/subscriptions')).sweepOutbox(runtime, new Date());
   const jobs = await handleRunJobs(
     runtime,
     records.filter((record) => !fires.some((fire) => fire.record === record) && !sweeps.includes(record)),
@@ -48,7 +48,7 @@ export async function handler(event: SqsEvent, context?: { getRemainingTimeInMil
  */
 async function fireSchedules(fires: ({ record: { messageId: string } } & ScheduleFire)[]): Promise<{ itemIdentifier: string }[]> {
   if (!fires.length) return [];
-  const { fireScheduleJob } = await import('@zero/core/schedules');
+  const { fireScheduleJob } = await import('@zero/integrations/schedules');
   const failed: { itemIdentifier: string }[] = [];
   for (const fire of fires) {
     const { record } = fire;

@@ -2,7 +2,9 @@ import { watch } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { ArtifactStore, createS3Client, type AgentLoadError, type StoreConfig } from '@zero/core';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { createS3Client, type StoreConfig } from '@zero/runtime/store/clients';
+import { type AgentLoadError } from '@zero/agent/definitions/definition';
 
 const PREFIX = 'agents/';
 

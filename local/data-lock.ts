@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defineErrorClass } from '@zero/core';
+import { defineErrorClass } from '@zero/agent/errors';
 
 /** The data folder belongs to another running Zero: dynalite cannot open its database twice. */
 export class DataDirInUseError extends defineErrorClass('DataDirInUseError') {

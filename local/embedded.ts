@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { runtimeConfigFromEnv } from '@zero/core';
+import { runtimeConfigFromEnv } from '../functions/create-runtime';
 import { mirrorAgents } from './agents-folder';
 import { DataDirInUseError } from './data-lock';
 import { startServer } from './server';

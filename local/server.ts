@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { createRuntime, type Runtime, type RuntimeConfig } from '@zero/core';
+import { createRuntime, type Runtime, type RuntimeConfig } from '../functions/create-runtime';
 import { createApp, type AppOptions } from '../functions/http/app';
 import { closeOnUnreadBody } from './unread-body';
 
@@ -47,9 +47,9 @@ export async function startServer(config: RuntimeConfig, port = 0, hostname = '1
     s.once('error', reject);
   });
   // Locally nothing else fires schedules: this process's timer stands in for EventBridge Scheduler.
-  const timer = options.scheduleTimer ? new (await import('@zero/core/schedules')).ScheduleTimer(runtime).start() : undefined;
+  const timer = options.scheduleTimer ? new (await import('@zero/integrations/schedules')).ScheduleTimer(runtime).start() : undefined;
   // Event deliveries a stopped process left unsent: swept now and every 15 s (on AWS, delayed queue messages do this).
-  const sweeper = options.scheduleTimer ? (await import('@zero/core/subscriptions')).startOutboxSweeps(runtime) : undefined;
+  const sweeper = options.scheduleTimer ? (await import('@zero/integrations/subscriptions')).startOutboxSweeps(runtime) : undefined;
   const address = server.address() as AddressInfo;
   return {
     url: `http://${hostname}:${address.port}`,

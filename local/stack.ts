@@ -6,7 +6,7 @@ import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFo
 import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
-import { createS3Client, type StoreConfig } from '@zero/core';
+import { createS3Client, type StoreConfig } from '@zero/runtime/store/clients';
 import { lockDataDir } from './data-lock';
 import { ConsistentFilesystemStore } from './s3-store';
 

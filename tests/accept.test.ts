@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Runtime } from '@zero/core';
+import type { Runtime } from '../functions/create-runtime';
 import { getJson, postJson, startHarness, type Harness } from './support/harness';
 import { chatUntil } from './support/sse';
 

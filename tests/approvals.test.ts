@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { decideApprovals, type InProcessQueue } from '@zero/core';
+import { decideApprovals } from '@zero/runtime/sessions/decide-approval';
+import { type InProcessQueue } from '@zero/runtime/sessions/queue';
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import { chatStream, readSse, type ReceivedEvent } from './support/sse';
 

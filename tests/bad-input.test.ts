@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_CHARS } from '@zero/core';
+import { MAX_MESSAGE_CHARS } from '@zero/agent/wire/fields';
 import { DEV, getJson, postJson, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bedrockModelId } from '../packages/core/src/model/bedrock';
+import { bedrockModelId } from '@zero/agent/model/bedrock';
 import { syncAgents } from '../local/stack';
 import { startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';

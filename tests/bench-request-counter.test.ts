@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoClient, type StoreConfig } from '@zero/core';
+import { createDynamoClient, type StoreConfig } from '@zero/runtime/store/clients';
 import { DynamoRequestCounter } from '../bench/support/dynamo-requests';
 import { LOCAL_CREDENTIALS, ensureTable } from '../local/stack';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dayOf } from '@zero/core/store';
+import { dayOf } from '@zero/runtime/store';
 import { startChildServer } from './support/child';
 import { DEV, childConfig, send, startHarness, type Harness } from './support/harness';
 import { chatStream, chatUntil, readSse, type ReceivedEvent } from './support/sse';

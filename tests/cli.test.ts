@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { streamEventSchema } from '@zero/core/wire';
+import { streamEventSchema } from '@zero/agent/wire';
 import { cliEnv, runCli } from './support/cli';
 import { DEV, DEV_KEY, send, startHarness, type Harness } from './support/harness';
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ArtifactStore, createS3Client } from '@zero/core';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { createS3Client } from '@zero/runtime/store/clients';
 import { tarGz } from './support/archive';
 import { ConsoleBrowser, shot } from './support/browser';
 import { DEV, getJson, type Harness } from './support/harness';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { syncAgents } from '../local/stack';
-import { CopilotToken } from '../packages/core/src/model/copilot';
+import { CopilotToken } from '@zero/agent/model/copilot';
 import { FakeOpenAI } from './support/fake-openai';
 import { getJson, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';

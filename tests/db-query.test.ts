@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry, createDbQueryTool, dbQueryTool, type ToolContext } from '@zero/core';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { createDbQueryTool, dbQueryTool } from '@zero/runtime/tools/db-query';
+import { type ToolContext } from '@zero/runtime/tools/tool';
 import { startPostgres, type TestPostgres } from './support/postgres';
 
 // A password with the characters connection strings must encode, so a leak in any form would show.

@@ -1,6 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RunDelegator, defineTool, requireAgent, toMessages, type LogRecord, type NewLogRecord, type StreamEvent } from '@zero/core';
+import { RunDelegator } from '@zero/runtime/run/delegate';
+import { defineTool } from '@zero/runtime/tools/tool';
+import { requireAgent } from '@zero/agent/definitions/catalog';
+import { toMessages } from '@zero/runtime/run/history';
+import { type LogRecord, type NewLogRecord } from '@zero/runtime/store/items/log-record';
+import { type StreamEvent } from '@zero/agent/wire/events';
 import type { FakeRequest, FakeTurn } from './support/fake-anthropic';
 import { getJson, startHarness, type Harness } from './support/harness';
 import { chatStream, type ReceivedEvent } from './support/sse';

@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessQueue, signSha256 } from '@zero/core';
+import { InProcessQueue } from '@zero/runtime/sessions/queue';
+import { signSha256 } from '@zero/integrations/webhooks/signature';
 import { DEV, send, startHarness, type Harness } from './support/harness';
 
 type Headers = Record<string, string>;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '@zero/core';
-import { holdEvent, sweepOutbox } from '@zero/core/subscriptions';
-import { ScheduleTimer, fireSchedule, type FireOutcome } from '@zero/core/schedules';
+import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
+import { holdEvent, sweepOutbox } from '@zero/integrations/subscriptions';
+import { ScheduleTimer, fireSchedule, type FireOutcome } from '@zero/integrations/schedules';
 import { startChildServer } from './support/child';
 import { DEV, childConfig, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import type { FakeRequest } from './support/fake-anthropic';
@@ -223,7 +223,7 @@ describe('killed at a chosen moment, nothing is lost', () => {
     it('the session id comes from (schedule, time): a late trigger for a time whose start died finishes that same session, and a second one starts nothing', async () => {
       expect((await send(h, 'PUT', '/schedules/minutely', DEV, schedule)).status).toBe(201);
       const at = new Date('2026-11-27T10:00:00.000Z');
-      const { firedIds } = await import('@zero/core/schedules');
+      const { firedIds } = await import('@zero/integrations/schedules');
       const ids = firedIds('minutely', at.toISOString());
       expect(ids).toEqual(firedIds('minutely', at.toISOString()));
       expect(await h.server.runtime.schedules.markers.claim('minutely', at.toISOString(), ids)).toBe(true);

@@ -1,6 +1,6 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '@zero/core';
+import { createS3Client } from '@zero/runtime/store/clients';
 import { startLocalStack, type LocalStack } from '../local/stack';
 
 describe("the embedded S3 of npm start is read-after-write consistent, as S3 is", () => {

@@ -3,7 +3,10 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry, createBashTool, type Runtime, type ToolContext } from '@zero/core';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { createBashTool } from '@zero/runtime/tools/bash';
+import { type Runtime } from '../functions/create-runtime';
+import { type ToolContext } from '@zero/runtime/tools/tool';
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import { FakeGitHub } from './support/fake-github';
 import { toolContext } from './support/tool-context';
@@ -57,7 +60,7 @@ describe("an environment's settings apply to the sandbox of every command of its
     return json.id;
   };
   /** A bash call in the session, as the run loop makes it (the runtime's services: its environments and GitHub). */
-  const contextOf = (rt: Runtime, sessionId: string): ToolContext => ({ ...toolContext(rt, { sessionId, projectId: PROJECT, tools: ['bash'] }), environments: rt.environments, github: rt.github });
+  const contextOf = (rt: Runtime, sessionId: string): ToolContext => ({ ...toolContext(rt, { sessionId, projectId: PROJECT, tools: ['bash'] }), environments: rt.environments, mountRepositories: rt.mountRepositories });
   const bash = async (sessionId: string, command: string, projectId: string | undefined = PROJECT) => {
     const context = { ...contextOf(h.server.runtime, sessionId), projectId };
     return registry.execute('bash', { command }, context, { timeoutMs: 600_000, maxOutputChars: 200_000 });

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { environmentListSchema, environmentResponseSchema } from '@zero/core/environment-store';
+import { environmentListSchema, environmentResponseSchema } from '@zero/integrations/environment-store';
 import { DEV, DEV_KEY, postJson, send, startHarness, type Harness } from './support/harness';
 import { apiErrorSchema, deletedEnvironmentSchema, environmentPageSchema, environmentSchema } from './support/managed-agents-schemas';
 

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry, editFileTool } from '@zero/core';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { editFileTool } from '@zero/runtime/tools/edit-file';
 import type { RunningServer } from '../local/server';
 import { DEV, getJson, postJson, send, startHarness, startSecondInstance, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';

@@ -9,7 +9,7 @@ const root = join(import.meta.dirname, '..');
 
 /** Scans two files with grep's worker and prints the outcomes, as a bundled function would. */
 const ENTRY = `
-import { scanInWorker } from ${JSON.stringify(join(root, 'packages/core/src/tools/grep-worker.ts'))};
+import { scanInWorker } from ${JSON.stringify(join(root, 'packages/runtime/src/tools/grep-worker.ts'))};
 const files = [
   { path: 'src/a.ts', read: async () => Buffer.from('import lodash from "lodash";\\nconst x = 1;\\n') },
   { path: 'src/b.ts', read: async () => Buffer.from('nothing here\\n') },

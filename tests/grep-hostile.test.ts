@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGrepTool } from '@zero/core';
+import { createGrepTool } from '@zero/runtime/tools/grep';
 import { startHarness, type Harness } from './support/harness';
 import { chatUntil } from './support/sse';
 

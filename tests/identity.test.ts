@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from 'hono/jwt';
-import { runtimeConfigFromEnv } from '@zero/core';
+import { runtimeConfigFromEnv } from '../functions/create-runtime';
 import { DEV, DEV_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
 
 const ISSUER = 'https://auth.example.test';

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_LIMITS } from '@zero/core';
-import { packTree, type SandboxEvent } from '@zero/core/environments/lambda-handler';
+import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
+import { packTree, type SandboxEvent } from '@zero/runtime/environments/lambda/handler';
 
 const root = join(import.meta.dirname, '..');
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -254,7 +254,7 @@ api 'GET /2018-06-01/runtime/invocation/next HTTP/1.0\\r\\n\\r\\n' | tee stolen.
   });
 
   it('refuses every command where its confinement cannot be run', async () => {
-    const { runSandboxEvent } = await import('@zero/core/environments/lambda-handler');
+    const { runSandboxEvent } = await import('@zero/runtime/environments/lambda/handler');
     const answer = await runSandboxEvent({ command: { script: 'echo ran' }, limits: DEFAULT_SANDBOX_LIMITS, archive }, { root: sandboxRoot, confine: join(sandboxRoot, 'no-such-sandbox-exec') });
     expect(answer).toEqual({ error: expect.stringContaining('commands are refused') });
   });

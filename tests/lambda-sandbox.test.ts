@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_LIMITS, LambdaSandbox } from '@zero/core';
+import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
+import { LambdaSandbox } from '@zero/runtime/environments/lambda/lambda-sandbox';
 
 const root = join(import.meta.dirname, '..');
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -151,7 +152,7 @@ describe('the lambda kind: the sandbox function invoked as Lambda would, through
   });
 
   it('reaps only where told its process table is its own (ZERO_SANDBOX_REAP=1, set on the deployed function), never on a shared machine', async () => {
-    const { strayReaperFromEnv } = await import('@zero/core/environments/lambda-handler');
+    const { strayReaperFromEnv } = await import('@zero/runtime/environments/lambda/handler');
     expect(strayReaperFromEnv({})).toBeUndefined();
     expect(strayReaperFromEnv({ ZERO_SANDBOX_REAP: 'true' })).toBeUndefined();
   });
@@ -160,13 +161,13 @@ describe('the lambda kind: the sandbox function invoked as Lambda would, through
     const outcome = await sandbox.run({ command: { script: 'echo ran > ran.txt' }, workingCopy: copy, limits: DEFAULT_SANDBOX_LIMITS, network: { allow: ['registry.npmjs.org'] } });
     expect(outcome.startError).toMatch(/^network\.allow: the lambda kind has no network .* registry\.npmjs\.org/);
     expect(existsSync(join(copy, 'ran.txt'))).toBe(false);
-    const { lambdaNetworkRefusal } = await import('@zero/core');
+    const { lambdaNetworkRefusal } = await import('@zero/runtime/environments/lambda/lambda-sandbox');
     expect(lambdaNetworkRefusal([])).toBeUndefined();
     expect(lambdaNetworkRefusal(undefined)).toBeUndefined();
   });
 
   it('refuses a malformed event with an error naming the field', async () => {
-    const { runSandboxEvent } = await import('@zero/core/environments/lambda-handler');
+    const { runSandboxEvent } = await import('@zero/runtime/environments/lambda/handler');
     expect(await runSandboxEvent({ command: { argv: [] }, limits: {}, archive: '' }, { root: sandboxRoot })).toEqual({ error: expect.stringMatching(/^invalid sandbox event: command/) });
   });
 });

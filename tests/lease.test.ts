@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LeaseLostError, driveSession, type Runtime } from '@zero/core';
-import { POSITION_BLOCKS } from '@zero/core/store';
+import { LeaseLostError } from '@zero/runtime/store/lease-store';
+import { driveSession } from '@zero/runtime/sessions/drive';
+import { type Runtime } from '../functions/create-runtime';
+import { POSITION_BLOCKS } from '@zero/runtime/store';
 import { startChildServer } from './support/child';
 import { getJson, postJson, startHarness, type Harness, childConfig } from './support/harness';
 import { chatStream, chatUntil } from './support/sse';

@@ -134,7 +134,7 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
   });
 
   it('an agent stored before agents had owners still reads and runs, and only administrators change it', async () => {
-    const stored = readFileSync(join(import.meta.dirname, '../packages/core/src/store/fixtures/managed-agent-version/v1.json'), 'utf8');
+    const stored = readFileSync(join(import.meta.dirname, '../packages/runtime/src/store/fixtures/managed-agent-version/v1.json'), 'utf8');
     const id = (JSON.parse(stored) as { id: string }).id;
     await h.server.runtime.artifacts.put(`agents/managed/${id}/v000001.json`, stored);
     const alice = new Anthropic({ apiKey: await keyOf(h, 'alice'), baseURL: h.url, maxRetries: 0 });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createS3Client } from '@zero/core';
+import { createS3Client } from '@zero/runtime/store/clients';
 import { DEV, getJson, send, startHarness, type Harness } from './support/harness';
 import { startEverythingServer, startWhoamiServer } from './support/mcp-servers';
 import { chatStream, type ReceivedEvent } from './support/sse';

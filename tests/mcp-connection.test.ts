@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpConnection, type McpConnectionOptions } from '@zero/core';
-import { allowListed, outboundAllowFromEnv, refusedUrl } from '@zero/core/tools';
+import { McpConnection, type McpConnectionOptions } from '@zero/integrations/mcp/connection';
+import { allowListed, outboundAllowFromEnv, refusedUrl } from '@zero/runtime/tools';
 import { startTokenEndpoint, startWhoamiServer } from './support/mcp-servers';
 
 const REFRESH = 'refresh-secret-0a1b2c3d4e5f';

@@ -1,6 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '@zero/core';
+import { createS3Client } from '@zero/runtime/store/clients';
 import { startHarness, type Harness } from './support/harness';
 import { startLeakyServer } from './support/mcp-servers';
 import { secretReflections } from './support/secret-reflections';

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { createDynamoClient, parseAgentMarkdown } from '@zero/core';
+import { createDynamoClient } from '@zero/runtime/store/clients';
+import { parseAgentMarkdown } from '@zero/agent/definitions/parse';
 import type { FakeRequest } from './support/fake-anthropic';
 import { postJson, send, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agentListSchema, chatResultSchema, sessionDetailSchema, sessionListSchema, streamEventSchema } from '@zero/core/wire';
+import { agentListSchema, chatResultSchema, sessionDetailSchema, sessionListSchema, streamEventSchema } from '@zero/agent/wire';
 import { createApp } from '../functions/http/app';
 import { DEV, getJson, postJson, startHarness, type Harness } from './support/harness';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '@zero/core';
-import { enqueue, eventBody, publishEvent, startOutboxSweeps, sweepOutbox, type ZeroEvent } from '@zero/core/subscriptions';
+import { createRuntime, type Runtime } from '../functions/create-runtime';
+import { enqueue, eventBody, publishEvent, startOutboxSweeps, sweepOutbox, type ZeroEvent } from '@zero/integrations/subscriptions';
 import { startSubscriber, verifiedStandardWebhook, type Delivery } from './support/subscriber';
 import { DEV, storeEnv, send, startHarness, type Harness } from './support/harness';
 

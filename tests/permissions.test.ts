@@ -1,6 +1,6 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '@zero/core';
+import { createS3Client } from '@zero/runtime/store/clients';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
 

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessQueue, signSha256 } from '@zero/core';
+import { InProcessQueue } from '@zero/runtime/sessions/queue';
+import { signSha256 } from '@zero/integrations/webhooks/signature';
 import { DEV, getJson, postJson, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
 

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessQueue, createS3Client, signSha256 } from '@zero/core';
+import { InProcessQueue } from '@zero/runtime/sessions/queue';
+import { createS3Client } from '@zero/runtime/store/clients';
+import { signSha256 } from '@zero/integrations/webhooks/signature';
 import { bundleFunction } from '../bench/bundle-function';
 import { tarGz } from './support/archive';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
@@ -303,7 +305,7 @@ describe('render_report', () => {
     await mkdir(out, { recursive: true });
     await writeFile(
       join(out, 'entry.ts'),
-      `import { renderReport } from ${JSON.stringify(join(root, 'packages/core/src/reports/render.ts'))};
+      `import { renderReport } from ${JSON.stringify(join(root, 'packages/runtime/src/reports/render.ts'))};
 const pdf = await renderReport('# Bundled → PDF\\n\\nCafé — **bold** \`code\`\\n', { format: 'markdown' });
 process.stdout.write(Buffer.from(pdf.bytes).toString('base64'));`,
     );

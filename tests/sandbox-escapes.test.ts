@@ -6,7 +6,12 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_LIMITS, HIDDEN_UNDER_USR, LocalSandbox, ToolRegistry, createBashTool, createRunCommandTool, type ToolContext } from '@zero/core';
+import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
+import { HIDDEN_UNDER_USR, LocalSandbox } from '@zero/runtime/environments/local/bubblewrap';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { createBashTool } from '@zero/runtime/tools/bash';
+import { createRunCommandTool } from '@zero/runtime/tools/run-command';
+import { type ToolContext } from '@zero/runtime/tools/tool';
 import { startHarness, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';
 import { modelCalls } from './support/tool-calls';
@@ -317,7 +322,7 @@ describe('without bubblewrap, commands are refused, never run unsandboxed', () =
   });
 
   it('ZERO_BWRAP pointing at a missing file is read from the environment and refuses the same way', async () => {
-    const { sandboxOptionsFromEnv, createSandbox } = await import('@zero/core');
+    const { sandboxOptionsFromEnv, createSandbox } = await import('@zero/runtime/environments/create-sandbox');
     const sandbox = createSandbox(sandboxOptionsFromEnv({ ZERO_BWRAP: '/nonexistent/bwrap' }));
     expect(await sandbox.availability()).toEqual({ ok: false, reason: expect.stringMatching(/^bubblewrap was not found at "\/nonexistent\/bwrap"/) });
   });

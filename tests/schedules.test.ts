@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InProcessQueue } from '@zero/core';
-import { ScheduleTimer, fireSchedule, type Clock, type FireOutcome } from '@zero/core/schedules';
+import { InProcessQueue } from '@zero/runtime/sessions/queue';
+import { ScheduleTimer, fireSchedule, type Clock, type FireOutcome } from '@zero/integrations/schedules';
 import { DEV, getJson, send, startHarness, type Harness } from './support/harness';
 
 /** A clock moved by hand: timers run when `advanceTo` passes their time, never by waiting. */

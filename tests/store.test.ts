@@ -1,6 +1,10 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArtifactStore, S3AgentCatalog, SessionStore, createDynamoClient, createS3Client, OFFLOAD_BYTES } from '@zero/core';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { S3AgentCatalog } from '@zero/agent/definitions/catalog';
+import { SessionStore } from '@zero/runtime/store/session-store';
+import { createDynamoClient, createS3Client } from '@zero/runtime/store/clients';
+import { OFFLOAD_BYTES } from '@zero/runtime/store/table';
 import { startLocalStack, type LocalStack } from '../local/stack';
 
 const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };

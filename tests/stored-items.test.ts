@@ -2,23 +2,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ApiKeyStore,
-  ArtifactStore,
-  LeaseStore,
-  ProjectMemberStore,
-  ReportOwnerStore,
-  SessionStore,
-  StoredItemError,
-  StreamSlots,
-  WebhookStore,
-  createDynamoClient,
-  createS3Client,
-} from '@zero/core';
-import { managedAgentStore } from '@zero/core/managed';
+import { ApiKeyStore } from '@zero/runtime/auth/api-keys';
+import { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { LeaseStore } from '@zero/runtime/store/lease-store';
+import { ProjectMemberStore } from '@zero/runtime/store/project-member-store';
+import { ReportOwnerStore } from '@zero/runtime/store/report-owner-store';
+import { SessionStore } from '@zero/runtime/store/session-store';
+import { StoredItemError } from '@zero/runtime/store/stored-item';
+import { StreamSlots } from '@zero/runtime/store/stream-slots';
+import { WebhookStore } from '@zero/integrations/webhooks/webhook-store';
+import { createDynamoClient, createS3Client } from '@zero/runtime/store/clients';
+import { managedAgentStore } from '@zero/integrations/managed';
 import { startLocalStack, type LocalStack } from '../local/stack';
 
-const fixtures = join(import.meta.dirname, '../packages/core/src/store/fixtures');
+const fixtures = join(import.meta.dirname, '../packages/runtime/src/store/fixtures');
 const read = (item: string, file: string) => JSON.parse(readFileSync(join(fixtures, item, file), 'utf8')) as Record<string, unknown>[];
 const SESSION = '5f0c2b1e-8d7a-4c39-9e7f-1a2b3c4d5e6f';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '@zero/core';
+import { createS3Client } from '@zero/runtime/store/clients';
 import { startSubscriber, verifiedStandardWebhook, type Delivery } from './support/subscriber';
 import { DEV, postJson, send, startHarness, type Harness } from './support/harness';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeConfigFromEnv } from '@zero/core';
+import { runtimeConfigFromEnv } from '../functions/create-runtime';
 import { syncAgents } from '../local/stack';
 import { postJson, startHarness, type Harness } from './support/harness';
 import { chatStream, type ReceivedEvent } from './support/sse';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { flushTraces, useTracerProvider } from '@zero/core';
+import { flushTraces, useTracerProvider } from '@zero/agent/telemetry/traces';
 import { send, startHarness, type Harness } from './support/harness';
 
 /** A span and its children, by name, in the order they started. */

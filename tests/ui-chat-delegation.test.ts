@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { historyToUIMessages } from '@zero/core/ui';
-import type { Delegation } from '@zero/core/wire';
+import { historyToUIMessages } from '@zero/runtime/ui';
+import type { Delegation } from '@zero/agent/wire';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
 import { NodeChat, newChatId } from './support/node-chat';
 

@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebFetchTool, runtimeConfigFromEnv, type ResolvedAddress } from '@zero/core';
+import { createWebFetchTool } from '@zero/runtime/tools/web-fetch';
+import { runtimeConfigFromEnv } from '../functions/create-runtime';
+import { type ResolvedAddress } from '@zero/agent/net/outbound';
 import { getJson, startHarness, type Harness } from './support/harness';
 import { chatStream, type ReceivedEvent } from './support/sse';
 

@@ -1,7 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry, createWebFetchTool, type ResolvedAddress, type ToolContext } from '@zero/core';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { createWebFetchTool } from '@zero/runtime/tools/web-fetch';
+import { type ResolvedAddress } from '@zero/agent/net/outbound';
+import { type ToolContext } from '@zero/runtime/tools/tool';
 import { startHarness } from './support/harness';
 import { chatStream } from './support/sse';
 

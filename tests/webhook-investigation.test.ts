@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessQueue, signSha256 } from '@zero/core';
+import { InProcessQueue } from '@zero/runtime/sessions/queue';
+import { signSha256 } from '@zero/integrations/webhooks/signature';
 import { DEV, TEST_API_KEY, getJson, send, startHarness, type Harness } from './support/harness';
 import { FakeGitHub } from './support/fake-github';
 import type { FakeRequest } from './support/fake-anthropic';

@@ -6,7 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessQueue, createS3Client, MAX_WEBHOOK_BYTES, signSha256, verifySha256, genericSigningPayload, type ResolvedAddress } from '@zero/core';
+import { InProcessQueue } from '@zero/runtime/sessions/queue';
+import { createS3Client } from '@zero/runtime/store/clients';
+import { MAX_WEBHOOK_BYTES } from '@zero/agent/wire/fields';
+import { signSha256, verifySha256, genericSigningPayload } from '@zero/integrations/webhooks/signature';
+import { type ResolvedAddress } from '@zero/agent/net/outbound';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
 
 const SECRET = "It's a Secret to Everybody";

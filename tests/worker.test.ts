@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessQueue } from '@zero/core';
-import { fireScheduleJob } from '@zero/core/schedules';
+import { InProcessQueue } from '@zero/runtime/sessions/queue';
+import { fireScheduleJob } from '@zero/integrations/schedules';
 import { FakeScheduler } from './support/fake-scheduler';
 import { DEV, storeEnv, getJson, send, startHarness, type Harness } from './support/harness';
 

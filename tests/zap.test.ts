@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry, builtinTools, requireAgent } from '@zero/core';
+import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { builtinTools } from '../functions/create-runtime';
+import { requireAgent } from '@zero/agent/definitions/catalog';
 import type { FakeRequest } from './support/fake-anthropic';
 import { startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';

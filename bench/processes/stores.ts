@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
-import type { StoreConfig } from '@zero/core';
+import type { StoreConfig } from '@zero/runtime/store/clients';
 import { LOCAL_CREDENTIALS, ensureBucket, ensureTable } from '../../local/stack';
 import { CLOUD_LATENCY, delayResponses } from '../support/cloud-latency';
 import { DynamoRequestCounter } from '../support/dynamo-requests';

@@ -1,4 +1,4 @@
-import type { StoreConfig } from '@zero/core';
+import type { StoreConfig } from '@zero/runtime/store/clients';
 import type { TracedPath } from '../support/db-trace';
 
 /** What a runner may call back while it answers a turn. */

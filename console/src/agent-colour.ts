@@ -1,4 +1,4 @@
-import type { AgentInfo } from '@zero/core/wire';
+import type { AgentInfo } from '@zero/agent/wire';
 
 /** The colours an agent file may name (Claude Code's `color` values, and `magenta`), as the console draws them. */
 const NAMED: Record<string, string> = {

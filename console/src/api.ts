@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { agentListSchema, errorResponseSchema, type AgentInfo } from '@zero/core/wire';
+import { agentListSchema, errorResponseSchema, type AgentInfo } from '@zero/agent/wire';
 
 /** The console's side of Zero's JSON API; every shape is the wire's (`@zero/core/wire`). */
 

@@ -1,7 +1,7 @@
 import { Suspense, lazy, useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { MemoryPanel } from './memory';
 import { ProjectsPanel } from './projects';
-import { meResponseSchema, sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type Me, type SessionDetail } from '@zero/core/wire';
+import { meResponseSchema, sessionDetailSchema, sessionListSchema, type AgentInfo as Agent, type Me, type SessionDetail } from '@zero/agent/wire';
 import { Members } from './members';
 import { SessionsList, type ListedSession } from './sessions-list';
 import { ApiError, api, loadAgents, onKeyRefused, type Credentials } from './api';

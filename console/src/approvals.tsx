@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { StreamEvent } from '@zero/core/wire';
+import type { StreamEvent } from '@zero/agent/wire';
 
 /** A call that waits for a person, as the console shows it. */
 export interface PendingCall {

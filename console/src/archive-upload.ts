@@ -1,4 +1,4 @@
-import { archiveUploadSchema, errorResponseSchema, uploadTicketSchema, type UploadTicket } from '@zero/core/wire';
+import { archiveUploadSchema, errorResponseSchema, uploadTicketSchema, type UploadTicket } from '@zero/agent/wire';
 import type * as z from 'zod';
 import { api, ApiError, type Credentials } from './api';
 

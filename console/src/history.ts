@@ -1,7 +1,7 @@
-import { historyToUIMessages, type ZeroUIMessage } from '@zero/core/ui';
-import type { SessionDetail } from '@zero/core/wire';
+import { historyToUIMessages, type ZeroUIMessage } from '@zero/runtime/ui';
+import type { SessionDetail } from '@zero/agent/wire';
 
-export { userMessageId } from '@zero/core/ui';
+export { userMessageId } from '@zero/runtime/ui';
 
 /** A chat message as the console holds it: Zero's metadata (a failed run's error included) and data parts. */
 export type ConsoleMessage = ZeroUIMessage;

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { roleSchema, sessionWatchersResponseSchema, userIdSchema, type SessionDetail } from '@zero/core/wire';
+import { roleSchema, sessionWatchersResponseSchema, userIdSchema, type SessionDetail } from '@zero/agent/wire';
 import { api, type Credentials } from './api';
 
 const ROLES = roleSchema.options;

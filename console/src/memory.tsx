@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { memoryFileSchema, memoryListingSchema, memoryWrittenSchema } from '@zero/core/wire';
+import { memoryFileSchema, memoryListingSchema, memoryWrittenSchema } from '@zero/agent/wire';
 import type * as z from 'zod';
 import { api, type Credentials } from './api';
 

@@ -1,6 +1,6 @@
 import { ApprovalView, type Approvals } from './approvals';
 import { CopyButton } from './copy';
-import type { Delegation } from '@zero/core/wire';
+import type { Delegation } from '@zero/agent/wire';
 import type { ConsoleMessage } from './history';
 import { Markdown } from './markdown';
 import { describeRunError } from './run-error';

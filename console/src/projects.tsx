@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type ChangeEvent } from 'react';
-import { projectFilesSchema, projectIdSchema, projectListSchema, projectReportsSchema } from '@zero/core/wire';
+import { projectFilesSchema, projectIdSchema, projectListSchema, projectReportsSchema } from '@zero/agent/wire';
 import type * as z from 'zod';
 import { api, keyFetch, type Credentials } from './api';
 import { uploadArchive, type UploadProgress } from './archive-upload';

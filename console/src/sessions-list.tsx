@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { SessionList } from '@zero/core/wire';
+import type { SessionList } from '@zero/agent/wire';
 
 export type ListedSession = SessionList['sessions'][number];
 

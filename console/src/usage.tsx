@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { usageResponseSchema, type UsageResponse, type UsageTotals } from '@zero/core/wire';
+import { usageResponseSchema, type UsageResponse, type UsageTotals } from '@zero/agent/wire';
 import { api, type Credentials } from './api';
 
 type Grouping = 'user' | 'agent' | 'day';

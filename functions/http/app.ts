@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { healthResponseSchema } from '@zero/core/wire';
+import { healthResponseSchema } from '@zero/agent/wire';
 import { requireUser } from './auth';
 import { deadline } from './deadline';
 import { requestLog } from './request-log';

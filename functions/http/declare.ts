@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type * as z from 'zod';
-import { MAX_BODY_BYTES } from '@zero/core/wire';
-import { ZeroError, invalidRequest } from '@zero/core';
+import { MAX_BODY_BYTES } from '@zero/agent/wire';
+import { ZeroError, invalidRequest } from '@zero/agent/errors';
 
 /**
  * Routes are declared as a list of middleware: what they take (`json`, `query`,

@@ -1,4 +1,5 @@
-import type { AuthUser, Runtime } from '@zero/core';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
+import type { Runtime } from '../create-runtime';
 
 /**
  * Hono's typing for Zero's routes: the verified caller is `c.get('user')`, and

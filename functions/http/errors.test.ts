@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, ZeroError, statusOf } from '@zero/core';
+import { ERROR_CODES, ZeroError, statusOf } from '@zero/agent/errors';
 import { errorResponse } from './errors';
 
 describe('the HTTP edge', () => {

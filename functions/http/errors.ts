@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ZeroError, errorText, log, redact } from '@zero/core';
+import { ZeroError } from '@zero/agent/errors';
+import { errorText, log } from '@zero/agent/log/log';
+import { redact } from '@zero/agent/log/redact';
 
 /** Maps any error to a JSON body with a stable code; only a bug answers 500, and its details stay in the log. */
 export function errorResponse(error: unknown, c: Context, secrets: readonly string[] = []) {

@@ -1,7 +1,12 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
-import { PathError, invalidField, memoryKey, normalizeProjectPath, notFound, type AuthUser, type ChatDeps, type MemoryStore, type MemoryStoreRef } from '@zero/core';
-import { memoryFileSchema, memoryListingSchema, memoryWriteRequestSchema, memoryWrittenSchema, projectIdSchema, userIdSchema } from '@zero/core/wire';
+import { PathError, normalizeProjectPath } from '@zero/runtime/projects/paths';
+import { invalidField, notFound } from '@zero/agent/errors';
+import { memoryKey, type MemoryStoreRef } from '@zero/runtime/memory/paths';
+import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import { type ChatDeps } from '@zero/runtime/sessions/start-chat';
+import { type MemoryStore } from '@zero/runtime/memory/memory-store';
+import { memoryFileSchema, memoryListingSchema, memoryWriteRequestSchema, memoryWrittenSchema, projectIdSchema, userIdSchema } from '@zero/agent/wire';
 import { describe, json, param } from './declare';
 import type { Env } from './env';
 

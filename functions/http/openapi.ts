@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import * as z from 'zod';
-import * as wire from '@zero/core/wire';
+import * as wire from '@zero/agent/wire';
 import { specOf, type Operation, type RouteSpec } from './declare';
 
 type JsonSchema = Record<string, unknown>;

@@ -1,25 +1,14 @@
 import type { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
-import {
-  DEFAULT_ARCHIVE_LIMITS,
-  PathError,
-  StagedUploads,
-  ZeroError,
-  contentTypeOf,
-  extractTarGz,
-  invalidField,
-  normalizeProjectFolder,
-  notFound,
-  projectKey,
-  tooLarge,
-  type ArchiveLimits,
-  type ChatDeps,
-  type GitHubSettings,
-  type ProjectArea,
-  type ProjectMember,
-  type StagedUploadTimes,
-} from '@zero/core';
+import { DEFAULT_ARCHIVE_LIMITS, extractTarGz, type ArchiveLimits } from '@zero/runtime/projects/archive';
+import { PathError, normalizeProjectFolder, projectKey, type ProjectArea } from '@zero/runtime/projects/paths';
+import { StagedUploads, type StagedUploadTimes } from '@zero/runtime/projects/staged-uploads';
+import { ZeroError, invalidField, notFound, tooLarge } from '@zero/agent/errors';
+import { contentTypeOf } from '@zero/runtime/projects/project-store';
+import { type ChatDeps } from '@zero/runtime/sessions/start-chat';
+import { type GitHubSettings } from '@zero/integrations/github/settings';
+import { type ProjectMember } from '@zero/runtime/store/items/project-member';
 import {
   analysisDocumentSchema,
   analysisStoredSchema,
@@ -42,7 +31,7 @@ import {
   uploadRequestSchema,
   uploadTicketSchema,
   userIdSchema,
-} from '@zero/core/wire';
+} from '@zero/agent/wire';
 import { body, describe, json, param, query } from './declare';
 import type { Env } from './env';
 
@@ -135,7 +124,7 @@ export function projectRoutes(deps: Pick<ChatDeps, 'projects' | 'projectAccess'>
     const { ref, token_ref } = c.req.valid('json');
     const user = c.get('user');
     // Loaded on first use: only hydrates reach GitHub.
-    const { githubClient, hydrateProject } = await import('@zero/core/github');
+    const { githubClient, hydrateProject } = await import('@zero/integrations/github');
     const { client, tokenRef } = githubClient(deps.github, token_ref, id);
     if (tokenRef && !user.admin) {
       // The deployment's GitHub credentials reach repositories the caller may not: with them, a project is

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import { log } from '@zero/core';
+import { log } from '@zero/agent/log/log';
 import type { Env } from './env';
 
 /**

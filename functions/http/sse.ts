@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
-import type { IdentifiedEvent } from '@zero/core';
+import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 
 /**
  * Lambda function URLs hold back a response's first small writes (they flush

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import { inSpan, tracingOn } from '@zero/core';
+import { inSpan, tracingOn } from '@zero/agent/telemetry/traces';
 import type { Env } from './env';
 
 /**

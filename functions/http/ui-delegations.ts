@@ -1,4 +1,4 @@
-import type { DelegateTool, Delegation, StreamEvent } from '@zero/core/wire';
+import type { DelegateTool, Delegation, StreamEvent } from '@zero/agent/wire';
 import type { ZeroUIMessageChunk } from './ui-message-stream';
 
 /** A text update is sent once this much text waits, or this long after the last one (the next event sends it). */

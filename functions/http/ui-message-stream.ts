@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { UIMessageChunk } from 'ai';
-import type { DoneStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/core/wire';
+import type { DoneStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/agent/wire';
 import { sseFrame } from './sse';
 import type { DelegationParts } from './ui-delegations';
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { RuntimeConfig } from '@zero/core';
+import type { RuntimeConfig } from '../../functions/create-runtime';
 
 const script = join(import.meta.dirname, 'child-server.ts');
 

@@ -1,5 +1,5 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { streamEventSchema, type StreamEvent } from '@zero/core/wire';
+import { streamEventSchema, type StreamEvent } from '@zero/agent/wire';
 import { DEV } from './harness';
 
 /** An event as received, with its SSE `id:` as `event_id`. */

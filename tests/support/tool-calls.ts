@@ -1,4 +1,4 @@
-import type { LogRecord } from '@zero/core';
+import type { LogRecord } from '@zero/runtime/store/items/log-record';
 import type { Harness } from './harness';
 import { chatStream, type ReceivedEvent } from './sse';
 

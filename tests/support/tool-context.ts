@@ -1,4 +1,6 @@
-import type { AgentDefinition, Runtime, ToolContext } from '@zero/core';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { Runtime } from '../../functions/create-runtime';
+import type { ToolContext } from '@zero/runtime/tools/tool';
 
 /** What a tool call needs to run outside a run: one session, one call, an agent granted `tools`. */
 export function toolContext(rt: Runtime, call: { sessionId: string; projectId: string; tools: string[] }): ToolContext {

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { defineTool, type ToolSpec } from '@zero/core';
+import { defineTool, type ToolSpec } from '@zero/runtime/tools/tool';
 
 /** Tools for tests, each counting its executions so exactly-once can be asserted. */
 export function testTools() {

@@ -1,4 +1,7 @@
-import { forgetSuspension, notFound, stopRun, type AuthUser } from '@zero/core';
+import { forgetSuspension } from '@zero/runtime/auth/suspensions';
+import { notFound } from '@zero/agent/errors';
+import { stopRun } from '@zero/runtime/sessions/stop-run';
+import { type AuthUser } from '@zero/runtime/auth/authenticator';
 import type { AppDeps } from '../env';
 import { requireAdmin } from './budget-handlers';
 

@@ -1,5 +1,7 @@
-import { forbidden, requireAccess, type AuthUser } from '@zero/core';
-import type { BudgetResponse } from '@zero/core/wire';
+import { forbidden } from '@zero/agent/errors';
+import { requireAccess } from '@zero/runtime/sessions/access';
+import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import type { BudgetResponse } from '@zero/agent/wire';
 import type { AppDeps } from '../env';
 
 /** Administrators only: the 403 names what was asked. */

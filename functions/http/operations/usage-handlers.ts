@@ -1,6 +1,7 @@
-import { invalidField, type AuthUser } from '@zero/core';
-import { addTotals, dayOf, noUsage } from '@zero/core/store';
-import type { UsageQuery, UsageResponse } from '@zero/core/wire';
+import { invalidField } from '@zero/agent/errors';
+import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import { addTotals, dayOf, noUsage } from '@zero/runtime/store';
+import type { UsageQuery, UsageResponse } from '@zero/agent/wire';
 import type { AppDeps } from '../env';
 import { requireAdmin } from './budget-handlers';
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { activeRunsResponseSchema, adminActionResponseSchema, auditLogResponseSchema, suspendRequestSchema, userIdSchema } from '@zero/core/wire';
+import { activeRunsResponseSchema, adminActionResponseSchema, auditLogResponseSchema, suspendRequestSchema, userIdSchema } from '@zero/agent/wire';
 import { describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
 

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
-import { agentModel, describeThinking } from '@zero/core';
-import { agentListSchema } from '@zero/core/wire';
+import { agentModel } from '@zero/runtime/run/run-setup';
+import { describeThinking } from '@zero/agent/model/thinking';
+import { agentListSchema } from '@zero/agent/wire';
 import { describe } from '../declare';
 import type { AppDeps, Env } from '../env';
 

@@ -1,6 +1,9 @@
 import { Hono } from 'hono';
-import { collectRun, planPrompt, startChat, tooLarge } from '@zero/core';
-import { MAX_MESSAGE_CHARS, chatRequestSchema, chatResultSchema, streamEventSchema, type ChatRequest, type ChatRequestBody } from '@zero/core/wire';
+import { collectRun } from '@zero/runtime/sessions/collect-run';
+import { planPrompt } from '@zero/runtime/plan/prompt';
+import { startChat } from '@zero/runtime/sessions/start-chat';
+import { tooLarge } from '@zero/agent/errors';
+import { MAX_MESSAGE_CHARS, chatRequestSchema, chatResultSchema, streamEventSchema, type ChatRequest, type ChatRequestBody } from '@zero/agent/wire';
 import { describe, json } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';

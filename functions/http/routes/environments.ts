@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { invalidField } from '@zero/core';
+import { invalidField } from '@zero/agent/errors';
 import {
   DEFAULT_ENVIRONMENT_ID,
   applyZeroInput,
@@ -16,7 +16,7 @@ import {
   patchMetadata,
   deleteEnvironment,
   type EnvironmentRecord,
-} from '@zero/core/environment-store';
+} from '@zero/integrations/environment-store';
 import { describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
 

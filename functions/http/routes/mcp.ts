@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { MAX_BODY_BYTES } from '@zero/core/wire';
+import { MAX_BODY_BYTES } from '@zero/agent/wire';
 import { requireUser } from '../auth';
 import { describe, sizeGuard } from '../declare';
 import type { AppDeps, Env } from '../env';
@@ -10,7 +10,7 @@ import { FIRST_FLUSH_PADDING } from '../sse';
 const jsonRpcMessageSchema = z.looseObject({ jsonrpc: z.literal('2.0') });
 
 /** The MCP server and its SDK load with the first `/mcp` request, never at the API's cold start. */
-const mcpServer = () => import('@zero/core/mcp-server');
+const mcpServer = () => import('@zero/integrations/mcp-server');
 
 /**
  * A function URL holds back a response's first small writes: the padding

@@ -1,6 +1,11 @@
 import { Hono } from 'hono';
-import { normalizePermissionMap, requireAccess, requireAgent, type PermissionMap, type SessionMeta, type SessionPermissions } from '@zero/core';
-import { sessionPermissionsRequestSchema, sessionPermissionsSchema } from '@zero/core/wire';
+import { normalizePermissionMap } from '@zero/agent/definitions/permissions';
+import { requireAccess } from '@zero/runtime/sessions/access';
+import { requireAgent } from '@zero/agent/definitions/catalog';
+import { type PermissionMap } from '@zero/agent/wire/permissions';
+import { type SessionMeta } from '@zero/runtime/store/items/session-meta';
+import { type SessionPermissions } from '@zero/runtime/store/items/session-permissions';
+import { sessionPermissionsRequestSchema, sessionPermissionsSchema } from '@zero/agent/wire';
 import { describe, json } from '../declare';
 import type { AppDeps, Env } from '../env';
 

@@ -1,13 +1,15 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { errorText, forbidden, log, notFound, requireAgent } from '@zero/core';
-import { scheduleIdSchema, scheduleInputSchema, scheduleListSchema, scheduleResponseSchema, scheduleSyncResponseSchema } from '@zero/core/wire';
-import type { ScheduleConfig } from '@zero/core/schedules';
+import { errorText, log } from '@zero/agent/log/log';
+import { forbidden, notFound } from '@zero/agent/errors';
+import { requireAgent } from '@zero/agent/definitions/catalog';
+import { scheduleIdSchema, scheduleInputSchema, scheduleListSchema, scheduleResponseSchema, scheduleSyncResponseSchema } from '@zero/agent/wire';
+import type { ScheduleConfig } from '@zero/integrations/schedules';
 import { describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
 
 // croner is loaded with the first schedule request, not at cold start.
-const schedules = () => import('@zero/core/schedules');
+const schedules = () => import('@zero/integrations/schedules');
 
 /** A schedule as the API shows it: its own state, its failed runs in a row and the next five times (UTC), none while it is paused. */
 async function scheduleView(schedule: ScheduleConfig, failures: number, now = new Date()) {

@@ -1,23 +1,16 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import {
-  DEFAULT_APPROVAL_TTL_MS,
-  ZeroError,
-  cancelWaitingRun,
-  invalidField,
-  pendingApproval,
-  waitingRun,
-  openSession,
-  parseEventId,
-  requireAccess,
-  wakeSession,
-  requireAgent,
-  stopRun,
-  watchSession,
-  eventsWithoutThinking,
-  hidesThinking,
-  historyWithoutThinking,
-} from '@zero/core';
+import { DEFAULT_APPROVAL_TTL_MS, pendingApproval, waitingRun } from '@zero/runtime/sessions/approvals';
+import { ZeroError, invalidField } from '@zero/agent/errors';
+import { cancelWaitingRun } from '@zero/runtime/sessions/cancel-waiting';
+import { openSession } from '@zero/runtime/sessions/open-session';
+import { parseEventId } from '@zero/agent/events/ids';
+import { requireAccess } from '@zero/runtime/sessions/access';
+import { wakeSession } from '@zero/runtime/sessions/wake-session';
+import { requireAgent } from '@zero/agent/definitions/catalog';
+import { stopRun } from '@zero/runtime/sessions/stop-run';
+import { watchSession } from '@zero/runtime/sessions/watch-session';
+import { eventsWithoutThinking, hidesThinking, historyWithoutThinking } from '@zero/runtime/sessions/thinking-visibility';
 import {
   cancelResponseSchema,
   createSessionRequestSchema,
@@ -35,7 +28,7 @@ import {
   switchAgentResponseSchema,
   updateSessionRequestSchema,
   userIdSchema,
-} from '@zero/core/wire';
+} from '@zero/agent/wire';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';

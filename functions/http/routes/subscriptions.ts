@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { forbidden, notFound } from '@zero/core';
-import { hookIdSchema, subscriptionDeliveriesSchema, subscriptionInputSchema, subscriptionListSchema, subscriptionResponseSchema } from '@zero/core/wire';
+import { forbidden, notFound } from '@zero/agent/errors';
+import { hookIdSchema, subscriptionDeliveriesSchema, subscriptionInputSchema, subscriptionListSchema, subscriptionResponseSchema } from '@zero/agent/wire';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 
 // The subscriptions code is loaded with the first request that needs it, not at cold start.
-const subscriptions = () => import('@zero/core/subscriptions');
+const subscriptions = () => import('@zero/integrations/subscriptions');
 const view = ({ v: _v, ...subscription }: { v: number } & Record<string, unknown>) => ({ subscription });
 
 /** `/subscriptions/:id` (administrators): where Zero POSTs its signed events. */

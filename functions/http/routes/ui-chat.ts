@@ -1,26 +1,17 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import {
-  ZeroError,
-  activeRunStart,
-  eventsWithoutThinking,
-  hidesThinking,
-  approvalEvent,
-  conflict,
-  decideApprovals,
-  followRun,
-  invalidField,
-  refuseMemberAnswer,
-  requireAccess,
-  selfHostedEnvironmentOf,
-  openSession,
-  startChat,
-  titleFrom,
-  tooLarge,
-  truncate,
-  type Runtime,
-  type User,
-} from '@zero/core';
+import { ZeroError, conflict, invalidField, tooLarge } from '@zero/agent/errors';
+import { activeRunStart, followRun } from '@zero/runtime/sessions/active-run';
+import { eventsWithoutThinking, hidesThinking } from '@zero/runtime/sessions/thinking-visibility';
+import { approvalEvent } from '@zero/runtime/sessions/approvals';
+import { decideApprovals } from '@zero/runtime/sessions/decide-approval';
+import { requireAccess } from '@zero/runtime/sessions/access';
+import { refuseMemberAnswer, selfHostedEnvironmentOf } from '@zero/runtime/sessions/session-environment';
+import { openSession, titleFrom } from '@zero/runtime/sessions/open-session';
+import { startChat } from '@zero/runtime/sessions/start-chat';
+import { truncate } from '@zero/runtime/tools/registry';
+import { type Runtime } from '../../create-runtime';
+import { type User } from '@zero/runtime/auth/roles';
 import {
   MAX_MESSAGE_CHARS,
   MAX_UI_CHAT_BODY_BYTES,
@@ -32,7 +23,7 @@ import {
   uiUserMessageSchema,
   uiMessageChunkSchema,
   type ChatRequest,
-} from '@zero/core/wire';
+} from '@zero/agent/wire';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { usageQuerySchema, usageResponseSchema } from '@zero/core/wire';
+import { usageQuerySchema, usageResponseSchema } from '@zero/agent/wire';
 import { describe, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 

@@ -1,7 +1,11 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { forbidden, invalidField, notFound, refusedCallbackUrl, requireAccess, requireAgent, type HookConfig } from '@zero/core';
-import { MAX_WEBHOOK_BYTES, deliveryResponseSchema, hookIdSchema, hookInputSchema, hookListSchema, hookResponseSchema, sessionSummaryResponseSchema } from '@zero/core/wire';
+import { forbidden, invalidField, notFound } from '@zero/agent/errors';
+import { refusedCallbackUrl } from '@zero/integrations/webhooks/callback';
+import { requireAccess } from '@zero/runtime/sessions/access';
+import { requireAgent } from '@zero/agent/definitions/catalog';
+import { type HookConfig } from '@zero/integrations/webhooks/hook-config';
+import { MAX_WEBHOOK_BYTES, deliveryResponseSchema, hookIdSchema, hookInputSchema, hookListSchema, hookResponseSchema, sessionSummaryResponseSchema } from '@zero/agent/wire';
 import { body, describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
 
@@ -39,7 +43,7 @@ export function webhookEndpoint(deps: AppDeps) {
 
 // Accepting a delivery and settling an investigation are loaded with the first webhook request:
 // a cold start serving members does not evaluate them.
-const investigations = () => import('@zero/core/webhooks');
+const investigations = () => import('@zero/integrations/webhooks');
 
 const hookView = (hook: HookConfig) => ({ ...hook, url: `/api/v2/webhooks/${hook.id}` });
 
@@ -58,7 +62,7 @@ export function hookRoutes(deps: AppDeps) {
     if (!deps.webhooks.secret(input.secret_ref)) {
       throw invalidField('secret_ref', `${input.secret_ref} is not set in the server's environment`);
     }
-    if (input.hydrate || input.report || input.github_token_ref) (await import('@zero/core/github')).checkGitHubHook(deps.github, input);
+    if (input.hydrate || input.report || input.github_token_ref) (await import('@zero/integrations/github')).checkGitHubHook(deps.github, input);
     const refused = input.callback_url ? await refusedCallbackUrl(input.callback_url, deps.webhooks.callback.allow) : undefined;
     if (refused) throw invalidField('callback_url', refused);
     const { hook, created } = await deps.webhooks.hooks.put(id, input);

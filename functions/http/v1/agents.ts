@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { conflict, invalidField, notFound } from '@zero/core';
+import { conflict, invalidField, notFound } from '@zero/agent/errors';
 import {
   agentCreateParamsSchema,
   agentResource,
@@ -13,7 +13,7 @@ import {
   resolveAgent,
   toolsOf,
   type ManagedAgentVersion,
-} from '@zero/core/managed';
+} from '@zero/integrations/managed';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';

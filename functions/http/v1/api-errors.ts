@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ZeroError, errorText, log, redact } from '@zero/core';
+import { ZeroError } from '@zero/agent/errors';
+import { errorText, log } from '@zero/agent/log/log';
+import { redact } from '@zero/agent/log/redact';
 
 /** The Anthropic API's error `type` for each status the API answers. */
 function errorType(status: number): string {

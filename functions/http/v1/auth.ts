@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { admitCaller, unauthorized, type DoorDeps } from '@zero/core';
+import { admitCaller, type DoorDeps } from '@zero/runtime/auth/admit-caller';
+import { unauthorized } from '@zero/agent/errors';
 import type { Env } from '../env';
 
 /**

@@ -1,4 +1,4 @@
-import type { ManagedAgentStore } from '@zero/core/managed';
+import type { ManagedAgentStore } from '@zero/integrations/managed';
 import type { AppDeps } from '../env';
 
 /** The runtime as the `/v1` routes use it: with the managed agents' store. */

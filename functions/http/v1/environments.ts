@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { invalidField } from '@zero/core';
+import { invalidField } from '@zero/agent/errors';
 import {
   DEFAULT_ENVIRONMENT_ID,
   applyConfig,
@@ -13,7 +13,7 @@ import {
   patchMetadata,
   deleteEnvironment,
   type EnvironmentRecord,
-} from '@zero/core/environment-store';
+} from '@zero/integrations/environment-store';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';

@@ -1,22 +1,18 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
-import {
-  cancelWaitingRun,
-  conflict,
-  decideApprovals,
-  formatEventId,
-  invalidField,
-  wakeSession,
-  stopRun,
-  truncate,
-  watchSession,
-  notFound,
-  type AuthUser,
-  type IdentifiedEvent,
-  type User,
-} from '@zero/core';
-import { acceptWorkResult, mayReach } from '@zero/core/environment-store';
-import { compareManaged, createEventMapper, readSessionRecord, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/core/managed';
+import { cancelWaitingRun } from '@zero/runtime/sessions/cancel-waiting';
+import { conflict, invalidField, notFound } from '@zero/agent/errors';
+import { decideApprovals } from '@zero/runtime/sessions/decide-approval';
+import { formatEventId } from '@zero/agent/events/ids';
+import { wakeSession } from '@zero/runtime/sessions/wake-session';
+import { stopRun } from '@zero/runtime/sessions/stop-run';
+import { truncate } from '@zero/runtime/tools/registry';
+import { watchSession } from '@zero/runtime/sessions/watch-session';
+import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import { type IdentifiedEvent } from '@zero/agent/events/recorder';
+import { type User } from '@zero/runtime/auth/roles';
+import { acceptWorkResult, mayReach } from '@zero/integrations/environment-store';
+import { compareManaged, createEventMapper, readSessionRecord, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/integrations/managed';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { notFound } from '@zero/core';
-import { managedAgentStore } from '@zero/core/managed';
+import { notFound } from '@zero/agent/errors';
+import { managedAgentStore } from '@zero/integrations/managed';
 import type { AppDeps, Env } from '../env';
 import type { V1Deps } from './deps';
 import { agentRoutes } from './agents';

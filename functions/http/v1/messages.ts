@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
-import { invalidField, queueMessage, tooLarge } from '@zero/core';
-import type { ManagedSessionRecord } from '@zero/core/managed';
-import { MAX_MESSAGE_CHARS } from '@zero/core/wire';
+import { invalidField, tooLarge } from '@zero/agent/errors';
+import { queueMessage } from '@zero/runtime/sessions/start-chat';
+import type { ManagedSessionRecord } from '@zero/integrations/managed';
+import { MAX_MESSAGE_CHARS } from '@zero/agent/wire';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
 

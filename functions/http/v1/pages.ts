@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { invalidField } from '@zero/core';
+import { invalidField } from '@zero/agent/errors';
 
 /** `limit` and `page` of a cursor-paged list. */
 export const pageQuery = {

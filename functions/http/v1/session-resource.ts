@@ -1,7 +1,9 @@
-import { requireAccess, unfinishedRun, type AuthUser } from '@zero/core';
-import type { SessionMeta } from '@zero/core/store';
-import { agentOfSession, agentResource, managedSessionUsage, readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
-import { sessionResourceView } from '@zero/core/environment-store';
+import { requireAccess } from '@zero/runtime/sessions/access';
+import { unfinishedRun } from '@zero/runtime/sessions/resume';
+import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import type { SessionMeta } from '@zero/runtime/store';
+import { agentOfSession, agentResource, managedSessionUsage, readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { sessionResourceView } from '@zero/integrations/environment-store';
 import type { V1Deps } from './deps';
 
 /**

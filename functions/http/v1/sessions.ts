@@ -1,8 +1,12 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { invalidField, openSession, stopRun, wakeSession, type SessionMeta } from '@zero/core';
-import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/core/managed';
-import { enabledToolsetTools, environmentClientTools, githubRepositoryResource, sessionResourceParams } from '@zero/core/environment-store';
+import { invalidField } from '@zero/agent/errors';
+import { openSession } from '@zero/runtime/sessions/open-session';
+import { stopRun } from '@zero/runtime/sessions/stop-run';
+import { wakeSession } from '@zero/runtime/sessions/wake-session';
+import { type SessionMeta } from '@zero/runtime/store/items/session-meta';
+import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { enabledToolsetTools, environmentClientTools, githubRepositoryResource, sessionResourceParams } from '@zero/integrations/environment-store';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';

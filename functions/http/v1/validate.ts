@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type * as z from 'zod';
-import { ZeroError, invalidRequest } from '@zero/core';
-import { MAX_BODY_BYTES } from '@zero/core/wire';
+import { ZeroError, invalidRequest } from '@zero/agent/errors';
+import { MAX_BODY_BYTES } from '@zero/agent/wire';
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);

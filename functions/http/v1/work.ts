@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
-import { invalidField, type AuthUser } from '@zero/core';
+import { invalidField } from '@zero/agent/errors';
+import { type AuthUser } from '@zero/runtime/auth/authenticator';
 import {
   DEFAULT_RECLAIM_MS,
   LeasePreconditionError,
@@ -9,7 +10,7 @@ import {
   patchMetadata,
   stopWork,
   type WorkItem,
-} from '@zero/core/environment-store';
+} from '@zero/integrations/environment-store';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';

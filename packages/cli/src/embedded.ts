@@ -5,6 +5,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const repoRoot = () => resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..');
 
 /**
+ * What the CLI takes of local/embedded.ts (loaded by path, at run time): the CLI is a package below the
+ * local composition and may not import it.
+ */
+interface LocalEmbedded {
+  startEmbedded(options: { dataDir: string; agentsDir: string }): Promise<{ url: string; key: string; close(): Promise<void> }>;
+}
+
+/**
  * Starts Zero's local stack (local/embedded.ts) in this process. It is
  * TypeScript loaded through tsx, not part of the CLI's bundle: the AWS SDK and
  * the local servers are loaded only when they are needed.
@@ -17,6 +25,6 @@ export async function startEmbedded() {
   const { register } = await import('tsx/esm/api');
   // Stays registered: the local modules load more TypeScript as they run.
   register();
-  const local = (await import(pathToFileURL(join(root, 'local', 'embedded.ts')).href)) as typeof import('../../../local/embedded');
+  const local = (await import(pathToFileURL(join(root, 'local', 'embedded.ts')).href)) as LocalEmbedded;
   return local.startEmbedded({ dataDir, agentsDir: join(root, 'agents') });
 }

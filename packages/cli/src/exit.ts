@@ -1,6 +1,6 @@
 // The errors alone: the entry point stays free of the wire's schemas until a command needs them.
 import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from '@zero/client/errors';
-import type { DoneStatus } from '@zero/core/wire';
+import type { DoneStatus } from '@zero/agent/wire';
 
 /** Exit codes, documented in the README. */
 export const EXIT = {

@@ -1,4 +1,4 @@
-import type { DoneStatus, StreamEvent, Usage } from '@zero/core/wire';
+import type { DoneStatus, StreamEvent, Usage } from '@zero/agent/wire';
 
 /** What `--json` prints at the end of a run: the answer, the calls, the usage and how it ended. */
 export interface RunResult {

@@ -24,7 +24,7 @@ import {
   type UpdateSessionRequest,
   type UploadRequest,
   type UploadTicket,
-} from '@zero/core/wire';
+} from '@zero/agent/wire';
 import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from './errors';
 import { RunStream, type FollowOptions } from './follow';
 

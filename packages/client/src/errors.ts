@@ -1,4 +1,4 @@
-import { defineErrorClass } from '@zero/core/errors';
+import { defineErrorClass } from '@zero/agent/errors';
 
 /** Zero refused a request: its HTTP status and its error body's stable `code`, `message` and `field`. */
 export class ZeroApiError extends defineErrorClass('ZeroApiError') {

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '@zero/core/wire';
+import type { StreamEvent } from '@zero/agent/wire';
 import { ZeroApiError, ZeroConnectionError } from './errors';
 import { readFrames } from './sse';
 

@@ -1,5 +1,5 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { reconnectEventSchema, streamEventSchema, type StreamEvent } from '@zero/core/wire';
+import { reconnectEventSchema, streamEventSchema, type StreamEvent } from '@zero/agent/wire';
 import { ZeroProtocolError } from './errors';
 
 /** A frame of one of Zero's SSE streams: an event with its `id:`, or the live view's hint to reconnect. */

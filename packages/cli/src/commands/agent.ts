@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { ChatInput } from '@zero/client';
-import { voiceModeSchema, type VoiceMode } from '@zero/core/wire';
+import { voiceModeSchema, type VoiceMode } from '@zero/agent/wire';
 import { askApproval } from '../approvals';
 import { connect, type Connection } from '../connect';
 import { CliError, EXIT, exitCodeOf } from '../exit';

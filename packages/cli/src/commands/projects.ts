@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { projectIdSchema } from '@zero/core/wire';
+import { projectIdSchema } from '@zero/agent/wire';
 import { connect } from '../connect';
 import { CliError, EXIT } from '../exit';
 import { table } from '../table';

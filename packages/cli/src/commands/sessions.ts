@@ -1,4 +1,4 @@
-import type { HistoryRecord } from '@zero/core/wire';
+import type { HistoryRecord } from '@zero/agent/wire';
 import { connect } from '../connect';
 import { RunView } from '../render/run-view';
 import { colors, richOutput } from '../render/theme';

@@ -1,4 +1,4 @@
-import type { StreamEvent, ToolUsage } from '@zero/core/wire';
+import type { StreamEvent, ToolUsage } from '@zero/agent/wire';
 import { MarkdownStream } from './markdown-stream';
 import { summariseInput, summariseResult } from './summary';
 import { agentPaint, colors, type Colors } from './theme';

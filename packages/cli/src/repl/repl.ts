@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from 'node:readline/promises';
-import type { ToolUsage, VoiceMode } from '@zero/core/wire';
-import { voiceModeSchema } from '@zero/core/wire';
+import type { ToolUsage, VoiceMode } from '@zero/agent/wire';
+import { voiceModeSchema } from '@zero/agent/wire';
 import { askApproval } from '../approvals';
 import { historyPath } from '../config';
 import { connect, type Connection } from '../connect';

@@ -1,0 +1,180 @@
+import { compareEventPositions, parseEventId, type EventPosition } from '@zero/agent/events/ids';
+import type { IdentifiedEvent } from '@zero/agent/events/recorder';
+import type { StreamEvent } from '@zero/agent/wire';
+import { TOOLSET_TOOLS } from './toolset';
+
+/**
+ * One event of the Managed Agents API, with the position in Zero's event log it comes from, and
+ * `k`, its place among the events mapped from that position: together its cursor (SSE id, page).
+ */
+export interface ManagedEvent {
+  position: EventPosition;
+  k: number;
+  event: { id: string; type: string; processed_at: string } & Record<string, unknown>;
+}
+
+/** A mapped event's cursor, `<seq>.<index>.<k>`. */
+export const managedCursor = (e: Pick<ManagedEvent, 'position' | 'k'>) => `${e.position.seq}.${e.position.index}.${e.k}`;
+
+/** Parses a cursor (`"12.3.1"`, or Zero's `"12.3"`); undefined when malformed. */
+export function parseManagedCursor(value: string): Pick<ManagedEvent, 'position' | 'k'> | undefined {
+  const match = /^(\d{1,12})\.(\d{1,6})(?:\.(\d{1,3}))?$/.exec(value.trim());
+  if (!match) return undefined;
+  return { position: { seq: Number(match[1]), index: Number(match[2]) }, k: match[3] === undefined ? Number.MAX_SAFE_INTEGER : Number(match[3]) };
+}
+
+/** Orders two mapped events (or cursors) as they were mapped. */
+export const compareManaged = (a: Pick<ManagedEvent, 'position' | 'k'>, b: Pick<ManagedEvent, 'position' | 'k'>) => compareEventPositions(a.position, b.position) || a.k - b.k;
+
+/** Zero's tool names as the Managed Agents toolset calls them (`run_command` is `bash`). */
+const TOOLSET_NAMES = Object.fromEntries(Object.entries(TOOLSET_TOOLS).map(([k, v]) => [v, k])) as Record<string, string>;
+
+const eventId = (p: EventPosition) => `sevt_${p.seq}_${p.index}`;
+const text = (t: string) => [{ type: 'text' as const, text: t }];
+
+/**
+ * Maps Zero's one internal event stream to the Managed Agents API's events, at the edge (as the
+ * `useChat` stream does). Stateful: text deltas become one `agent.message`, written when the next
+ * event that is not text arrives (the run's `done` at the latest). Every event mapped has the
+ * position of the last Zero event it took, so positions only grow and a reader that resumes after
+ * one position, replaying the log through a fresh mapper, misses and repeats nothing.
+ *
+ * `customTools`: the names of the session's custom tools, whose calls are `agent.custom_tool_use`.
+ * `environmentTools`: a self-hosted environment's tools, whose results a worker sends (`user.tool_result`).
+ */
+export function createEventMapper(customTools: ReadonlySet<string>, now: () => string = () => new Date().toISOString(), environmentTools: ReadonlySet<string> = new Set()) {
+  let message: { text: string; position: EventPosition } | undefined;
+  let thinking: EventPosition | undefined;
+  let spanStart: string | undefined;
+  /** A run's `start`, held until the next event: the API has the user's message before the session runs. */
+  let started: EventPosition | undefined;
+  const customCalls = new Set<string>();
+  const environmentCalls = new Set<string>();
+  let last: { position: EventPosition; k: number } | undefined;
+  /** The next `k` at a position: 0 for its first event. */
+  const kAt = (position: EventPosition) => {
+    const k = last && compareEventPositions(last.position, position) === 0 ? last.k + 1 : 0;
+    last = { position, k };
+    return k;
+  };
+
+  const flush = (out: ManagedEvent[]) => {
+    if (message && message.text) out.push({ position: message.position, k: kAt(message.position), event: { id: eventId(message.position), type: 'agent.message', processed_at: now(), content: text(message.text) } });
+    if (thinking) out.push({ position: thinking, k: kAt(thinking), event: { id: eventId(thinking), type: 'agent.thinking', processed_at: now() } });
+    message = undefined;
+    thinking = undefined;
+  };
+
+  return function map(identified: IdentifiedEvent): ManagedEvent[] {
+    const { event_id, ...event } = identified;
+    const position = parseEventId(event_id) ?? { seq: 0, index: 0 };
+    const e = event as StreamEvent;
+    const out: ManagedEvent[] = [];
+    const at = 'at' in e && typeof e.at === 'string' ? e.at : now();
+    const emit = (type: string, fields: Record<string, unknown> = {}, id = eventId(position), where = position) =>
+      out.push({ position: where, k: kAt(where), event: { id, type, processed_at: at, ...fields } });
+
+    if (started && e.type !== 'start') {
+      // The API has the user's message before the session runs: the held start follows a `message`,
+      // at the message's position (its ids keep the start's), so positions never go back.
+      const startPosition = started;
+      started = undefined;
+      if (e.type === 'message') {
+        emit('user.message', { content: text(e.text) });
+        spanStart = `${eventId(startPosition)}_span`;
+        emit('session.status_running', {}, eventId(startPosition));
+        emit('span.model_request_start', {}, spanStart);
+        return out;
+      }
+      spanStart = `${eventId(startPosition)}_span`;
+      emit('session.status_running', {}, eventId(startPosition), startPosition);
+      emit('span.model_request_start', {}, spanStart, startPosition);
+    }
+    if (e.type === 'text') {
+      if (thinking) flush(out);
+      message = { text: (message?.text ?? '') + e.delta, position };
+      return out;
+    }
+    if (e.type === 'thinking') {
+      if (message) flush(out);
+      thinking = position;
+      return out;
+    }
+    if (e.type === 'tool_call_delta') return out;
+    flush(out);
+    switch (e.type) {
+      case 'start':
+        started = position;
+        break;
+      case 'message':
+        emit('user.message', { content: text(e.text) });
+        break;
+      case 'tool_call':
+        if (customTools.has(e.name)) {
+          customCalls.add(e.id);
+          emit('agent.custom_tool_use', { name: e.name, input: e.input ?? {} }, e.id);
+        } else {
+          if (environmentTools.has(e.name)) environmentCalls.add(e.id);
+          emit('agent.tool_use', { name: TOOLSET_NAMES[e.name] ?? e.name, input: e.input ?? {} }, e.id);
+        }
+        break;
+      case 'tool_result':
+        if (customCalls.has(e.id)) emit('user.custom_tool_result', { custom_tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
+        else if (environmentCalls.has(e.id)) emit('user.tool_result', { tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
+        else emit('agent.tool_result', { tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
+        break;
+      case 'approval':
+        // A client tool's result is recorded as an approval too; it shows as `user.custom_tool_result`.
+        if (!customCalls.has(e.id) && !environmentCalls.has(e.id)) emit('user.tool_confirmation', { tool_use_id: e.id, result: e.decision, ...(e.message ? { deny_message: e.message } : {}) });
+        break;
+      case 'compacted':
+        emit('agent.thread_context_compacted');
+        break;
+      case 'handover':
+        emit('session.status_rescheduled');
+        break;
+      case 'error':
+        emit('session.error', { error: { type: errorType(e.code), message: e.message, retry_status: { type: 'terminal' } } });
+        break;
+      case 'done': {
+        const usage = e.usage;
+        emit(
+          'span.model_request_end',
+          {
+            model_request_start_id: spanStart ?? `${eventId(position)}_span`,
+            is_error: e.status === 'error',
+            model_usage: {
+              input_tokens: usage.input_tokens,
+              output_tokens: usage.output_tokens,
+              cache_read_input_tokens: usage.cache_read_input_tokens,
+              cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            },
+          },
+          `${eventId(position)}_span_end`,
+        );
+        spanStart = undefined;
+        emit('session.status_idle', { stop_reason: stopReasonOf(e), stop_details: null });
+        break;
+      }
+      default:
+        // retry, agent_switch, confirmation_required, client_tool_call: nothing of their own in the API
+        // (a call that waits shows in the idle event's `requires_action`).
+        break;
+    }
+    return out;
+  };
+}
+
+function stopReasonOf(done: Extract<StreamEvent, { type: 'done' }>) {
+  if (done.status === 'awaiting_approval') return { type: 'requires_action', event_ids: done.pending ?? [] };
+  if (done.status === 'limit') return { type: 'budget_reached' };
+  if (done.status === 'error') return { type: 'retries_exhausted' };
+  return { type: 'end_turn' };
+}
+
+function errorType(code: string): string {
+  if (code === 'model_overloaded' || code === 'overloaded') return 'model_overloaded_error';
+  if (code === 'rate_limited') return 'model_rate_limited_error';
+  if (code.startsWith('model')) return 'model_request_failed_error';
+  return 'unknown_error';
+}

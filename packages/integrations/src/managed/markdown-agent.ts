@@ -1,0 +1,41 @@
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { ManagedAgentVersion } from './agent-document';
+import { TOOLSET_TOOLS } from './toolset';
+
+/** When a Markdown agent was made is not known to the catalog: it answers with the epoch. */
+const UNKNOWN_TIME = new Date(0).toISOString();
+
+/**
+ * A Markdown agent (`agents/<id>.md`) as the Managed Agents API shows it: version 1, its toolset
+ * tools enabled where the file grants Zero's tool of the same job. It changes only by editing the file.
+ */
+export function markdownAgentVersion(agent: AgentDefinition, defaultModel: string): ManagedAgentVersion {
+  const granted = new Set(agent.tools);
+  const system = [agent.role, agent.extra].filter(Boolean).join('\n\n');
+  return {
+    v: 2,
+    id: agent.id,
+    version: 1,
+    name: agent.name,
+    description: agent.description,
+    system: system || null,
+    model: { id: agent.model ?? defaultModel },
+    tools: [
+      {
+        type: 'agent_toolset_20260401',
+        default_config: { enabled: false, permission_policy: { type: 'auto' } },
+        configs: Object.entries(TOOLSET_TOOLS).map(([name, tool]) => ({
+          name,
+          type: name,
+          enabled: granted.has(tool),
+          permission_policy: { type: agent.permissions?.[tool] === 'allow' ? 'always_allow' : agent.permissions?.[tool] === 'ask' ? 'always_ask' : 'auto' },
+        })),
+      },
+    ],
+    metadata: { source: `agents/${agent.id}.md` },
+    created_at: UNKNOWN_TIME,
+    updated_at: UNKNOWN_TIME,
+    archived_at: null,
+    owner: null,
+  };
+}

@@ -1,0 +1,48 @@
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import { EFFORT_BUDGETS } from '@zero/agent/model/thinking';
+import type { PermissionMap } from '@zero/agent/wire';
+import { pinnedAgentId, type ManagedAgentVersion } from './agent-document';
+import { TOOLSET_TOOLS, type ToolsetToolName } from './toolset';
+
+const POLICY_RULES = { always_allow: 'allow', always_ask: 'ask' } as const;
+
+/**
+ * A managed agent's version as the agent a run uses. `pinned`: the catalog entry of
+ * that version (`<id>@<n>`), which a session that pinned it keeps using after updates.
+ */
+export function definitionOf(doc: ManagedAgentVersion, pinned: boolean): AgentDefinition {
+  const tools: string[] = [];
+  const permissions: PermissionMap = {};
+  for (const tool of doc.tools) {
+    if (tool.type !== 'agent_toolset_20260401') continue;
+    for (const config of tool.configs) {
+      if (!config.enabled) continue;
+      const name = TOOLSET_TOOLS[config.name as ToolsetToolName];
+      if (!name) continue;
+      tools.push(name);
+      // `auto` leaves the call to Zero's policy (side effects ask, reads run).
+      const rule = POLICY_RULES[config.permission_policy.type as keyof typeof POLICY_RULES];
+      if (rule) permissions[name] = rule;
+    }
+  }
+  return {
+    id: pinned ? pinnedAgentId(doc.id, doc.version) : doc.id,
+    name: doc.name,
+    description: doc.description ?? doc.name,
+    model: doc.model.id,
+    tools,
+    unavailable_tools: [],
+    role: '',
+    capabilities: [],
+    process: '',
+    knowledge: [],
+    data_sources: [],
+    delegation: [],
+    voices: {},
+    default_voice: 'full',
+    ...(Object.keys(permissions).length ? { permissions } : {}),
+    ...(doc.model.effort ? { thinking_budget: EFFORT_BUDGETS[doc.model.effort.type] } : {}),
+    extra: doc.system ?? '',
+    warnings: [],
+  };
+}

@@ -1,0 +1,562 @@
+import type { AgentCatalog } from '@zero/agent/definitions/catalog';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import { defineErrorClass } from '@zero/agent/errors';
+import type { ClientTool, StreamEvent, Usage, VoiceMode } from '@zero/agent/wire';
+import { costOf, maxCostOf, stepCost } from '@zero/agent/model/pricing';
+import { addUsage, zeroUsage } from '@zero/agent/events/usage';
+import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '@zero/agent/model/provider';
+import type { MemoryIndex } from '../memory/session-memory';
+import type { NewLogRecord } from '../store/records';
+import type { ToolRegistry, ToolResult } from '../tools/registry';
+import type { AgentToolSource, Delegator, ToolContext, ToolServices } from '../tools/tool';
+import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
+import { contextWindowOf } from '@zero/agent/model/context-windows';
+import type { ProvidersConfig } from '@zero/agent/model/providers-config';
+import { thinkingFor } from '@zero/agent/model/thinking';
+import { ContextGauge, sizeOf } from './compaction';
+import { toolResultContent, withConversationBreakpoint } from './history';
+import type { BudgetHold, RunBudget } from './budget';
+import type { RunLimits } from './limits';
+import { ToolInputDeltas } from './tool-input-deltas';
+import { ToolCallCounter } from './tool-limits';
+import { PLAN_PROGRESS_TOOL, createPlanProgressTool, progressOf } from '../plan/progress';
+import { buildSystemPrompt } from './prompt';
+import { redact } from '@zero/agent/log/redact';
+import { stopReason } from './stop-reasons';
+import { inSpan, startSpan, tracingOn, type TraceSpan } from '@zero/agent/telemetry/traces';
+
+/** What a run needs from the outside world. */
+export interface RunDeps {
+  provider: ModelProvider;
+  tools: ToolRegistry;
+  /** The agents a run may delegate to. */
+  catalog: AgentCatalog;
+  limits: RunLimits;
+  /** Values that must never appear in events or records (API keys). */
+  secrets?: readonly string[];
+  /** Tools found when a run starts: the agent's MCP servers' (see `mcp/`). */
+  mcp?: AgentToolSource;
+  /** What the run may spend, checked before each model call (see `budgets/`); a delegated run shares its caller's. */
+  budget?: RunBudget;
+  /** The deployment's model providers, whose endpoints say their models' context windows (see model/context-windows.ts). */
+  providers?: Pick<ProvidersConfig, 'default' | 'endpoints'>;
+}
+
+export interface RunParams {
+  sessionId: string;
+  runId: string;
+  agent: AgentDefinition;
+  model: string;
+  voice: VoiceMode;
+  projectId?: string;
+  /** The conversation so far, ending with the message this run answers. */
+  messages: MessageParam[];
+  /** Makes a record durable in the session log (fenced by the run's lease); rejects if it cannot. */
+  append: (record: NewLogRecord) => Promise<void>;
+  /** Handed to every tool call as it is: the loop never looks inside. */
+  services: ToolServices;
+  /** Aborted to stop the run at its next safe point; its reason says why. */
+  signal?: AbortSignal;
+  /** Carrying on an unfinished run: the steps and usage it had, and its last step's calls without results. */
+  resume?: { steps: number; usage: Usage; pending: ToolCall[] };
+  /**
+   * Epoch ms by which this process must be done (the Lambda's remaining time,
+   * or a configured budget). A step is not started when less than
+   * `handoverReserveMs` is left: the run hands over instead.
+   */
+  deadline?: number;
+  handoverReserveMs?: number;
+  /** Lets this run's tools hand tasks to other agents (`delegate_agent`); see `run/delegate.ts`. */
+  delegator?: Delegator;
+  /**
+   * Called right before each tool call runs; rejects when this run may no
+   * longer act for the session (its lease was taken over), so a call's side
+   * effects never happen twice: the instance that took over runs it.
+   */
+  confirmLease?: () => Promise<void>;
+  /** See `RunEnding.settle`: the session's meta item learns whether the run waits before its last event. */
+  settle?: RunEnding['settle'];
+  /** See `RunEnding.announce`: what reports the run's ending is written before it. */
+  announce?: RunEnding['announce'];
+  /** Collects a person's decision on a call the policy marks `ask` (see `ToolContext.requestApproval`); absent: `ask` refuses. */
+  requestApproval?: ToolContext['requestApproval'];
+  /** The message's own extended-thinking budget (0: off), over the agent's and the deployment's. */
+  thinkingBudget?: number;
+  /** Tools the client runs, offered to the model with the agent's; a call of one is answered by `callClientTool`. */
+  clientTools?: readonly ClientTool[];
+  /**
+   * Answers a client tool call: its recorded result, or `waiting` (recorded and reported) until a client sends one.
+   * `permit`, given for a tool that `replaces` one of Zero's, is asked first, before the call is handed to a client
+   * (once: a call already handed over is not asked again); a result from it (refused, or waiting for a person) answers the call.
+   */
+  callClientTool?: (call: ToolCall, permit?: () => Promise<ToolResult | undefined>) => Promise<ToolResult>;
+  /**
+   * Compacts the conversation (see run/compaction.ts): folds the oldest turns into a summary, records it,
+   * and returns the conversation as the model reads it now, with the summarising calls' usage. Undefined:
+   * nothing can be folded. Absent: the run never compacts (a delegated run's task is one turn).
+   */
+  compact?: (need: {
+    model: string;
+    tokensBefore: number;
+    window: number;
+    /** The input tokens a conversation would take, as the run's gauge counts them. */
+    estimate: (messages: MessageParam[]) => number;
+  }) => Promise<{ messages: MessageParam[]; usage: Usage; turns: number; tokensAfter: number } | undefined>;
+  /**
+   * Called with the run's outcome before its ending is recorded; the usage it resolves with (a model call
+   * of Zero's own about the run: a new session's title) is added to the run's, so `run_end` and `done`
+   * count it. Must not throw.
+   */
+  conclude?: (outcome: RunOutcome) => Promise<Usage | undefined>;
+  /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
+  memory?: MemoryIndex;
+  /** The project's framework hints for an API tester's prompt (see `tools/api-testing/framework-hints.ts`); absent for other agents. */
+  frameworkHints?: string;
+  /** The steps of the plan the run's message was made from: the run gets the plan_progress tool (see `plan/progress.ts`). */
+  planSteps?: readonly string[];
+  /** The message's own cap on the tool loop's iterations (steps), over the agent's and the deployment's: the strictest wins. */
+  maxToolIterations?: number;
+}
+
+type ToolCall = { id: string; name: string; input: unknown };
+
+export type { RunOutcome };
+
+/** Events the loop emits; the caller adds ids and fans them out. */
+export type Emit = (event: StreamEvent) => void;
+
+
+/**
+ * Runs the tool-use loop until `end_turn`, a limit, cancellation or an error.
+ * Must not throw: every ending is an outcome, a `run_end` record and a `done` event. A step
+ * whose calls wait for a person ends the invocation with a `run_wait` record and a `done`
+ * of status `awaiting_approval`: the run is not over, and a decision carries it on.
+ * After each step its records are durable before the next model call.
+ */
+export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
+  // A span per run (when traces are on), the parent of its steps; a delegate's run nests under its tool call.
+  // A run started without a request (a worker's, a resumed one) starts tracing itself.
+  await tracingOn();
+  const attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': params.agent.id, 'gen_ai.request.model': params.model, 'zero.session.id': params.sessionId, 'zero.run.id': params.runId };
+  return inSpan(`invoke_agent ${params.agent.id}`, attributes, async (span) => {
+    const outcome = await runSteps(deps, params, emit);
+    span.set({ 'zero.run.status': outcome.status, 'zero.run.steps': outcome.steps, 'gen_ai.usage.input_tokens': outcome.usage.input_tokens, 'gen_ai.usage.output_tokens': outcome.usage.output_tokens });
+    return outcome;
+  });
+}
+
+async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
+  ({ deps, params } = await withFoundTools(deps, params));
+  const { limits } = deps;
+  const { runId } = params;
+  // A client tool that stands in for one of the agent's tools takes its place: the agent's is neither offered nor run.
+  const replaced = new Set((params.clientTools ?? []).flatMap((tool) => (tool.replaces ? [tool.replaces] : [])));
+  const agent = replaced.size ? { ...params.agent, tools: params.agent.tools.filter((name) => !replaced.has(name)) } : params.agent;
+  if (replaced.size) params = { ...params, agent };
+  const started = Date.now();
+  const usage = params.resume ? { ...params.resume.usage } : zeroUsage();
+  const messages = [...params.messages];
+  const clientTools = params.clientTools ?? [];
+  const toolDefinitions = [...deps.tools.definitions(agent.tools), ...clientTools.map(({ name, description, input_schema }) => ({ name, description, input_schema }))];
+  const system = buildSystemPrompt({
+    agent,
+    voice: params.voice,
+    projectId: params.projectId,
+    memory: params.memory,
+    frameworkHints: params.frameworkHints,
+    tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
+  });
+  const gauge = new ContextGauge(sizeOf(system) + sizeOf(toolDefinitions));
+  const window = contextWindowOf(params.model, { override: limits.contextWindowTokens, providers: deps.providers });
+  const toolCalls = new ToolCallCounter({ ...limits, agentToolLimits: agent.tool_limits });
+  // The tool loop's iterations (steps): the deployment's cap, tightened by the agent's and the request's `max_tool_iterations`.
+  const maxSteps = Math.min(limits.maxSteps, agent.max_tool_iterations ?? Infinity, params.maxToolIterations ?? Infinity);
+  let steps = params.resume?.steps ?? 0;
+  const append = params.append;
+  /** The step in flight's span: the parent of its model call and tool calls. */
+  let stepSpan: TraceSpan | undefined;
+  const endStep = (error?: unknown) => {
+    stepSpan?.end(error);
+    stepSpan = undefined;
+  };
+  const stopped = (): RunOutcome | undefined =>
+    params.signal?.aborted ? { status: 'cancelled', steps, usage, reason: stopReason(params.signal) } : undefined;
+
+  /**
+   * Runs one step's tool calls concurrently. Each result is made durable the
+   * moment its call completes, keyed by (run id, tool call id), so a crash
+   * loses no finished call and a resumed run executes only the unfinished ones.
+   * `calls` is the step's `assistant` record being written: no result is
+   * recorded before it is durable (read-only calls may run meanwhile).
+   */
+  const runTools = async (toolUses: ToolCall[], calls: Promise<void> = Promise.resolve()) => {
+    const parent = stepSpan;
+    const results = await Promise.all(
+      toolUses.map(async (call) => {
+        const reserve = () => {
+          const { refused, usage } = toolCalls.reserve(call.name);
+          emit({ type: 'tool_usage', ...usage, agent_id: agent.id, run_id: runId });
+          return refused;
+        };
+        // A span per call (when traces are on), under its step; a delegate's run started by the call nests under it.
+        const traced = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id };
+        const result = await inSpan(
+          `execute_tool ${call.name}`,
+          traced,
+          async (span) => {
+            const result = await executeCall(deps, params, call, reserve, calls);
+            if (result.is_error) span.set({ 'error.type': 'tool_error' });
+            return result;
+          },
+          { parent },
+        );
+        // A delegated run's model usage counts toward this run's usage and token limit.
+        if (result.usage) addUsage(usage, result.usage);
+        await calls;
+        // Waiting for a person: no result yet; the run carries the call on once it is decided.
+        if (result.waiting) return { waiting: call.id };
+        await append({
+          kind: 'tool_result',
+          run_id: runId,
+          step: steps,
+          tool_use_id: call.id,
+          name: call.name,
+          content: result.content,
+          ...(result.is_error ? { is_error: true } : {}),
+          ...(result.images?.length ? { images: result.images } : {}),
+        });
+        emit({
+          type: 'tool_result',
+          id: call.id,
+          name: call.name,
+          content: result.content,
+          is_error: result.is_error,
+          ...(result.truncated ? { truncated: true } : {}),
+          agent_id: agent.id,
+          run_id: runId,
+        });
+        const progress = call.name === PLAN_PROGRESS_TOOL && !result.is_error && params.planSteps ? progressOf(call.input, params.planSteps) : undefined;
+        if (progress) emit({ type: 'plan_progress', ...progress, agent_id: agent.id, run_id: runId });
+        return { type: 'tool_result' as const, tool_use_id: call.id, content: toolResultContent(result.content, result.images), ...(result.is_error ? { is_error: true } : {}) };
+      }),
+    );
+    const waiting = results.flatMap((r) => ('waiting' in r && r.waiting ? [r.waiting] : []));
+    if (waiting.length) return waiting;
+    // Results answer the calls in the order the model made them.
+    const byId = new Map(results.flatMap((r) => ('waiting' in r ? [] : [[r.tool_use_id, r] as const])));
+    const last = messages.at(-1);
+    const answer = toolUses.map((c) => byId.get(c.id)!);
+    if (last?.role === 'user' && Array.isArray(last.content)) last.content.push(...answer);
+    else messages.push({ role: 'user', content: answer });
+    return [];
+  };
+  /**
+   * Before a model call that would fill the window past the threshold, the conversation is compacted (never
+   * after a failure). A compaction that frees too little, or a conversation over the window that cannot be
+   * compacted, ends the run with `context_exhausted` rather than a call the API would refuse, or a loop.
+   */
+  const compactIfFull = async (): Promise<RunOutcome | undefined> => {
+    const before = gauge.estimate(messages);
+    if (before < (window * (agent.compaction?.at_percent ?? limits.compactAtPercent)) / 100) return undefined;
+    const exhausted = (why: string): RunOutcome => {
+      const message = `the conversation needs about ${before} tokens of the model's ${window}: ${why}`;
+      return { status: 'error', steps, usage, reason: message, error: { code: 'context_exhausted', message } };
+    };
+    const compacted = params.compact ? await params.compact({ model: params.model, tokensBefore: before, window, estimate: (m) => gauge.estimate(m) }) : undefined;
+    if (!compacted) return before >= window ? exhausted('nothing older than the turns kept can be compacted') : undefined;
+    addUsage(usage, compacted.usage);
+    deps.budget?.spend(compacted.usage);
+    messages.splice(0, messages.length, ...compacted.messages);
+    const after = compacted.tokensAfter;
+    emit({ type: 'compacted', tokens_before: before, tokens_after: after, turns_folded: compacted.turns, agent_id: agent.id, run_id: runId });
+    if (before - after < (before * limits.compactMinFreedPercent) / 100 || after >= window) {
+      return exhausted(`compacting ${compacted.turns} turns freed only ${before - after} tokens`);
+    }
+    return undefined;
+  };
+  /** The step's calls are decided or waiting, and some wait: the run waits (it ends its invocation; a decision resumes it). */
+  const awaiting = (pending: string[]): RunOutcome => ({ status: 'awaiting_approval', steps, usage, pending });
+
+  let outcome: RunOutcome;
+  /** The reservation of the model call in flight, until its usage settles it. */
+  let hold: BudgetHold | undefined;
+  try {
+    outcome = await (async (): Promise<RunOutcome> => {
+      if (params.resume?.pending.length) {
+        const waiting = await runTools(params.resume.pending);
+        if (waiting.length) return awaiting(waiting);
+      }
+      for (;;) {
+        endStep();
+        const stop = stopped();
+        if (stop) return stop;
+        if (params.deadline && Date.now() + (params.handoverReserveMs ?? 60_000) >= params.deadline) {
+          return { status: 'handover', steps, usage, reason: 'the run neared the time limit of this process and continues in the background' };
+        }
+        if (steps >= maxSteps) {
+          const reason = maxSteps < limits.maxSteps ? `tool iteration limit reached (max_tool_iterations ${maxSteps})` : `step limit reached (${limits.maxSteps} steps)`;
+          return { status: 'limit', steps, usage, reason };
+        }
+        if (Date.now() - started >= limits.wallTimeMs) return { status: 'limit', steps, usage, reason: `time limit reached (${limits.wallTimeMs} ms)` };
+        const tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+        if (tokens >= limits.maxTokens) return { status: 'limit', steps, usage, reason: `token limit reached (${limits.maxTokens} tokens)` };
+        const spent = await deps.budget?.check();
+        if (spent) return { status: 'budget_reached', steps, usage, reason: spent.reason, budget: spent.budget };
+        const exhausted = await compactIfFull();
+        if (exhausted) return exhausted;
+        // The call's most is held on the budgets until its usage settles it: calls in flight never start past a limit.
+        const reserved = await deps.budget?.reserve(maxCostOf(params.model, gauge.estimate(messages), maxTokensOf(deps, params)), params.signal);
+        if (reserved && 'stop' in reserved) return { status: 'budget_reached', steps, usage, reason: reserved.stop.reason, budget: reserved.stop.budget };
+        hold = reserved?.hold;
+        // Stopped while it waited for calls in flight: no call is made.
+        const stopWhileHeld = stopped();
+        if (stopWhileHeld) {
+          if (hold) deps.budget?.spend(zeroUsage(), hold);
+          hold = undefined;
+          return stopWhileHeld;
+        }
+        steps += 1;
+        stepSpan = startSpan(`step ${steps}`, { 'zero.run.id': runId, 'zero.step': steps });
+
+        const modelCall = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': params.model };
+        const response = await inSpan(`chat ${params.model}`, modelCall, async (span) => {
+          const response = await callModel(deps, params, system, toolDefinitions, messages, steps, emit, stepBound(limits, params, started));
+          span.set({
+            'gen_ai.response.model': response.fellBackTo ?? params.model,
+            'gen_ai.response.finish_reasons': response.stopReason ? [response.stopReason] : [],
+            'gen_ai.usage.input_tokens': response.usage.input_tokens,
+            'gen_ai.usage.output_tokens': response.usage.output_tokens,
+          });
+          return response;
+        }, { parent: stepSpan, kind: 'client' });
+        gauge.observe(messages, response.usage);
+        const stepUsage = { ...response.usage, ...stepCost(params.model, response) };
+        addUsage(usage, stepUsage);
+        deps.budget?.spend(stepUsage, hold);
+        hold = undefined;
+        const assistant: MessageParam = { role: 'assistant', content: response.content };
+        const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage, ...(response.fellBackTo ? { model: response.fellBackTo } : {}) });
+        // Awaited below, wherever the step goes; this only keeps an early failure from counting as unhandled.
+        recorded.catch(() => undefined);
+        messages.push(assistant);
+
+        const toolUses = response.content.filter((b): b is Extract<ContentBlockParam, { type: 'tool_use' }> => b.type === 'tool_use');
+        // A call with side effects runs only once its tool_use is durable (exactly once per call, across a crash);
+        // read-only calls may run while it is written, since running one twice changes nothing.
+        if (response.stopReason === 'pause_turn' || toolUses.length === 0 || !toolUses.every((call) => runsEarly(deps.tools.get(call.name)))) await recorded;
+        if (response.stopReason === 'pause_turn') continue;
+        if (toolUses.length === 0) {
+          const reason = response.stopReason === 'max_tokens' ? 'the answer reached the output token limit' : undefined;
+          return { status: 'completed', steps, usage, reason };
+        }
+
+        const waiting = await runTools(toolUses, recorded);
+        if (waiting.length) return awaiting(waiting);
+      }
+    })();
+    endStep();
+  } catch (error) {
+    endStep(error);
+    const stop = stopped();
+    // What a stopped call had used is billed all the same; a call that failed lets go of its hold.
+    if (stop && ModelCallAborted.isInstance(error) && error.usage) {
+      const billed = { ...error.usage, cost_usd: costOf(params.model, error.usage) };
+      addUsage(usage, billed);
+      deps.budget?.spend(billed, hold);
+    } else if (hold) deps.budget?.spend(zeroUsage(), hold);
+    hold = undefined;
+    if (stop) outcome = stop;
+    // The step in flight is not recorded: a handover redoes it where the run continues.
+    else if (StepOutOfTime.isInstance(error)) outcome = { status: error.handover ? 'handover' : 'limit', steps: error.handover ? steps - 1 : steps, usage, reason: error.message };
+    else {
+      const described = describeFailure(error, deps.secrets ?? []);
+      outcome = { status: 'error', steps, usage, reason: described.message, error: described };
+    }
+  }
+  const concluded = await params.conclude?.(outcome);
+  if (concluded) outcome = { ...outcome, usage: addUsage({ ...outcome.usage }, concluded) };
+  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets, settle: params.settle, announce: params.announce }, outcome);
+}
+
+/**
+ * The run's tools: the registry's, and those its agent's MCP servers list now,
+ * granted to the agent for this run only (a resumed run lists them again).
+ */
+async function withFoundTools(deps: RunDeps, params: RunParams): Promise<{ deps: RunDeps; params: RunParams }> {
+  const fromServers = deps.mcp ? await deps.mcp.toolsFor(params.agent).catch(() => []) : [];
+  // A run of a plan reports its progress through the plan's steps (see plan/progress.ts).
+  const found = params.planSteps?.length ? [...fromServers, createPlanProgressTool(params.planSteps)] : fromServers;
+  if (found.length === 0) return { deps, params };
+  const names = found.map((tool) => tool.name);
+  return { deps: { ...deps, tools: deps.tools.extend(found) }, params: { ...params, agent: { ...params.agent, tools: [...params.agent.tools, ...names] } } };
+}
+
+interface ModelResponse {
+  content: ContentBlockParam[];
+  stopReason: string | null;
+  usage: ModelUsage;
+  /** The model that answered, when it is not the run's: the step fell back to it. */
+  fellBackTo?: string;
+  cost?: { usd: number; known: boolean };
+}
+
+/**
+ * A step's model call ran into the time the run has: the run's wall time
+ * (`limit`), or this process's deadline, where the run hands over and the
+ * step is redone elsewhere.
+ */
+class StepOutOfTime extends defineErrorClass('StepOutOfTime') {
+  constructor(
+    message: string,
+    readonly handover: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** Until when a step's model call may run: the run's wall time, and short of this process's deadline (time to record the handover). */
+function stepBound(limits: RunLimits, params: RunParams, started: number): { at: number; handover: boolean } {
+  const wall = started + limits.wallTimeMs;
+  if (!params.deadline) return { at: wall, handover: false };
+  const handoverAt = params.deadline - (params.handoverReserveMs ?? 60_000) / 4;
+  return handoverAt < wall ? { at: handoverAt, handover: true } : { at: wall, handover: false };
+}
+
+const thinkingOf = (deps: RunDeps, params: RunParams) => thinkingFor(params.model, { thinking_budget: params.thinkingBudget ?? params.agent.thinking_budget }, deps.limits);
+
+/** A call's `max_tokens`: the thinking budget is spent within it, so the answer keeps its own allowance beside it. */
+const maxTokensOf = (deps: RunDeps, params: RunParams) => deps.limits.maxOutputTokensPerCall + (thinkingOf(deps, params)?.budgetTokens ?? 0);
+
+/**
+ * One step's model call. A stream that fails mid-way (or falls silent for
+ * longer than the idle timeout) is retried as a whole, with backoff and a
+ * bound; nothing of the failed attempt is kept, and the client is told with a
+ * `retry` event to discard that attempt's text. A stop is not a failure: it
+ * ends the call at once, without a retry. The whole call is bounded by the
+ * time the run has left.
+ */
+async function callModel(
+  deps: RunDeps,
+  params: RunParams,
+  system: ReturnType<typeof buildSystemPrompt>,
+  tools: ReturnType<ToolRegistry['definitions']>,
+  messages: MessageParam[],
+  step: number,
+  emit: Emit,
+  bound: { at: number; handover: boolean },
+): Promise<ModelResponse> {
+  const origin = { agent_id: params.agent.id, run_id: params.runId };
+  for (let attempt = 1; ; attempt++) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    params.signal?.addEventListener('abort', onAbort, { once: true });
+    if (params.signal?.aborted) controller.abort();
+    let outOfTime = false;
+    const cutoff = setTimeout(
+      () => {
+        outOfTime = true;
+        controller.abort();
+      },
+      Math.min(Math.max(0, bound.at - Date.now()), MAX_TIMER_MS),
+    );
+    let fellBackTo: string | undefined;
+    const inputs = new ToolInputDeltas((id, name, delta) => emit({ type: 'tool_call_delta', id, name, delta, ...origin }));
+    try {
+      const thinking = thinkingOf(deps, params);
+      const maxTokens = maxTokensOf(deps, params);
+      const request = { model: params.model, system, tools, messages: withConversationBreakpoint(messages), maxTokens, ...(thinking ? { thinking } : {}), ...(params.agent.fallback ? { fallback: params.agent.fallback } : {}) };
+      for await (const event of deps.provider.stream(request, controller.signal, { idleTimeoutMs: deps.limits.modelIdleTimeoutMs })) {
+        if (event.type === 'text') emit({ type: 'text', delta: event.delta, ...origin });
+        else if (event.type === 'thinking') emit({ type: 'thinking', delta: event.delta, ...(event.redacted ? { redacted: true } : {}), ...origin });
+        else if (event.type === 'tool_input_delta') inputs.add(event.id, event.name, event.delta);
+        else if (event.type === 'tool_use' || event.type === 'server_tool_use') {
+          inputs.complete(event.id);
+          emit({ type: 'tool_call', id: event.id, name: event.name, input: event.input, ...origin });
+        } else if (event.type === 'server_tool_result')
+          emit({ type: 'tool_result', id: event.id, name: event.name, content: event.content, is_error: event.is_error, ...origin });
+        // Before anything of the step was relayed: the step is redone whole on the next provider.
+        else if (event.type === 'fallback') {
+          fellBackTo = event.to;
+          emit({ type: 'retry', step, attempt, reason: redact(event.reason, deps.secrets ?? []), provider: event.to, ...origin });
+        } else return { content: event.content, stopReason: event.stopReason, usage: event.usage, cost: event.cost, ...(fellBackTo ? { fellBackTo } : {}) };
+      }
+      throw new ModelError('the model stream ended without a message', true);
+    } catch (error) {
+      // A stop ends the step as it is: the loop records the run as cancelled.
+      if (params.signal?.aborted) throw ModelCallAborted.isInstance(error) ? error : new ModelCallAborted();
+      if (outOfTime) {
+        const why = bound.handover
+          ? 'the step ran into the time limit of this process; it is redone where the run continues'
+          : `time limit reached (${deps.limits.wallTimeMs} ms) during a model call`;
+        if (bound.handover) emit({ type: 'retry', step, attempt, reason: why, ...origin });
+        throw new StepOutOfTime(why, bound.handover);
+      }
+      if (!(ModelError.isInstance(error) && error.midStream) || attempt >= deps.limits.stepAttempts) throw error;
+      emit({ type: 'retry', step, attempt, reason: redact(error.message, deps.secrets ?? []), ...origin });
+      await sleep(deps.limits.retryBaseMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5), params.signal);
+    } finally {
+      clearTimeout(cutoff);
+      inputs.clear();
+      params.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** A call that may run while its step's record is written: read-only, and starting no other agent's run. */
+function runsEarly(tool: { readOnly?: boolean; startsRuns?: boolean } | undefined): boolean {
+  return tool?.readOnly === true && tool.startsRuns !== true;
+}
+
+/** setTimeout fires at once for delays past 2^31 - 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+async function executeCall(
+  deps: RunDeps,
+  params: RunParams,
+  call: { id: string; name: string; input: unknown },
+  reserve: () => string | undefined,
+  /** The step's `assistant` record being written: a request for approval is recorded only after it. */
+  recorded: Promise<void>,
+): Promise<ToolResult> {
+  const refused = reserve();
+  if (refused) return { content: `Not run: ${refused}. Answer with what you have.`, is_error: true, truncated: false };
+  const context: ToolContext = {
+    sessionId: params.sessionId,
+    runId: params.runId,
+    toolCallId: call.id,
+    idempotencyKey: `${params.runId}:${call.id}`,
+    projectId: params.projectId,
+    agent: params.agent,
+    ...params.services,
+    delegator: params.delegator,
+    requestApproval: params.requestApproval && (async (request) => (await recorded, params.requestApproval!(request))),
+    // After the step's `assistant` record, like an approval request: the log reads call, then what it ran.
+    recordCommand: async (entry) => (await recorded, params.append({ kind: 'command', run_id: params.runId, ...entry })),
+    // A stop request waits for the step's tools: the safe point is the end of the step.
+    signal: new AbortController().signal,
+  };
+  // The client runs it: nothing runs here, and the call is recorded only after the step's `assistant` record.
+  const clientTool = params.callClientTool && params.clientTools?.find((tool) => tool.name === call.name);
+  if (clientTool) {
+    await recorded;
+    // One that stands in for a tool of Zero's (a self-hosted environment's `bash`) is under that tool's permission policy.
+    const replaces = clientTool.replaces;
+    return params.callClientTool!(call, replaces ? () => deps.tools.permitAs(replaces, call.name, call.input, context) : undefined);
+  }
+  // Fencing protects the log, not a tool's side effects: confirm the lease as late as possible.
+  await params.confirmLease?.();
+  return deps.tools.execute(call.name, call.input, context, { timeoutMs: deps.limits.toolTimeoutMs, maxOutputChars: deps.limits.maxToolOutputChars });
+}
+
+/** Waits `ms`, or less when `signal` is aborted meanwhile. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

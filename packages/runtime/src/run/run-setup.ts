@@ -1,0 +1,53 @@
+import { requireAgent, type AgentCatalog } from '@zero/agent/definitions/catalog';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { VoiceMode } from '@zero/agent/wire';
+import { resolveModel, tierModel, type ModelTier, type ModelTiers } from '@zero/agent/model/aliases';
+
+/** Who a run asks for and how; what it leaves out comes from the agent's definition. */
+export interface RunRequest {
+  agentId: string;
+  /** Answers instead when `agentId` is no longer in the catalog (a session's own agent); none for a delegation. */
+  fallbackAgentId?: string;
+  /** A model id or alias; the agent's model, then `defaultModel`, when absent. */
+  model?: string;
+  /** A tier instead of a model (a delegation's): the deployment's model of that tier. */
+  tier?: ModelTier;
+  /** The voice asked for; the agent's default voice when absent. */
+  voice?: VoiceMode;
+}
+
+/** What a run is set up with. `agent` is undefined when neither it nor the fallback could be found: `missing` says why. */
+export interface RunSetup {
+  agent?: AgentDefinition;
+  model: string;
+  voice: VoiceMode;
+  missing?: unknown;
+}
+
+/**
+ * The one place a run's agent, model and voice are resolved, for a message
+ * to a session and for a delegated task alike. A request's own choice wins
+ * over the agent's; the deployment's default model comes last. Never throws:
+ * a failed look-up is `missing` (the catalog's 404 lists the agents).
+ */
+export async function resolveRunSetup(catalog: AgentCatalog, request: RunRequest, defaultModel: string, tiers: ModelTiers = {}): Promise<RunSetup> {
+  let missing: unknown;
+  let agent = await requireAgent(catalog, request.agentId).catch((error: unknown) => {
+    missing = error;
+    return undefined;
+  });
+  if (!agent && request.fallbackAgentId !== undefined) agent = await requireAgent(catalog, request.fallbackAgentId).catch(() => undefined);
+  // The request's model, else the tier it asks for (a delegation's), else the agent's.
+  const asked = request.model ?? (request.tier ? tierModel(request.tier, tiers, defaultModel) : undefined);
+  return {
+    ...(agent ? { agent } : { missing }),
+    model: asked ? resolveModel(asked, defaultModel) : agentModel(agent, defaultModel, tiers),
+    voice: request.voice ?? agent?.default_voice ?? 'full',
+  };
+}
+
+/** The model an agent runs on: the one its file names, else its tier's, else the deployment's default. */
+export function agentModel(agent: Pick<AgentDefinition, 'model' | 'tier'> | undefined, defaultModel: string, tiers: ModelTiers = {}): string {
+  if (agent?.model) return resolveModel(agent.model, defaultModel);
+  return agent?.tier ? tierModel(agent.tier, tiers, defaultModel) : defaultModel;
+}

@@ -1,0 +1,97 @@
+import { PLAN_PROGRESS_TOOL } from '../plan/progress';
+import { randomUUID } from 'node:crypto';
+import { requireAgent } from '@zero/agent/definitions/catalog';
+import type { EventPosition } from '@zero/agent/events/ids';
+import type { ChatRequest } from '@zero/agent/wire';
+import { invalidField } from '@zero/agent/errors';
+import { sessionBusy } from '../store/lease-store';
+import type { SessionMeta } from '../store/records';
+import { POSITION_BLOCKS } from '../store/positions';
+import type { User } from '../auth/roles';
+import { requireAccess } from './access';
+import { admitMessage } from './admit-message';
+import { openSession, titleFrom } from './open-session';
+import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-deps';
+import { stopRun } from './stop-run';
+
+export interface AcceptedMessage {
+  session: SessionMeta;
+  runId: string;
+  /** The event log's end when the message was accepted: the run's events come after it. */
+  cursor: EventPosition;
+  /**
+   * The session's lease, when the message found the session idle and claimed
+   * it: this process records the message and drives the run (`startChat`).
+   * Without it the message waits in the inbox, already durable.
+   */
+  claimed?: ClaimedSession & { message: NewMessage };
+}
+
+/**
+ * Accepts a message: checks the caller's role and the agent (a 4xx before
+ * anything is written), then tries the session's lease at once. The first
+ * message at an idle session claims it (one conditional write; a burst admits
+ * exactly one) and goes straight into the log, recorded by the drive that
+ * follows. At a busy session the strategy decides: `reject` refuses with a
+ * 409, `interrupt` stops the active run, and the message waits in the inbox,
+ * in arrival order, until the holder (or this process, once the lease is
+ * free) answers it.
+ */
+export async function acceptMessage(deps: SessionRunnerDeps, request: ChatRequest, user: User): Promise<AcceptedMessage> {
+  // A client tool may not take the name of a tool Zero runs: the model could not tell them apart.
+  request.client_tools?.forEach((tool, i) => {
+    if (deps.tools.names().has(tool.name) || tool.name === PLAN_PROGRESS_TOOL) throw invalidField(`client_tools.${i}.name`, `"${tool.name}" is the name of one of Zero's tools`);
+  });
+  // Required tools are Zero's: a name it does not know is refused before anything is written.
+  request.tools_required?.forEach((name, i) => {
+    if (!deps.tools.names().has(name)) throw invalidField(`tools_required.${i}`, `"${name}" is not one of Zero's tools`);
+  });
+  // A suspended user, a spent budget, a session over its message rate: refused before anything is written.
+  await admitMessage(deps, user.id, request.session_id);
+  let session: SessionMeta;
+  let created = false;
+  if (request.session_id) {
+    session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
+    if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
+  } else {
+    session = await openSession(deps, user, { ...request, title: titleFrom(request.message) });
+    created = true;
+  }
+  const sessionId = session.session_id;
+  const strategy = request.strategy ?? session.strategy ?? 'enqueue';
+  const runId = `run_${randomUUID()}`;
+  const message: NewMessage = {
+    run_id: runId,
+    text: request.message,
+    author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
+    agent_id: request.agent_id,
+    project_id: request.project_id,
+    voice_mode: request.voice_mode,
+    model: request.model,
+    ...(request.client_tools?.length ? { client_tools: request.client_tools } : {}),
+    ...(request.plan_steps?.length ? { plan_steps: request.plan_steps } : {}),
+    ...(request.max_tool_iterations ? { max_tool_iterations: request.max_tool_iterations } : {}),
+    ...(request.complexity ? { complexity: request.complexity } : {}),
+    ...(request.tools_required ? { tools_required: request.tools_required } : {}),
+    ...(request.thinking !== undefined ? { thinking_budget: request.thinking === false ? 0 : request.thinking.budget_tokens } : {}),
+    at: new Date().toISOString(),
+  };
+
+  const claimed = await deps.leases.acquire(sessionId, deps.instanceId, runId, POSITION_BLOCKS).catch((error: unknown) => {
+    if (strategy === 'reject') throw error;
+    // The lease cannot be taken now: the message waits in the inbox, as at a busy session, and the drive that follows reports the failure.
+    return undefined;
+  });
+  if (claimed) {
+    // Every event position is handed out by the lease, so the counter it had before this holder's
+    // reservation is the event log's end (the acquire itself may have reserved a block past it).
+    const cursor = { seq: claimed.lease.inherited.event, index: Number.MAX_SAFE_INTEGER };
+    return { session, runId, cursor, claimed: { ...claimed, session, created, message, strategy } };
+  }
+  if (strategy === 'reject') throw sessionBusy((await deps.leases.inspect(sessionId))?.run_id);
+  const lease = strategy === 'interrupt' ? await deps.leases.inspect(sessionId) : undefined;
+  const cursor = { seq: await deps.sessions.lastEventSeq(sessionId), index: Number.MAX_SAFE_INTEGER };
+  await deps.sessions.enqueue(sessionId, message);
+  if (lease?.active && lease.run_id) await stopRun(deps, sessionId, lease.run_id, 'interrupted');
+  return { session, runId, cursor };
+}

@@ -1,0 +1,358 @@
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import { EventRecorder } from '@zero/agent/events/recorder';
+import type { StreamEvent } from '@zero/agent/wire';
+import { zeroUsage } from '@zero/agent/events/usage';
+import { RunDelegator } from '../run/delegate';
+import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '../run/end-run';
+import { log } from '@zero/agent/log/log';
+import { toMessages } from '../run/history';
+import { runLoop, type RunParams } from '../run/loop';
+import type { ActiveRunBudget } from '../run/budget';
+import { memoryIndexFor } from '../memory/session-memory';
+import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
+import { resolveRunSetup } from '../run/run-setup';
+import { tierModel } from '@zero/agent/model/aliases';
+import { decideComplexity, routeOf } from '@zero/agent/model/complexity-routing';
+import type { RunLease, StopRequest } from '../store/lease-store';
+import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
+import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
+import type { ToolResult } from '../tools/registry';
+import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
+import { APPROVERS, askedBefore, clientAnswerOf, decisionOf, deciderName } from './approvals';
+import type { PermissionMap } from '@zero/agent/wire';
+import { resumeState } from './resume';
+import { selfHostedEnvironmentOf } from './session-environment';
+import { withEnvironmentTools, withoutServerCommands } from '../run/environment-tools';
+import type { NewMessage, SessionRunnerDeps } from './runner-deps';
+
+/** How finely a session's `updated_at` follows its activity. */
+const ACTIVITY_GRAIN_MS = 60_000;
+/** The longest summary a compaction asks for (capped by the run's output limit per call). */
+const SUMMARY_MAX_TOKENS = 4096;
+
+/**
+ * A new message to answer (from the inbox, or straight from its sender, then
+ * without an arrival number), or an unfinished run (its user message already
+ * in the log) to carry on. `onRecorded` is called once the message is in the log.
+ */
+export type RunSpec =
+  | { runId: string; message: NewMessage & { message_id?: number }; record?: undefined; onRecorded?: () => void }
+  | { runId: string; record: Extract<LogRecord, { kind: 'user_message' }>; message?: undefined; onRecorded?: undefined };
+
+/**
+ * Runs one message (or carries an unfinished run on) and ends it: whatever
+ * fails, its readers get one last event, `done` (or `handover`), and the log
+ * its `run_end` when the store takes it. Rethrows a storage failure after
+ * that, so the drive stops; a lost lease is an outcome, not a failure.
+ */
+export async function runMessage(
+  deps: SessionRunnerDeps,
+  session: SessionMeta,
+  lease: RunLease,
+  spec: RunSpec,
+  history: LogRecord[],
+  controller: AbortController,
+  applyStop: (stop: StopRequest | undefined) => void,
+  deadline?: number,
+): Promise<{ session: SessionMeta; outcome: RunOutcome }> {
+  const sessionId = session.session_id;
+  const runId = spec.runId;
+  const logPositions = new PositionPool(deps.leases, lease, 'log', POSITION_BLOCKS.log, runId, applyStop);
+  const eventPositions = new PositionPool(deps.leases, lease, 'event', POSITION_BLOCKS.event, runId, applyStop);
+  const recorder = new EventRecorder(
+    {
+      allocate: () => eventPositions.next(),
+      write: (seq, events) => deps.sessions.putEvents(sessionId, { seq, run_id: runId, events }).catch(fencedOut),
+    },
+    deps.eventFlushMs,
+  );
+  await recorder.open();
+  deps.runs.attach(sessionId, runId, recorder, controller);
+  // Tool calls by tool (the run's and its delegated runs'), for the usage counters (added with each step's usage).
+  const toolCalls = new Map<string, number>();
+  let finished = false;
+  const emit = (event: StreamEvent) => {
+    if (event.type === 'tool_call') toolCalls.set(event.name, (toolCalls.get(event.name) ?? 0) + 1);
+    recorder.emit(event);
+  };
+
+  /** Stores a record at the next position of the log (or at `seq`, a position the run already took). */
+  const append = async (record: NewLogRecord, seq?: number) => {
+    if (recorder.failure) throw recorder.failure;
+    const stored = await deps.sessions.append(sessionId, seq ?? (await logPositions.next()), record).catch(fencedOut);
+    history.push(stored);
+  };
+  // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
+  let recorded = !!spec.record;
+  // The sessions list shows which sessions wait for a person: a field of the meta item, written (before the run's
+  // `done`, so a list fetched on it is current) only when it changes.
+  const settle = async (waits: boolean) => {
+    if (waits === !!next.awaiting_approval_since) return;
+    const since = waits ? new Date().toISOString() : null;
+    next = { ...next, awaiting_approval_since: since };
+    await deps.sessions.updateSession(sessionId, { awaiting_approval_since: since }).catch(() => undefined);
+  };
+  // Subscribers' reports of the run's ending are written before it (see RunEnding.announce).
+  const announce: RunEnding['announce'] = async (record) => deps.onRunEnding?.({ session: next, runId, record });
+  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle, announce });
+  /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
+  const compact: RunParams['compact'] = async ({ model, tokensBefore, window, estimate }) => {
+    const { planCompaction, summarise } = await import('../run/summarise');
+    const plan = planCompaction(history, agentOfRun?.compaction?.keep_turns ?? deps.limits.compactKeepTurns, runId);
+    if (!plan) return undefined;
+    const maxTokens = Math.min(SUMMARY_MAX_TOKENS, deps.limits.maxOutputTokensPerCall);
+    const { summary, usage } = await summarise(deps.provider, model, plan, { window, maxTokens, signal: controller.signal });
+    const record = { kind: 'compaction' as const, run_id: runId, through_run_id: plan.throughRunId, turns_folded: plan.turns, summary, tokens_before: tokensBefore, usage };
+    const tokensAfter = estimate(toMessages([...history, { ...record, tokens_after: 0 } as unknown as LogRecord], { openRunId: runId }));
+    await append({ ...record, tokens_after: tokensAfter });
+    return { messages: toMessages(history, { openRunId: runId }), usage, turns: plan.turns, tokensAfter };
+  };
+
+  /**
+   * A new session's first exchange is complete: the light tier titles it (see session-title.ts), before the run's
+   * `done`, so the sessions list fetched on it shows the title. The call's usage counts in the run's; a failed
+   * call leaves the title the session had, and the run goes on to its end as it would have.
+   */
+  const conclude: RunParams['conclude'] = async (outcome) => {
+    if (outcome.status !== 'completed' || !deps.sessionTitles) return undefined;
+    const { firstExchange, titleOf } = await import('./session-title');
+    const exchange = firstExchange(history, runId, next.title);
+    if (!exchange) return undefined;
+    let titled: Awaited<ReturnType<typeof titleOf>>;
+    try {
+      titled = await titleOf(deps.provider, tierModel('light', deps.tiers ?? {}, deps.defaultModel), exchange, { budget, signal: controller.signal });
+    } catch (error) {
+      log.warn('session title failed', { session_id: sessionId, run_id: runId, error: describeFailure(error, deps.secrets ?? []).message });
+      return undefined;
+    }
+    const { title, usage } = titled;
+    try {
+      // Renamed by a person while the run went on: their title stays.
+      const current = await deps.sessions.getSession(sessionId);
+      if (title && current && current.title === next.title) {
+        await deps.sessions.updateSession(sessionId, { title });
+        next = { ...next, title };
+      }
+    } catch (error) {
+      log.warn('session title not stored', { session_id: sessionId, run_id: runId, error: describeFailure(error, deps.secrets ?? []).message });
+    }
+    return usage;
+  };
+
+  // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
+  // Read while the run sets up; a session in a self-hosted environment sends its commands to the environment's worker.
+  const environmentRead = selfHostedEnvironmentOf(deps, sessionId);
+  environmentRead.catch(() => undefined);
+  let overrides: Promise<PermissionMap | undefined> | undefined;
+  const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
+  // The agent that answers, once resolved: it tags the run's `confirmation_required` events.
+  let agentOf: string | undefined;
+  let agentOfRun: AgentDefinition | undefined;
+  /**
+   * A call the policy marks `ask`: answered by its recorded decision when it has one (a resumed run), else
+   * recorded as waiting (once) and reported; the run then waits once its step's other calls are done.
+   */
+  const requestApproval = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
+    const decided = decisionOf(history, runId, request.toolCallId);
+    if (decided) return { decision: decided.decision, ...(decided.message ? { message: decided.message } : {}), by: deciderName(decided) };
+    if (!askedBefore(history, runId, request.toolCallId)) {
+      await append({ kind: 'approval_request', run_id: runId, tool_use_id: request.toolCallId, name: request.name, input: request.input, policy: request.policy });
+      emit({ type: 'confirmation_required', id: request.toolCallId, name: request.name, input: request.input, policy: request.policy, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
+    }
+    return { decision: 'wait' };
+  };
+  /**
+   * A call of a client tool: answered by the result a client sent (a resumed run), or by the note of a
+   * call nobody answered in time (expired or interrupted, as an approval); else recorded as waiting
+   * (once) and reported as `client_tool_call`, and the run waits as for an approval. `permit` (the
+   * permission policy of the tool it stands in for) is asked before the call is handed over: a refusal,
+   * or a wait for a person's approval, answers the call instead, and nothing is handed over.
+   */
+  const callClientTool = async (call: { id: string; name: string; input: unknown }, permit?: () => Promise<ToolResult | undefined>): Promise<ToolResult> => {
+    const { asked, answer: answered } = clientAnswerOf(history, runId, call.id);
+    if (answered?.result) return { content: answered.result.content, is_error: !!answered.result.is_error, truncated: !!answered.result.truncated };
+    if (answered) return { content: `Client tool "${call.name}" got no result: ${answered.message ?? `${deciderName(answered)} answered without one`}.`, is_error: true, truncated: false };
+    if (!asked) {
+      const refused = await permit?.();
+      if (refused) return refused;
+      // What the call waits on, as the session's status shows it: a client, or a self-hosted environment's worker.
+      const environment = await environmentRead.catch(() => undefined);
+      const policy = environment?.tools.some((tool) => tool.name === call.name) ? `self-hosted environment ${environment.id} (waits for its worker)` : 'client tool';
+      await append({ kind: 'approval_request', run_id: runId, tool_use_id: call.id, name: call.name, input: call.input, policy, client_tool: true });
+      emit({ type: 'client_tool_call', id: call.id, name: call.name, input: call.input, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
+    }
+    return { content: `Client tool "${call.name}" waits for a client's result.`, is_error: true, truncated: false, waiting: true };
+  };
+  const services = { ...toolServices(deps), permissionOverrides };
+  // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
+  const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
+  const background: Promise<unknown>[] = [];
+  let next = session;
+  // The run's budgets; it is listed among the active runs (GET /admin/runs) until it ends here.
+  let budget: ActiveRunBudget | undefined;
+  try {
+    const message = spec.message;
+    // The voice the message or the session asked for: delegates without one speak in their own default voice.
+    const requestedVoice = message ? (message.voice_mode ?? session.voice_mode) : undefined;
+    const agentId = message ? (message.agent_id ?? session.agent_id ?? deps.defaultAgentId) : spec.record.agent_id;
+    let { agent, model, voice } = await resolveRunSetup(
+      deps.catalog,
+      message
+        ? { agentId, fallbackAgentId: session.agent_id, model: message.model, voice: requestedVoice }
+        : { agentId, fallbackAgentId: session.agent_id, model: spec.record.model, voice: spec.record.voice_mode },
+      deps.defaultModel,
+      deps.tiers,
+    );
+    // Read while the agent was resolved.
+    const environment = await environmentRead;
+    // Whichever door the message came through, the environment's tools are the run's (recorded with the message, so a resumed run has them).
+    const clientTools = environment ? withEnvironmentTools(message ? message.client_tools : spec.record.client_tools, environment) : message ? message.client_tools : spec.record.client_tools;
+    // Tier routing (Agent Zero's F1–F5) and a request's required tools: what the run may use, decided once and recorded.
+    const routing = message && agent ? routeMessage(deps, message, agent, model) : undefined;
+    if (routing?.decision && !message?.model) model = routing.model;
+    const routedTools = message ? routing?.tools : spec.record.routed_tools;
+    if (message) {
+      // The agent that answered the session's last message, before this one is recorded.
+      const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
+      const previousAgent = lastMessage?.agent_id ?? session.agent_id;
+      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
+      // A message's id is its position in the log: ids follow the order the session answered its messages in.
+      const messageId = await logPositions.next();
+      await append(
+        {
+          kind: 'user_message',
+          run_id: runId,
+          message_id: messageId,
+          text: message.text,
+          ...(message.author ? { author: message.author } : {}),
+          agent_id: agent?.id ?? agentId,
+          model,
+          voice_mode: voice,
+          ...(clientTools?.length ? { client_tools: clientTools } : {}),
+          ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
+          ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
+          ...(message.max_tool_iterations ? { max_tool_iterations: message.max_tool_iterations } : {}),
+          ...(routedTools ? { routed_tools: routedTools } : {}),
+        },
+        messageId,
+      );
+      recorded = true;
+      spec.onRecorded?.();
+      if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
+      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
+      if (routing?.decision && agent) {
+        const { level, by, rule } = routing.decision;
+        emit({ type: 'routing', level, by, ...(rule ? { rule } : {}), tier: routeOf(level).tier, model, tools: routedTools ?? agent.tools, agent_id: agent.id, run_id: runId });
+      }
+      const now = new Date().toISOString();
+      const changed = { agent_id: agent?.id ?? session.agent_id, project_id: message.project_id ?? session.project_id };
+      // The meta item is rewritten when the agent or project changes, and otherwise to keep `updated_at` (the
+      // session's last activity) to the minute: a quick exchange of messages costs no write per run.
+      const stale = changed.agent_id !== session.agent_id || changed.project_id !== session.project_id || !(Date.parse(now) - Date.parse(session.updated_at) < ACTIVITY_GRAIN_MS);
+      next = { ...session, ...changed, updated_at: stale ? now : session.updated_at };
+      // Off the path to the first model call: neither has to be durable before the run starts (a message left in
+      // the inbox is dropped by the next drain, as it is in the log).
+      if (message.message_id !== undefined) background.push(deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined));
+      if (stale) background.push(deps.sessions.updateSession(sessionId, { ...changed, updated_at: now }).catch(() => undefined));
+    } else {
+      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, resumed: true });
+    }
+
+    // A routed run uses only its routed tools (none: text only); its agent's MCP tools are not listed.
+    if (agent && routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
+    agentOf = agent?.id;
+    agentOfRun = agent;
+    if (!agent) {
+      const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
+      return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
+    }
+
+    // Spend counts against the session, the user who sent the message (its creator for a resumed run's older records) and the deployment.
+    const payer = (message ? message.author?.id : spec.record.author?.id) ?? session.created_by ?? 'unknown';
+    budget = (await deps.budgets?.())?.forRun({ sessionId, runId, userId: payer, agentId: agent.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000, toolCalls });
+    const runDeps = { ...deps, budget };
+    const outcome = await runLoop(
+      runDeps,
+      {
+        sessionId,
+        runId,
+        agent: environment ? withoutServerCommands(agent) : agent,
+        model,
+        voice,
+        projectId: next.project_id,
+        messages: toMessages(history, { openRunId: runId }),
+        append,
+        services,
+        signal: controller.signal,
+        resume: spec.record ? resumeState(history, runId) : undefined,
+        deadline,
+        handoverReserveMs: deps.handoverReserveMs,
+        delegator: RunDelegator.forRun(
+          { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
+          agent,
+          runId,
+        ),
+        requestApproval,
+        clientTools,
+        thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
+        planSteps: message ? message.plan_steps : spec.record.plan_steps,
+        maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
+        callClientTool,
+        confirmLease,
+        settle,
+        announce,
+        compact,
+        conclude,
+        memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
+        frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
+      },
+      emit,
+    );
+    finished = outcome.status !== 'handover' && outcome.status !== 'awaiting_approval';
+    logRunEnd({ sessionId, runId, userId: payer, agentId: agent.id }, outcome);
+    return { session: next, outcome };
+  } catch (error) {
+    // Only storage failures reach here (the loop itself never throws): end the run for its readers, then stop the drive.
+    const described = describeFailure(error, deps.secrets ?? []);
+    const outcome = await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: described.message, error: described });
+    if (outcome.error?.code === LEASE_LOST) return { session: next, outcome };
+    throw error;
+  } finally {
+    background.push(budget?.ended({ finished, toolCalls }) ?? Promise.resolve());
+    await Promise.allSettled(background);
+    await recorder.close();
+    deps.runs.detach(sessionId, runId, recorder);
+  }
+}
+
+/** The run's end as one log line: what happened and what it cost, never what was said. */
+function logRunEnd(run: { sessionId: string; runId: string; userId: string; agentId: string }, outcome: RunOutcome): void {
+  const { usage } = outcome;
+  log.info('run end', {
+    session_id: run.sessionId,
+    run_id: run.runId,
+    user_id: run.userId,
+    agent_id: run.agentId,
+    status: outcome.status,
+    steps: outcome.steps,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cost_usd: usage.cost_usd,
+    error_code: outcome.error?.code,
+    budget: outcome.budget,
+  });
+}
+
+/**
+ * A message's routing: its complexity decided (the request's, the agent's, an operator's rule; see
+ * model/complexity-routing.ts) with the model of its tier, and the tools the run may use: exactly the
+ * request's `tools_required` the agent has, else none for F1–F2, else (undefined) the agent's own.
+ */
+function routeMessage(deps: SessionRunnerDeps, message: NewMessage, agent: AgentDefinition, model: string) {
+  const decision = decideComplexity(message.text, { request: message.complexity, agent: agent.complexity }, deps.complexityRules ?? []);
+  const route = decision ? routeOf(decision.level) : undefined;
+  const tools = message.tools_required ? agent.tools.filter((name) => message.tools_required!.includes(name)) : route && !route.tools ? [] : undefined;
+  return { decision, model: route ? tierModel(route.tier, deps.tiers ?? {}, deps.defaultModel) : model, tools };
+}

@@ -1,0 +1,331 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ZeroError } from '@zero/agent/errors';
+import type { ArtifactStore } from './artifact-store';
+import { setExpression } from './expressions';
+import { eventBatchItem, eventBatchKey, eventBatchObjectKey, eventPrefix, eventRange, type EventBatch } from './items/event-batch';
+import type { Role } from './items/fields';
+import { inboxMessageItem, inboxMessageKey, inboxRange, type InboxMessage } from './items/inbox-message';
+import { RECORD_VERSION, logPrefix, logRange, logRecordItem, logRecordKey, logRecordObjectKey, type LogRecord, type NewLogRecord } from './items/log-record';
+import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type SessionArtifact } from './items/session-artifact';
+import { seenEventSeq, sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
+import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
+import { sessionPermissionsItem, sessionPermissionsKey, type SessionPermissions } from './items/session-permissions';
+import { keys, objectKeys } from './keys';
+import { changeRoleKeepingAnOwner } from './membership';
+import { decodeSessionsCursor, encodeSessionsCursor } from './sessions-cursor';
+import { StoredItemError, type ItemKey } from './stored-item';
+import { Table, loadOffloaded, offloadIfLarge, type Item, type WriteStats } from './table';
+
+export { OFFLOAD_BYTES, isConditionFailure, type WriteStats } from './table';
+export type { EventBatch } from './items/event-batch';
+
+/** How many of a user's sessions one title search looks through before it returns a cursor to go on with. */
+export const SESSION_SEARCH_SPAN = 1000;
+
+const notFound = (id: string) => new ZeroError('session_not_found', `session "${id}" does not exist`);
+
+/**
+ * Sessions in DynamoDB: metadata, members, an append-only record log, an
+ * event log for live views, an inbox of waiting messages and the artifacts
+ * tools wrote. The logs are one item per entry, sort key = zero-padded
+ * sequence number, written with `attribute_not_exists` so two writers racing
+ * for a position are detected.
+ */
+export class SessionStore {
+  /** Every put and update this store (and the lease store, through `count`) sent. */
+  readonly stats: WriteStats;
+  private readonly items: Table;
+
+  constructor(
+    readonly db: DynamoDBDocumentClient,
+    readonly table: string,
+    private readonly artifacts: ArtifactStore,
+  ) {
+    this.items = new Table(db, table);
+    this.stats = this.items.stats;
+  }
+
+  // --- sessions ---------------------------------------------------------------------------
+
+  async createSession(meta: Omit<SessionMeta, 'v'>, owner?: { user_id: string; name?: string }): Promise<SessionMeta> {
+    const item: SessionMeta = { v: 1, ...meta };
+    await this.putNew({ ...sessionMetaKey(meta.session_id), ...item }, `session ${meta.session_id} already exists`);
+    if (owner) await this.putMember(item, { user_id: owner.user_id, name: owner.name, role: 'owner', added_at: meta.created_at });
+    return item;
+  }
+
+  async getSession(id: string): Promise<SessionMeta | undefined> {
+    const item = await this.items.get(sessionMetaKey(id));
+    return item && sessionMetaItem.decode(item);
+  }
+
+  /** Loads a session or fails with a 404. */
+  async requireSession(id: string): Promise<SessionMeta> {
+    const session = await this.getSession(id);
+    if (!session) throw new ZeroError('session_not_found', `session "${id}" does not exist`, { field: 'session_id' });
+    return session;
+  }
+
+  async updateSession(
+    id: string,
+    fields: Partial<Pick<SessionMeta, 'title' | 'agent_id' | 'project_id' | 'voice_mode' | 'strategy' | 'updated_at' | 'has_permission_overrides' | 'awaiting_approval_since' | 'has_budget'>>,
+  ): Promise<void> {
+    const update = setExpression(fields);
+    if (!update) return;
+    const written = await this.items.update(sessionMetaKey(id), { set: update.set, condition: 'attribute_exists(pk)', names: update.names, values: update.values });
+    if (!written) throw notFound(id);
+  }
+
+  /** Removes every item of the session and its objects in S3 (offloaded records, artifacts). */
+  async deleteSession(id: string): Promise<void> {
+    let start: Item | undefined;
+    do {
+      const page = await this.items.queryPage({ pk: keys.session(id), projection: 'pk, sk' }, start);
+      await this.items.deleteAll(page.items as unknown as ItemKey[]);
+      start = page.next;
+    } while (start);
+    await this.artifacts.deletePrefix(objectKeys.session(id));
+  }
+
+  // --- members ----------------------------------------------------------------------------
+
+  async putMember(session: SessionMeta, member: Member): Promise<void> {
+    await this.items.put({
+      ...sessionMemberKey(session.session_id, member.user_id),
+      v: sessionMemberItem.version,
+      ...member,
+      ...sessionMemberIndex(member.user_id, session),
+    });
+  }
+
+  async getMember(sessionId: string, userId: string): Promise<Member | undefined> {
+    const item = await this.items.get(sessionMemberKey(sessionId, userId));
+    return item && sessionMemberItem.decode(item);
+  }
+
+  async listMembers(sessionId: string): Promise<Member[]> {
+    const items = await this.items.query({ pk: keys.session(sessionId), prefix: keys.memberPrefix });
+    return items.map((item) => sessionMemberItem.decode(item));
+  }
+
+  /** Changes a member's role or removes them, refusing to leave a session without an owner. */
+  async changeMember(sessionId: string, userId: string, role: Role | undefined): Promise<void> {
+    await changeRoleKeepingAnOwner(
+      {
+        table: this.items,
+        members: () => this.listMembers(sessionId),
+        key: (user) => sessionMemberKey(sessionId, user),
+        restore: async (member) => this.putMember(await this.requireSession(sessionId), member),
+        notMember: (user) => new ZeroError('not_found', `user "${user}" is not a member of this session`, { field: 'user_id' }),
+        lastOwner: () => new ZeroError('conflict', 'the last owner cannot leave or be demoted; make someone else an owner first'),
+      },
+      userId,
+      role,
+    );
+  }
+
+  /**
+   * What a member has seen of the session's events: the highest event batch
+   * they opened the session at or followed to. Only ever moves forward.
+   */
+  async markSeen(sessionId: string, userId: string, seq: number): Promise<void> {
+    await this.items.update(sessionMemberKey(sessionId, userId), {
+      set: 'SET seen_event_seq = :s',
+      condition: 'attribute_exists(pk) AND (attribute_not_exists(seen_event_seq) OR seen_event_seq < :s)',
+      values: { ':s': seq },
+    });
+  }
+
+  /**
+   * A user's sessions, newest first, a page at a time (GSI `gsi1`, never a
+   * scan). With `unread`, each says whether its events went past what the
+   * user has seen (one more read per session). With `search`, only sessions whose title contains it (any case):
+   * one call looks through at most SESSION_SEARCH_SPAN of the user's
+   * sessions, and `next_cursor` goes on from where it stopped.
+   */
+  async listSessionsFor(
+    userId: string,
+    limit: number,
+    cursor?: string,
+    { search, unread }: { search?: string; unread?: boolean } = {},
+  ): Promise<{ sessions: (SessionMeta & { role: Role; unread?: boolean })[]; next_cursor?: string }> {
+    let start = cursor ? decodeSessionsCursor(cursor, userId) : undefined;
+    const needle = search?.trim().toLowerCase();
+    const found: { item: Item; meta: SessionMeta }[] = [];
+    let looked = 0;
+    let next: Item | undefined;
+    do {
+      const pageSize = needle ? Math.min(100, SESSION_SEARCH_SPAN - looked) : limit;
+      const page = await this.items.queryPage({ pk: keys.userSessions(userId), index: 'gsi1', newestFirst: true, limit: pageSize }, start);
+      // A membership can outlive its session by a moment: deleteSession removes the meta item first.
+      const metas = await Promise.all(page.items.map((item) => this.getSession(keys.sessionIdOf(String(item.pk)))));
+      next = page.next;
+      for (const [i, item] of page.items.entries()) {
+        looked++;
+        const meta = metas[i];
+        if (meta && (!needle || meta.title.toLowerCase().includes(needle))) found.push({ item, meta });
+        if (found.length === limit && (i < page.items.length - 1 || page.next)) {
+          // Full: the next page starts after this membership (its keys are a query's start key).
+          next = { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk };
+          break;
+        }
+      }
+      start = next;
+    } while (needle && found.length < limit && next && looked < SESSION_SEARCH_SPAN);
+    const sessions = await Promise.all(
+      found.map(async ({ item, meta }) => {
+        const { role } = sessionMemberItem.decode(item);
+        return unread ? { ...meta, role, unread: (await this.lastEventSeq(meta.session_id)) > seenEventSeq(item) } : { ...meta, role };
+      }),
+    );
+    return { sessions, ...(next ? { next_cursor: encodeSessionsCursor(next) } : {}) };
+  }
+
+  // --- the record log ---------------------------------------------------------------------
+
+  /** The session's log in order, from `afterSeq` (exclusive) on. */
+  async readLog(id: string, afterSeq = 0): Promise<LogRecord[]> {
+    const items = await this.items.query({ pk: keys.session(id), between: logRange(afterSeq) });
+    return Promise.all(items.map((item) => this.decodeRecord(item)));
+  }
+
+  /** The `run_end` records of a session's log, in order (what its runs used), without reading the other records' offloaded bodies. */
+  async readRunEnds(id: string): Promise<LogRecord[]> {
+    const items = await this.items.query({ pk: keys.session(id), between: logRange(0) });
+    return Promise.all(items.filter((item) => item.kind === 'run_end').map((item) => this.decodeRecord(item)));
+  }
+
+  /**
+   * Writes one record at `seq`. Fails with a 409 `conflict` when another
+   * writer took that place first. Records over OFFLOAD_BYTES go to S3.
+   */
+  async append(sessionId: string, seq: number, record: NewLogRecord, at = new Date().toISOString()): Promise<LogRecord> {
+    const full = { v: RECORD_VERSION, seq, at, ...record } as LogRecord;
+    const pointer = { v: full.v, seq, at, run_id: full.run_id, kind: full.kind };
+    const item = await offloadIfLarge(this.artifacts, logRecordKey(sessionId, seq), full, pointer, logRecordObjectKey(sessionId, seq));
+    await this.putNew(item, `log position ${seq} of session ${sessionId} was taken by another writer`);
+    return full;
+  }
+
+  /** The last `count` records of the log, in order. */
+  async readLogTail(id: string, count: number): Promise<LogRecord[]> {
+    const items = await this.items.query({ pk: keys.session(id), prefix: logPrefix, newestFirst: true, limit: count });
+    return Promise.all(items.reverse().map((item) => this.decodeRecord(item)));
+  }
+
+  /** The highest sequence number written in the record log (0 when empty). */
+  async lastLogSeq(id: string): Promise<number> {
+    return this.lastSeq(id, logPrefix, logRecordItem.type);
+  }
+
+  // --- the event log ----------------------------------------------------------------------
+
+  async putEvents(sessionId: string, batch: EventBatch): Promise<void> {
+    const body = { v: eventBatchItem.version, ...batch };
+    const pointer = { v: body.v, seq: batch.seq, run_id: batch.run_id };
+    const item = await offloadIfLarge(this.artifacts, eventBatchKey(sessionId, batch.seq), body, pointer, eventBatchObjectKey(sessionId, batch.seq));
+    await this.putNew(item, `event position ${batch.seq} of session ${sessionId} was taken by another writer`);
+  }
+
+  /** Event batches after `afterSeq` (exclusive), in order. */
+  async readEvents(sessionId: string, afterSeq = 0, limit?: number): Promise<EventBatch[]> {
+    const items = await this.items.query({ pk: keys.session(sessionId), between: eventRange(afterSeq), limit });
+    return Promise.all(items.map(async (item) => eventBatchItem.decode(await this.loadBody(eventBatchItem.type, item), item as unknown as ItemKey)));
+  }
+
+  async lastEventSeq(id: string): Promise<number> {
+    return this.lastSeq(id, eventPrefix, eventBatchItem.type);
+  }
+
+  // --- the inbox --------------------------------------------------------------------------
+
+  /** Accepts a message: numbers it in arrival order (an atomic counter on the session) and stores it. */
+  async enqueue(sessionId: string, message: Omit<InboxMessage, 'message_id'>): Promise<InboxMessage> {
+    const counter = await this.items.update(sessionMetaKey(sessionId), {
+      set: 'SET inbox_seq = if_not_exists(inbox_seq, :zero) + :one',
+      condition: 'attribute_exists(pk)',
+      values: { ':zero': 0, ':one': 1 },
+      returns: 'UPDATED_NEW',
+    });
+    if (!counter) throw notFound(sessionId);
+    // The result of DynamoDB's own arithmetic: always a number.
+    const n = counter.inbox_seq as number;
+    const item = { message_id: n, ...message };
+    await this.putNew({ ...inboxMessageKey(sessionId, n), v: inboxMessageItem.version, ...item }, `inbox position ${n} was taken`);
+    return item;
+  }
+
+  /** The oldest waiting messages. */
+  async peekInbox(sessionId: string, limit = 1): Promise<InboxMessage[]> {
+    const items = await this.items.query({ pk: keys.session(sessionId), between: inboxRange(), limit });
+    return items.map((item) => inboxMessageItem.decode(item));
+  }
+
+  async removeFromInbox(sessionId: string, messageId: number): Promise<void> {
+    await this.items.delete(inboxMessageKey(sessionId, messageId));
+  }
+
+  // --- artifacts --------------------------------------------------------------------------
+
+  /** Records a file a tool wrote for this session; one item per artifact, beside the log. */
+  async recordArtifact(sessionId: string, artifact: Omit<SessionArtifact, 'v'>): Promise<void> {
+    await this.items.put({ ...sessionArtifactKey(sessionId, artifact.key), v: sessionArtifactItem.version, ...artifact });
+  }
+
+  /** Forgets a file a tool deleted. */
+  async forgetArtifact(sessionId: string, key: string): Promise<void> {
+    await this.items.delete(sessionArtifactKey(sessionId, key));
+  }
+
+  /** The files tools wrote for this session, oldest first. */
+  async listArtifacts(sessionId: string): Promise<SessionArtifact[]> {
+    const items = await this.items.query({ pk: keys.session(sessionId), prefix: sessionArtifactPrefix });
+    return items.map((item) => sessionArtifactItem.decode(item)).sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  // --- permission overrides -------------------------------------------------------------
+
+  /** The session's permission overrides, if an owner set any. A run reads them once, at its first tool call, when the session's meta item says it has some. */
+  async getPermissions(sessionId: string): Promise<SessionPermissions | undefined> {
+    const item = await this.items.get(sessionPermissionsKey(sessionId));
+    return item && sessionPermissionsItem.decode(item);
+  }
+
+  /** Replaces the session's overrides (one item beside the meta item; deleted with the session). */
+  async putPermissions(sessionId: string, overrides: Omit<SessionPermissions, 'v' | 'session_id'>): Promise<SessionPermissions> {
+    const item: SessionPermissions = { v: 1, session_id: sessionId, ...overrides };
+    await this.items.put({ ...sessionPermissionsKey(sessionId), ...item });
+    // Runs read the overrides only for sessions that have some: the flag rides on the meta item they already read.
+    await this.updateSession(sessionId, { has_permission_overrides: Object.keys(overrides.permissions).length > 0 });
+    return item;
+  }
+
+  // --- helpers ----------------------------------------------------------------------------
+
+  /** Counts a write (approximate item size: its JSON). */
+  count(item: Record<string, unknown>) {
+    this.items.count(item);
+  }
+
+  private async decodeRecord(item: Item): Promise<LogRecord> {
+    return logRecordItem.decode(await this.loadBody(logRecordItem.type, item), item as unknown as ItemKey);
+  }
+
+  /** An item's body, from S3 when it was offloaded; an offloaded body that is gone is a StoredItemError. */
+  private async loadBody(type: string, item: Item): Promise<Item> {
+    const body = await loadOffloaded(this.artifacts, item);
+    if (!body) throw new StoredItemError(type, `${String(item.pk)} ${String(item.sk)}`, `its offloaded body ${String(item.offload)} is missing`);
+    return body;
+  }
+
+  private async lastSeq(id: string, prefix: string, type: string): Promise<number> {
+    const [last] = await this.items.query({ pk: keys.session(id), prefix, newestFirst: true, limit: 1, projection: 'pk, sk, seq' });
+    if (!last) return 0;
+    if (typeof last.seq !== 'number') throw new StoredItemError(type, `${String(last.pk)} ${String(last.sk)}`, 'seq is not a number');
+    return last.seq;
+  }
+
+  private async putNew(item: Item & ItemKey, conflictMessage: string): Promise<void> {
+    if (!(await this.items.putNew(item))) throw new ZeroError('conflict', conflictMessage);
+  }
+}
