@@ -7,7 +7,7 @@ const root = join(import.meta.dirname, '..');
 /** Where `npm run build:console` writes the console. */
 export const CONSOLE_DIST = join(root, 'console', 'dist');
 /** What the console's bundle is made from: its sources, its page and build configuration, and the parts of core it imports. */
-const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.ts', 'packages/agent/src/wire', 'packages/runtime/src/ui', 'package-lock.json'].map((p) => join(root, p));
+const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.ts', 'packages/agent/src/wire', 'packages/agent/src/ui', 'packages/agent/src/plan', 'package-lock.json'].map((p) => join(root, p));
 
 function newest(path: string): number {
   if (!existsSync(path)) return 0;

@@ -1,6 +1,6 @@
 import { lastAssistantMessageIsCompleteWithToolCalls, type UIMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { historyToUIMessages } from '@zero/runtime/ui';
+import { historyToUIMessages } from '@zero/agent/ui';
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import { NodeChat, newChatId } from './support/node-chat';
 import { chatStream } from './support/sse';

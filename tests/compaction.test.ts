@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { historyToUIMessages } from '@zero/runtime/ui';
+import { historyToUIMessages } from '@zero/agent/ui';
 import { getJson, postJson, startHarness, type Harness } from './support/harness';
 import type { FakeRequest } from './support/fake-anthropic';
 import { chatStream, type ReceivedEvent } from './support/sse';

@@ -2,7 +2,7 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type UIMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '@zero/runtime/store/clients';
-import { historyToUIMessages } from '@zero/runtime/ui';
+import { historyToUIMessages } from '@zero/agent/ui';
 import { DEV, getJson, startHarness, type Harness, childConfig } from './support/harness';
 import { startChildServer } from './support/child';
 import { NodeChat, newChatId } from './support/node-chat';

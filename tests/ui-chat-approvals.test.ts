@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { historyToUIMessages } from '@zero/runtime/ui';
+import { historyToUIMessages } from '@zero/agent/ui';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
 import { NodeChat, newChatId } from './support/node-chat';
 

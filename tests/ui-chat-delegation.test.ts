@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { historyToUIMessages } from '@zero/runtime/ui';
+import { historyToUIMessages } from '@zero/agent/ui';
 import type { Delegation } from '@zero/agent/wire';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
 import { NodeChat, newChatId } from './support/node-chat';

@@ -1,7 +1,7 @@
 import { uiMessageChunkSchema, type UIMessage } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { historyToUIMessages } from '@zero/runtime/ui';
+import { historyToUIMessages } from '@zero/agent/ui';
 import { startHarness, getJson, postJson, DEV, type Harness } from './support/harness';
 import { NodeChat, newChatId } from './support/node-chat';
 

@@ -1,7 +1,7 @@
-import { historyToUIMessages, type ZeroUIMessage } from '@zero/runtime/ui';
+import { historyToUIMessages, type ZeroUIMessage } from '@zero/agent/ui';
 import type { SessionDetail } from '@zero/agent/wire';
 
-export { userMessageId } from '@zero/runtime/ui';
+export { userMessageId } from '@zero/agent/ui';
 
 /** A chat message as the console holds it: Zero's metadata (a failed run's error included) and data parts. */
 export type ConsoleMessage = ZeroUIMessage;

@@ -40,7 +40,7 @@ export const MOVES = [
   ['packages/core/src/log.ts', 'packages/agent/src/log/log.ts'],
   ['packages/core/src/log.test.ts', 'packages/agent/src/log/log.test.ts'],
   ['packages/core/src/errors.ts', 'packages/agent/src/errors.ts'],
-  ['packages/core/src/errors.test.ts', 'packages/agent/src/errors.test.ts'],
+  ['packages/core/src/errors.test.ts', 'tests/error-table.test.ts'],
   ['packages/core/src/wire', 'packages/agent/src/wire'],
   ['packages/core/src/model', 'packages/agent/src/model'],
   ['packages/core/src/events', 'packages/agent/src/events'],
@@ -49,6 +49,10 @@ export const MOVES = [
   ['packages/core/src/agent', 'packages/agent/src/definitions'],
   // The runtime: the loop and the tools over the store (every AWS SDK call of a session behind it), sessions, projects, memory, auth, limits.
   ['packages/core/src/run', 'packages/runtime/src/run'],
+  // A plan's text and its prompt need nothing of the runtime (the CLI parses plans too); its progress tool is the runtime's.
+  ['packages/core/src/plan/parse.ts', 'packages/agent/src/plan/parse.ts'],
+  ['packages/core/src/plan/parse.test.ts', 'packages/agent/src/plan/parse.test.ts'],
+  ['packages/core/src/plan/prompt.ts', 'packages/agent/src/plan/prompt.ts'],
   ['packages/core/src/plan', 'packages/runtime/src/plan'],
   ['packages/core/src/tools', 'packages/runtime/src/tools'],
   ['packages/core/src/store', 'packages/runtime/src/store'],
@@ -60,7 +64,7 @@ export const MOVES = [
   ['packages/core/src/sessions', 'packages/runtime/src/sessions'],
   ['packages/core/src/environments', 'packages/runtime/src/environments'],
   ['packages/core/src/reports', 'packages/runtime/src/reports'],
-  ['packages/core/src/ui', 'packages/runtime/src/ui'],
+  ['packages/core/src/ui', 'packages/agent/src/ui'],
   // The integrations: what reaches Zero from outside, or goes out to it.
   ['packages/core/src/webhooks', 'packages/integrations/src/webhooks'],
   ['packages/core/src/schedules', 'packages/integrations/src/schedules'],

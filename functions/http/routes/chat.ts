@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { collectRun } from '@zero/runtime/sessions/collect-run';
-import { planPrompt } from '@zero/runtime/plan/prompt';
+import { planPrompt } from '@zero/agent/plan/prompt';
 import { startChat } from '@zero/runtime/sessions/start-chat';
 import { tooLarge } from '@zero/agent/errors';
 import { MAX_MESSAGE_CHARS, chatRequestSchema, chatResultSchema, streamEventSchema, type ChatRequest, type ChatRequestBody } from '@zero/agent/wire';

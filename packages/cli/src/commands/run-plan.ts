@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { parsePlan, planFormatOf } from '@zero/runtime/plan';
+import { parsePlan, planFormatOf } from '@zero/agent/plan';
 import { connect } from '../connect';
 import { CliError, EXIT } from '../exit';
 import { oneShot } from './agent';

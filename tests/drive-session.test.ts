@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../../../tests/support/harness';
-import type { Runtime } from '../../../../functions/create-runtime';
-import { openSession } from './open-session';
-import { startChat, type IdentifiedEvent } from './start-chat';
+import { startHarness, type Harness } from './support/harness';
+import type { Runtime } from '../functions/create-runtime';
+import { openSession } from '@zero/runtime/sessions/open-session';
+import { startChat, type IdentifiedEvent } from '@zero/runtime/sessions/start-chat';
 
 /**
  * A run's readers wait for its last event. Whatever part of the store fails,

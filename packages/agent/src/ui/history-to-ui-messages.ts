@@ -1,5 +1,5 @@
 import type { UIMessage } from 'ai';
-import type { DelegateTool, Delegation, HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '@zero/agent/wire';
+import type { DelegateTool, Delegation, HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
 
 /** A chat message as `useChat` holds it, with Zero's metadata and data parts. */
 export type ZeroUIMessage = UIMessage<UIMessageMetadata, UIDataTypes>;

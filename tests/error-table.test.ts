@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, ZeroError, conflict, forbidden, invalidField, notFound, statusOf, tooLarge, unauthorized } from './errors';
-import { ModelCallAborted, ModelError } from './model/provider';
-import { OutboundBlockedError } from './net/outbound';
+import { ERROR_CODES, ZeroError, conflict, forbidden, invalidField, notFound, statusOf, tooLarge, unauthorized } from '@zero/agent/errors';
+import { ModelCallAborted, ModelError } from '@zero/agent/model/provider';
+import { OutboundBlockedError } from '@zero/agent/net/outbound';
 import { PathError } from '@zero/runtime/projects/paths';
 import { LeaseLostError } from '@zero/runtime/store/lease-store';
 
@@ -55,12 +55,12 @@ describe('error codes and statuses', () => {
 describe('recognising errors across package copies', () => {
   it('recognises each error class built by a second copy of its module, where instanceof fails', async () => {
     const cases: [Class: { name: string; isInstance(value: unknown): boolean }, Copy: unknown, args: unknown[]][] = [
-      [ZeroError, (await copyOf('./errors')).ZeroError, ['not_found', 'gone']],
-      [ModelError, (await copyOf('./model/provider')).ModelError, ['overloaded', true, 529]],
-      [ModelCallAborted, (await copyOf('./model/provider')).ModelCallAborted, []],
-      [OutboundBlockedError, (await copyOf('./net/outbound')).OutboundBlockedError, ['private address']],
-      [PathError, (await copyOf('./projects/paths')).PathError, ['the path is empty']],
-      [LeaseLostError, (await copyOf('./store/lease-store')).LeaseLostError, ['taken over']],
+      [ZeroError, (await copyOf('../packages/agent/src/errors')).ZeroError, ['not_found', 'gone']],
+      [ModelError, (await copyOf('../packages/agent/src/model/provider')).ModelError, ['overloaded', true, 529]],
+      [ModelCallAborted, (await copyOf('../packages/agent/src/model/provider')).ModelCallAborted, []],
+      [OutboundBlockedError, (await copyOf('../packages/agent/src/net/outbound')).OutboundBlockedError, ['private address']],
+      [PathError, (await copyOf('../packages/runtime/src/projects/paths')).PathError, ['the path is empty']],
+      [LeaseLostError, (await copyOf('../packages/runtime/src/store/lease-store')).LeaseLostError, ['taken over']],
     ];
     for (const [Class, Copy, args] of cases) {
       const copied = new (Copy as new (...a: unknown[]) => Error)(...args);

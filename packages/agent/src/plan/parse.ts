@@ -1,6 +1,6 @@
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import type * as z from 'zod';
-import { planSchema, type Plan } from '@zero/agent/wire/plan';
+import { planSchema, type Plan } from '../wire/plan';
 
 export type PlanFormat = 'yaml' | 'json' | 'markdown';
 

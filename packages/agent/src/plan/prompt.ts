@@ -1,4 +1,4 @@
-import type { Plan } from '@zero/agent/wire/plan';
+import type { Plan } from '../wire/plan';
 
 /**
  * The message a plan becomes, in the shape the CLI-agent design uses: the

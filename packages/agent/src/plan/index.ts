@@ -1,0 +1,2 @@
+export { parsePlan, planFormatOf, type PlanError, type PlanFormat, type PlanParse } from './parse';
+export { planPrompt } from './prompt';
