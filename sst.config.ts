@@ -63,7 +63,7 @@ export default $config({
       rules: [{ id: 'expire-staged-uploads', status: 'Enabled', filter: { prefix: 'uploads/' }, expiration: { days: 1 }, abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } }],
     });
 
-    // Claude on Bedrock (see the README's Model providers): the functions may invoke, streaming, the
+    // Claude on Bedrock (see docs/providers.md, Bedrock): the functions may invoke, streaming, the
     // models and inference profiles named at deploy time in ZERO_BEDROCK_MODEL_IDS, and nothing else.
     // An inference profile (`us.anthropic.…`, `global.anthropic.…`) routes to its foundation model
     // in the regions it spans: that model is granted in any region, through the profile only.
@@ -152,7 +152,7 @@ export default $config({
     });
 
 
-    // The sandbox function (the `lambda` kind of environment, see the README's "Environments"): every
+    // The sandbox function (the `lambda` kind of environment, see docs/environments.md): every
     // run_command and bash command runs here, never in the API or the worker. Its role may only attach
     // it to its network, it has no link and no secret, so a command that breaks its limits finds
     // nothing to use; Firecracker is the boundary.
@@ -190,7 +190,7 @@ export default $config({
       },
       runtime: 'nodejs22.x',
       architecture: 'arm64',
-      // 2048 MB (~1.2 vCPU): test suites and builds are CPU-bound; the README prices a command at this size.
+      // 2048 MB (~1.2 vCPU): test suites and builds are CPU-bound; docs/environments.md prices a command at this size.
       memory: '2048 MB',
       timeout: '5 minutes',
       logging: false,
@@ -265,7 +265,7 @@ export default $config({
     // reported per message so a poison job does not redeliver the others.
     runJobs.subscribe({ ...shared, handler: 'functions/worker.handler' }, { batch: { size: 1, partialResponses: true } });
 
-    // `bucket`: where to upload agents/ (see the README's deploy section).
+    // `bucket`: where to upload agents/ (see docs/deploy-aws.md).
     return { api: api.url, bucket: bucket.name };
   },
 });

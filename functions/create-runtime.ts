@@ -349,7 +349,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
   return runtime;
 }
 
-/** Reads the runtime's settings from environment variables (documented in the README). */
+/** Reads the runtime's settings from environment variables (documented in docs/configuration.md). */
 export function runtimeConfigFromEnv(env: Record<string, string | undefined>, store: StoreConfig): RuntimeConfig {
   return {
     store,

@@ -1,5 +1,5 @@
 /**
- * The test suite's fake GitHub API, standing alone for the README's walk-through:
+ * The test suite's fake GitHub API, standing alone for the walk-through of docs/api/github.md:
  * `npx tsx scripts/fake-github.ts` serves repository acme/shop with pull request
  * #42 on http://127.0.0.1:8790 and prints a token and the head commit.
  */

@@ -346,7 +346,7 @@ describe('db_query against a real PostgreSQL on loopback', () => {
         content:
           "database \"plain\": db_query does not run as a role that can read or end other db_query sessions' statements, and this role may use " +
           'pg_stat_activity, pg_stat_get_activity, pg_stat_get_backend_activity, pg_cancel_backend, pg_terminate_backend (PostgreSQL grants them to every role). ' +
-          'The operator should revoke them from PUBLIC in this database (README, db_query).',
+          'The operator should revoke them from PUBLIC in this database (docs/tools.md, db_query).',
       });
       // The same role in shop, where the README's grants were applied, passes the check.
       expect((await query({ database: 'shop', sql: 'SELECT 1 AS one' })).content).toContain('["1"]');

@@ -35,7 +35,7 @@ import {
 import { body, describe, json, param, query } from './declare';
 import type { Env } from './env';
 
-/** Request limits of the project API, documented in the README. */
+/** Request limits of the project API, documented in docs/api/projects.md. */
 export interface ProjectApiLimits {
   /** One uploaded file, and an analysis document. */
   maxFileBytes: number;

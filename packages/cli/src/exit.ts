@@ -2,7 +2,7 @@
 import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from '@zero/client/errors';
 import type { DoneStatus } from '@zero/agent/wire';
 
-/** Exit codes, documented in the README. */
+/** Exit codes, documented in docs/cli.md. */
 export const EXIT = {
   ok: 0,
   error: 1,

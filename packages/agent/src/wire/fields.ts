@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Limits on what a client may send, documented in the README. */
+/** Limits on what a client may send, documented in docs/configuration.md. */
 export const MAX_MESSAGE_CHARS = 100_000;
 export const MAX_BODY_BYTES = 1_048_576;
 /**

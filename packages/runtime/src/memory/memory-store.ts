@@ -6,7 +6,7 @@ import type { ArtifactStore } from '../store/artifact-store';
 import type { MemoryLocks } from './memory-lock';
 import { memoryKey, memoryPrefix, memoryStoreName, shownPath, type MemoryStoreRef } from './paths';
 
-/** What one store may hold; documented in the README (Memory), set with `ZERO_MEMORY_*`. */
+/** What one store may hold; documented in docs/context.md (Memory), set with `ZERO_MEMORY_*`. */
 export interface MemoryLimits {
   /** One file, in UTF-8 bytes. */
   maxFileBytes: number;

@@ -10,7 +10,7 @@
  * could spell any refused name in pieces, and its RAISE carries what it read back in the error.
  *
  * This is a tripwire in front of the guarantee, not the guarantee: the role's grants are, and
- * db-session checks them before every statement (README, db_query). A name is matched
+ * db-session checks them before every statement (docs/tools.md, db_query). A name is matched
  * case-insensitively as a whole word, quoted or not.
  */
 const REFUSED: { pattern: RegExp; why: string }[] = [

@@ -34,7 +34,7 @@ const PRIVILEGED_ROLE = `
  * db_query call connects as the same role, and any role sees its own other sessions' SQL in
  * pg_stat_activity and may cancel or end them; PostgreSQL grants all of these to PUBLIC. So the
  * role is checked for the privileges themselves (not for whether some other session happens to be
- * visible now), and refused until the operator revokes them (README, db_query). A function missing
+ * visible now), and refused until the operator revokes them (docs/tools.md, db_query). A function missing
  * from this server's version (or pg_stat_statements, when the extension is not installed) counts as not usable.
  */
 const SESSION_REACH = `
@@ -173,7 +173,7 @@ export async function runReadOnly(query: ReadOnlyQuery, limits: DbQueryLimits): 
       return {
         content:
           `database "${query.name}": db_query does not run as a role that can read or end other db_query sessions' statements, and this role may use ` +
-          `${reach.join(', ')} (PostgreSQL grants them to every role). The operator should revoke them from PUBLIC in this database (README, db_query).`,
+          `${reach.join(', ')} (PostgreSQL grants them to every role). The operator should revoke them from PUBLIC in this database (docs/tools.md, db_query).`,
         is_error: true,
       };
     }
