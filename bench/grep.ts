@@ -12,7 +12,7 @@ import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { createS3Client } from '@zero/runtime/store/clients';
 import { grepTool } from '@zero/runtime/tools/grep';
 import { globTool } from '@zero/runtime/tools/glob';
-import { type ToolContext } from '@zero/runtime/tools/tool';
+import type { ToolContext } from '@zero/runtime/tools/tool';
 import { startLocalStack } from '../local/stack';
 import { countS3Requests } from './support/s3-requests';
 

@@ -12,8 +12,8 @@ import { McpClients } from '@zero/integrations/mcp/clients';
 import { McpServerStore } from '@zero/integrations/mcp/server-store';
 import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { defineTool, type ToolContext } from '@zero/runtime/tools/tool';
-import { type AgentDefinition } from '@zero/agent/definitions/definition';
-import { type ArtifactStore } from '@zero/runtime/store/artifact-store';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import { startEverythingServer } from '../tests/support/mcp-servers';
 import { percentile, table } from './support/stats';
 

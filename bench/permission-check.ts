@@ -9,7 +9,7 @@ import { SessionStore } from '@zero/runtime/store/session-store';
 import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { createDynamoClient, createS3Client } from '@zero/runtime/store/clients';
 import { defineTool, type ToolContext } from '@zero/runtime/tools/tool';
-import { type AgentDefinition } from '@zero/agent/definitions/definition';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import { startLocalStack } from '../local/stack';
 
 const stack = await startLocalStack();

@@ -7,7 +7,7 @@
  * Run with `npx tsx bench/providers.ts`.
  */
 import { ProviderRouter, type ProviderEntry } from '@zero/agent/model/router';
-import { type ModelProvider, type ModelUsage } from '@zero/agent/model/provider';
+import type { ModelProvider, ModelUsage } from '@zero/agent/model/provider';
 import { postJson, startHarness, type Harness } from '../tests/support/harness';
 import type { FakeTurn } from '../tests/support/fake-anthropic';
 import { chatStream } from '../tests/support/sse';

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { signSha256 } from '@zero/integrations/webhooks/signature';
-import { type StoreConfig } from '@zero/runtime/store/clients';
+import type { StoreConfig } from '@zero/runtime/store/clients';
 import type { RunnerEnv } from './runners/runner';
 import { forkChild } from './support/child';
 import { ms, percentile, table } from './support/stats';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import { createS3Client, type StoreConfig } from '@zero/runtime/store/clients';
-import { type AgentLoadError } from '@zero/agent/definitions/definition';
+import type { AgentLoadError } from '@zero/agent/definitions/definition';
 
 const PREFIX = 'agents/';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decideApprovals } from '@zero/runtime/sessions/decide-approval';
-import { type InProcessQueue } from '@zero/runtime/sessions/queue';
+import type { InProcessQueue } from '@zero/runtime/sessions/queue';
 import { DEV, getJson, postJson, send, startHarness, type Harness } from './support/harness';
 import { chatStream, readSse, type ReceivedEvent } from './support/sse';
 

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { createDbQueryTool, dbQueryTool } from '@zero/runtime/tools/db-query';
-import { type ToolContext } from '@zero/runtime/tools/tool';
+import type { ToolContext } from '@zero/runtime/tools/tool';
 import { startPostgres, type TestPostgres } from './support/postgres';
 
 // A password with the characters connection strings must encode, so a leak in any form would show.

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
 import { createDynamoClient } from '@zero/runtime/store/clients';
-import { type RunningServer } from '../local/server';
+import type { RunningServer } from '../local/server';
 import { DEV, send, startHarness, type Harness, startSecondInstance } from './support/harness';
 import { chatUntil, type ReceivedEvent } from './support/sse';
 

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LeaseLostError } from '@zero/runtime/store/lease-store';
 import { driveSession } from '@zero/runtime/sessions/drive';
-import { type Runtime } from '../functions/create-runtime';
+import type { Runtime } from '../functions/create-runtime';
 import { POSITION_BLOCKS } from '@zero/runtime/store';
 import { startChildServer } from './support/child';
 import { getJson, postJson, startHarness, type Harness, childConfig } from './support/harness';

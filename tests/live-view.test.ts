@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { followSession } from '@zero/runtime/sessions/feed';
-import { type SessionStore } from '@zero/runtime/store/session-store';
-import { type RunningServer } from '../local/server';
+import type { SessionStore } from '@zero/runtime/store/session-store';
+import type { RunningServer } from '../local/server';
 import { DEV, postJson, startHarness, type Harness, startSecondInstance } from './support/harness';
 import { readSse } from './support/sse';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer } from '../local/server';
+import type { RunningServer } from '../local/server';
 import { DEV, send, startHarness, type Harness, startSecondInstance } from './support/harness';
 
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { createRunCommandTool, runCommandTool } from '@zero/runtime/tools/run-command';
-import { type LogRecord } from '@zero/runtime/store/items/log-record';
+import type { LogRecord } from '@zero/runtime/store/items/log-record';
 import { getJson, startHarness, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';
 import { modelCalls } from './support/tool-calls';

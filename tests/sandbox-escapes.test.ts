@@ -11,7 +11,7 @@ import { HIDDEN_UNDER_USR, LocalSandbox } from '@zero/runtime/environments/local
 import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { createBashTool } from '@zero/runtime/tools/bash';
 import { createRunCommandTool } from '@zero/runtime/tools/run-command';
-import { type ToolContext } from '@zero/runtime/tools/tool';
+import type { ToolContext } from '@zero/runtime/tools/tool';
 import { startHarness, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';
 import { modelCalls } from './support/tool-calls';

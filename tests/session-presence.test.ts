@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClient } from '@zero/runtime/store/clients';
 import { sessionWatcherKey } from '@zero/runtime/store/items/session-watcher';
-import { type RunningServer } from '../local/server';
+import type { RunningServer } from '../local/server';
 import { postJson, send, startHarness, type Harness, startSecondInstance } from './support/harness';
 
 

@@ -5,7 +5,7 @@ import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { defineTool, toolServices } from '@zero/runtime/tools/tool';
 import { requireAgent } from '@zero/agent/definitions/catalog';
 import { runLoop } from '@zero/runtime/run/loop';
-import { type NewLogRecord } from '@zero/runtime/store/items/log-record';
+import type { NewLogRecord } from '@zero/runtime/store/items/log-record';
 import { startHarness, type Harness } from './support/harness';
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DirAgentCatalog } from '@zero/agent/definitions/catalog';
 import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { builtinTools } from '../functions/create-runtime';
-import { type StreamEvent } from '@zero/agent/wire/events';
+import type { StreamEvent } from '@zero/agent/wire/events';
 import { startChildServer } from './support/child';
 import { DEV, getJson, postJson, startHarness, type Harness, childConfig } from './support/harness';
 import { chatStream, chatUntil } from './support/sse';

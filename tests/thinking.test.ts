@@ -1,5 +1,5 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { type UIMessage } from 'ai';
+import type { UIMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '@zero/runtime/store/clients';
 import { historyToUIMessages } from '@zero/agent/ui';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebFetchTool } from '@zero/runtime/tools/web-fetch';
 import { runtimeConfigFromEnv } from '../functions/create-runtime';
-import { type ResolvedAddress } from '@zero/agent/net/outbound';
+import type { ResolvedAddress } from '@zero/agent/net/outbound';
 import { getJson, startHarness, type Harness } from './support/harness';
 import { chatStream, type ReceivedEvent } from './support/sse';
 

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '@zero/runtime/tools/registry';
 import { createWebFetchTool } from '@zero/runtime/tools/web-fetch';
-import { type ResolvedAddress } from '@zero/agent/net/outbound';
-import { type ToolContext } from '@zero/runtime/tools/tool';
+import type { ResolvedAddress } from '@zero/agent/net/outbound';
+import type { ToolContext } from '@zero/runtime/tools/tool';
 import { startHarness } from './support/harness';
 import { chatStream } from './support/sse';
 

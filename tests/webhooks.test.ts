@@ -10,7 +10,7 @@ import { InProcessQueue } from '@zero/runtime/sessions/queue';
 import { createS3Client } from '@zero/runtime/store/clients';
 import { MAX_WEBHOOK_BYTES } from '@zero/agent/wire/fields';
 import { signSha256, verifySha256, genericSigningPayload } from '@zero/integrations/webhooks/signature';
-import { type ResolvedAddress } from '@zero/agent/net/outbound';
+import type { ResolvedAddress } from '@zero/agent/net/outbound';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
 
 const SECRET = "It's a Secret to Everybody";

@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
-import { type RunQueue } from '@zero/runtime/sessions/queue';
+import type { RunQueue } from '@zero/runtime/sessions/queue';
 import { startServer } from '../../local/server';
 import { syncAgents } from '../../local/stack';
 import type { RunnerEnv } from '../runners/runner';

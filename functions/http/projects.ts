@@ -6,9 +6,9 @@ import { PathError, normalizeProjectFolder, projectKey, type ProjectArea } from 
 import { StagedUploads, type StagedUploadTimes } from '@zero/runtime/projects/staged-uploads';
 import { ZeroError, invalidField, notFound, tooLarge } from '@zero/agent/errors';
 import { contentTypeOf } from '@zero/runtime/projects/project-store';
-import { type ChatDeps } from '@zero/runtime/sessions/start-chat';
-import { type GitHubSettings } from '@zero/integrations/github/settings';
-import { type ProjectMember } from '@zero/runtime/store/items/project-member';
+import type { ChatDeps } from '@zero/runtime/sessions/start-chat';
+import type { GitHubSettings } from '@zero/integrations/github/settings';
+import type { ProjectMember } from '@zero/runtime/store/items/project-member';
 import {
   analysisDocumentSchema,
   analysisStoredSchema,

@@ -8,7 +8,7 @@
  * between storing a record and what follows it, which no outside timing can hit reliably.
  */
 import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
-import { type RuntimeConfig } from '../../functions/create-runtime';
+import type { RuntimeConfig } from '../../functions/create-runtime';
 import { startServer } from '../../local/server';
 import { testTools } from './tools';
 

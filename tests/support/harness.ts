@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { DEFAULT_LIMITS, type RunLimits } from '@zero/runtime/run/limits';
-import { type AuthConfig } from '@zero/runtime/auth/authenticator';
-import { type DeploymentPermissions } from '@zero/runtime/tools/policy/deployment';
-import { type OutboundOptions } from '@zero/agent/net/outbound';
-import { type RuntimeConfig } from '../../functions/create-runtime';
-import { type ToolSpec } from '@zero/runtime/tools/tool';
+import type { AuthConfig } from '@zero/runtime/auth/authenticator';
+import type { DeploymentPermissions } from '@zero/runtime/tools/policy/deployment';
+import type { OutboundOptions } from '@zero/agent/net/outbound';
+import type { RuntimeConfig } from '../../functions/create-runtime';
+import type { ToolSpec } from '@zero/runtime/tools/tool';
 import type { AppOptions } from '../../functions/http/app';
 import { startServer, type RunningServer } from '../../local/server';
 import { allowConsoleUploads, startLocalStack, syncAgents, type LocalStack } from '../../local/stack';

@@ -1,7 +1,7 @@
 import { forgetSuspension } from '@zero/runtime/auth/suspensions';
 import { notFound } from '@zero/agent/errors';
 import { stopRun } from '@zero/runtime/sessions/stop-run';
-import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { AppDeps } from '../env';
 import { requireAdmin } from './budget-handlers';
 

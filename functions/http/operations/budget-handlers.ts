@@ -1,6 +1,6 @@
 import { forbidden } from '@zero/agent/errors';
 import { requireAccess } from '@zero/runtime/sessions/access';
-import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { BudgetResponse } from '@zero/agent/wire';
 import type { AppDeps } from '../env';
 

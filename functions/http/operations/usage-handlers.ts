@@ -1,5 +1,5 @@
 import { invalidField } from '@zero/agent/errors';
-import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import { addTotals, dayOf, noUsage } from '@zero/runtime/store';
 import type { UsageQuery, UsageResponse } from '@zero/agent/wire';
 import type { AppDeps } from '../env';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { forbidden } from '@zero/agent/errors';
-import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import { createKeyRequestSchema, createdKeySchema, keyIdSchema, keyListSchema, keysQuerySchema, meResponseSchema } from '@zero/agent/wire';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { forbidden, invalidField, notFound } from '@zero/agent/errors';
 import { referencedSecrets } from '@zero/integrations/mcp/secrets';
-import { type McpServerRecord } from '@zero/integrations/mcp/server-store';
+import type { McpServerRecord } from '@zero/integrations/mcp/server-store';
 import { mcpServerInputSchema, mcpServerListSchema, mcpServerNameSchema, mcpServerResponseSchema } from '@zero/agent/wire';
 import { describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';

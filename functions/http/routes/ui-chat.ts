@@ -10,8 +10,8 @@ import { refuseMemberAnswer, selfHostedEnvironmentOf } from '@zero/runtime/sessi
 import { openSession, titleFrom } from '@zero/runtime/sessions/open-session';
 import { startChat } from '@zero/runtime/sessions/start-chat';
 import { truncate } from '@zero/runtime/tools/registry';
-import { type Runtime } from '../../create-runtime';
-import { type User } from '@zero/runtime/auth/roles';
+import type { Runtime } from '../../create-runtime';
+import type { User } from '@zero/runtime/auth/roles';
 import {
   MAX_MESSAGE_CHARS,
   MAX_UI_CHAT_BODY_BYTES,

@@ -4,7 +4,7 @@ import { forbidden, invalidField, notFound } from '@zero/agent/errors';
 import { refusedCallbackUrl } from '@zero/integrations/webhooks/callback';
 import { requireAccess } from '@zero/runtime/sessions/access';
 import { requireAgent } from '@zero/agent/definitions/catalog';
-import { type HookConfig } from '@zero/integrations/webhooks/hook-config';
+import type { HookConfig } from '@zero/integrations/webhooks/hook-config';
 import { MAX_WEBHOOK_BYTES, deliveryResponseSchema, hookIdSchema, hookInputSchema, hookListSchema, hookResponseSchema, sessionSummaryResponseSchema } from '@zero/agent/wire';
 import { body, describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';

@@ -1,6 +1,6 @@
 import { requireAccess } from '@zero/runtime/sessions/access';
 import { unfinishedRun } from '@zero/runtime/sessions/resume';
-import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { SessionMeta } from '@zero/runtime/store';
 import { agentOfSession, agentResource, managedSessionUsage, readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
 import { sessionResourceView } from '@zero/integrations/environment-store';

@@ -4,7 +4,7 @@ import { invalidField } from '@zero/agent/errors';
 import { openSession } from '@zero/runtime/sessions/open-session';
 import { stopRun } from '@zero/runtime/sessions/stop-run';
 import { wakeSession } from '@zero/runtime/sessions/wake-session';
-import { type SessionMeta } from '@zero/runtime/store/items/session-meta';
+import type { SessionMeta } from '@zero/runtime/store/items/session-meta';
 import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
 import { enabledToolsetTools, environmentClientTools, githubRepositoryResource, sessionResourceParams } from '@zero/integrations/environment-store';
 import { json, query } from './validate';

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
-import { type AuthUser } from '@zero/runtime/auth/authenticator';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import {
   DEFAULT_RECLAIM_MS,
   LeasePreconditionError,

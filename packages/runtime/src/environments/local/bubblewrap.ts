@@ -6,7 +6,7 @@ import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { runProgram, type ProgramOutcome } from '../../tools/command/spawn';
 import { SandboxUnavailableError, type Sandbox, type SandboxAvailability, type SandboxRunSpec } from '../sandbox';
 import { startEgressProxy, RELAY_SCRIPT, type EgressProxy } from './egress-proxy';
-import { PACKAGES_MOUNT, prefixEnvironment } from './package-prefix';
+import { PACKAGES_MOUNT, prefixEnvironment } from './packages-mount';
 
 /** Where the working copy appears inside the sandbox; HOME and the default cwd. */
 export const SANDBOX_WORKSPACE = '/workspace';

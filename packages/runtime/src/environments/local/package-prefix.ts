@@ -9,23 +9,7 @@ import { packagesHash, type PrefixPackages } from '../packages-hash';
 export { packagesHash, type PrefixPackages };
 
 /** Where an environment's prefix appears inside a sandbox (read-only). */
-export const PACKAGES_MOUNT = '/opt/zero-env';
-
-/**
- * What a command in a sandbox with the prefix mounted gets: its programs first on PATH (npm's
- * `node_modules/.bin`, pip's `bin`, apt's `usr/bin`), and where node, python and the loader find
- * the modules and libraries installed there.
- */
-export function prefixEnvironment(mount = PACKAGES_MOUNT): { path: string[]; env: Record<string, string> } {
-  return {
-    path: [`${mount}/npm/node_modules/.bin`, `${mount}/pip/bin`, `${mount}/apt/usr/bin`, `${mount}/apt/bin`],
-    env: {
-      NODE_PATH: `${mount}/npm/node_modules`,
-      PYTHONPATH: `${mount}/pip`,
-      LD_LIBRARY_PATH: `${mount}/apt/usr/lib/x86_64-linux-gnu:${mount}/apt/usr/lib:${mount}/apt/lib/x86_64-linux-gnu`,
-    },
-  };
-}
+export { PACKAGES_MOUNT, prefixEnvironment } from './packages-mount';
 
 /** An environment's installed packages: the folder to mount, and whether this call did the install. */
 export interface InstalledPrefix {
