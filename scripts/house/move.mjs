@@ -243,7 +243,12 @@ function rewriteFile(file, names) {
       if (!groups.has(spec)) groups.set(spec, []);
       groups.get(spec).push(raw);
     }
-    return lead + [...groups].map(([spec, items]) => `${indent}${kw}${typeKw ?? ''} { ${items.join(', ')} } from '${spec}';`).join('\n');
+    // A group of types only is written `import type`: `import { type X }` would keep the module's code at load (verbatimModuleSyntax).
+    const line = (spec, items) => {
+      const onlyTypes = !typeKw && items.every((item) => /^type\s+/.test(item));
+      return onlyTypes ? `${indent}${kw} type { ${items.map((item) => item.replace(/^type\s+/, '')).join(', ')} } from '${spec}';` : `${indent}${kw}${typeKw ?? ''} { ${items.join(', ')} } from '${spec}';`;
+    };
+    return lead + [...groups].map(([spec, items]) => line(spec, items)).join('\n');
   });
   // The old barrel loaded on demand: `const { a, b } = await import('@zero/core')`, when its names stand in one module.
   out = out.replace(/(\{([^{}]*)\}\s*=\s*await\s+import\(\s*)'@zero\/core'/g, (all, lead, list) => {
