@@ -129,7 +129,9 @@ describe('npm start', () => {
     );
     expect(Object.keys(changed).sort()).toEqual(['alpha', 'gamma']);
     expect(changed.alpha!.description).toBe('The edited version.');
-    expect(zero.stdout()).toMatch(/agents: alpha, gamma \(reloaded from .*; removed beta\)/);
+    // The line is printed once the reloaded catalog lists the files, which the API may serve a moment before.
+    const reloaded = /agents: alpha, gamma \(reloaded from .*; removed beta\)/;
+    expect(await eventually(async () => zero.stdout(), (out) => reloaded.test(out))).toMatch(reloaded);
 
     expect(await zero.stop()).toBe(0);
     await unlink(join(cwd, 'agents', 'gamma.md'));
