@@ -3,7 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { AgentDefinition } from '@zero/agent/definitions/definition';
-import type { User } from '@zero/runtime/auth/roles';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import { ZeroError } from '@zero/agent/errors';
 import { redact } from '@zero/agent/log/redact';
 import { collectRun } from '@zero/runtime/sessions/collect-run';
@@ -55,7 +55,7 @@ export function askToolName(agentId: string): string {
  * person answers at once with the calls it waits for; it is resumed by their
  * decision (console or API), not by this call.
  */
-export function registerAgentTools(server: McpServer, deps: ChatDeps, caller: User, agents: readonly AgentDefinition[], options: AskOptions = {}) {
+export function registerAgentTools(server: McpServer, deps: ChatDeps, caller: AuthUser, agents: readonly AgentDefinition[], options: AskOptions = {}) {
   for (const agent of agents) {
     server.registerTool(
       askToolName(agent.id),
@@ -100,45 +100,48 @@ export const delegateInputSchema = z.strictObject({
 type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** One question to an agent as the caller: the chat route's own path (startChat, then the run's events), answered as a tool result. */
-async function askAgent(deps: ChatDeps, caller: User, agentId: string, input: z.infer<typeof askInputSchema>, extra: ToolExtra, options: AskOptions) {
-    const token = extra._meta?.progressToken;
-    const progress = token === undefined ? undefined : progressReporter((n) => extra.sendNotification(n), token);
-    let run: ChatRun;
-    try {
-      run = await startChat(deps, { ...input, agent_id: agentId }, caller, { deadline: options.deadline });
-    } catch (error) {
-      return refusal(error, deps.secrets);
-    }
-    const pending: NonNullable<AskOutput['pending']> = [];
-    let handedOver = false;
-    const watched: ChatRun = {
-      ...run,
-      async *events() {
-        for await (const event of run.events(extra.signal)) {
-          if (event.type === 'confirmation_required' && event.run_id === run.runId) pending.push({ tool_call_id: event.id, name: event.name, input: event.input, ...(event.policy ? { policy: event.policy } : {}) });
-          if (event.type === 'handover') handedOver = true;
-          await progress?.(event);
-          yield event;
-        }
-      },
-    };
-    const result = await collectRun(watched);
-    // The run's records are durable before the answer goes: on Lambda the invocation ends with the response.
-    await run.finished;
-    const output: AskOutput = {
-      session_id: result.session_id,
-      run_id: result.run_id,
-      status: handedOver ? 'handover' : result.status,
-      answer: result.text,
-      ...(pending.length ? { pending } : {}),
-    };
-    const failed = output.status === 'error' || output.status === 'cancelled';
-    return {
-      content: [{ type: 'text' as const, text: describeOutcome(output, result.error?.message) }],
-      structuredContent: output,
-      ...(failed ? { isError: true } : {}),
-    };
+async function askAgent(deps: ChatDeps, caller: AuthUser, agentId: string, input: z.infer<typeof askInputSchema>, extra: ToolExtra, options: AskOptions) {
+  const token = extra._meta?.progressToken;
+  const progress = token === undefined ? undefined : progressReporter((n) => extra.sendNotification(n), token);
+  let run: ChatRun;
+  try {
+    // A project the caller has no role in is refused before any model call, as the project API answers it (one that does not
+    // exist); a project nobody holds yet is the caller's to start, as in a chat.
+    if (input.project_id && (await deps.projects.getProject(input.project_id))) await deps.projectAccess.require(caller, input.project_id, 'viewer');
+    run = await startChat(deps, { ...input, agent_id: agentId }, caller, { deadline: options.deadline });
+  } catch (error) {
+    return refusal(error, deps.secrets);
   }
+  const pending: NonNullable<AskOutput['pending']> = [];
+  let handedOver = false;
+  const watched: ChatRun = {
+    ...run,
+    async *events() {
+      for await (const event of run.events(extra.signal)) {
+        if (event.type === 'confirmation_required' && event.run_id === run.runId) pending.push({ tool_call_id: event.id, name: event.name, input: event.input, ...(event.policy ? { policy: event.policy } : {}) });
+        if (event.type === 'handover') handedOver = true;
+        await progress?.(event);
+        yield event;
+      }
+    },
+  };
+  const result = await collectRun(watched);
+  // The run's records are durable before the answer goes: on Lambda the invocation ends with the response.
+  await run.finished;
+  const output: AskOutput = {
+    session_id: result.session_id,
+    run_id: result.run_id,
+    status: handedOver ? 'handover' : result.status,
+    answer: result.text,
+    ...(pending.length ? { pending } : {}),
+  };
+  const failed = output.status === 'error' || output.status === 'cancelled';
+  return {
+    content: [{ type: 'text' as const, text: describeOutcome(output, result.error?.message) }],
+    structuredContent: output,
+    ...(failed ? { isError: true } : {}),
+  };
+}
 
 /** The answer as a client shows it: the reply, what the run waits for, and where the session is. */
 function describeOutcome(output: AskOutput, error?: string): string {

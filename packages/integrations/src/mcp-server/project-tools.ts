@@ -54,6 +54,16 @@ function asMcpTool(name: string, tool: ToolSpec<any>): ToolSpec<any> {
 }
 
 /**
+ * The input as a client writes it, for the MCP SDK to list and check: a field the tool
+ * transforms (run_command's command line into argv) as its string. The SDK passes what it
+ * checked to the handler, and the registry parses it once, transform and all.
+ */
+function asWritten(input: z.ZodObject): z.ZodObject {
+  const written = Object.entries(input.shape).flatMap(([key, field]) => (field instanceof z.ZodPipe && field.out instanceof z.ZodTransform ? [[key, field.in]] : []));
+  return written.length ? input.extend(Object.fromEntries(written)) : input;
+}
+
+/**
  * An `ask` over MCP: nobody can be asked while the call waits (the client holds a request open,
  * and a stateless server keeps nothing between requests), so the call is refused, naming the policy.
  */
@@ -96,7 +106,7 @@ export function registerProjectTools(server: McpServer, deps: ChatDeps, caller: 
 
   for (const tool of tools) {
     const annotations: ToolAnnotations = { readOnlyHint: tool.readOnly === true, openWorldHint: tool.name === 'web_fetch' };
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input as z.ZodObject, annotations }, async (input: unknown, extra) => {
+    server.registerTool(tool.name, { description: tool.description, inputSchema: asWritten(tool.input as z.ZodObject), annotations }, async (input: unknown, extra) => {
       // A call id of its own: JSON-RPC request ids repeat across clients, and a command's scratch copy is keyed by it.
       const callId = `mcp_${randomUUID()}`;
       const context: ToolContext = {
