@@ -1,8 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { AgentDefinition } from '@zero/agent/definitions/definition';
-import type { User } from '@zero/runtime/auth/roles';
+import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import { ZeroError } from '@zero/agent/errors';
 import { redact } from '@zero/agent/log/redact';
 import { collectRun } from '@zero/runtime/sessions/collect-run';
@@ -54,7 +55,7 @@ export function askToolName(agentId: string): string {
  * person answers at once with the calls it waits for; it is resumed by their
  * decision (console or API), not by this call.
  */
-export function registerAgentTools(server: McpServer, deps: ChatDeps, caller: User, agents: readonly AgentDefinition[], options: AskOptions = {}) {
+export function registerAgentTools(server: McpServer, deps: ChatDeps, caller: AuthUser, agents: readonly AgentDefinition[], options: AskOptions = {}) {
   for (const agent of agents) {
     server.registerTool(
       askToolName(agent.id),
@@ -65,47 +66,81 @@ export function registerAgentTools(server: McpServer, deps: ChatDeps, caller: Us
         outputSchema: askOutputSchema,
         annotations: { readOnlyHint: false, openWorldHint: true },
       },
-      async (input, extra) => {
-        const token = extra._meta?.progressToken;
-        const progress = token === undefined ? undefined : progressReporter((n) => extra.sendNotification(n), token);
-        let run: ChatRun;
-        try {
-          run = await startChat(deps, { ...input, agent_id: agent.id }, caller, { deadline: options.deadline });
-        } catch (error) {
-          return refusal(error, deps.secrets);
-        }
-        const pending: NonNullable<AskOutput['pending']> = [];
-        let handedOver = false;
-        const watched: ChatRun = {
-          ...run,
-          async *events() {
-            for await (const event of run.events(extra.signal)) {
-              if (event.type === 'confirmation_required' && event.run_id === run.runId) pending.push({ tool_call_id: event.id, name: event.name, input: event.input, ...(event.policy ? { policy: event.policy } : {}) });
-              if (event.type === 'handover') handedOver = true;
-              await progress?.(event);
-              yield event;
-            }
-          },
-        };
-        const result = await collectRun(watched);
-        // The run's records are durable before the answer goes: on Lambda the invocation ends with the response.
-        await run.finished;
-        const output: AskOutput = {
-          session_id: result.session_id,
-          run_id: result.run_id,
-          status: handedOver ? 'handover' : result.status,
-          answer: result.text,
-          ...(pending.length ? { pending } : {}),
-        };
-        const failed = output.status === 'error' || output.status === 'cancelled';
-        return {
-          content: [{ type: 'text' as const, text: describeOutcome(output, result.error?.message) }],
-          structuredContent: output,
-          ...(failed ? { isError: true } : {}),
-        };
-      },
+      (input, extra) => askAgent(deps, caller, agent.id, input, extra, options),
     );
   }
+  server.registerTool(
+    'delegate_agent',
+    {
+      title: 'Delegate to an agent',
+      description:
+        "Hand a task to a named Zero agent (get_agent_info lists them) and get its answer: runs a Zero session as you, as ask_<agent> does, under that agent's tools and policies. " +
+        'The agent does not see your conversation: put everything it needs in task and context. Answers with its reply and the session id.',
+      inputSchema: delegateInputSchema,
+      outputSchema: askOutputSchema,
+      annotations: { readOnlyHint: false, openWorldHint: true },
+    },
+    ({ agent_id, task, context, ...rest }, extra) => {
+      const message = context ? `${task}\n\nContext:\n${context}` : task;
+      if (message.length > MAX_MESSAGE_CHARS) return { content: [{ type: 'text' as const, text: `task and context: together at most ${MAX_MESSAGE_CHARS} characters` }], isError: true };
+      return askAgent(deps, caller, agent_id, { message, ...rest }, extra, options);
+    },
+  );
+}
+
+/** What `delegate_agent` takes: the design's delegation tool, an agent named in the call. */
+export const delegateInputSchema = z.strictObject({
+  agent_id: z.string().min(1).max(128).describe('The agent to hand the task to, e.g. "cereal" (get_agent_info lists them).'),
+  task: z.string().trim().min(1, 'must not be empty').max(MAX_MESSAGE_CHARS, `must be at most ${MAX_MESSAGE_CHARS} characters`).describe('What the agent should find out or do, and what its answer should contain.'),
+  context: z.string().max(MAX_MESSAGE_CHARS).optional().describe('Facts the agent needs: file paths, findings so far.'),
+  project_id: askInputSchema.shape.project_id,
+  session_id: askInputSchema.shape.session_id,
+});
+
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** One question to an agent as the caller: the chat route's own path (startChat, then the run's events), answered as a tool result. */
+async function askAgent(deps: ChatDeps, caller: AuthUser, agentId: string, input: z.infer<typeof askInputSchema>, extra: ToolExtra, options: AskOptions) {
+  const token = extra._meta?.progressToken;
+  const progress = token === undefined ? undefined : progressReporter((n) => extra.sendNotification(n), token);
+  let run: ChatRun;
+  try {
+    // A project the caller has no role in is refused before any model call, as the project API answers it (one that does not
+    // exist); a project nobody holds yet is the caller's to start, as in a chat.
+    if (input.project_id && (await deps.projects.getProject(input.project_id))) await deps.projectAccess.require(caller, input.project_id, 'viewer');
+    run = await startChat(deps, { ...input, agent_id: agentId }, caller, { deadline: options.deadline });
+  } catch (error) {
+    return refusal(error, deps.secrets);
+  }
+  const pending: NonNullable<AskOutput['pending']> = [];
+  let handedOver = false;
+  const watched: ChatRun = {
+    ...run,
+    async *events() {
+      for await (const event of run.events(extra.signal)) {
+        if (event.type === 'confirmation_required' && event.run_id === run.runId) pending.push({ tool_call_id: event.id, name: event.name, input: event.input, ...(event.policy ? { policy: event.policy } : {}) });
+        if (event.type === 'handover') handedOver = true;
+        await progress?.(event);
+        yield event;
+      }
+    },
+  };
+  const result = await collectRun(watched);
+  // The run's records are durable before the answer goes: on Lambda the invocation ends with the response.
+  await run.finished;
+  const output: AskOutput = {
+    session_id: result.session_id,
+    run_id: result.run_id,
+    status: handedOver ? 'handover' : result.status,
+    answer: result.text,
+    ...(pending.length ? { pending } : {}),
+  };
+  const failed = output.status === 'error' || output.status === 'cancelled';
+  return {
+    content: [{ type: 'text' as const, text: describeOutcome(output, result.error?.message) }],
+    structuredContent: output,
+    ...(failed ? { isError: true } : {}),
+  };
 }
 
 /** The answer as a client shows it: the reply, what the run waits for, and where the session is. */

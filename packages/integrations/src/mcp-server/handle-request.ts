@@ -10,15 +10,17 @@ import { registerResources } from './resources';
 export const MCP_SERVER_INFO = { name: 'zero', version: '2.0.0' };
 
 /**
- * Zero as an MCP server for one caller: the project tools and resources
- * scoped to what they may see, and an `ask_<agent>` tool per agent.
+ * Zero as an MCP server for one caller: the project, web and command tools and
+ * the resources scoped to what they may see, and an `ask_<agent>` tool per agent
+ * beside `delegate_agent`.
  */
 export async function createMcpServer(deps: ChatDeps, caller: AuthUser, options: AskOptions = {}): Promise<McpServer> {
   const server = new McpServer(MCP_SERVER_INFO, {
     capabilities: { resources: {}, logging: {} },
     instructions:
       'Zero runs Claude agents over the projects you can see. list_projects, read_file, search_files, find_files and get_analysis read a project directly; ' +
-      'ask_<agent> runs an agent in a Zero session as you and answers with the session id (pass it back to continue the conversation).',
+      'web_fetch reads a web page; run_command and bash run in a sandbox over a scratch copy of a project (never saved back); ' +
+      'ask_<agent> and delegate_agent run an agent in a Zero session as you and answer with the session id (pass it back to continue the conversation); get_agent_info describes the agents.',
   });
   registerProjectTools(server, deps, caller);
   const { agents } = await deps.catalog.load();
