@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
 import { LocalSandbox } from '@zero/runtime/environments/local/bubblewrap';
+import { aim, gtfobinsAttempts, tally, type Attempt } from './gtfobins';
 import { corporaDir } from './shared';
 
 /**
@@ -19,45 +19,8 @@ import { corporaDir } from './shared';
  * that reaches the loopback listener, or that leaves a process running after it ends.
  */
 
-const FUNCTIONS = ['file-read', 'file-write', 'shell', 'command', 'library-load'] as const;
-const SANDBOX_PATH = ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 const CANARY_FILE = `canary-file-${randomBytes(6).toString('hex')}`;
 const CANARY_SECRET = `canary-secret-${randomBytes(6).toString('hex')}`;
-
-interface Attempt {
-  program: string;
-  fn: string;
-  code: string;
-}
-
-function installed(program: string): boolean {
-  return SANDBOX_PATH.some((dir) => {
-    try {
-      accessSync(join(dir, program), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-function attempts(dir: string): Attempt[] {
-  const out: Attempt[] = [];
-  for (const program of readdirSync(dir).sort()) {
-    if (!installed(program)) continue;
-    const text = readFileSync(join(dir, program), 'utf8');
-    // A YAML document: "---", the entry, "...".
-    const front = text.replace(/^---\n/, '').split(/\n\.\.\.\s*(?:\n|$)/)[0]!;
-    const functions = (parse(front) as { functions?: Record<string, { code?: string; contexts?: Record<string, { code?: string } | null> }[]> }).functions ?? {};
-    for (const fn of FUNCTIONS) {
-      for (const entry of functions[fn] ?? []) {
-        const codes = new Set([entry.code, entry.contexts?.unprivileged?.code].filter((c): c is string => typeof c === 'string'));
-        for (const code of codes) out.push({ program, fn, code });
-      }
-    }
-  }
-  return out;
-}
 
 /** Processes running now (zombies excluded) that have `copy` mounted: the sandbox's, wherever they went. */
 function sandboxProcesses(copy: string): number[] {
@@ -99,29 +62,17 @@ describe('GTFOBins against the local sandbox', () => {
   });
 
   it('no attempt escapes', async () => {
-    const list = attempts(join(corporaDir(), 'gtfobins', '_gtfobins'));
+    const list = gtfobinsAttempts(join(corporaDir(), 'gtfobins', '_gtfobins'));
     const sandbox = new LocalSandbox();
     expect(await sandbox.availability()).toMatchObject({ ok: true });
     const escapes: { attempt: Attempt; why: string; output: string }[] = [];
-    const byFunction: Record<string, number> = {};
-    const programs = new Set<string>();
     for (const attempt of list) {
       await writeFile(join(outside, 'secret.txt'), `${CANARY_FILE}\n`);
       await writeFile(join(outside, 'lib.so'), `${CANARY_FILE}\n`);
       const before = readdirSync(outside).sort().join(',');
       const copy = await mkdtemp(join(tmpdir(), 'zero-corpus-copy-'));
       await writeFile(join(copy, 'readme.md'), 'a project file\n');
-      const script = attempt.code
-        .replaceAll('/path/to/input-file', join(outside, 'secret.txt'))
-        .replaceAll('/path/to/output-file', join(outside, 'written.txt'))
-        .replaceAll('/path/to/output-dir', outside)
-        .replaceAll('/path/to/lib.so', join(outside, 'lib.so'))
-        .replaceAll('/path/to/command', '/usr/bin/env')
-        .replaceAll('/path/to/dir', outside)
-        .replaceAll('/path/to/', '/workspace/')
-        .replaceAll(/\bDATA\b/g, 'corpus-data')
-        .replaceAll('attacker.com', '127.0.0.1')
-        .replaceAll('12345', String(port));
+      const script = aim(attempt, { inputFile: join(outside, 'secret.txt'), outputFile: join(outside, 'written.txt'), outputDir: outside, lib: join(outside, 'lib.so'), workspace: '/workspace', port });
       const outcome = await sandbox.run({ command: { script }, workingCopy: copy, limits: { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 5_000 } });
       const output = `${outcome.stdout.text}\n${outcome.stderr.text}`;
       const whys: string[] = [];
@@ -134,17 +85,11 @@ describe('GTFOBins against the local sandbox', () => {
       while (sandboxProcesses(copy).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       if (sandboxProcesses(copy).length > 0) whys.push(`left processes running: ${sandboxProcesses(copy).join(',')}`);
       if (whys.length) escapes.push({ attempt, why: whys.join('; '), output: output.slice(0, 500) });
-      byFunction[attempt.fn] = (byFunction[attempt.fn] ?? 0) + 1;
-      programs.add(attempt.program);
       connections = 0;
       await rm(copy, { recursive: true, force: true });
       for (const name of readdirSync(outside)) if (name !== 'secret.txt' && name !== 'lib.so') await rm(join(outside, name), { recursive: true, force: true });
     }
-    console.log(
-      `GTFOBins corpus against the local sandbox: ${list.length} attempts from ${programs.size} installed programs (${Object.entries(byFunction)
-        .map(([fn, n]) => `${fn} ${n}`)
-        .join(', ')}); escapes: ${escapes.length}`,
-    );
+    console.log(`GTFOBins corpus against the local sandbox: ${tally(list)}; escapes: ${escapes.length}`);
     for (const escape of escapes) console.log(`ESCAPE ${escape.attempt.program} ${escape.attempt.fn}: ${escape.why}\n${escape.attempt.code}\n${escape.output}`);
     expect(escapes).toEqual([]);
   });

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the sandbox function's two native pieces from packages/core/src/environments/lambda/native/:
+# Builds the sandbox function's two native pieces from packages/runtime/src/environments/lambda/native/:
 # sandbox-exec (static: the seccomp wrapper every command runs under) and nodump.so (preloaded into
 # the function's runtime), into .build/sandbox/<arch>/.
 #
@@ -9,7 +9,7 @@
 # (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross). CC overrides the compiler.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-src="$root/packages/core/src/environments/lambda/native"
+src="$root/packages/runtime/src/environments/lambda/native"
 arch=${1:-$(uname -m)}
 case "$arch" in
   arm64|aarch64) arch=arm64; triple=aarch64-linux-gnu ;;
