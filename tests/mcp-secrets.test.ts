@@ -70,7 +70,9 @@ describe('an MCP server that reflects its secret', () => {
     expect(leak.description).toBe('Reflects credentials. Configured with [secret ZERO_MCP_SECRET_LEAKY] (hex [secret ZERO_MCP_SECRET_LEAKY]). (tool "leak" of the MCP server "leaky")');
     expect(leak.input_schema.properties.q.description).toBe('a query; the key is [secret ZERO_MCP_SECRET_LEAKY]');
 
-    const results = events.filter((e): e is Extract<ReceivedEvent, { type: 'tool_result' }> => e.type === 'tool_result');
+    // The step's calls run concurrently and their results come as each finishes: read them in the order they were called.
+    const called = ['call_leak', 'call_fail', 'call_deny'];
+    const results = events.filter((e): e is Extract<ReceivedEvent, { type: 'tool_result' }> => e.type === 'tool_result').sort((a, b) => called.indexOf(a.id) - called.indexOf(b.id));
     expect(results.map((r) => [r.id, r.is_error])).toEqual([['call_leak', false], ['call_fail', true], ['call_deny', true]]);
     // Each reflection scrubbed (a base64 text holding more than the secret keeps a few characters at each end).
     const lines = results[0]!.content.split('\n');
