@@ -6,7 +6,8 @@ import { agentColour } from '../console/src/agent-colour';
 import { syncAgents } from '../local/stack';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleBrowser, PHONE, shot } from './support/browser';
-import type { Harness } from './support/harness';
+import { getJson, openSessionAs, postJson, type Harness } from './support/harness';
+import { chatStream } from './support/sse';
 
 const ANSWER = [
   '# Release notes\n\n',
@@ -187,5 +188,48 @@ describe('the console chat, in a real browser', () => {
     expect(await reloaded.getByTestId('handover').textContent()).toBe('zero → cereal');
     await reloaded.locator('summary').first().click();
     expect(await reloaded.getByTestId('tool-call').locator('.tool-name').textContent()).toBe('get_agent_info');
+  }, 60_000);
+  it("shows a run of a plan as a checklist in the answer, each step pending, started, done or failed as it reports; a reload shows the same", async () => {
+    const page = await browser.signIn('pia', 'Pia');
+    const pia = await h.userHeaders('pia', 'Pia');
+    const id = await openSessionAs(h, pia, 'Lockfile audit');
+    // The run reports, then waits on its next model call: the page opens while it runs.
+    h.fake.script(
+      { toolCalls: [{ id: 'toolu_cp1', name: 'plan_progress', input: { step: 1, status: 'started' } }] },
+      {
+        toolCalls: [
+          { id: 'toolu_cp2', name: 'plan_progress', input: { step: 1, status: 'done', note: '212 packages' } },
+          { id: 'toolu_cp3', name: 'plan_progress', input: { step: 2, status: 'failed', note: 'no advisory data' } },
+          { id: 'toolu_cp4', name: 'plan_progress', input: { step: 3, status: 'started' } },
+        ],
+      },
+      { hang: true },
+    );
+    const plan = { goal: 'Audit the lockfile', steps: ['Read package-lock.json', 'Rank the packages by risk', 'Write the report', 'File the issues'], agent: 'tester' };
+    const sent = chatStream(h.url, { session_id: id, plan }, pia);
+    await expect.poll(async () => (await getJson(`${h.url}/api/v2/sessions/${id}`, pia)).json?.active_run_id, { timeout: 10_000 }).toBeTruthy();
+
+    await page.goto(`${h.url}/#/s/${id}`);
+    const checklist = assistant(page).getByTestId('plan');
+    const statuses = () => checklist.getByTestId('plan-step').evaluateAll((els) => els.map((e) => [e.querySelector('.plan-title')?.textContent, e.getAttribute('data-status'), e.querySelector('.plan-note')?.textContent ?? '']));
+    // Reports arrive one by one: wait until the last is shown.
+    await expect.poll(statuses, { timeout: 20_000 }).toEqual([
+      ['Read package-lock.json', 'done', ' — 212 packages'],
+      ['Rank the packages by risk', 'failed', ' — no advisory data'],
+      ['Write the report', 'started', ''],
+      ['Step 4', 'pending', ''],
+    ]);
+    expect(await checklist.locator('.tool-label').textContent()).toBe('Plan · 1/4 done');
+    await shot(page, '26-plan-progress');
+
+    expect((await postJson(`${h.url}/api/v2/sessions/${id}/cancel`, {}, pia)).status).toBe(202);
+    await sent;
+    await page.reload();
+    await expect.poll(statuses, { timeout: 20_000 }).toEqual([
+      ['Read package-lock.json', 'done', ' — 212 packages'],
+      ['Rank the packages by risk', 'failed', ' — no advisory data'],
+      ['Write the report', 'started', ''],
+      ['Step 4', 'pending', ''],
+    ]);
   }, 60_000);
 });

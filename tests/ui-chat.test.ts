@@ -3,6 +3,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { historyToUIMessages } from '@zero/agent/ui';
 import { startHarness, getJson, postJson, DEV, type Harness } from './support/harness';
+import { chatStream } from './support/sse';
 import { NodeChat, newChatId } from './support/node-chat';
 
 async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonNullable<T>> {
@@ -275,5 +276,50 @@ describe('useChat against Zero: the AI SDK UI message stream', () => {
     expect(intruder.error?.message).toContain('session_not_found');
     expect((await fetch(`${h.url}/api/v2/ui/chat/${id}/stream`, { headers: mallory })).status).toBe(404);
     expect(h.fake.requests).toHaveLength(1);
+  });
+  it('a run of a plan carries its steps as one data-plan-progress part, replaced at each report, that the history rebuilds the same', async () => {
+    // The run reports, then hangs on its next model call: a client attaches while it runs.
+    h.fake.script(
+      { toolCalls: [{ id: 'toolu_pp1', name: 'plan_progress', input: { step: 1, status: 'started' } }] },
+      {
+        toolCalls: [
+          { id: 'toolu_pp2', name: 'plan_progress', input: { step: 1, status: 'done', note: '212 packages' } },
+          { id: 'toolu_pp3', name: 'plan_progress', input: { step: 2, status: 'failed', note: 'no advisory data' } },
+          { id: 'toolu_pp4', name: 'plan_progress', input: { step: 9, status: 'started' } },
+        ],
+      },
+      { hang: true },
+    );
+    const created = await postJson(`${h.url}/api/v2/sessions`, { agent_id: 'tester' });
+    const id = created.json.session.session_id as string;
+    const plan = { goal: 'Audit the lockfile', steps: ['Read package-lock.json', 'Rank the packages by risk', 'Write the report'], agent: 'tester' };
+    const sent = chatStream(h.url, { session_id: id, plan });
+    const active = await until(async () => (await getJson(`${h.url}/api/v2/sessions/${id}`)).json?.active_run_id, 'the run to start');
+    const reader = new NodeChat(h.url, id, DEV);
+    const resumed = reader.resumeStream();
+    const expected = {
+      type: 'data-plan-progress',
+      id: `plan-${active}`,
+      data: {
+        steps: 3,
+        reported: [
+          { step: 1, title: 'Read package-lock.json', status: 'done', note: '212 packages' },
+          { step: 2, title: 'Rank the packages by risk', status: 'failed', note: 'no advisory data' },
+        ],
+      },
+    };
+    const planParts = () => reader.messages.at(-1)?.parts.filter((p) => p.type === 'data-plan-progress') ?? [];
+    await until(() => (planParts()[0] as { data?: { reported: unknown[] } } | undefined)?.data?.reported.length === 2, 'the second report');
+    // One part, replaced in place: the last report stands (the refused step 9 reports nothing).
+    expect(planParts()).toEqual([expected]);
+
+    expect((await postJson(`${h.url}/api/v2/sessions/${id}/cancel`, {})).status).toBe(202);
+    await Promise.all([sent, resumed]);
+    const { json } = await getJson(`${h.url}/api/v2/sessions/${id}`);
+    const seeded = historyToUIMessages(json.history, json.queued).at(-1)!;
+    expect(seeded.parts.filter((p) => p.type === 'data-plan-progress')).toEqual([expected]);
+    // Where it stands in the answer agrees too: after the step's tool calls.
+    const order = (parts: { type: string }[]) => parts.map((p) => p.type).filter((t) => t !== 'data-usage');
+    expect(order(seeded.parts)).toEqual(order(reader.messages.at(-1)!.parts));
   });
 });

@@ -1,6 +1,6 @@
 import { ApprovalView, type Approvals } from './approvals';
 import { CopyButton } from './copy';
-import type { Delegation } from '@zero/agent/wire';
+import type { Delegation, PlanProgressPart } from '@zero/agent/wire';
 import type { ConsoleMessage } from './history';
 import { Markdown } from './markdown';
 import { describeRunError } from './run-error';
@@ -84,9 +84,34 @@ function DelegationView({ delegation: d, approvals }: { delegation: Delegation; 
   );
 }
 
+const PLAN_MARK = { pending: '○', started: '◐', done: '✓', failed: '✗' } as const;
+
+/** A run of a plan: every step, in order, with where it stands (a step not reported yet is pending) and its note. */
+function PlanView({ plan }: { plan: PlanProgressPart }) {
+  const reported = new Map(plan.reported.map((r) => [r.step, r]));
+  const steps = Array.from({ length: plan.steps }, (_, i) => reported.get(i + 1) ?? { step: i + 1, title: '', status: 'pending' as const, note: undefined });
+  return (
+    <div className="plan" data-testid="plan">
+      <div className="tool-label">Plan · {plan.reported.filter((r) => r.status === 'done').length}/{plan.steps} done</div>
+      <ol className="plan-steps">
+        {steps.map((s) => (
+          <li key={s.step} className={`plan-step plan-${s.status}`} data-testid="plan-step" data-status={s.status}>
+            <span className="plan-mark" aria-hidden="true">
+              {PLAN_MARK[s.status]}
+            </span>{' '}
+            <span className="plan-title">{s.title || `Step ${s.step}`}</span> <span className="tool-state">{s.status}</span>
+            {s.note ? <span className="plan-note"> — {s.note}</span> : null}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
 function PartView({ part, approvals, markdown, delegated }: { part: Part; approvals?: Approvals; markdown: boolean; delegated: ReadonlySet<string> }) {
   // A delegate_agent call shows as its delegation.
   if ('toolCallId' in part && delegated.has(part.toolCallId)) return null;
+  if (part.type === 'data-plan-progress') return <PlanView plan={part.data} />;
   if (part.type === 'data-delegation') return <DelegationView delegation={part.data} approvals={approvals} />;
   // A person's message shows as they typed it; an answer is Markdown.
   if (part.type === 'text') return markdown ? <Markdown text={part.text} /> : <div className="text">{part.text}</div>;

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { UIMessageChunk } from 'ai';
-import type { DoneStatus, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/agent/wire';
+import type { DoneStatus, PlanProgressPart, StreamEvent, UIDataTypes, UIMessageMetadata } from '@zero/agent/wire';
+import { planProgressPartId, withPlanReport } from '@zero/agent/ui';
 import { sseFrame } from './sse';
 import type { DelegationParts } from './ui-delegations';
 
@@ -48,6 +49,8 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
   const denied = new Set<string>();
   /** Loaded with the first delegated event: most runs never delegate (and the cold-start budget is tight). */
   let delegations: DelegationParts | undefined;
+  /** A run of a plan: its steps reported so far (one part, replaced at each report). */
+  let plan: PlanProgressPart | undefined;
 
   function* closeReasoning(): Generator<ZeroUIMessageChunk> {
     if (openReasoning) yield { type: 'reasoning-end', id: openReasoning };
@@ -151,6 +154,13 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
         // Live statistics, not part of the answer: transient (useChat's `onData` gets them; the message keeps none), one id per tool.
         const { tool, calls, limit, remaining, total_calls, total_limit } = event;
         yield { type: 'data-tool-usage', id: `tool-usage-${tool}`, data: { tool, calls, limit, remaining, total_calls, total_limit }, transient: true };
+        break;
+      }
+      case 'plan_progress': {
+        // Kept in the message (the history rebuilds it the same): the checklist stays after a reload.
+        yield* closeText();
+        plan = withPlanReport(plan, event);
+        yield { type: 'data-plan-progress', id: planProgressPartId(event.run_id ?? ''), data: plan };
         break;
       }
       case 'retry':

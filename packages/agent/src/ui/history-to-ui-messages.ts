@@ -1,5 +1,6 @@
 import type { UIMessage } from 'ai';
-import type { DelegateTool, Delegation, HistoryRecord, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
+import type { DelegateTool, Delegation, HistoryRecord, PlanProgressPart, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
+import { planProgressPartId, planReportOf, withPlanReport } from './plan-progress';
 
 /** A chat message as `useChat` holds it, with Zero's metadata and data parts. */
 export type ZeroUIMessage = UIMessage<UIMessageMetadata, UIDataTypes>;
@@ -15,7 +16,8 @@ export const userMessageId = (runId: string) => `${runId}:user`;
  * answer has the parts the UI message stream sends (`step-start`, `text`,
  * `tool-<name>`, `data-usage`) and its metadata. Runs still going end
  * without `data-usage`; a delegate's own steps become a `data-delegation`
- * part of the answer that delegated, as the stream sends them.
+ * part of the answer that delegated, as the stream sends them; a run of a plan
+ * has its `data-plan-progress` part where the stream first sent it, as it last stood.
  * Only type imports: it runs in a browser (the console uses it) as well as on a server.
  */
 export function historyToUIMessages(history: readonly HistoryRecord[], queued: readonly Pick<QueuedMessage, 'run_id' | 'text' | 'author'>[] = []): ZeroUIMessage[] {
@@ -32,6 +34,22 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
       messages.push(answer);
     }
     return answer;
+  };
+  /** Each run of a plan: its steps, its `plan_progress` calls' inputs by call id, and its part once a step was reported. */
+  const plans = new Map<string, { steps: readonly string[]; calls: Map<string, unknown>; part?: { type: 'data-plan-progress'; id: string; data: PlanProgressPart } }>();
+  /** A `plan_progress` call's successful result: the plan's part is added (where the stream first sent it) or replaced. */
+  const reportPlan = (runId: string, id: string, isError?: boolean) => {
+    const plan = plans.get(runId);
+    if (!plan || isError || !plan.calls.has(id)) return;
+    const report = planReportOf(plan.calls.get(id), plan.steps);
+    // A call reports once (its result may be logged alone and again with its step's).
+    plan.calls.delete(id);
+    if (!report) return;
+    if (plan.part) plan.part.data = withPlanReport(plan.part.data, report);
+    else {
+      plan.part = { type: 'data-plan-progress', id: planProgressPartId(runId), data: withPlanReport(undefined, report) };
+      answerFor(runId).parts.push(plan.part);
+    }
   };
   const settle = (answer: ZeroUIMessage, id: string, content: string, isError?: boolean) => {
     const index = answer.parts.findIndex((p) => 'toolCallId' in p && p.toolCallId === id);
@@ -102,6 +120,7 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
     switch (record.kind) {
       case 'user_message':
         agentOf.set(record.run_id, record.agent_id);
+        if (record.plan_steps?.length) plans.set(record.run_id, { steps: record.plan_steps, calls: new Map() });
         messages.push({
           id: userMessageId(record.run_id),
           role: 'user',
@@ -118,6 +137,7 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
           else if (block.type === 'thinking' && typeof block.thinking === 'string') answer.parts.push({ type: 'reasoning', text: block.thinking, state: 'done' });
           else if (block.type === 'redacted_thinking') answer.parts.push({ type: 'reasoning', text: '[redacted thinking]', state: 'done' });
           else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+            if (block.name === 'plan_progress') plans.get(record.run_id)?.calls.set(String(block.id), block.input);
             answer.parts.push({ type: `tool-${String(block.name)}`, toolCallId: String(block.id), state: 'input-available', input: block.input } as Part);
           } else if (block.type === 'web_search_tool_result') {
             const result = describeSearchResult(block.content);
@@ -127,10 +147,14 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
         break;
       }
       case 'tool_results':
-        for (const result of record.results) settle(answerFor(record.run_id), result.tool_use_id, result.content, result.is_error);
+        for (const result of record.results) {
+          settle(answerFor(record.run_id), result.tool_use_id, result.content, result.is_error);
+          reportPlan(record.run_id, result.tool_use_id, result.is_error);
+        }
         break;
       case 'tool_result':
         settle(answerFor(record.run_id), record.tool_use_id, record.content, record.is_error);
+        reportPlan(record.run_id, record.tool_use_id, record.is_error);
         break;
       case 'approval_request':
         // A client tool's call waits for the client's output: its part stays `input-available`, as `onToolCall` left it.

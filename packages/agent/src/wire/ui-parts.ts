@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { authorSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
 import { toolUsageSchema } from './events';
+import { planStepStatusSchema } from './plan';
 
 /** A tool call of a delegate, as its delegation part shows it. */
 export const delegateToolSchema = z.object({
@@ -32,6 +33,18 @@ export const delegationSchema = z.object({
   usage: usageSchema.optional(),
 });
 export type Delegation = z.infer<typeof delegationSchema>;
+
+/**
+ * Where a run of a plan stands: its number of steps and each step it reported (`plan_progress`),
+ * by step number, with the last status and note. A step not listed is still pending. The part's
+ * id is `plan-<run id>`, so each report replaces it in place; it stays in the message (rebuilt the
+ * same from the history).
+ */
+export const planProgressPartSchema = z.object({
+  steps: z.number().int().positive(),
+  reported: z.array(z.object({ step: z.number().int().positive(), title: z.string(), status: planStepStatusSchema, note: z.string().optional() })),
+});
+export type PlanProgressPart = z.infer<typeof planProgressPartSchema>;
 export type DelegateTool = z.infer<typeof delegateToolSchema>;
 
 /**
@@ -69,6 +82,8 @@ export const uiDataPartSchemas = {
   delegation: delegationSchema,
   /** A tool's calls so far in the run, its limit and what remains: a transient part (useChat's `onData`, not kept in the message), id `tool-usage-<tool>`. */
   'tool-usage': toolUsageSchema,
+  /** A run of a plan's steps so far: id `plan-<run id>`, replaced at each report (see `planProgressPartSchema`). */
+  'plan-progress': planProgressPartSchema,
 };
 export type UIDataTypes = { [K in keyof typeof uiDataPartSchemas]: z.infer<(typeof uiDataPartSchemas)[K]> };
 
@@ -89,5 +104,6 @@ export const uiMessageChunkSchema = z.union([
   dataPart('compacted'),
   dataPart('delegation'),
   dataPart('tool-usage'),
+  dataPart('plan-progress'),
   z.looseObject({ type: z.string() }),
 ]);
