@@ -82,6 +82,8 @@ describe('killed at a chosen moment, nothing is lost', () => {
       const list = await until(() => getJson(`${second.url}/v1/sessions/${session.id}/events`).then((r) => r.json.data as { type: string; stop_reason?: { type: string } }[]), (l) => l.at(-1)?.stop_reason?.type === 'end_turn');
       expect(list.at(-1)).toMatchObject({ type: 'session.status_idle', stop_reason: { type: 'end_turn' } });
       expect(JSON.stringify(h.fake.requests.at(-1)!.body.messages)).toContain('sunny');
+      // Its run.completed is delivered before this process stops, so no delivery of it is left held for a later sweep.
+      expect(await until(async () => sub.received.length, (n) => n >= 1)).toBe(1);
     } finally {
       await second.kill();
     }
