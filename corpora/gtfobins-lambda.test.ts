@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asLambdaUser, sandboxRuntimeLoop } from '../tests/support/lambda-runtime';
 import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
 import { packTree, type SandboxEvent } from '@zero/runtime/environments/lambda/handler';
 import { aim, gtfobinsAttempts, sample, tally, type Attempt } from './gtfobins';
@@ -161,16 +162,8 @@ describe('GTFOBins against the lambda sandbox function, invoked as Lambda would'
     port = (listener.address() as { port: number }).port;
 
     api = await runtimeApi();
-    const asLambdaUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all'] : [];
-    const script = `import { handler } from ${JSON.stringify(pathToFileURL(join(root, 'functions/sandbox.ts')).href)};
-const api = 'http://' + process.env.AWS_LAMBDA_RUNTIME_API + '/2018-06-01/runtime/invocation/';
-for (;;) {
-  const next = await fetch(api + 'next');
-  if (next.status !== 200) break;
-  const id = next.headers.get('lambda-runtime-aws-request-id');
-  const result = await handler(await next.json());
-  await fetch(api + id + '/response', { method: 'POST', body: JSON.stringify(result) });
-}`;
+    const lambdaUser = asLambdaUser();
+    const script = sandboxRuntimeLoop;
     // What Lambda gives a function with no links and no secret, plus the role's credentials it puts in every function's environment (the canary).
     runtimeEnv = {
       PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -188,7 +181,7 @@ for (;;) {
     const bootstrap = `until ${node}; do curl -s -X POST http://127.0.0.1:${api.port}/test/runtime-exited; done`;
     runtime = spawn(
       'bwrap',
-      ['--dev-bind', '/', '/', '--ro-bind', codeDir, codeDir, '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--setenv', 'LD_PRELOAD', join(native, 'nodump.so'), '--', ...asLambdaUser, '/bin/sh', '-c', bootstrap],
+      ['--dev-bind', '/', '/', '--ro-bind', codeDir, codeDir, '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--setenv', 'LD_PRELOAD', join(native, 'nodump.so'), '--', ...lambdaUser, '/bin/sh', '-c', bootstrap],
       { cwd: root, env: runtimeEnv, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     runtime.stderr!.on('data', (c) => (runtimeErr += c));

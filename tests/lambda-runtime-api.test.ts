@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asLambdaUser, sandboxRuntimeLoop } from './support/lambda-runtime';
 import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
 import { packTree, type SandboxEvent } from '@zero/runtime/environments/lambda/handler';
 
@@ -79,21 +80,12 @@ async function fakeRuntimeApi() {
  * environment (its processes, its /tmp), as Lambda does. Resolves when the runtime API has no more work.
  */
 function runRuntime(port: number, sandboxRoot: string, native: string, { preload = true } = {}) {
-  // Lambda runs a function as an unprivileged user (sbx_user1051); where the tests run as root, so does the runtime here.
-  const asLambdaUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all'] : [];
-  const script = `import { handler } from ${JSON.stringify(pathToFileURL(join(root, 'functions/sandbox.ts')).href)};
-const api = 'http://' + process.env.AWS_LAMBDA_RUNTIME_API + '/2018-06-01/runtime/invocation/';
-for (;;) {
-  const next = await fetch(api + 'next');
-  if (next.status !== 200) break;
-  const id = next.headers.get('lambda-runtime-aws-request-id');
-  const result = await handler(await next.json());
-  await fetch(api + id + '/response', { method: 'POST', body: JSON.stringify(result) });
-}`;
+  const lambdaUser = asLambdaUser();
+  const script = sandboxRuntimeLoop;
   const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', AWS_LAMBDA_RUNTIME_API: `127.0.0.1:${port}`, ZERO_SANDBOX_ROOT: sandboxRoot, ZERO_SANDBOX_REAP: '1', ZERO_SANDBOX_EXEC: join(native, 'sandbox-exec') };
   const node = [process.execPath, '--import', tsx, '--input-type=module', '-e', script].map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(' ');
   const bootstrap = `until ${node}; do curl -s -X POST http://127.0.0.1:${port}/test/runtime-exited; done`;
-  const child = spawn('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', ...(preload ? ['--setenv', 'LD_PRELOAD', join(native, 'nodump.so')] : []), '--', ...asLambdaUser, '/bin/sh', '-c', bootstrap], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', ...(preload ? ['--setenv', 'LD_PRELOAD', join(native, 'nodump.so')] : []), '--', ...lambdaUser, '/bin/sh', '-c', bootstrap], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c) => (err += c));
   return new Promise<void>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the runtime exited ${code}: ${err}`)))));

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -219,3 +221,23 @@ function lambdaContext(functionName: string, deadline: number): Context {
     succeed: () => undefined,
   };
 }
+
+const repoRoot = join(import.meta.dirname, '..', '..');
+
+/**
+ * Lambda's Node runtime loop around functions/sandbox.ts, as a module for `node -e`: GET the next
+ * invocation from AWS_LAMBDA_RUNTIME_API, run the handler, POST its response; ends when the API has no more work.
+ */
+export const sandboxRuntimeLoop = `import { handler } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'functions/sandbox.ts')).href)};
+const api = 'http://' + process.env.AWS_LAMBDA_RUNTIME_API + '/2018-06-01/runtime/invocation/';
+for (;;) {
+  const next = await fetch(api + 'next');
+  if (next.status !== 200) break;
+  const id = next.headers.get('lambda-runtime-aws-request-id');
+  const result = await handler(await next.json());
+  await fetch(api + id + '/response', { method: 'POST', body: JSON.stringify(result) });
+}`;
+
+/** Lambda runs a function as an unprivileged user (sbx_user1051): where the tests run as root, the runtime drops to 65534 with no capabilities. */
+export const asLambdaUser = (): string[] =>
+  process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all'] : [];
