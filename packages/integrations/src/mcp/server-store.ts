@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { notFound } from '@zero/agent/errors';
 import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { JsonCollection } from '@zero/runtime/store/json-collection';
 import { mcpServerInputSchema, mcpServerNameSchema } from '@zero/agent/wire/mcp-servers';
-import { log } from '@zero/agent/log/log';
 
 /** A deployment-wide MCP server as stored in the bucket, `mcp-servers/<name>.json`: secret references, never values. */
 export const mcpServerRecordItem = z.object({
@@ -14,49 +13,33 @@ export const mcpServerRecordItem = z.object({
 });
 export type McpServerRecord = z.infer<typeof mcpServerRecordItem>;
 
-const PREFIX = 'mcp-servers/';
-const keyOf = (name: string) => `${PREFIX}${mcpServerNameSchema.parse(name)}.json`;
-
-/** The deployment-wide MCP servers administrators manage (`/api/v2/mcp-servers`), one object each, like hooks. */
+/** The deployment-wide MCP servers administrators manage (`/api/v2/mcp-servers`), one object each (`mcp-servers/<name>.json`), like hooks. */
 export class McpServerStore {
-  constructor(private readonly artifacts: ArtifactStore) {}
+  private readonly servers: JsonCollection<McpServerRecord>;
 
-  async get(name: string): Promise<McpServerRecord | undefined> {
-    if (!mcpServerNameSchema.safeParse(name).success) return undefined;
-    const value = await this.artifacts.getJson(keyOf(name));
-    if (value === undefined) return undefined;
-    const parsed = mcpServerRecordItem.safeParse(value);
-    if (!parsed.success) {
-      log.error('unreadable MCP server definition', { server: name, error: parsed.error.message });
-      return undefined;
-    }
-    return parsed.data;
+  constructor(artifacts: ArtifactStore) {
+    this.servers = new JsonCollection(artifacts, { prefix: 'mcp-servers/', id: mcpServerNameSchema, item: mcpServerRecordItem, noun: 'MCP server', field: 'name' });
   }
 
-  async require(name: string): Promise<McpServerRecord> {
-    const server = await this.get(name);
-    if (!server) throw notFound(`no MCP server "${name}"`, 'name');
-    return server;
+  get(name: string): Promise<McpServerRecord | undefined> {
+    return this.servers.get(name);
+  }
+
+  require(name: string): Promise<McpServerRecord> {
+    return this.servers.require(name);
   }
 
   /** Creates or replaces a server; returns it and whether it is new. */
   async put(name: string, config: z.output<typeof mcpServerInputSchema>): Promise<{ server: McpServerRecord; created: boolean }> {
-    const existing = await this.get(name);
-    const now = new Date().toISOString();
-    const server: McpServerRecord = { v: 1, name, config, created_at: existing?.created_at ?? now, updated_at: now };
-    await this.artifacts.putJson(keyOf(name), server);
-    return { server, created: !existing };
+    const { item, created } = await this.servers.put(name, (stamps) => ({ v: 1, name, config, ...stamps }));
+    return { server: item, created };
   }
 
-  async list(): Promise<McpServerRecord[]> {
-    const objects = await this.artifacts.list(PREFIX);
-    const servers = await Promise.all(objects.map((o) => this.get(o.key.slice(PREFIX.length).replace(/\.json$/, ''))));
-    return servers.filter((s) => s !== undefined);
+  list(): Promise<McpServerRecord[]> {
+    return this.servers.list();
   }
 
-  async delete(name: string): Promise<boolean> {
-    if (!(await this.get(name))) return false;
-    await this.artifacts.deletePrefix(keyOf(name));
-    return true;
+  delete(name: string): Promise<boolean> {
+    return this.servers.delete(name);
   }
 }

@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { scheduleInputSchema } from '@zero/agent/wire';
-import { notFound } from '@zero/agent/errors';
 import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
-import { log } from '@zero/agent/log/log';
+import { JsonCollection } from '@zero/runtime/store/json-collection';
 
 /**
  * A schedule's id as the bucket may hold it: new ones are at most 62 characters (`scheduleIdSchema`),
@@ -26,54 +25,38 @@ export const scheduleConfigSchema = z.object({
 });
 export type ScheduleConfig = z.infer<typeof scheduleConfigSchema>;
 
-const PREFIX = 'schedules/';
-const keyOf = (id: string) => `${PREFIX}${storedScheduleIdSchema.parse(id)}.json`;
-
-/** Schedules in the bucket, one object per schedule, kept like webhooks' configurations. */
+/** Schedules in the bucket, one object per schedule (`schedules/<id>.json`), kept like webhooks' configurations. */
 export class ScheduleStore {
-  constructor(private readonly artifacts: ArtifactStore) {}
+  private readonly schedules: JsonCollection<ScheduleConfig>;
 
-  async get(id: string): Promise<ScheduleConfig | undefined> {
-    if (!storedScheduleIdSchema.safeParse(id).success) return undefined;
-    const value = await this.artifacts.getJson(keyOf(id));
-    if (value === undefined) return undefined;
-    const parsed = scheduleConfigSchema.safeParse(value);
-    if (!parsed.success) {
-      log.error('unreadable schedule', { schedule_id: id, error: parsed.error.message });
-      return undefined;
-    }
-    return parsed.data;
+  constructor(artifacts: ArtifactStore) {
+    this.schedules = new JsonCollection(artifacts, { prefix: 'schedules/', id: storedScheduleIdSchema, item: scheduleConfigSchema, noun: 'schedule', field: 'schedule_id' });
   }
 
-  async require(id: string): Promise<ScheduleConfig> {
-    const schedule = await this.get(id);
-    if (!schedule) throw notFound(`no schedule "${id}"`, 'schedule_id');
-    return schedule;
+  get(id: string): Promise<ScheduleConfig | undefined> {
+    return this.schedules.get(id);
+  }
+
+  require(id: string): Promise<ScheduleConfig> {
+    return this.schedules.require(id);
   }
 
   /** Creates or replaces a schedule (its failure count, in the table, is cleared by the caller). */
   async put(id: string, input: z.output<typeof scheduleInputSchema>): Promise<{ schedule: ScheduleConfig; created: boolean }> {
-    const existing = await this.get(id);
-    const now = new Date().toISOString();
-    const schedule: ScheduleConfig = { v: 1, id, ...input, created_at: existing?.created_at ?? now, updated_at: now };
-    await this.artifacts.putJson(keyOf(id), schedule);
-    return { schedule, created: !existing };
+    const { item, created } = await this.schedules.put(id, (stamps) => ({ v: 1, id, ...input, ...stamps }));
+    return { schedule: item, created };
   }
 
   /** Writes the schedule's own state (a pause) back. */
-  async save(schedule: ScheduleConfig): Promise<void> {
-    await this.artifacts.putJson(keyOf(schedule.id), { ...schedule, updated_at: new Date().toISOString() });
+  save(schedule: ScheduleConfig): Promise<void> {
+    return this.schedules.save(schedule.id, schedule);
   }
 
-  async list(): Promise<ScheduleConfig[]> {
-    const objects = await this.artifacts.list(PREFIX);
-    const schedules = await Promise.all(objects.map((o) => this.get(o.key.slice(PREFIX.length).replace(/\.json$/, ''))));
-    return schedules.filter((s) => s !== undefined);
+  list(): Promise<ScheduleConfig[]> {
+    return this.schedules.list();
   }
 
-  async delete(id: string): Promise<boolean> {
-    if (!(await this.get(id))) return false;
-    await this.artifacts.deletePrefix(keyOf(id));
-    return true;
+  delete(id: string): Promise<boolean> {
+    return this.schedules.delete(id);
   }
 }

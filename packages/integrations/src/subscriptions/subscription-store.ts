@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { notFound } from '@zero/agent/errors';
 import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
+import { JsonCollection } from '@zero/runtime/store/json-collection';
 import { hookIdSchema, subscriptionInputSchema } from '@zero/agent/wire';
 
 /** A subscription as stored in S3, `subscriptions/<id>.json`. */
@@ -12,59 +12,37 @@ export const subscriptionConfigSchema = subscriptionInputSchema.extend({
 });
 export type Subscription = z.infer<typeof subscriptionConfigSchema>;
 
-const PREFIX = 'subscriptions/';
-const keyOf = (id: string) => `${PREFIX}${hookIdSchema.parse(id)}.json`;
-
 /**
- * Subscriptions in the bucket, one object per subscription. Every event
- * reads the list, so it is kept for `cacheMs` (another instance's change is
- * seen within that time; this instance's at once).
+ * Subscriptions in the bucket, one object per subscription (`subscriptions/<id>.json`). Every event
+ * reads the list, so it is kept for `cacheMs` (another instance's change is seen within that time;
+ * this instance's at once).
  */
 export class SubscriptionStore {
-  private cached?: { at: number; list: Promise<Subscription[]> };
+  private readonly subscriptions: JsonCollection<Subscription>;
 
-  constructor(
-    private readonly artifacts: ArtifactStore,
-    private readonly cacheMs = 10_000,
-  ) {}
-
-  async get(id: string): Promise<Subscription | undefined> {
-    if (!hookIdSchema.safeParse(id).success) return undefined;
-    const parsed = subscriptionConfigSchema.safeParse(await this.artifacts.getJson(keyOf(id)));
-    return parsed.success ? parsed.data : undefined;
+  constructor(artifacts: ArtifactStore, cacheMs = 10_000) {
+    this.subscriptions = new JsonCollection(artifacts, { prefix: 'subscriptions/', id: hookIdSchema, item: subscriptionConfigSchema, noun: 'subscription', field: 'subscription_id', cacheMs });
   }
 
-  async require(id: string): Promise<Subscription> {
-    const found = await this.get(id);
-    if (!found) throw notFound(`no subscription "${id}"`, 'subscription_id');
-    return found;
+  get(id: string): Promise<Subscription | undefined> {
+    return this.subscriptions.get(id);
+  }
+
+  require(id: string): Promise<Subscription> {
+    return this.subscriptions.require(id);
   }
 
   async put(id: string, input: z.output<typeof subscriptionInputSchema>): Promise<{ subscription: Subscription; created: boolean }> {
-    const existing = await this.get(id);
-    const now = new Date().toISOString();
-    const subscription: Subscription = { v: 1, id, ...input, created_at: existing?.created_at ?? now, updated_at: now };
-    await this.artifacts.putJson(keyOf(id), subscription);
-    this.cached = undefined;
-    return { subscription, created: !existing };
+    const { item, created } = await this.subscriptions.put(id, (stamps) => ({ v: 1, id, ...input, ...stamps }));
+    return { subscription: item, created };
   }
 
-  async delete(id: string): Promise<boolean> {
-    if (!(await this.get(id))) return false;
-    await this.artifacts.delete(keyOf(id));
-    this.cached = undefined;
-    return true;
+  delete(id: string): Promise<boolean> {
+    return this.subscriptions.delete(id);
   }
 
-  /** Every subscription; one LIST and a GET each, at most once per `cacheMs`. */
-  list(): Promise<Subscription[]> {
-    if (this.cached && Date.now() - this.cached.at < this.cacheMs) return this.cached.list;
-    const list = this.artifacts.list(PREFIX).then(async (objects) => {
-      const all = await Promise.all(objects.map((o) => this.get(o.key.slice(PREFIX.length).replace(/\.json$/, ''))));
-      return all.filter((s) => s !== undefined).sort((a, b) => a.id.localeCompare(b.id));
-    });
-    this.cached = { at: Date.now(), list };
-    list.catch(() => (this.cached = undefined));
-    return list;
+  /** Every subscription by id; one LIST and a GET each, at most once per `cacheMs`. */
+  async list(): Promise<Subscription[]> {
+    return [...(await this.subscriptions.list())].sort((a, b) => a.id.localeCompare(b.id));
   }
 }
