@@ -40,7 +40,8 @@ export function loadApp(resolve: (name: string) => string | undefined, ref: stri
 
 /** The App's key, PEM as GitHub hands it out (PKCS#1 `RSA PRIVATE KEY` or PKCS#8 `PRIVATE KEY`), its newlines possibly written `\n`. */
 function parseKey(pem: string, ref: string, field: string): KeyObject {
-  const text = pem.trim().replace(/\\n/g, '\n').replace(/\r\n/g, '\n');
+  // Trimmed after the escapes are read too: a key written on one line often ends in a literal `\n`.
+  const text = pem.trim().replace(/\\n/g, '\n').replace(/\r\n/g, '\n').trim();
   let key: KeyObject;
   try {
     if (!/^-----BEGIN (RSA )?PRIVATE KEY-----\n[\s\S]+\n-----END (RSA )?PRIVATE KEY-----$/.test(text)) throw new Error('not PEM');
