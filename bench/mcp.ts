@@ -41,7 +41,8 @@ export async function mcpOverhead(calls = 300): Promise<McpOverheadResult> {
       mcp: { servers: { everything: { type: 'http', url: server.url } }, references: [], tools: ['mcp__everything__echo'], disallowed: [] },
     } as unknown as AgentDefinition;
     const found = await mcp.toolsFor(agent);
-    const registry = new ToolRegistry([direct]).extend(found);
+    // MCP tools ask by default: the deployment allows this server's, as an operator would (`ZERO_PERMISSIONS`).
+    const registry = new ToolRegistry([direct], { permissions: { side_effects: 'allow', rules: { 'mcp__everything__*': 'allow' } } }).extend(found);
     const granted = { ...agent, tools: ['echo', ...found.map((t) => t.name)] };
     const context = { agent: granted, sessionId: 's', runId: 'r', toolCallId: 't', signal: new AbortController().signal } as unknown as ToolContext;
     const time = async (name: string) => {
