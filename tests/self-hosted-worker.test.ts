@@ -298,6 +298,32 @@ describe('a self-hosted environment, served by `zero worker` through the work qu
     expect(valid(heartbeatSchema, await work.heartbeat(polledByB.id, { environment_id: environment.id, expected_last_heartbeat: beat.last_heartbeat }))).toMatchObject({ lease_extended: false, state: 'stopped' });
     expect(valid(workPageSchema, { ...(await work.list(environment.id)), next_page: null }).data).toHaveLength(1);
   });
+
+  it("an operator's tools as the SDK calls them: metadata set on an item reads back (null removes a key, the call's own keys cannot be rewritten), and a stop fails the call with an error result the model reads", async () => {
+    const { environment, session } = await newSession();
+    h.fake.script({ toolCalls: [{ id: 'toolu_read_2', name: 'read', input: { file_path: 'y.txt' } }] }, { text: 'It was stopped.' });
+    const stream = (await client.beta.sessions.events.stream(session.id))[Symbol.asyncIterator]();
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Read y' }] }] });
+    const work = client.beta.environments.work;
+    await eventually(async () => ((await work.stats(environment.id)).depth === 1 ? true : undefined), 'the call to be queued');
+    const item = valid(workSchema, await work.poll(environment.id, { 'Anthropic-Worker-ID': 'worker-c' }));
+
+    const tagged = valid(workSchema, await work.update(item.id, { environment_id: environment.id, metadata: { 'ops.note': 'slow disk', 'ops.owner': 'ann' } }));
+    expect(tagged.metadata).toMatchObject({ 'ops.note': 'slow disk', 'ops.owner': 'ann', 'zero.tool': 'read' });
+    await work.update(item.id, { environment_id: environment.id, metadata: { 'ops.owner': null } });
+    const read = valid(workSchema, await work.retrieve(item.id, { environment_id: environment.id }));
+    expect(read.metadata['ops.note']).toBe('slow disk');
+    expect(Object.keys(read.metadata)).not.toContain('ops.owner');
+    // The call an item carries is Zero's to say: a worker cannot rewrite it.
+    const forged = await work.update(item.id, { environment_id: environment.id, metadata: { 'zero.tool': 'bash' } }).catch((e: unknown) => e);
+    expect(forged).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((forged as Error).message).toContain('metadata.zero.tool');
+
+    const stopped = valid(workSchema, await work.stop(item.id, { environment_id: environment.id, force: true }));
+    expect(stopped.state).toBe('stopped');
+    await untilTurnEnds(stream);
+    expect(toolResults(h, 1)[0]!.is_error).toBe(true);
+  });
 });
 
 describe('a self-hosted environment under a deployment whose ZERO_PERMISSIONS deny bash', () => {
