@@ -9,7 +9,8 @@ import { cliLatency, printCliLatency } from './cli';
 import { coldStart, type ColdStartResult } from './scenarios/cold-start';
 import { concurrency, type ConcurrencyResult } from './scenarios/concurrency';
 import { MODEL_TIME, TURNS, sessionCost, type CostResult } from './scenarios/cost';
-import { growth, type GrowthResult } from './scenarios/growth';
+import { GROWTH_TURNS, growth, type GrowthResult } from './scenarios/growth';
+import { GROWTH_SESSIONS, sessionsGrowth, type SessionsGrowthResult } from './scenarios/growth-sessions';
 import { LOOP_RUNS, LOOP_STEPS, loopOverhead, type LoopOverheadResult } from './scenarios/loop-overhead';
 import { relayLatency, type RelayResult } from './scenarios/relay';
 import { requestsPerStep, type RequestsResult } from './scenarios/requests';
@@ -30,11 +31,13 @@ import { mcpOverhead, printMcpOverhead, type McpOverheadResult } from './mcp';
  * in another. Prints the tables and the targets, and writes the figures to
  * bench/results/. `--quick` runs only what issue 13's six figures need.
  */
-const USAGE = `npm run bench [-- --quick] [-- --profile] [-- --requests] [-- --loop] [-- --cost] [-- --cloud]
+const USAGE = `npm run bench [-- --quick] [-- --profile] [-- --requests] [-- --loop] [-- --cost] [-- --growth] [-- --cloud]
 
   --quick    only issue 13's six figures: Zero and the Anthropic tool runner, fewer loop runs (1–1.5 minutes)
   --requests only Zero's DynamoDB requests per step (a few seconds): the counts do not move with the machine's load
   --cost     only Zero's 10-turn session: the model's cost and the infrastructure's at AWS list prices
+  --growth   only growth: turn 1 vs 300 of one session, and a new session with 1 vs 10,000 sessions in the table
+             (ZERO_BENCH_SESSIONS); time, DynamoDB requests and bytes read per step
   --loop     only the loop overhead of Zero and the tool runner (quick runs; with --cloud, the cloud target)
   --cloud    every DynamoDB and S3 response held back by an AWS in-region latency (DynamoDB median 4 ms, S3 30 ms;
              bench/README.md): Zero's wall per step against the tool runner's, whose store calls are none
@@ -42,7 +45,7 @@ const USAGE = `npm run bench [-- --quick] [-- --profile] [-- --requests] [-- --l
              writes bench/results/profile-*.cpuprofile (open in Chrome DevTools or speedscope) and prints the top consumers`;
 
 async function main() {
-  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, requests: { type: 'boolean' }, loop: { type: 'boolean' }, cost: { type: 'boolean' }, cloud: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean' } } });
+  const { values: options } = parseArgs({ options: { quick: { type: 'boolean' }, requests: { type: 'boolean' }, loop: { type: 'boolean' }, cost: { type: 'boolean' }, cloud: { type: 'boolean' }, profile: { type: 'boolean' }, growth: { type: 'boolean' }, help: { type: 'boolean' } } });
   if (options.help) return console.log(USAGE);
   const quick = options.quick ?? false;
   // The children need no Node deprecation chatter (the AWS SDK warns about Node 20).
@@ -60,11 +63,11 @@ async function main() {
   const env: RunnerEnv = { fakeUrl: fakeChild.ready.url, store: storesChild.ready.store, agentsDir, system: systemPromptBlocks() };
   const fake = new FakeModel(fakeChild);
   // Quick: Zero and the tool runner, the two the targets compare.
-  const specs = options.requests || options.cost ? DEFAULT_SPECS.filter((s) => s.kind === 'zero') : quick || options.loop ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
+  const specs = options.requests || options.cost || options.growth ? DEFAULT_SPECS.filter((s) => s.kind === 'zero') : quick || options.loop ? DEFAULT_SPECS.filter((s) => s.kind === 'zero' || s.kind === 'anthropic') : DEFAULT_SPECS;
   const runners: Runner[] = [];
   for (const spec of specs) runners.push(await createRunner(spec, env));
   const experts: Runner[] = [];
-  if (!quick && !options.requests && !options.loop && !options.cost) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
+  if (!quick && !options.requests && !options.loop && !options.cost && !options.growth) for (const spec of EXPERT_SPECS) experts.push(await createRunner(spec, env));
   const ctx: BenchContext = {
     fake,
     env,
@@ -89,6 +92,14 @@ async function main() {
       console.log([printCost([result]), printInfra(result)].join('\n'));
       return;
     }
+    if (options.growth) {
+      log(`growth (${GROWTH_TURNS} turns of one session)…`);
+      const turns = await growth(ctx, zero);
+      log(`growth (1 vs ${GROWTH_SESSIONS} sessions in the table)…`);
+      const sessions = await sessionsGrowth(ctx, zero, log);
+      console.log([`load average ${loadBefore.join(' / ')} before, ${loadavg().map((l) => l.toFixed(1)).join(' / ')} after`, printGrowth(turns), printSessionsGrowth(sessions)].join('\n'));
+      return;
+    }
     if (options.loop) {
       log('loop overhead…');
       const { results } = await loopOverhead(ctx, runners, LOOP_RUNS.quick);
@@ -109,7 +120,7 @@ async function main() {
       relay = await relayLatency(ctx, runners);
       log('cost of a session…');
       for (const runner of [...runners, ...experts]) cost.push(await sessionCost(ctx, runner));
-      log('growth (200 turns)…');
+      log(`growth (${GROWTH_TURNS} turns)…`);
       grown = await growth(ctx, zero);
       log('MCP tool-call overhead…');
       mcp = await mcpOverhead();
@@ -313,11 +324,19 @@ function printInfra(result: CostResult | undefined) {
   );
 }
 
+function printSessionsGrowth(result: SessionsGrowthResult) {
+  return table(
+    `5b. Growth with the table — a new ${result.runner} session's one-tool turn with 1 and with ${GROWTH_SESSIONS} more sessions of its user (made in ${result.seed_s.toFixed(0)} s); medians of 15 sessions`,
+    ['sessions', 'turn ms', 'step gap ms', 'DDB reads/step', 'DDB writes/step', 'bytes read/step'],
+    result.points.map((p) => [p.sessions, ms(p.turn_ms), ms(p.step_gap_ms), p.reads_per_step, p.writes_per_step, p.read_bytes_per_step]),
+  );
+}
+
 function printGrowth(result: GrowthResult) {
   return table(
-    `5. Growth — one ${result.runner} session of 200 turns (tool step + answer); times are medians of the 11 turns around`,
-    ['turn', 'session step', 'turn ms', 'start ms', 'step gap ms', 'DDB writes', 'DDB bytes', 'bytes/step', 'request tokens'],
-    result.turns.map((t) => [t.turn, t.step, ms(t.turn_ms), ms(t.start_ms), ms(t.step_gap_ms), t.dynamodb_writes, t.dynamodb_bytes, t.bytes_per_step, t.request_tokens]),
+    `5. Growth — one ${result.runner} session of ${GROWTH_TURNS} turns (tool step + answer); times are medians of the 11 turns around`,
+    ['turn', 'session step', 'turn ms', 'start ms', 'step gap ms', 'DDB writes', 'DDB reads', 'bytes read', 'DDB bytes written', 'bytes/step', 'request tokens'],
+    result.turns.map((t) => [t.turn, t.step, ms(t.turn_ms), ms(t.start_ms), ms(t.step_gap_ms), t.dynamodb_writes, t.dynamodb_reads, t.dynamodb_read_bytes, t.dynamodb_bytes, t.bytes_per_step, t.request_tokens]),
   );
 }
 

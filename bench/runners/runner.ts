@@ -24,6 +24,8 @@ export interface Runner {
   close(): Promise<void>;
   /** Zero only: its server process, measured apart from the clients. */
   server?: {
+    /** Its base URL, e.g. to fill its table through the API. */
+    url: string;
     stats(): Promise<ServerStats>;
     /** Collects garbage and starts the memory peak afresh; returns the current usage. */
     resetMemory(): Promise<{ rss: number; heapUsed: number }>;

@@ -41,6 +41,7 @@ export async function zeroRunner(env: RunnerEnv): Promise<Runner> {
       };
     },
     server: {
+      url,
       stats: () => server.call<ServerStats>('stats'),
       resetMemory: () => server.call<{ rss: number; heapUsed: number }>('resetMemory'),
       startTrace: () => server.call<void>('traceStart'),

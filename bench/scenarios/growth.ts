@@ -3,9 +3,9 @@ import type { BenchContext } from '../support/context';
 import { median } from '../support/stats';
 import { SHORT_ANSWER, userMessage } from '../workload';
 
-export const GROWTH_TURNS = 200;
+export const GROWTH_TURNS = 300;
 /** Turns reported, each as the median of the turns around it (single turns are noisy). */
-const CHECKPOINTS = [1, 50, 100, 200];
+const CHECKPOINTS = [1, 100, 200, 300];
 const WINDOW = 5;
 
 export interface GrowthTurn {
@@ -18,6 +18,9 @@ export interface GrowthTurn {
   step_gap_ms: number;
   /** Write requests dynalite served during the turn (the last turn's lease release may fall into the next). */
   dynamodb_writes: number;
+  /** Read requests dynalite served during the turn, and the bytes it answered them with. */
+  dynamodb_reads: number;
+  dynamodb_read_bytes: number;
   dynamodb_bytes: number;
   bytes_per_step: number;
   /** Size of the model request body (the whole history, for every runner alike). */
@@ -29,7 +32,7 @@ export interface GrowthResult {
   turns: GrowthTurn[];
 }
 
-/** Scenario 5: one session of 200 turns (tool call, then answer): per-turn latency and DynamoDB bytes written. */
+/** Scenario 5: one session of `GROWTH_TURNS` turns (tool call, then answer): per-turn latency and DynamoDB bytes written. */
 export async function growth(ctx: BenchContext, runner: Runner): Promise<GrowthResult> {
   const server = runner.server;
   if (!server) throw new Error('growth needs a runner with stores');
@@ -44,7 +47,9 @@ export async function growth(ctx: BenchContext, runner: Runner): Promise<GrowthR
     const result = await session.send(userMessage(turn));
     const turnMs = performance.now() - t0;
     const after = (await server.stats()).persistence;
-    const writes = (await ctx.storeRequests()).filter((c) => c.write).reduce((sum, c) => sum + c.count, 0);
+    const requests = await ctx.storeRequests();
+    const writes = requests.filter((c) => c.write).reduce((sum, c) => sum + c.count, 0);
+    const reads = requests.filter((c) => !c.write);
     const stats = await ctx.fake.stats();
     const [tool, answer] = [...stats.responses].sort((a, b) => a.arrived - b.arrived);
     const bill = stats.bills.at(-1)!;
@@ -55,6 +60,8 @@ export async function growth(ctx: BenchContext, runner: Runner): Promise<GrowthR
       start_ms: result.firstEventMs ?? Number.NaN,
       step_gap_ms: answer!.arrived - tool!.ended,
       dynamodb_writes: writes,
+      dynamodb_reads: reads.reduce((sum, c) => sum + c.count, 0),
+      dynamodb_read_bytes: reads.reduce((sum, c) => sum + c.bytes, 0),
       dynamodb_bytes: after.bytes - before.bytes,
       bytes_per_step: (after.bytes - before.bytes) / 2,
       request_tokens: bill.input_tokens + bill.cache_read_input_tokens + bill.cache_creation_input_tokens,

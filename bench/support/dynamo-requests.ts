@@ -12,6 +12,8 @@ export interface RequestCount {
   /** Requests refused with ConditionalCheckFailedException (they still cost a write). */
   conditionFailed: boolean;
   count: number;
+  /** Bytes of the emulator's answers (what a read brings back: items, pages of a query). */
+  bytes: number;
 }
 
 /**
@@ -28,6 +30,19 @@ export class DynamoRequestCounter {
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1];
     if (!operation) return;
     const chunks: Buffer[] = [];
+    let answered = 0;
+    // The answer's bytes, counted as the emulator writes them.
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
+    const sizeOf = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk instanceof Uint8Array ? chunk.byteLength : 0);
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      answered += sizeOf(chunk);
+      return write(chunk, ...rest);
+    }) as typeof res.write;
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if (typeof chunk !== 'function') answered += sizeOf(chunk);
+      return end(chunk, ...rest);
+    }) as typeof res.end;
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       let body: DynamoBody = {};
@@ -41,8 +56,9 @@ export class DynamoRequestCounter {
         // The emulator answers a failed condition with a 400 and its type in the body; 400 here means that for every write we send.
         const conditionFailed = WRITE_OPERATIONS.has(operation) && res.statusCode === 400;
         const key = `${operation}|${item}|${conditionFailed}`;
-        const entry = this.counts.get(key) ?? { operation, write: WRITE_OPERATIONS.has(operation), item, conditionFailed, count: 0 };
+        const entry = this.counts.get(key) ?? { operation, write: WRITE_OPERATIONS.has(operation), item, conditionFailed, count: 0, bytes: 0 };
         entry.count += 1;
+        entry.bytes += answered;
         this.counts.set(key, entry);
       });
     });
