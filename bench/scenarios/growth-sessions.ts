@@ -40,11 +40,11 @@ export async function sessionsGrowth(ctx: BenchContext, runner: Runner, log: (li
   let made = 0;
   const make = async () => {
     while (made < GROWTH_SESSIONS) {
-      made++;
+      const number = ++made;
       const response = await fetch(`${server.url}/api/v2/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_ZERO_KEY}` }, body: '{}' });
-      if (!response.ok) throw new Error(`making session ${made}: ${response.status} ${await response.text()}`);
+      if (!response.ok) throw new Error(`making session ${number}: ${response.status} ${await response.text()}`);
       await response.arrayBuffer();
-      if (made % 2000 === 0) log(`  ${made} sessions made`);
+      if (number % 2000 === 0) log(`  ${number} sessions asked for`);
     }
   };
   await Promise.all(Array.from({ length: 16 }, make));
