@@ -1,11 +1,14 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic, { toFile } from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { unzipFiles } from '../packages/runtime/src/skills/zip';
-import { DEV_KEY, startHarness, type Harness } from './support/harness';
-import { agentSchema, apiErrorSchema } from './support/managed-agents-schemas';
+import { createRunCommandTool } from '../packages/runtime/src/tools/run-command';
+import { syncAgents } from '../local/stack';
+import { DEV_KEY, postJson, startHarness, type Harness } from './support/harness';
+import { agentSchema, apiErrorSchema, sessionEventSchema, type SessionEvent } from './support/managed-agents-schemas';
 import { deletedSkillSchema, deletedSkillVersionSchema, pageSchema, skillSchema, skillVersionSchema } from './support/skills-schemas';
 
 /** Parses an answer with the schema written from the SDK's types: a missing required field fails the test. */
@@ -44,7 +47,8 @@ describe('Agent Skills (client.beta.skills), through the official SDK', () => {
   let client: Anthropic;
 
   beforeAll(async () => {
-    h = await startHarness();
+    // The operator lets node run (ZERO_COMMAND_ALLOW=node), as a deployment whose skills' scripts are Node programs would.
+    h = await startHarness({ extraTools: [createRunCommandTool({ allow: ['node'], scratchRoot: mkdtempSync(join(tmpdir(), 'zero-skills-scratch-')) })] });
     client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
   });
   afterAll(() => h.close());
@@ -148,5 +152,90 @@ describe('Agent Skills (client.beta.skills), through the official SDK', () => {
     });
     expect((await refusal(client.beta.skills.versions.retrieve('123', { skill_id: skill.id }))).status).toBe(404);
     expect(valid(pageSchema(skillSchema), await client.beta.skills.list({ limit: 1000 })).data.length).toBe(before + 1);
+  });
+
+  /** What the model was sent in request `i`: its system prompt, the tools offered, and the tool results it read. */
+  const sent = (i: number) => {
+    const body = h.fake.requests[i]!.body as { system: unknown; tools?: { name: string }[]; messages: { content: unknown }[] };
+    const results = body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: { type?: string }) => b.type === 'tool_result') as { content: unknown; is_error?: boolean }[];
+    return { system: JSON.stringify(body.system), tools: (body.tools ?? []).map((t) => t.name), results: results.map((r) => ({ text: JSON.stringify(r.content), is_error: r.is_error ?? false })) };
+  };
+
+  it("end to end in a chat: the model sees the skill's name and description, loads its SKILL.md on demand and runs its bundled script in the sandbox; someone else running the same agent file has no such skill", async () => {
+    const aliceHeaders = await h.userHeaders('alice-e2e');
+    const alice = new Anthropic({ apiKey: aliceHeaders.authorization!.slice('Bearer '.length), baseURL: h.url, maxRetries: 0 });
+    valid(skillSchema, await alice.beta.skills.create({ files: await folderFiles('release-notes') }));
+    // A Claude Code agent file that names the skill (`skills:`) and grants run_command.
+    const dir = mkdtempSync(join(tmpdir(), 'zero-skills-agents-'));
+    writeFileSync(join(dir, 'release-manager.md'), '---\nname: Release manager\ndescription: Writes release notes.\ntools: run_command\nskills: release-notes\n---\nYou write release notes.\n');
+    await syncAgents(h.stack.store, dir);
+
+    h.fake.script(
+      { toolCalls: [{ id: 'toolu_load', name: 'read_skill', input: { skill: 'release-notes' } }] },
+      { toolCalls: [{ id: 'toolu_ref', name: 'read_skill', input: { skill: 'release-notes', path: 'reference.md' } }, { id: 'toolu_run', name: 'run_command', input: { command: 'node scripts/tally.mjs', cwd: '.skills/release-notes' } }] },
+      { text: 'Release notes written.' },
+    );
+    const { status, json } = await postJson(`${h.url}/api/v2/chat`, { agent_id: 'release-manager', message: 'Write the release notes for this week.' }, aliceHeaders);
+    expect(status).toBe(200);
+    expect(json.text).toBe('Release notes written.');
+
+    // The prompt lists the skill by name and description; its instructions are not in it.
+    const first = sent(0);
+    expect(first.system).toContain('## Skills');
+    expect(first.system).toContain('release-notes: Turns a list of merged changes into release notes grouped by kind.');
+    expect(first.system).not.toContain('Write release notes in three groups');
+    expect(first.tools).toEqual(expect.arrayContaining(['read_skill', 'run_command']));
+    // Loaded on demand: the SKILL.md and its files; then a bundled file, and its script run in the sandbox.
+    const loaded = sent(1).results[0]!;
+    expect(loaded.is_error).toBe(false);
+    expect(loaded.text).toContain('Write release notes in three groups');
+    expect(loaded.text).toContain('scripts/tally.mjs');
+    const [reference, run] = sent(2).results.slice(-2);
+    expect(reference!.text).toContain('One line per change, in the imperative');
+    expect(run, run!.text).toMatchObject({ is_error: false });
+    expect(run!.text).toContain('exit code 0');
+    expect(run!.text).toContain('TALLY-OK 2');
+
+    // Mallory runs the same agent file: the skill is alice's, so she has none; read_skill is not offered.
+    h.fake.reset();
+    h.fake.script({ toolCalls: [{ id: 'toolu_try', name: 'read_skill', input: { skill: 'release-notes' } }] }, { text: 'No skill.' });
+    const mallory = await postJson(`${h.url}/api/v2/chat`, { agent_id: 'release-manager', message: 'Write the release notes.' }, await h.userHeaders('mallory-e2e'));
+    expect(mallory.status).toBe(200);
+    const hers = sent(0);
+    expect(hers.system).toContain('release-notes: the person who started this conversation has no skill of this name');
+    expect(hers.system).not.toContain('Turns a list of merged changes');
+    expect(hers.tools).not.toContain('read_skill');
+    expect(sent(1).results[0]).toMatchObject({ is_error: true });
+    expect(sent(1).results[0]!.text).not.toContain('Write release notes in three groups');
+  });
+
+  it("an agent made through the SDK lists a skill (pinned to its newest version), and a session of it loads the skill: Anthropic skills and someone else's are refused by field", async () => {
+    const skill = valid(skillSchema, await client.beta.skills.create({ files: await folderFiles('release-notes') }));
+    const agent = valid(agentSchema, await client.beta.agents.create({ name: 'Notes', model: 'claude-sonnet-4-6', skills: [{ type: 'custom', skill_id: skill.id }] }));
+    expect(agent.skills).toEqual([{ type: 'custom', skill_id: skill.id, version: skill.latest_version_id }]);
+    expect(valid(agentSchema, await client.beta.agents.retrieve(agent.id)).skills).toEqual(agent.skills);
+
+    expect(await refusal(client.beta.agents.create({ name: 'X', model: 'claude-sonnet-4-6', skills: [{ type: 'anthropic', skill_id: 'xlsx' }] }))).toMatchObject({ status: 400, message: expect.stringMatching(/^skills\.0\.type: Zero publishes no Anthropic skills/) });
+    expect(await refusal(client.beta.agents.create({ name: 'X', model: 'claude-sonnet-4-6', skills: [{ type: 'custom', skill_id: skill.id, version: '1' }] }))).toMatchObject({ status: 400, message: expect.stringMatching(/^skills\.0\.version: /) });
+    const mallory = new Anthropic({ apiKey: await keyOf(h, 'mallory-sdk'), baseURL: h.url, maxRetries: 0 });
+    expect(await refusal(mallory.beta.agents.create({ name: 'Thief', model: 'claude-sonnet-4-6', skills: [{ type: 'custom', skill_id: skill.id }] }))).toMatchObject({
+      status: 400,
+      message: `skills.0.skill_id: no skill "${skill.id}" among the agent owner's skills`,
+    });
+
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_zero_lambda' });
+    h.fake.script({ toolCalls: [{ id: 'toolu_sdk_load', name: 'read_skill', input: { skill: 'release-notes' } }] }, { text: 'Loaded the skill.' });
+    const stream = await client.beta.sessions.events.stream(session.id);
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Release notes, please' }] }] });
+    const events: SessionEvent[] = [];
+    for await (const e of stream) {
+      const event = valid(sessionEventSchema, e);
+      events.push(event);
+      if (event.type === 'session.status_idle') break;
+    }
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['agent.tool_use', 'agent.tool_result', 'agent.message']));
+    expect(sent(0).system).toContain('release-notes: Turns a list of merged changes');
+    expect(sent(0).tools).toContain('read_skill');
+    expect(sent(1).results[0]!.text).toContain('Write release notes in three groups');
   });
 });
