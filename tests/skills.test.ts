@@ -124,7 +124,7 @@ describe('Agent Skills (client.beta.skills), through the official SDK', () => {
       [{ 'x/SKILL.md': skillMd('description: no name') }, 400, /^SKILL\.md name: is required/],
       [{ 'x/SKILL.md': skillMd('name: Bad_Name\ndescription: d') }, 400, /^SKILL\.md name: must be lowercase letters/],
       [{ 'x/SKILL.md': skillMd('name: ok') }, 400, /^SKILL\.md description: is required/],
-      [{ 'x/SKILL.md': skillMd(`name: ok\ndescription: ${'d'.repeat(1025)}`) }, 400, /^SKILL\.md description: must be at most 1024/],
+      [{ 'x/SKILL.md': skillMd(`name: ok\ndescription: ${'d'.repeat(2049)}`) }, 400, /^SKILL\.md description: must be at most 2048/],
       [{ 'x/SKILL.md': skillMd('name: ok\ndescription: [unclosed') }, 400, /^SKILL\.md: the front matter is not valid YAML/],
       [{ 'x/README.md': 'hello' }, 400, /^files: a SKILL\.md is required at the root of the skill's folder \("x\/SKILL\.md"\)/],
       [{ 'SKILL.md': skillMd('name: ok\ndescription: d') }, 400, /^files\[0\]: "SKILL\.md" is not inside a folder/],

@@ -15,6 +15,13 @@ export const skillNameSchema = z
   .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single hyphens (e.g. "pdf-report"), not starting or ending with a hyphen');
 
 /**
+ * The longest description taken. The format says 1024 characters; Anthropic's own published
+ * `claude-api` skill has 1068, so Zero takes twice the format's limit: every description is in
+ * each prompt of an agent with the skill, so it stays bounded.
+ */
+export const MAX_DESCRIPTION_CHARS = 2048;
+
+/**
  * The front matter of a SKILL.md, in the open Agent Skills format: `name` and `description` are
  * required; `license`, `compatibility`, `metadata` and `allowed-tools` are the format's optional
  * fields; other keys (a later version of the format's) are kept, not refused.
@@ -25,7 +32,7 @@ export const skillFrontmatterSchema = z.looseObject({
     .string(required)
     .trim()
     .min(1, 'is required')
-    .max(1024, 'must be at most 1024 characters')
+    .max(MAX_DESCRIPTION_CHARS, `must be at most ${MAX_DESCRIPTION_CHARS} characters`)
     .refine((d) => !/<\/?[a-zA-Z][^>]*>/.test(d), 'must not contain XML tags (it goes into the model\'s prompt as it is)'),
   license: z.string().max(500).optional(),
   compatibility: z.string().max(500, 'must be at most 500 characters').optional(),
