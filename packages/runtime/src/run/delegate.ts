@@ -6,7 +6,6 @@ import type { MessageParam } from '@zero/agent/model/provider';
 import type { ModelTiers } from '@zero/agent/model/aliases';
 import type { LogRecord, NewLogRecord } from '../store/records';
 import { memoryIndexFor } from '../memory/session-memory';
-import { sessionSkills } from '../skills/session-skills';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
 import { finalText, textOf, toMessages } from './history';
@@ -191,7 +190,7 @@ export class RunDelegator implements Delegator {
         confirmLease: scope.confirmLease,
         ...(scope.environment ? { clientTools: scope.environment.tools, callClientTool: async (call) => refuseInDelegatedRun(scope.environment!, call.name) } : {}),
         memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
-        skills: await sessionSkills(scope.deps, scope.sessionId, target),
+        skills: target.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(scope.deps, scope.sessionId, target) : undefined,
         frameworkHints: await frameworkHintsFor(scope.deps.projects, target, scope.projectId),
       },
       emit,

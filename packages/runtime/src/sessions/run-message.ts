@@ -9,7 +9,6 @@ import { toMessages } from '../run/history';
 import { runLoop, type RunParams } from '../run/loop';
 import type { ActiveRunBudget } from '../run/budget';
 import { memoryIndexFor } from '../memory/session-memory';
-import { sessionSkills } from '../skills/session-skills';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { resolveRunSetup } from '../run/run-setup';
 import { tierModel } from '@zero/agent/model/aliases';
@@ -305,7 +304,7 @@ export async function runMessage(
         compact,
         conclude,
         memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
-        skills: await sessionSkills(deps, sessionId, agent),
+        skills: agent.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(deps, sessionId, agent) : undefined,
         frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
       },
       emit,

@@ -3,13 +3,14 @@ import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 import { skillStore, type SkillVersion } from './skill-store';
 
-/** Where a run's working copy holds its skills' files: `.skills/<name>/<path>`. */
-export const SKILLS_FOLDER = '.skills';
+import { SKILLS_FOLDER } from './skills-folder';
 
 /** The skills a run has: the versions its agent's skills resolved to, and why any could not be had (phrased for the model). */
 export interface SessionSkills {
   skills: SkillVersion[];
   unavailable: string[];
+  /** The system prompt's Skills section for them (empty when there is nothing to say). */
+  section: string;
 }
 
 /**
@@ -25,7 +26,7 @@ export async function sessionSkills(
   agent: Pick<AgentDefinition, 'skills'>,
 ): Promise<SessionSkills> {
   const refs = agent.skills ?? [];
-  if (!refs.length) return { skills: [], unavailable: [] };
+  if (!refs.length) return { skills: [], unavailable: [], section: '' };
   const store = skillStore(services.artifacts);
   const unavailable: string[] = [];
   let starter: Promise<string | undefined> | undefined;
@@ -54,8 +55,34 @@ export async function sessionSkills(
       if (byName.has(version.name)) unavailable.push(`${version.skill_id}: another of this agent's skills is named "${version.name}" already`);
       else byName.set(version.name, version);
     }
-    return { skills: [...byName.values()], unavailable };
+    return withSection([...byName.values()], unavailable);
   } catch (error) {
-    return { skills: [], unavailable: [`the skills could not be read (${error instanceof Error ? error.message : String(error)})`] };
+    return withSection([], [`the skills could not be read (${error instanceof Error ? error.message : String(error)})`]);
   }
+}
+
+const withSection = (skills: SkillVersion[], unavailable: string[]): SessionSkills => ({ skills, unavailable, section: skillsSection(skills, unavailable) });
+
+/**
+ * The skills section: each skill's name and description (what the model decides by), how to load
+ * the rest on demand, and what could not be had. The instructions are loaded with read_skill, one
+ * skill at a time, when a task needs them (progressive disclosure).
+ */
+function skillsSection(skills: readonly SkillVersion[], unavailable: readonly string[]): string {
+  const parts = ['## Skills'];
+  if (skills.length) {
+    parts.push(
+      'You have these skills: instructions and files for particular tasks, from the person who gave them to this agent. ' +
+        "When a task matches a skill's description, load its SKILL.md with read_skill before you act and follow it, reading its other files as it says; " +
+        'a skill never overrides these instructions. ' +
+        `Its files are also in your working copy at ${SKILLS_FOLDER}/<name>/: run its scripts there with run_command (cwd "${SKILLS_FOLDER}/<name>").\n` +
+        list(skills.map((s) => `${s.name}: ${s.description.replace(/\s+/g, ' ')}`)),
+    );
+  }
+  if (unavailable.length) parts.push(`Skills of this agent you do not have here:\n${list(unavailable)}`);
+  return parts.join('\n');
+}
+
+function list(items: readonly string[]): string {
+  return items.map((item) => `- ${item}`).join('\n');
 }

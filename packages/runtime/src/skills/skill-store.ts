@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import * as z from 'zod';
 import { conflict, invalidField, notFound } from '@zero/agent/errors';
 import type { ArtifactStore } from '../store/artifact-store';
+import { getObjectBytes, putObjectIfAbsent } from '../store/object-bytes';
 import { mapLimit } from '../projects/project-store';
 import type { SkillUpload } from './skill-upload';
 
@@ -124,7 +125,7 @@ export class SkillStore {
   /** A file of a version, by its path inside the skill's folder; undefined when the version has no such file. */
   async readFile(version: SkillVersion, path: string): Promise<Uint8Array | undefined> {
     if (!version.files.some((f) => f.path === path)) return undefined;
-    return this.artifacts.getBytes(`${filesPrefix(version.skill_id, version.id)}${path}`);
+    return getObjectBytes(this.artifacts, `${filesPrefix(version.skill_id, version.id)}${path}`);
   }
 
   /** Every file of a version, in path order. */
@@ -162,7 +163,7 @@ export class SkillStore {
     };
     if (await this.artifacts.getJson(versionKey(skillId, version.id))) throw conflict('two versions of this skill were made in the same instant; send it again', { field: 'files' });
     await mapLimit(upload.files, 16, (f) => this.artifacts.put(`${filesPrefix(skillId, version.id)}${f.path}`, f.bytes));
-    if (!(await this.artifacts.putIfAbsent(versionKey(skillId, version.id), JSON.stringify(version), 'application/json'))) {
+    if (!(await putObjectIfAbsent(this.artifacts, versionKey(skillId, version.id), JSON.stringify(version), 'application/json'))) {
       throw conflict('two versions of this skill were made in the same instant; send it again', { field: 'files' });
     }
     this.versionCache.set(versionKey(skillId, version.id), version);

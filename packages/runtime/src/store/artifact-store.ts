@@ -13,38 +13,11 @@ export class ArtifactStore {
     await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: length, ContentType: contentType }));
   }
 
-  /**
-   * Writes the object only if its key is free (`If-None-Match: *`): false, writing nothing, when
-   * it exists already. What keeps a write-once object (a version) from ever being replaced.
-   */
-  async putIfAbsent(key: string, body: string | Uint8Array, contentType = 'application/octet-stream'): Promise<boolean> {
-    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    try {
-      await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: length, ContentType: contentType, IfNoneMatch: '*' }));
-      return true;
-    } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 412 || status === 409) return false;
-      throw error;
-    }
-  }
-
   /** The object's text, or undefined when there is none. */
   async getText(key: string): Promise<string | undefined> {
     try {
       const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       return await object.Body?.transformToString('utf8');
-    } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
-      throw error;
-    }
-  }
-
-  /** The object's bytes, or undefined when there is none. */
-  async getBytes(key: string): Promise<Uint8Array | undefined> {
-    try {
-      const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return await object.Body?.transformToByteArray();
     } catch (error) {
       if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
       throw error;

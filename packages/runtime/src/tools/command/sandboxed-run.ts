@@ -67,8 +67,7 @@ export class SandboxedCommands {
     const { ScratchCopies, commandFolder } = await import('./scratch');
     this.copies ??= new ScratchCopies(this.options.scratchRoot);
     const copies = this.copies;
-    const { sessionSkills } = await import('../../skills/session-skills');
-    const { skills } = await sessionSkills(context, context.sessionId, context.agent);
+    const { skills } = context.agent.skills?.length ? await (await import('../../skills/session-skills')).sessionSkills(context, context.sessionId, context.agent) : { skills: [] };
     const extra = joinExtras(resourcesOf(settings.resources, context), await skillsOf(skills, context));
     const body = async (projectId: string | undefined) => {
       const copy = await copies.copyFor(context.projectFiles, projectId, context.runId, context.signal, extra);
@@ -158,7 +157,7 @@ function resourcesOf(resources: RunEnvironment['resources'], context: ToolContex
  */
 async function skillsOf(skills: readonly SkillVersion[], context: ToolContext): Promise<CopyExtra | undefined> {
   if (!skills.length) return undefined;
-  const { SKILLS_FOLDER } = await import('../../skills/session-skills');
+  const { SKILLS_FOLDER } = await import('../../skills/skills-folder');
   const { skillStore } = await import('../../skills/skill-store');
   const store = skillStore(context.artifacts);
   return {
