@@ -139,7 +139,7 @@ describe('Agent Skills (client.beta.skills), through the official SDK', () => {
     }
     expect(await refusal(client.beta.skills.create({ files: [] }))).toMatchObject({ status: 400, message: expect.stringMatching(/^files: /) });
     expect(await refusal(client.beta.skills.create({ files: await folderFiles('release-notes'), display_name: 'two\nlines' }))).toMatchObject({ status: 400, message: 'display_name: must be a single line' });
-    expect(await refusal(client.beta.skills.create({ files: await folderFiles('release-notes') }, { body: { files: [], colour: 'red' } as never }))).toMatchObject({ status: 400 });
+    expect(await refusal(client.beta.skills.create({ files: await folderFiles('release-notes'), colour: 'red' } as never))).toMatchObject({ status: 400, message: 'colour: is not a field this request takes' });
     // Over the size limit: a 413 naming the files.
     const big = await toFile(Buffer.alloc(8 * 1024 * 1024 + 1), 'x/big.bin');
     expect(await refusal(client.beta.skills.create({ files: [...(await filesOf({ 'x/SKILL.md': skillMd('name: ok\ndescription: d') })), big] }))).toMatchObject({ status: 413, message: expect.stringMatching(/^files: /) });

@@ -62,7 +62,9 @@ export function readSkillUpload(uploaded: readonly UploadedFile[]): SkillUpload 
 /** A relative path's segments, or a 400 naming `field` when it could leave its folder. */
 export function pathSegments(name: string, field: string): string[] {
   if (name.length === 0 || name.length > MAX_PATH_CHARS) throw invalidField(field, `a file's name must be 1 to ${MAX_PATH_CHARS} characters`);
-  if (name.includes('\0') || name.includes('\\')) throw invalidField(field, `"${name.replace(/\0/g, '\\0')}" holds a NUL or a backslash; use "/" between folders`);
+  if (name.includes('\\')) throw invalidField(field, `"${name}" holds a backslash; use "/" between folders`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(name)) throw invalidField(field, `${JSON.stringify(name)} holds a control character (NUL, a line break, …)`);
   if (name.startsWith('/')) throw invalidField(field, `"${name}" is an absolute path; send <skill folder>/<path>`);
   const segments = name.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..')) throw invalidField(field, `"${name}" has an empty, "." or ".." segment`);
