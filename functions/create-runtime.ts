@@ -34,6 +34,7 @@ import { ReportOwnerStore } from '@zero/runtime/store/report-owner-store';
 import { DEFAULT_MEMORY_LIMITS, MemoryStore, type MemoryLimits } from '@zero/runtime/memory/memory-store';
 import { MemoryLocks } from '@zero/runtime/memory/memory-lock';
 import { memoryTool } from '@zero/runtime/tools/memory';
+import { readSkillTool } from '@zero/runtime/tools/read-skill';
 import { delegateAgentTool } from '@zero/runtime/tools/delegate-agent';
 import { getAgentInfoTool } from '@zero/runtime/tools/get-agent-info';
 import { getAnalysisTool } from '@zero/runtime/tools/get-analysis';
@@ -200,6 +201,7 @@ export function builtinTools(options: { outbound?: OutboundOptions; commands?: C
     listFilesTool,
     diffFilesTool,
     memoryTool,
+    readSkillTool,
     createHttpRequestTool(options.outbound),
     dbQueryTool,
     listRequestsTool,

@@ -14,6 +14,8 @@ import {
   toolsOf,
   type ManagedAgentVersion,
 } from '@zero/integrations/managed';
+import { skillsOf } from '@zero/integrations/managed/agent-skills';
+import { skillStore } from '@zero/runtime/skills/skill-store';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
@@ -39,6 +41,7 @@ export function agentRoutes(deps: V1Deps) {
       model: modelOf(params.model),
       tools: toolsOf(params.tools ?? [], deps.tools.names()),
       metadata: params.metadata ?? {},
+      skills: await skillsOf(params.skills ?? [], c.get('user').id, skillStore(deps.artifacts)),
       created_at: now,
       updated_at: now,
       archived_at: null,
@@ -80,6 +83,8 @@ export function agentRoutes(deps: V1Deps) {
       model: params.model === undefined ? newest.model : modelOf(params.model),
       tools: params.tools === undefined ? newest.tools : toolsOf(params.tools ?? [], deps.tools.names()),
       metadata: params.metadata === null ? {} : metadata,
+      // Skills are the agent owner's: an administrator's update attaches the owner's, not their own.
+      skills: params.skills === undefined ? newest.skills : await skillsOf(params.skills ?? [], newest.owner, skillStore(deps.artifacts)),
       updated_at: new Date().toISOString(),
     };
     // An update that changes nothing makes no version.

@@ -5,6 +5,9 @@
  */
 export const SHELL_TOOL = 'bash';
 
+/** Zero's tool that loads one of the agent's skills (Claude Code's `Skill`); a run has it exactly when its agent has skills. */
+export const SKILL_TOOL = 'read_skill';
+
 /**
  * Claude Code's tool names (agent files' `tools:`, `disallowedTools:` and
  * permission rules) as Zero's tools of the same job. Zero's edit and write
@@ -27,6 +30,7 @@ export const TOOL_ALIASES: Record<string, string> = {
   Agent: 'delegate_agent',
   ListProjects: 'list_projects',
   GetAnalysis: 'get_analysis',
+  Skill: SKILL_TOOL,
 };
 
 const NO_BACKGROUND_SHELLS = `${SHELL_TOOL} (Bash) runs a command to its end and answers with its output; Zero keeps no background shells to read or stop`;
@@ -42,7 +46,6 @@ const UNAVAILABLE: Record<string, string> = {
   ExitPlanMode: 'Zero has no plan mode to leave',
   AskUserQuestion: 'a Zero run asks a person only to approve a tool call; it cannot put a question to them mid-run',
   SlashCommand: 'Zero runs no Claude Code slash commands',
-  Skill: 'Zero loads no Claude Code skills',
   TaskCreate: NO_TEAMS,
   TaskGet: NO_TEAMS,
   TaskList: NO_TEAMS,

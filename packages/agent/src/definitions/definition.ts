@@ -45,6 +45,11 @@ export const agentFrontmatterSchema = z.looseObject({
   mcpServers: agentMcpServersSchema.optional(),
   /** Claude Code: the agent's persistent memory, `user`, `project` or `local` (see `memory/`). */
   memory: z.enum(['user', 'project', 'local'], { error: 'must be "user", "project" or "local"' }).optional(),
+  /**
+   * Claude Code: the agent's skills, by name (a skill of the person who starts the session) or by id
+   * (`skill_…`, or `skill_…@<version>` for one version); see docs/skills.md.
+   */
+  skills: toolList.optional(),
   /** Zero: the models (or provider names) a step is redone on when this agent's provider is unavailable; replaces `ZERO_MODEL_FALLBACK`. */
   fallback: toolList.optional(),
   /** Zero: how much the agent's tasks need, `light`, `standard` or `heavy`: the deployment's model of that tier (`ZERO_MODEL_TIERS`), when `model` names none. */
@@ -57,6 +62,22 @@ export const agentFrontmatterSchema = z.looseObject({
   complexity: complexityLevelSchema.optional(),
 });
 export type AgentFrontmatter = z.infer<typeof agentFrontmatterSchema>;
+
+/** One of an agent's skills, as its definition names it. */
+export const skillRefSchema = z.object({
+  skill_id: z.string().optional(),
+  name: z.string().optional(),
+  version: z.string().optional(),
+  owner: z.string().optional(),
+});
+export type SkillRef = z.infer<typeof skillRefSchema>;
+
+/** A skill as an agent file's `skills:` names it: `skill_<id>`, `skill_<id>@<version>`, or the skill's name. */
+export function skillRefOf(entry: string): SkillRef | undefined {
+  const byId = /^(skill_[a-z0-9]{1,64})(?:@(\d{1,20}|latest))?$/.exec(entry);
+  if (byId) return { skill_id: byId[1]!, ...(byId[2] && byId[2] !== 'latest' ? { version: byId[2] } : {}) };
+  return /^[a-z0-9]+(-[a-z0-9]+)*$/.test(entry) && entry.length <= 64 ? { name: entry } : undefined;
+}
 
 export const delegationRuleSchema = z.object({ agent_id: z.string(), when: z.string() });
 
@@ -124,6 +145,12 @@ export const agentDefinitionSchema = z.object({
    * project's. Claude Code's `local` (this person, this project, not shared) is the user's store here.
    */
   memory: z.enum(['user', 'project']).optional(),
+  /**
+   * The agent's skills (see `skills/session-skills.ts` in the runtime): by id and version, or by
+   * name (the newest of that name). `owner`: whose skill it must be (a managed agent's owner, who
+   * attached it); absent: the person who started the session.
+   */
+  skills: z.array(skillRefSchema).optional(),
   /** Everything in the body outside the known sections, kept for the prompt. */
   extra: z.string(),
   /** Non-fatal remarks, e.g. a Claude Code tool Zero does not provide. */

@@ -1,5 +1,6 @@
 import { describeZodError } from '../errors';
-import { agentFrontmatterSchema, type AgentDefinition, type AgentLoadError } from './definition';
+import { SKILL_TOOL } from './claude-code-tools';
+import { agentFrontmatterSchema, skillRefOf, type AgentDefinition, type SkillRef, type AgentLoadError } from './definition';
 import { readFrontmatter } from './frontmatter';
 import { normalizePermissionMap, normalizePermissionRule } from './permissions';
 import { EFFORT_BUDGETS } from '../model/thinking';
@@ -29,7 +30,7 @@ export function agentIdFromFile(file: string): string {
   return base.replace(/\.md$/i, '').toLowerCase();
 }
 
-/** The frontmatter keys Zero reads; the others (`skills`, …) are Claude Code's own. */
+/** The frontmatter keys Zero reads; the others (`hooks`, …) are Claude Code's own. */
 const FRONTMATTER_KEYS = Object.keys(agentFrontmatterSchema.shape);
 
 /**
@@ -88,6 +89,14 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
   const mode = permissionModeSchema.safeParse(front.permissionMode ?? 'default');
   if (!mode.success) warnings.push(`permissionMode "${front.permissionMode}" is not one Zero knows (${permissionModeSchema.options.join(', ')}); "default" is used`);
   if (front.tier && front.model && front.model !== 'inherit') warnings.push(`tier "${front.tier}" is ignored: model "${front.model}" is named`);
+  const skills: SkillRef[] = [];
+  for (const entry of front.skills ?? []) {
+    const ref = skillRefOf(entry);
+    if (!ref) return fail('skills', `"${entry}" is neither a skill's name (lowercase letters, digits and hyphens) nor a skill id (skill_…)`);
+    skills.push(ref);
+  }
+  // read_skill is a run's exactly when its agent has skills: a file without `tools:` inherits it only then.
+  const tools = skills.length || front.tools ? grants.tools : grants.tools.filter((name) => name !== SKILL_TOOL);
   const role = (sections.role ?? '').trim();
   const agent: AgentDefinition = {
     id,
@@ -99,8 +108,9 @@ export function parseAgentMarkdown(file: string, text: string, knownTools?: Read
     model: front.model && front.model !== 'inherit' ? front.model : undefined,
     ...(front.fallback?.length ? { fallback: front.fallback } : {}),
     ...(front.tier && !(front.model && front.model !== 'inherit') ? { tier: front.tier } : {}),
-    tools: grants.tools,
+    tools,
     unavailable_tools: grants.unavailable,
+    ...(skills.length ? { skills } : {}),
     ...(permissions ? { permissions } : {}),
     ...(mode.success && mode.data !== 'default' ? { permission_mode: mode.data } : {}),
     ...(front.compaction ? { compaction: front.compaction } : {}),

@@ -36,6 +36,8 @@ const versionFields = {
   model: managedModelSchema,
   tools: z.array(z.discriminatedUnion('type', [agentToolsetSchema, customToolSchema])),
   metadata: z.record(z.string(), z.string()),
+  /** Custom skills, each pinned to the version it resolved to when the version was written (none in versions written before skills). */
+  skills: z.array(z.object({ type: z.literal('custom'), skill_id: z.string(), version: z.string() })).default([]),
   created_at: z.string(),
   updated_at: z.string(),
   archived_at: z.string().nullable(),
@@ -65,7 +67,6 @@ export function agentResource(doc: ManagedAgentVersion) {
     execution_identity: { type: 'service_account' as const },
     mcp_servers: [],
     multiagent: null,
-    skills: [],
   };
 }
 export type AgentResource = ReturnType<typeof agentResource>;

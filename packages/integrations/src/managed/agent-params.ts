@@ -40,6 +40,16 @@ const modelParams = z.union([
   }),
 ]);
 
+/** The most skills one agent may list. */
+export const MAX_AGENT_SKILLS = 20;
+
+/** One `skills[]` entry (`BetaManagedAgentsSkillParams`): resolved to a version of one of the owner's skills (see agent-skills.ts). */
+const skillParams = z.strictObject({
+  type: z.enum(['custom', 'anthropic']),
+  skill_id: z.string().min(1).max(200),
+  version: z.string().max(64).nullish(),
+});
+
 const metadata = z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
 
 /** The fields of `POST /v1/agents` (`AgentCreateParams`); a field Zero does not know is refused by name. */
@@ -51,7 +61,7 @@ export const agentCreateParamsSchema = z.strictObject({
   tools: z.array(toolParams).max(128).optional(),
   metadata: metadata.optional(),
   mcp_servers: z.array(z.unknown()).optional(),
-  skills: z.array(z.unknown()).optional(),
+  skills: z.array(skillParams).max(MAX_AGENT_SKILLS, `at most ${MAX_AGENT_SKILLS} skills`).optional(),
   multiagent: z.unknown().optional(),
   execution_identity: z.unknown().optional(),
 });
@@ -69,7 +79,6 @@ export type AgentUpdateParams = z.infer<typeof agentUpdateParamsSchema>;
 /** Refuses, naming the field, what Zero cannot honour rather than dropping it. */
 export function refuseUnsupported(params: Partial<AgentCreateParams>) {
   if (params.mcp_servers?.length) throw invalidField('mcp_servers', 'MCP servers are not supported through the Managed Agents API yet; define them in an agent file (agents/*.md, `mcpServers:`)');
-  if (params.skills?.length) throw invalidField('skills', 'Zero has no skills');
   if (params.multiagent != null) throw invalidField('multiagent', 'not supported; Zero agents delegate with `delegates_to:` in an agent file');
   if (params.execution_identity != null && (params.execution_identity as { type?: unknown }).type !== 'service_account') {
     throw invalidField('execution_identity', 'Zero runs every agent as its own Lambda role (service_account)');

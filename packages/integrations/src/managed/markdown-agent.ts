@@ -33,6 +33,8 @@ export function markdownAgentVersion(agent: AgentDefinition, defaultModel: strin
       },
     ],
     metadata: { source: `agents/${agent.id}.md` },
+    // A file's skills are names resolved per session (the starter's skills): no version to pin here.
+    skills: [],
     created_at: UNKNOWN_TIME,
     updated_at: UNKNOWN_TIME,
     archived_at: null,

@@ -2,6 +2,7 @@ import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import { EFFORT_BUDGETS } from '@zero/agent/model/thinking';
 import type { PermissionMap } from '@zero/agent/wire';
 import { pinnedAgentId, type ManagedAgentVersion } from './agent-document';
+import { SKILL_TOOL } from '@zero/agent/definitions/claude-code-tools';
 import { TOOLSET_TOOLS, type ToolsetToolName } from './toolset';
 
 const POLICY_RULES = { always_allow: 'allow', always_ask: 'ask' } as const;
@@ -25,6 +26,9 @@ export function definitionOf(doc: ManagedAgentVersion, pinned: boolean): AgentDe
       if (rule) permissions[name] = rule;
     }
   }
+  // Its skills are its owner's, who attached them: a run reads them as the owner's whoever runs it.
+  const skills = doc.owner ? doc.skills.map((s) => ({ skill_id: s.skill_id, version: s.version, owner: doc.owner! })) : [];
+  if (skills.length) tools.push(SKILL_TOOL);
   return {
     id: pinned ? pinnedAgentId(doc.id, doc.version) : doc.id,
     name: doc.name,
@@ -32,6 +36,7 @@ export function definitionOf(doc: ManagedAgentVersion, pinned: boolean): AgentDe
     model: doc.model.id,
     tools,
     unavailable_tools: [],
+    ...(skills.length ? { skills } : {}),
     role: '',
     capabilities: [],
     process: '',

@@ -190,6 +190,7 @@ export class RunDelegator implements Delegator {
         confirmLease: scope.confirmLease,
         ...(scope.environment ? { clientTools: scope.environment.tools, callClientTool: async (call) => refuseInDelegatedRun(scope.environment!, call.name) } : {}),
         memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
+        skills: target.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(scope.deps, scope.sessionId, target) : undefined,
         frameworkHints: await frameworkHintsFor(scope.deps.projects, target, scope.projectId),
       },
       emit,

@@ -21,6 +21,8 @@ import { ToolInputDeltas } from './tool-input-deltas';
 import { ToolCallCounter } from './tool-limits';
 import { PLAN_PROGRESS_TOOL, createPlanProgressTool, progressOf } from '../plan/progress';
 import { buildSystemPrompt } from './prompt';
+import { SKILL_TOOL } from '@zero/agent/definitions/claude-code-tools';
+import type { SessionSkills } from '../skills/session-skills';
 import { redact } from '@zero/agent/log/redact';
 import { stopReason } from './stop-reasons';
 import { inSpan, startSpan, tracingOn, type TraceSpan } from '@zero/agent/telemetry/traces';
@@ -110,6 +112,8 @@ export interface RunParams {
   conclude?: (outcome: RunOutcome) => Promise<Usage | undefined>;
   /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
   memory?: MemoryIndex;
+  /** The agent's skills for this session (see `skills/session-skills.ts`): listed in the prompt, loaded with read_skill; absent: none. */
+  skills?: SessionSkills;
   /** The project's framework hints for an API tester's prompt (see `tools/api-testing/framework-hints.ts`); absent for other agents. */
   frameworkHints?: string;
   /** The steps of the plan the run's message was made from: the run gets the plan_progress tool (see `plan/progress.ts`). */
@@ -151,8 +155,11 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
   const { runId } = params;
   // A client tool that stands in for one of the agent's tools takes its place: the agent's is neither offered nor run.
   const replaced = new Set((params.clientTools ?? []).flatMap((tool) => (tool.replaces ? [tool.replaces] : [])));
-  const agent = replaced.size ? { ...params.agent, tools: params.agent.tools.filter((name) => !replaced.has(name)) } : params.agent;
-  if (replaced.size) params = { ...params, agent };
+  // read_skill is the run's exactly when it has skills to load.
+  const skillTool = params.skills?.skills.length ? [SKILL_TOOL] : [];
+  const tools = [...params.agent.tools.filter((name) => !replaced.has(name) && name !== SKILL_TOOL), ...skillTool];
+  const agent = tools.join('\0') === params.agent.tools.join('\0') ? params.agent : { ...params.agent, tools };
+  if (agent !== params.agent) params = { ...params, agent };
   const started = Date.now();
   const usage = params.resume ? { ...params.resume.usage } : zeroUsage();
   const messages = [...params.messages];
@@ -163,6 +170,7 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
     voice: params.voice,
     projectId: params.projectId,
     memory: params.memory,
+    skills: params.skills,
     frameworkHints: params.frameworkHints,
     tools: [...deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });

@@ -3,6 +3,7 @@ import type { VoiceMode } from '@zero/agent/wire';
 import type { TextBlockParam } from '@zero/agent/model/provider';
 import type { MemoryIndex } from '../memory/session-memory';
 import { fenceOutsideText } from './speaker';
+import type { SessionSkills } from '../skills/session-skills';
 
 export interface PromptInput {
   agent: AgentDefinition;
@@ -12,6 +13,8 @@ export interface PromptInput {
   tools: { name: string; description: string }[];
   /** The agent's memory store, when its file sets `memory:`: listed (paths and sizes), never read into the prompt. */
   memory?: MemoryIndex;
+  /** The agent's skills, resolved for the session (see `skills/session-skills.ts`): listed by name and description, never read into the prompt. */
+  skills?: SessionSkills;
   /** The project's framework hints section, for an API tester (see `tools/api-testing/framework-hints.ts`). */
   frameworkHints?: string;
 }
@@ -24,7 +27,7 @@ const NEUTRAL_VOICE = 'Write plainly and precisely. No persona, no jokes; lead w
  * project). Each ends at a prompt-cache breakpoint, so a change of voice or
  * project keeps the first block cached.
  */
-export function buildSystemPrompt({ agent, voice, projectId, tools, memory, frameworkHints }: PromptInput): TextBlockParam[] {
+export function buildSystemPrompt({ agent, voice, projectId, tools, memory, frameworkHints, skills }: PromptInput): TextBlockParam[] {
   const stable: string[] = [`You are ${agent.name}, an agent of Zero. ${agent.description}${agent.domain ? `\nYour domain: ${agent.domain}.` : ''}`];
   if (agent.role) stable.push(`## Role\n${agent.role}`);
   if (agent.capabilities.length) stable.push(`## Capabilities\n${list(agent.capabilities)}`);
@@ -60,6 +63,7 @@ export function buildSystemPrompt({ agent, voice, projectId, tools, memory, fram
   );
   if (frameworkHints) session.push(frameworkHints);
   if (memory) session.push(memorySection(memory));
+  if (skills?.section) session.push(skills.section);
 
   return [
     { type: 'text', text: stable.join('\n\n'), cache_control: { type: 'ephemeral' } },

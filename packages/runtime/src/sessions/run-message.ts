@@ -304,6 +304,7 @@ export async function runMessage(
         compact,
         conclude,
         memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
+        skills: agent.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(deps, sessionId, agent) : undefined,
         frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
       },
       emit,

@@ -10,6 +10,7 @@ import { inProject, toolError } from '../project-scope';
 import type { ToolContext, ToolOutput } from '../tool';
 import type { CommandOptions } from './command-policy';
 import type { CopyExtra, ScratchCopies } from './scratch';
+import type { SkillVersion } from '../../skills/skill-store';
 import type { CappedStream, ProgramOutcome } from './spawn';
 
 /** What the model is shown of each stream (the registry caps the whole result as well). */
@@ -66,8 +67,10 @@ export class SandboxedCommands {
     const { ScratchCopies, commandFolder } = await import('./scratch');
     this.copies ??= new ScratchCopies(this.options.scratchRoot);
     const copies = this.copies;
+    const { skills } = context.agent.skills?.length ? await (await import('../../skills/session-skills')).sessionSkills(context, context.sessionId, context.agent) : { skills: [] };
+    const extra = joinExtras(resourcesOf(settings.resources, context), await skillsOf(skills, context));
     const body = async (projectId: string | undefined) => {
-      const copy = await copies.copyFor(context.projectFiles, projectId, context.runId, context.signal, resourcesOf(settings.resources, context));
+      const copy = await copies.copyFor(context.projectFiles, projectId, context.runId, context.signal, extra);
       const folder = await commandFolder(copy, call.cwd === undefined ? undefined : normalizeProjectFolder(call.cwd) || undefined);
       const where = relative(copy, folder);
       const startedAt = new Date().toISOString();
@@ -93,8 +96,8 @@ export class SandboxedCommands {
       const described = describeOutcome(outcome, where || '.', limits);
       return { content: prepared.installed ? `${prepared.installed}\n${described}` : described, is_error: outcome.startError !== undefined || outcome.timedOut };
     };
-    // A session whose repositories are its working copy needs no project; one without any runs in its project's copy.
-    if (call.projectId ?? context.projectId ?? !settings.resources.length) return inProject(call.projectId, context, body);
+    // A session whose repositories (or skills) are its working copy needs no project; one without any runs in its project's copy.
+    if (call.projectId ?? context.projectId ?? (!settings.resources.length && !skills.length)) return inProject(call.projectId, context, body);
     try {
       return await body(undefined);
     } catch (error) {
@@ -143,6 +146,47 @@ function resourcesOf(resources: RunEnvironment['resources'], context: ToolContex
     write: async (dir) => {
       if (!context.mountRepositories) throw new Error('this deployment cannot mount repository resources');
       await context.mountRepositories(dir, resources);
+    },
+  };
+}
+
+/**
+ * The run's skills, written into its copy at `.skills/<name>/` while it is built: their scripts run
+ * there. Paths were checked on upload (no "..", no absolute path), and each is joined under its
+ * skill's folder and checked again, so a stored path cannot lead out of the copy.
+ */
+async function skillsOf(skills: readonly SkillVersion[], context: ToolContext): Promise<CopyExtra | undefined> {
+  if (!skills.length) return undefined;
+  const { SKILLS_FOLDER } = await import('../../skills/skills-folder');
+  const { skillStore } = await import('../../skills/skill-store');
+  const store = skillStore(context.artifacts);
+  return {
+    key: skills.map((s) => `${s.skill_id}@${s.id}`).join(','),
+    write: async (dir) => {
+      const { mkdir, writeFile } = await import('node:fs/promises');
+      const { dirname, join, relative, isAbsolute } = await import('node:path');
+      for (const skill of skills) {
+        const root = join(dir, SKILLS_FOLDER, skill.name);
+        for (const file of await store.readFiles(skill)) {
+          const target = join(root, file.path);
+          const inside = relative(root, target);
+          if (!inside || inside.startsWith('..') || isAbsolute(inside)) throw new Error(`skill "${skill.name}" holds a path outside its folder: ${file.path}`);
+          await mkdir(dirname(target), { recursive: true });
+          await writeFile(target, file.bytes);
+        }
+      }
+    },
+  };
+}
+
+/** Both extras in one copy, in turn: the repositories, then the skills. */
+function joinExtras(...extras: (CopyExtra | undefined)[]): CopyExtra | undefined {
+  const present = extras.filter((e): e is CopyExtra => !!e);
+  if (present.length <= 1) return present[0];
+  return {
+    key: present.map((e) => e.key).join('|'),
+    write: async (dir) => {
+      for (const extra of present) await extra.write(dir);
     },
   };
 }
