@@ -3,7 +3,7 @@ import { collectRun } from '@zero/runtime/sessions/collect-run';
 import { planPrompt } from '@zero/agent/plan/prompt';
 import { startChat } from '@zero/runtime/sessions/start-chat';
 import { tooLarge } from '@zero/agent/errors';
-import { MAX_MESSAGE_CHARS, chatRequestSchema, chatResultSchema, streamEventSchema, type ChatRequest, type ChatRequestBody } from '@zero/agent/wire';
+import { ATTACHMENTS_BODY_HINT, MAX_BODY_WITH_ATTACHMENTS_BYTES, MAX_MESSAGE_CHARS, chatRequestSchema, chatResultSchema, streamEventSchema, type ChatRequest, type ChatRequestBody } from '@zero/agent/wire';
 import { describe, json } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
@@ -33,7 +33,7 @@ export function chatRoutes(deps: AppDeps) {
   app.post(
     '/chat',
     describe({ summary: 'Send a message: the run streams as SSE (`stream: true`) or answers as one JSON body', responses: { 200: chatResultSchema }, events: streamEventSchema }),
-    json(chatRequestSchema, { guard: messageSize }),
+    json(chatRequestSchema, { guard: messageSize, maxBytes: MAX_BODY_WITH_ATTACHMENTS_BYTES, hint: ATTACHMENTS_BODY_HINT }),
     async (c) => {
       const body = messageOf(c.req.valid('json'));
       const run = await startChat(deps, body, c.get('user'), { deadline: c.get('deadline') });

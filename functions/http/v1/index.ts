@@ -7,6 +7,7 @@ import { agentRoutes } from './agents';
 import { apiErrorResponse } from './api-errors';
 import { requireApiKey } from './auth';
 import { environmentRoutes } from './environments';
+import { fileRoutes } from './files';
 import { managedEventRoutes } from './events';
 import { workRoutes } from './work';
 import { managedSessionRoutes } from './sessions';
@@ -27,6 +28,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', workRoutes(deps));
   app.route('/', managedSessionRoutes(deps));
   app.route('/', managedEventRoutes(deps));
+  app.route('/', fileRoutes(deps));
   return app;
 }
 
