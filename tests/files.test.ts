@@ -4,7 +4,8 @@ import type * as z from 'zod';
 import { DEV_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
 import { apiErrorSchema, sentEventsSchema, sessionEventSchema, type SessionEvent } from './support/managed-agents-schemas';
 import { deletedFileSchema, fileMetadataSchema, filePageSchema } from './support/files-schemas';
-import { bigPdf, PDF, PNG } from './support/media';
+import { bigPdf, GIF, PDF, PNG } from './support/media';
+import { NodeChat, newChatId } from './support/node-chat';
 
 const ENV = 'env_zero_lambda';
 const FILES_BETA = ['files-api-2025-04-14'] as const;
@@ -185,5 +186,26 @@ describe('Files and attachments, through the official SDK', () => {
     const big = await postJson(`${h.url}/api/v2/chat`, { message: 'Read', attachments: [{ media_type: 'application/pdf', data: bigPdf(30 * 1000 * 1000).toString('base64') }] }, aliceHeaders);
     expect(big.status).toBe(413);
     expect(JSON.stringify(big.json)).toContain('a PDF 20 MiB');
+  });
+
+  it("useChat's file parts reach the model as image and document blocks", async () => {
+    h.fake.script({ text: 'a gif and a paper' });
+    const chat = new NodeChat(h.url, newChatId(), aliceHeaders);
+    await chat.sendMessage({
+      text: 'What are these?',
+      files: [
+        { type: 'file', mediaType: 'image/gif', url: `data:image/gif;base64,${GIF.toString('base64')}`, filename: 'dot.gif' },
+        { type: 'file', mediaType: 'application/pdf', url: `data:application/pdf;base64,${PDF.toString('base64')}`, filename: 'paper.pdf' },
+      ],
+    });
+    expect(chat.error).toBeUndefined();
+    expect(h.fake.mediaBlocks().map((b) => [b.type, b.media_type])).toEqual([
+      ['image', 'image/gif'],
+      ['document', 'application/pdf'],
+    ]);
+    // A file part by URL is refused by name: Zero fetches nothing for a message.
+    const refused = new NodeChat(h.url, newChatId(), aliceHeaders);
+    await refused.sendMessage({ text: 'Look', files: [{ type: 'file', mediaType: 'image/png', url: 'https://example.com/a.png' }] });
+    expect(refused.error?.message).toContain('must be a data: URL');
   });
 });
