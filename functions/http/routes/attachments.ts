@@ -23,7 +23,7 @@ export function attachmentRoutes(deps: AppDeps) {
       // Only what the session's own messages hold: a member of one session reads nothing of another's by its hash.
       const bytes = (await sessionHolds(deps.artifacts, id, sha256)) ? await new BlobStore(deps.artifacts).read(sha256) : undefined;
       if (!bytes) throw notFound(`no attachment ${sha256} in session "${id}"`, 'sha256');
-      return new Response(bytes, { headers: { 'content-type': sniffMediaType(bytes) ?? 'application/octet-stream', 'content-length': String(bytes.byteLength), 'x-content-type-options': 'nosniff', 'cache-control': 'private, max-age=31536000, immutable' } });
+      return new Response(new Uint8Array(bytes), { headers: { 'content-type': sniffMediaType(bytes) ?? 'application/octet-stream', 'content-length': String(bytes.byteLength), 'x-content-type-options': 'nosniff', 'cache-control': 'private, max-age=31536000, immutable' } });
     },
   );
   return app;

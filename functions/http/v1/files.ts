@@ -70,7 +70,7 @@ export function fileRoutes(deps: V1Deps) {
   app.get('/files/:id/content', async (c) => {
     const record = await files.get(c.req.param('id'), c.get('user'));
     const bytes = await files.content(record);
-    return new Response(bytes, {
+    return new Response(new Uint8Array(bytes), {
       headers: {
         'content-type': record.mime_type,
         'content-length': String(bytes.byteLength),
