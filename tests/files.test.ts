@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic, { toFile } from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
@@ -6,6 +9,7 @@ import { apiErrorSchema, sentEventsSchema, sessionEventSchema, type SessionEvent
 import { deletedFileSchema, fileMetadataSchema, filePageSchema } from './support/files-schemas';
 import { bigPdf, GIF, PDF, PNG } from './support/media';
 import { NodeChat, newChatId } from './support/node-chat';
+import { cliEnv, runCli } from './support/cli';
 
 const ENV = 'env_zero_lambda';
 const FILES_BETA = ['files-api-2025-04-14'] as const;
@@ -208,4 +212,22 @@ describe('Files and attachments, through the official SDK', () => {
     await refused.sendMessage({ text: 'Look', files: [{ type: 'file', mediaType: 'image/png', url: 'https://example.com/a.png' }] });
     expect(refused.error?.message).toContain('must be a data: URL');
   });
+
+  it('the CLI sends the images and PDFs a prompt mentions with @path; a missing one is a usage error naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zero-cli-attach-'));
+    writeFileSync(join(dir, 'shot.png'), PNG);
+    writeFileSync(join(dir, 'spec.pdf'), PDF);
+    h.fake.script({ text: 'A dot and a spec.' });
+    const env = cliEnv({ ZERO_URL: h.url, ZERO_KEY: DEV_KEY });
+    const run = await runCli(['-q', `Compare @${join(dir, 'shot.png')} with @${join(dir, 'spec.pdf')}, and ask @alice.`], { env, timeoutMs: 60_000 });
+    expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain('A dot and a spec.');
+    expect(h.fake.mediaBlocks().map((b) => [b.type, b.media_type, b.title])).toEqual([
+      ['image', 'image/png', undefined],
+      ['document', 'application/pdf', 'spec.pdf'],
+    ]);
+    const missing = await runCli(['-q', `Look at @${join(dir, 'gone.png')}`], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`@${join(dir, 'gone.png')}: cannot read`);
+  }, 120_000);
 });
