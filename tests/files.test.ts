@@ -119,6 +119,10 @@ describe('Files and attachments, through the official SDK', () => {
       { type: 'image', media_type: 'image/png', bytes: PNG.byteLength, head: PNG.subarray(0, 8).toString('latin1') },
       { type: 'document', media_type: 'application/pdf', bytes: PDF.byteLength, head: PDF.subarray(0, 8).toString('latin1'), title: 'paper.pdf' },
     ]);
+    // The event list shows the message with the image's file (bytes sent inline are not sent back).
+    const listed = [];
+    for await (const e of alice.beta.sessions.events.list(session.id)) listed.push(valid(sessionEventSchema, e));
+    expect(listed.find((e) => e.type === 'user.message')).toMatchObject({ content: [{ type: 'text', text: 'What are these?' }, { type: 'image', source: { type: 'file', file_id: image.id } }] });
     // DynamoDB holds the hash, never the bytes.
     const log = await h.server.runtime.sessions.readLog(session.id);
     const message = log.find((r) => r.kind === 'user_message');

@@ -3,8 +3,8 @@ import * as z from 'zod';
 import { invalidField, tooLarge } from '@zero/agent/errors';
 import { queueMessage } from '@zero/runtime/sessions/start-chat';
 import { decodeBase64, storeAttachments, type ReceivedAttachment } from '@zero/runtime/files/attachments';
-import type { ManagedSessionRecord } from '@zero/integrations/managed';
-import { MAX_MESSAGE_CHARS, type AttachmentRef } from '@zero/agent/wire';
+import { userMessageContent, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { MAX_MESSAGE_CHARS } from '@zero/agent/wire';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
 
@@ -60,21 +60,6 @@ async function contentOf(deps: V1Deps, c: Context<Env>, event: UserMessageParams
 }
 
 /**
- * The event as the API echoes it: its text, then the attachments that came from files as image and
- * document blocks with their `file` source (bytes sent inline are not sent back).
- */
-export function echoedContent(text: string, attachments: readonly AttachmentRef[]) {
-  return [
-    { type: 'text' as const, text },
-    ...attachments.flatMap((a) => {
-      if (!a.file_id) return [];
-      const src = { type: 'file' as const, file_id: a.file_id };
-      return [a.media_type === 'application/pdf' ? { type: 'document' as const, source: src, ...(a.filename ? { title: a.filename } : {}) } : { type: 'image' as const, source: src }];
-    }),
-  ];
-}
-
-/**
  * Sends a `user.message` to the session as a Zero message for a background run, with the session's
  * custom tools as client tools (a self-hosted environment's tools are added by the run itself). Returns once the message is durable, without waiting for the run,
  * which the stream follows; on Lambda the run goes on in the worker, not in this request.
@@ -90,5 +75,5 @@ export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: 
     author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
     ...(clientTools.length ? { client_tools: clientTools } : {}),
   });
-  return { id: `sevt_${runId}`, type: 'user.message' as const, content: echoedContent(text, attachments), processed_at: new Date().toISOString() };
+  return { id: `sevt_${runId}`, type: 'user.message' as const, content: userMessageContent(text, attachments), processed_at: new Date().toISOString() };
 }
