@@ -1,5 +1,5 @@
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport } from 'ai';
+import { DefaultChatTransport, type FileUIPart } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { agentColour } from './agent-colour';
 import { projectListSchema, sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/agent/wire';
@@ -7,6 +7,7 @@ import { api, keyFetch, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
 import { MessageView, RunError } from './message-view';
+import { ATTACH_ACCEPT, AttachmentTray, toFilePart } from './attachments';
 
 export interface ChatViewProps {
   creds: Credentials;
@@ -26,6 +27,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   const [projectId, setProjectId] = useState(detail?.session.project_id ?? '');
   const [voice, setVoice] = useState<Voice | ''>(detail?.session.voice_mode ?? '');
   const [input, setInput] = useState('');
+  // Images and PDFs picked, pasted or dropped, sent with the next message.
+  const [files, setFiles] = useState<FileUIPart[]>([]);
   const [notice, setNotice] = useState<string>();
   /** The projects a new session may be bound to, offered as the Project box's suggestions. */
   const [projectIds, setProjectIds] = useState<string[]>([]);
@@ -209,9 +212,19 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   async function send(e: FormEvent) {
     e.preventDefault();
     const text = input.trim();
-    if (!text) return;
+    if (!text && !files.length) return;
+    const attached = files;
     setInput('');
-    await chat.sendMessage({ text });
+    setFiles([]);
+    await chat.sendMessage(attached.length ? { text, files: attached } : { text });
+  }
+
+  /** Adds picked, pasted or dropped files to the message; one that cannot be sent is said why, the others are added. */
+  async function attach(list: FileList | readonly File[]) {
+    const parts = await Promise.all([...list].map(toFilePart));
+    const refused = parts.flatMap((p) => ('refused' in p ? [p.refused] : []));
+    setNotice(refused.length ? refused.join('; ') : undefined);
+    setFiles((current) => [...current, ...parts.filter((p): p is FileUIPart => !('refused' in p))]);
   }
 
   /** An agent's colour and domain by its id; none: the session's agent. */
@@ -351,7 +364,34 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       </div>
 
       {canWrite ? (
-        <form className="composer" onSubmit={(e) => void send(e)}>
+        <form
+          className="composer"
+          data-testid="composer-form"
+          onSubmit={(e) => void send(e)}
+          onDragOver={(e) => {
+            if (e.dataTransfer.types.includes('Files')) e.preventDefault();
+          }}
+          onDrop={(e) => {
+            if (!e.dataTransfer.files.length) return;
+            e.preventDefault();
+            void attach(e.dataTransfer.files);
+          }}
+        >
+          <AttachmentTray files={files} onRemove={(i) => setFiles((current) => current.filter((_, j) => j !== i))} />
+          <label className="attach secondary" title="Attach images or PDFs">
+            Attach
+            <input
+              type="file"
+              data-testid="attach-input"
+              accept={ATTACH_ACCEPT}
+              multiple
+              hidden
+              onChange={(e) => {
+                if (e.target.files?.length) void attach(e.target.files);
+                e.target.value = '';
+              }}
+            />
+          </label>
           <textarea
             data-testid="composer"
             aria-label={`Message to ${agentName(undefined)}`}
@@ -359,6 +399,11 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             placeholder="Message"
             rows={2}
             onChange={(e) => setInput(e.target.value)}
+            onPaste={(e) => {
+              if (!e.clipboardData.files.length) return;
+              e.preventDefault();
+              void attach(e.clipboardData.files);
+            }}
             onKeyDown={(e) => {
               if (e.key === 'Enter' && !e.shiftKey) {
                 e.preventDefault();
@@ -371,7 +416,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
               Stop
             </button>
           ) : null}
-          <button type="submit" data-testid="send" disabled={!input.trim()}>
+          <button type="submit" data-testid="send" disabled={!input.trim() && !files.length}>
             Send
           </button>
         </form>
