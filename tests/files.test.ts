@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,12 +148,6 @@ describe('Files and attachments, through the official SDK', () => {
       .catch((e: unknown) => e);
     expect((refused as InstanceType<typeof Anthropic.APIError>).status).toBe(413);
     expect(errorOf(refused).message).toContain('the limit for a PDF is 20 MiB');
-    // Inline, the body limit refuses it, naming the limits.
-    const inline = await alice.beta.sessions.events
-      .send(session.id, { events: [{ type: 'user.message', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: bigPdf(30 * 1000 * 1000).toString('base64') } }] }] })
-      .catch((e: unknown) => e);
-    expect((inline as InstanceType<typeof Anthropic.APIError>).status).toBe(413);
-    expect(errorOf(inline).message).toContain('a PDF 20 MiB');
     const url = await alice.beta.sessions.events
       .send(session.id, { events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'http://169.254.169.254/latest' } }] }] })
       .catch((e: unknown) => e);
@@ -170,7 +165,7 @@ describe('Files and attachments, through the official SDK', () => {
     expect(fake).toBeInstanceOf(Anthropic.BadRequestError);
     expect(errorOf(fake).message).toContain('is not a PNG, JPEG, GIF, WebP image or a PDF');
     expect(h.fake.requests.length).toBe(calls);
-  });
+  }, 120_000);
 
   it("Zero's chat takes attachments (base64 or file ids); members read them, others get a 404", async () => {
     h.fake.script({ text: 'I see a dot' });
@@ -188,13 +183,20 @@ describe('Files and attachments, through the official SDK', () => {
     const read = await fetch(`${h.url}/api/v2/sessions/${sessionId}/attachments/${sha}`, { headers: aliceHeaders });
     expect(read.status).toBe(200);
     expect(Buffer.from(await read.arrayBuffer()).equals(PNG)).toBe(true);
-    const outsider = await fetch(`${h.url}/api/v2/sessions/${sessionId}/attachments/${sha}`, { headers: await h.userHeaders('mallory') });
+    const malloryHeaders = await h.userHeaders('mallory');
+    const outsider = await fetch(`${h.url}/api/v2/sessions/${sessionId}/attachments/${sha}`, { headers: malloryHeaders });
     expect(outsider.status).toBe(404);
+    // An outsider's message to the session is refused before its attachment is stored.
+    const planted = Buffer.concat([PNG, randomBytes(16)]);
+    const intruder = await postJson(`${h.url}/api/v2/chat`, { session_id: sessionId, message: 'mine now', attachments: [{ media_type: 'image/png', data: planted.toString('base64') }] }, malloryHeaders);
+    expect(intruder.status).toBe(404);
+    const stored = await h.server.runtime.artifacts.list('blobs/sha256/');
+    expect(stored.some((o) => o.key.endsWith(createHash('sha256').update(planted).digest('hex')))).toBe(false);
 
     const big = await postJson(`${h.url}/api/v2/chat`, { message: 'Read', attachments: [{ media_type: 'application/pdf', data: bigPdf(30 * 1000 * 1000).toString('base64') }] }, aliceHeaders);
     expect(big.status).toBe(413);
     expect(JSON.stringify(big.json)).toContain('a PDF 20 MiB');
-  });
+  }, 120_000);
 
   it("useChat's file parts reach the model as image and document blocks", async () => {
     h.fake.script({ text: 'a gif and a paper' });

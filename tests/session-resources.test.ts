@@ -81,10 +81,10 @@ describe("a session's resources, through the official SDK", () => {
   it("refuses clearly: another user's file or session, a token update, a memory store, an overlapping or escaping mount path", async () => {
     const agent = await alice.beta.agents.create({ name: 'Careful', model: 'claude-sonnet-4-6' });
     const session = await alice.beta.sessions.create({ agent: agent.id, environment_id: ENV, resources: [{ type: 'github_repository', url: 'https://github.com/acme/widgets' }] });
-    const [repo] = (await alice.beta.sessions.resources.list(session.id)).data;
-    expect(valid(sessionResourceSchema, repo)).toMatchObject({ type: 'github_repository', url: 'https://github.com/acme/widgets', mount_path: '/workspace/widgets' });
+    const repo = valid(sessionResourceSchema, (await alice.beta.sessions.resources.list(session.id)).data[0]);
+    expect(repo).toMatchObject({ type: 'github_repository', url: 'https://github.com/acme/widgets', mount_path: '/workspace/widgets' });
 
-    const update = await alice.beta.sessions.resources.update(repo!.id, { session_id: session.id, authorization_token: 'ghp_secret' }).catch((e: unknown) => e);
+    const update = await alice.beta.sessions.resources.update(repo.id, { session_id: session.id, authorization_token: 'ghp_secret' }).catch((e: unknown) => e);
     expect(update).toBeInstanceOf(Anthropic.BadRequestError);
     expect(errorOf(update).message).toContain('authorization_token: Zero keeps no token in a session');
     expect(errorOf(update).message).not.toContain('ghp_secret');

@@ -60,9 +60,8 @@ export function fileRoutes(deps: V1Deps) {
   app.get('/files', query(z.object({ ...pageQuery, scope_id: z.string().max(200).optional() })), async (c) => {
     const q = c.req.valid('query');
     // Zero's files belong to users, not sessions: a session scope holds none.
-    const all = q.scope_id ? [] : await files.list(c.get('user').id);
-    const page = pageOf(all, q);
-    return c.json({ data: page.data.map(fileMetadata), next_page: page.next_page });
+    const page = pageOf(q.scope_id ? [] : await files.ids(c.get('user').id), q);
+    return c.json({ data: (await files.read(page.data)).map(fileMetadata), next_page: page.next_page });
   });
 
   app.get('/files/:id', async (c) => c.json(fileMetadata(await files.get(c.req.param('id'), c.get('user')))));

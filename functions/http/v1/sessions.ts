@@ -75,7 +75,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     if (clash) throw invalidField('agent', `custom tool "${clash.name}" has the name of an environment tool of the self-hosted environment`);
     const initial = (params.initial_events ?? []).map((event, i) => {
       const parsed = userMessageParams.safeParse(event);
-      if (!parsed.success) throw invalidField(`initial_events.${i}`, 'only user.message events with text content are supported');
+      if (!parsed.success) throw invalidField(`initial_events.${i}`, 'only user.message events are supported');
       return parsed.data;
     });
     const session = await openSession(deps, user, { title: params.title ?? 'New session', agent_id: catalogId });

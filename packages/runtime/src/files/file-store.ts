@@ -75,10 +75,15 @@ export class FileStore {
     return record;
   }
 
-  /** The caller's own files, newest first. */
-  async list(owner: string): Promise<FileRecord[]> {
+  /** The ids of the owner's files, newest first: one listing, no file read (page them, then `read` the page). */
+  async ids(owner: string): Promise<string[]> {
     const keys = await this.artifacts.list(ownerPrefix(owner));
-    const records = await Promise.all(keys.reverse().map(async ({ key }) => this.artifacts.getJson(recordKey(key.slice(key.lastIndexOf('/') + 1)))));
+    return keys.reverse().map(({ key }) => key.slice(key.lastIndexOf('/') + 1));
+  }
+
+  /** These files of the owner's, in order, leaving out any deleted or expired since they were listed. */
+  async read(ids: readonly string[]): Promise<FileRecord[]> {
+    const records = await Promise.all(ids.map((id) => this.artifacts.getJson(recordKey(id))));
     return records.filter((r) => r !== undefined).map((r) => fileRecordSchema.parse(r)).filter((r) => !expired(r));
   }
 

@@ -49,14 +49,17 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   });
   // A suspended user, a spent budget, a session over its message rate: refused before anything is written.
   await admitMessage(deps, user.id, request.session_id);
-  // Attachments are checked against the model's limits and stored before anything else is written.
-  const attachments = request.attachments?.length ? await storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : undefined;
+  // Attachments are checked against the model's limits and stored (by the session's editor; before a new session is made).
+  const store = () => (request.attachments?.length ? storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : Promise.resolve(undefined));
   let session: SessionMeta;
+  let attachments: Awaited<ReturnType<typeof store>>;
   let created = false;
   if (request.session_id) {
     session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
     if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
+    attachments = await store();
   } else {
+    attachments = await store();
     session = await openSession(deps, user, { ...request, title: titleFrom(request.message) });
     created = true;
   }
