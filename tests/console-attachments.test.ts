@@ -60,6 +60,13 @@ describe('the console: attachments, in a real browser', () => {
     expect(await sent.getByTestId('attachment-image').count()).toBe(2);
     expect(await sent.getByTestId('attachment-doc').textContent()).toBe('PDF · spec.pdf');
     expect(await page.getByTestId('attachment-tray').count()).toBe(0);
+
+    // Reloaded, the message shows them again, read from the session with the key.
+    await page.reload();
+    const reloaded = page.getByTestId('message-user').last();
+    await reloaded.getByTestId('attachment-doc').waitFor();
+    await expect.poll(() => reloaded.getByTestId('attachment-image').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth))).toEqual([1, 1]);
+    expect(await reloaded.getByTestId('attachment-image').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).src.startsWith('blob:')))).toBe(true);
   });
 
   it('says at once why a file cannot be attached, naming the limit', async () => {

@@ -1,4 +1,5 @@
 import type { FileUIPart } from 'ai';
+import { createContext, useContext, useEffect, useState } from 'react';
 import { ATTACHMENT_MEDIA_TYPES, MAX_IMAGE_BYTES, MAX_PDF_BYTES } from '@zero/agent/wire';
 
 /** What the file picker offers: the types a model is sent as image and document blocks. */
@@ -24,9 +25,36 @@ export async function toFilePart(file: File): Promise<FileUIPart | { refused: st
   return { type: 'file', mediaType: file.type, filename: file.name, url };
 }
 
+/** Reads an attachment of a stored message by its API path (`/sessions/:id/attachments/:sha256`), with the signed-in key. */
+export const AttachmentReader = createContext<((path: string) => Promise<Blob>) | undefined>(undefined);
+
+/** An image part's source: a data URL as it is; a stored attachment read with the key, as an object URL. */
+function useImageSource(url: string): string | undefined {
+  const read = useContext(AttachmentReader);
+  const [source, setSource] = useState(url.startsWith('data:') ? url : undefined);
+  useEffect(() => {
+    if (url.startsWith('data:') || !read) return;
+    let objectUrl: string | undefined;
+    let live = true;
+    void read(url).then(
+      (blob) => {
+        objectUrl = URL.createObjectURL(blob);
+        if (live) setSource(objectUrl);
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+      if (objectUrl) URL.revokeObjectURL(objectUrl);
+    };
+  }, [url, read]);
+  return source;
+}
+
 /** A file part as a preview: the image itself, or the PDF's name. */
 export function FilePreview({ part }: { part: FileUIPart }) {
-  if (part.mediaType.startsWith('image/')) return <img className="attachment-image" data-testid="attachment-image" src={part.url} alt={part.filename ?? 'attached image'} />;
+  const source = useImageSource(part.url);
+  if (part.mediaType.startsWith('image/')) return <img className="attachment-image" data-testid="attachment-image" src={source} alt={part.filename ?? 'attached image'} />;
   return (
     <span className="attachment-doc" data-testid="attachment-doc">
       PDF · {part.filename ?? 'document'}

@@ -7,7 +7,7 @@ import { api, keyFetch, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
 import { MessageView, RunError } from './message-view';
-import { ATTACH_ACCEPT, AttachmentTray, toFilePart } from './attachments';
+import { ATTACH_ACCEPT, AttachmentReader, AttachmentTray, toFilePart } from './attachments';
 
 export interface ChatViewProps {
   creds: Credentials;
@@ -219,6 +219,16 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     await chat.sendMessage(attached.length ? { text, files: attached } : { text });
   }
 
+  /** A stored message's attachment, read with the key (an <img> cannot send it). */
+  const readAttachment = useMemo(
+    () => async (path: string) => {
+      const response = await keyFetch(`${creds.baseUrl}/api/v2${path}`, { headers: { authorization: `Bearer ${creds.key}` } });
+      if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+      return response.blob();
+    },
+    [creds],
+  );
+
   /** Adds picked, pasted or dropped files to the message; one that cannot be sent is said why, the others are added. */
   async function attach(list: FileList | readonly File[]) {
     const parts = await Promise.all([...list].map(toFilePart));
@@ -276,154 +286,156 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   }
 
   return (
-    <section className="chat">
-      <div className="settings">
-        <label>
-          Agent
-          <select data-testid="agent" value={agentId} onChange={(e) => void switchAgent(e.target.value)} disabled={!canWrite}>
-            {agents.map((a) => (
-              <option key={a.id} value={a.id} title={a.description}>
-                {agentLabel(a, agents)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Project
-          <input
-            data-testid="project"
-            list="project-options"
-            value={projectId}
-            placeholder="owner/repo"
-            onChange={(e) => setProjectId(e.target.value)}
-            disabled={options.current.created}
-            title={options.current.created ? 'A session keeps the project it started with' : 'Bind the session to a project'}
-          />
-        </label>
-        <datalist id="project-options">
-          {projectIds.map((id) => (
-            <option key={id} value={id} />
-          ))}
-        </datalist>
-        <label>
-          Voice
-          <select data-testid="voice" value={voice} onChange={(e) => void switchVoice(e.target.value as Voice | '')} disabled={!canWrite}>
-            <option value="">agent default</option>
-            <option value="full">full</option>
-            <option value="minimal">minimal</option>
-            <option value="neutral">neutral</option>
-          </select>
-        </label>
-        {spent.runs ? (
-          <span className="session-usage" data-testid="session-usage" title="What this session's answers used, as shown here">
-            {spent.tokens.toLocaleString()} tokens · ${spent.cost.toFixed(4)}
-          </span>
-        ) : null}
-      </div>
-
-      {pending.size ? (
-        <div className="awaiting" data-testid="awaiting-approval">
-          <span className="badge">awaiting approval</span> {[...pending.values()].map((p) => p.name).join(', ')}
-        </div>
-      ) : null}
-      <div className="messages" data-testid="messages" ref={list} aria-live="polite" aria-busy={busy}>
-        {messages.length === 0 ? (
-          <div className="empty start" data-testid="chat-empty">
-            <p>
-              <strong>Ask {agentName(undefined)} anything.</strong> The first message starts the session, listed under Sessions by its first words.
-            </p>
-            <p>Enter sends, Shift+Enter starts a new line, Esc stops an answer.</p>
-          </div>
-        ) : null}
-        {messages.map((m, i) => {
-          const last = i === messages.length - 1;
-          return (
-            <MessageView
-              key={m.id}
-              message={m}
-              approvals={approvals}
-              agentName={agentName}
-              agentLook={agentLook}
-              onRetry={last && canWrite && !busy ? retry : undefined}
-              // A run that failed while it streamed: its answer shows the error (until the history has it).
-              streamError={last && error && m.role === 'assistant' && !m.metadata?.error ? streamError(error) : undefined}
-            />
-          );
-        })}
-        {/* A request refused before any answer began. */}
-        {error && messages.at(-1)?.role !== 'assistant' ? (
-          <article className="message message-assistant">
-            <RunError error={streamError(error)} agent={agentName(undefined)} onRetry={canWrite && !busy ? retry : undefined} />
-          </article>
-        ) : null}
-        {notice ? (
-          <div className="error" role="alert">
-            {notice}
-          </div>
-        ) : null}
-      </div>
-
-      {canWrite ? (
-        <form
-          className="composer"
-          data-testid="composer-form"
-          onSubmit={(e) => void send(e)}
-          onDragOver={(e) => {
-            if (e.dataTransfer.types.includes('Files')) e.preventDefault();
-          }}
-          onDrop={(e) => {
-            if (!e.dataTransfer.files.length) return;
-            e.preventDefault();
-            void attach(e.dataTransfer.files);
-          }}
-        >
-          <AttachmentTray files={files} onRemove={(i) => setFiles((current) => current.filter((_, j) => j !== i))} />
-          <label className="attach secondary" title="Attach images or PDFs">
-            Attach
+    <AttachmentReader.Provider value={readAttachment}>
+      <section className="chat">
+        <div className="settings">
+          <label>
+            Agent
+            <select data-testid="agent" value={agentId} onChange={(e) => void switchAgent(e.target.value)} disabled={!canWrite}>
+              {agents.map((a) => (
+                <option key={a.id} value={a.id} title={a.description}>
+                  {agentLabel(a, agents)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Project
             <input
-              type="file"
-              data-testid="attach-input"
-              accept={ATTACH_ACCEPT}
-              multiple
-              hidden
-              onChange={(e) => {
-                if (e.target.files?.length) void attach(e.target.files);
-                e.target.value = '';
-              }}
+              data-testid="project"
+              list="project-options"
+              value={projectId}
+              placeholder="owner/repo"
+              onChange={(e) => setProjectId(e.target.value)}
+              disabled={options.current.created}
+              title={options.current.created ? 'A session keeps the project it started with' : 'Bind the session to a project'}
             />
           </label>
-          <textarea
-            data-testid="composer"
-            aria-label={`Message to ${agentName(undefined)}`}
-            value={input}
-            placeholder="Message"
-            rows={2}
-            onChange={(e) => setInput(e.target.value)}
-            onPaste={(e) => {
-              if (!e.clipboardData.files.length) return;
-              e.preventDefault();
-              void attach(e.clipboardData.files);
-            }}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && !e.shiftKey) {
-                e.preventDefault();
-                e.currentTarget.form?.requestSubmit();
-              }
-            }}
-          />
-          {busy ? (
-            <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()} title="Stop the answer (Esc)">
-              Stop
-            </button>
+          <datalist id="project-options">
+            {projectIds.map((id) => (
+              <option key={id} value={id} />
+            ))}
+          </datalist>
+          <label>
+            Voice
+            <select data-testid="voice" value={voice} onChange={(e) => void switchVoice(e.target.value as Voice | '')} disabled={!canWrite}>
+              <option value="">agent default</option>
+              <option value="full">full</option>
+              <option value="minimal">minimal</option>
+              <option value="neutral">neutral</option>
+            </select>
+          </label>
+          {spent.runs ? (
+            <span className="session-usage" data-testid="session-usage" title="What this session's answers used, as shown here">
+              {spent.tokens.toLocaleString()} tokens · ${spent.cost.toFixed(4)}
+            </span>
           ) : null}
-          <button type="submit" data-testid="send" disabled={!input.trim() && !files.length}>
-            Send
-          </button>
-        </form>
-      ) : (
-        <p className="empty">You are a viewer of this session.</p>
-      )}
-    </section>
+        </div>
+
+        {pending.size ? (
+          <div className="awaiting" data-testid="awaiting-approval">
+            <span className="badge">awaiting approval</span> {[...pending.values()].map((p) => p.name).join(', ')}
+          </div>
+        ) : null}
+        <div className="messages" data-testid="messages" ref={list} aria-live="polite" aria-busy={busy}>
+          {messages.length === 0 ? (
+            <div className="empty start" data-testid="chat-empty">
+              <p>
+                <strong>Ask {agentName(undefined)} anything.</strong> The first message starts the session, listed under Sessions by its first words.
+              </p>
+              <p>Enter sends, Shift+Enter starts a new line, Esc stops an answer.</p>
+            </div>
+          ) : null}
+          {messages.map((m, i) => {
+            const last = i === messages.length - 1;
+            return (
+              <MessageView
+                key={m.id}
+                message={m}
+                approvals={approvals}
+                agentName={agentName}
+                agentLook={agentLook}
+                onRetry={last && canWrite && !busy ? retry : undefined}
+                // A run that failed while it streamed: its answer shows the error (until the history has it).
+                streamError={last && error && m.role === 'assistant' && !m.metadata?.error ? streamError(error) : undefined}
+              />
+            );
+          })}
+          {/* A request refused before any answer began. */}
+          {error && messages.at(-1)?.role !== 'assistant' ? (
+            <article className="message message-assistant">
+              <RunError error={streamError(error)} agent={agentName(undefined)} onRetry={canWrite && !busy ? retry : undefined} />
+            </article>
+          ) : null}
+          {notice ? (
+            <div className="error" role="alert">
+              {notice}
+            </div>
+          ) : null}
+        </div>
+
+        {canWrite ? (
+          <form
+            className="composer"
+            data-testid="composer-form"
+            onSubmit={(e) => void send(e)}
+            onDragOver={(e) => {
+              if (e.dataTransfer.types.includes('Files')) e.preventDefault();
+            }}
+            onDrop={(e) => {
+              if (!e.dataTransfer.files.length) return;
+              e.preventDefault();
+              void attach(e.dataTransfer.files);
+            }}
+          >
+            <AttachmentTray files={files} onRemove={(i) => setFiles((current) => current.filter((_, j) => j !== i))} />
+            <label className="attach secondary" title="Attach images or PDFs">
+              Attach
+              <input
+                type="file"
+                data-testid="attach-input"
+                accept={ATTACH_ACCEPT}
+                multiple
+                hidden
+                onChange={(e) => {
+                  if (e.target.files?.length) void attach(e.target.files);
+                  e.target.value = '';
+                }}
+              />
+            </label>
+            <textarea
+              data-testid="composer"
+              aria-label={`Message to ${agentName(undefined)}`}
+              value={input}
+              placeholder="Message"
+              rows={2}
+              onChange={(e) => setInput(e.target.value)}
+              onPaste={(e) => {
+                if (!e.clipboardData.files.length) return;
+                e.preventDefault();
+                void attach(e.clipboardData.files);
+              }}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && !e.shiftKey) {
+                  e.preventDefault();
+                  e.currentTarget.form?.requestSubmit();
+                }
+              }}
+            />
+            {busy ? (
+              <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()} title="Stop the answer (Esc)">
+                Stop
+              </button>
+            ) : null}
+            <button type="submit" data-testid="send" disabled={!input.trim() && !files.length}>
+              Send
+            </button>
+          </form>
+        ) : (
+          <p className="empty">You are a viewer of this session.</p>
+        )}
+      </section>
+    </AttachmentReader.Provider>
   );
 }
 
