@@ -229,8 +229,8 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     expect((error as Error).message).toContain('env_elsewhere');
     for (const [params, field] of [
       [{ budget: { type: 'limit', max_list_cost: { amount: '1', currency: 'USD' } } }, 'budget'],
-      // Repositories are mounted into the working copy (tests/environment-settings.test.ts); files are not yet.
-      [{ resources: [{ type: 'file', file_id: 'file_1' }] }, 'resources.0.type'],
+      // Repositories and files are mounted into the working copy (tests/environment-settings.test.ts, tests/session-resources.test.ts); memory stores are not yet.
+      [{ resources: [{ type: 'memory_store', memory_store_id: 'memstore_1' }] }, 'resources.0.type'],
     ] as const) {
       const refused = await client.beta.sessions.create({ agent: agent.id, environment_id: ENV, ...(params as object) }).catch((e: unknown) => e);
       expect((refused as Error).message).toContain(field);

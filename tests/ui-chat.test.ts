@@ -248,7 +248,7 @@ describe('useChat against Zero: the AI SDK UI message stream', () => {
       [uiChatBody('has/slash/in/it', 'hi'), 400, 'invalid_request', 'id'],
       [{ ...uiChatBody(newChatId(), 'hi'), messages: [] }, 400, 'invalid_request', 'messages'],
       [{ ...uiChatBody(newChatId(), 'hi'), messages: [{ id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] }, 400, 'invalid_request', 'messages.0.role'],
-      [{ ...uiChatBody(newChatId(), 'hi'), messages: [{ id: 'a', role: 'user', parts: [{ type: 'file', url: 'x', mediaType: 'image/png' }] }] }, 400, 'invalid_request', 'messages.0.parts'],
+      [{ ...uiChatBody(newChatId(), 'hi'), messages: [{ id: 'a', role: 'user', parts: [{ type: 'file', url: 'x', mediaType: 'image/png' }] }] }, 400, 'invalid_request', 'messages.0.parts.0.url'],
       [{ ...uiChatBody(newChatId(), 'hi'), trigger: 'regenerate-message' }, 400, 'invalid_request', 'trigger'],
       [uiChatBody(newChatId(), 'hi', { agent_id: 'nobody' }), 404, 'agent_not_found', ''],
       [uiChatBody(newChatId(), 'hi', { voice_mode: 'loud' }), 400, 'invalid_request', 'voice_mode'],

@@ -1,5 +1,5 @@
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport } from 'ai';
+import { DefaultChatTransport, type FileUIPart } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { agentColour } from './agent-colour';
 import { projectListSchema, sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/agent/wire';
@@ -7,6 +7,7 @@ import { api, keyFetch, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
 import { MessageView, RunError } from './message-view';
+import { ATTACH_ACCEPT, AttachmentReader, AttachmentTray, toFilePart } from './attachments';
 
 export interface ChatViewProps {
   creds: Credentials;
@@ -26,6 +27,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   const [projectId, setProjectId] = useState(detail?.session.project_id ?? '');
   const [voice, setVoice] = useState<Voice | ''>(detail?.session.voice_mode ?? '');
   const [input, setInput] = useState('');
+  // Images and PDFs picked, pasted or dropped, sent with the next message.
+  const [files, setFiles] = useState<FileUIPart[]>([]);
   const [notice, setNotice] = useState<string>();
   /** The projects a new session may be bound to, offered as the Project box's suggestions. */
   const [projectIds, setProjectIds] = useState<string[]>([]);
@@ -209,9 +212,29 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   async function send(e: FormEvent) {
     e.preventDefault();
     const text = input.trim();
-    if (!text) return;
+    if (!text && !files.length) return;
+    const attached = files;
     setInput('');
-    await chat.sendMessage({ text });
+    setFiles([]);
+    await chat.sendMessage(attached.length ? { text, files: attached } : { text });
+  }
+
+  /** A stored message's attachment, read with the key (an <img> cannot send it). */
+  const readAttachment = useMemo(
+    () => async (path: string) => {
+      const response = await keyFetch(`${creds.baseUrl}/api/v2${path}`, { headers: { authorization: `Bearer ${creds.key}` } });
+      if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+      return response.blob();
+    },
+    [creds],
+  );
+
+  /** Adds picked, pasted or dropped files to the message; one that cannot be sent is said why, the others are added. */
+  async function attach(list: FileList | readonly File[]) {
+    const parts = await Promise.all([...list].map(toFilePart));
+    const refused = parts.flatMap((p) => ('refused' in p ? [p.refused] : []));
+    setNotice(refused.length ? refused.join('; ') : undefined);
+    setFiles((current) => [...current, ...parts.filter((p): p is FileUIPart => !('refused' in p))]);
   }
 
   /** An agent's colour and domain by its id; none: the session's agent. */
@@ -263,122 +286,156 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   }
 
   return (
-    <section className="chat">
-      <div className="settings">
-        <label>
-          Agent
-          <select data-testid="agent" value={agentId} onChange={(e) => void switchAgent(e.target.value)} disabled={!canWrite}>
-            {agents.map((a) => (
-              <option key={a.id} value={a.id} title={a.description}>
-                {agentLabel(a, agents)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Project
-          <input
-            data-testid="project"
-            list="project-options"
-            value={projectId}
-            placeholder="owner/repo"
-            onChange={(e) => setProjectId(e.target.value)}
-            disabled={options.current.created}
-            title={options.current.created ? 'A session keeps the project it started with' : 'Bind the session to a project'}
-          />
-        </label>
-        <datalist id="project-options">
-          {projectIds.map((id) => (
-            <option key={id} value={id} />
-          ))}
-        </datalist>
-        <label>
-          Voice
-          <select data-testid="voice" value={voice} onChange={(e) => void switchVoice(e.target.value as Voice | '')} disabled={!canWrite}>
-            <option value="">agent default</option>
-            <option value="full">full</option>
-            <option value="minimal">minimal</option>
-            <option value="neutral">neutral</option>
-          </select>
-        </label>
-        {spent.runs ? (
-          <span className="session-usage" data-testid="session-usage" title="What this session's answers used, as shown here">
-            {spent.tokens.toLocaleString()} tokens · ${spent.cost.toFixed(4)}
-          </span>
-        ) : null}
-      </div>
-
-      {pending.size ? (
-        <div className="awaiting" data-testid="awaiting-approval">
-          <span className="badge">awaiting approval</span> {[...pending.values()].map((p) => p.name).join(', ')}
-        </div>
-      ) : null}
-      <div className="messages" data-testid="messages" ref={list} aria-live="polite" aria-busy={busy}>
-        {messages.length === 0 ? (
-          <div className="empty start" data-testid="chat-empty">
-            <p>
-              <strong>Ask {agentName(undefined)} anything.</strong> The first message starts the session, listed under Sessions by its first words.
-            </p>
-            <p>Enter sends, Shift+Enter starts a new line, Esc stops an answer.</p>
-          </div>
-        ) : null}
-        {messages.map((m, i) => {
-          const last = i === messages.length - 1;
-          return (
-            <MessageView
-              key={m.id}
-              message={m}
-              approvals={approvals}
-              agentName={agentName}
-              agentLook={agentLook}
-              onRetry={last && canWrite && !busy ? retry : undefined}
-              // A run that failed while it streamed: its answer shows the error (until the history has it).
-              streamError={last && error && m.role === 'assistant' && !m.metadata?.error ? streamError(error) : undefined}
+    <AttachmentReader.Provider value={readAttachment}>
+      <section className="chat">
+        <div className="settings">
+          <label>
+            Agent
+            <select data-testid="agent" value={agentId} onChange={(e) => void switchAgent(e.target.value)} disabled={!canWrite}>
+              {agents.map((a) => (
+                <option key={a.id} value={a.id} title={a.description}>
+                  {agentLabel(a, agents)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Project
+            <input
+              data-testid="project"
+              list="project-options"
+              value={projectId}
+              placeholder="owner/repo"
+              onChange={(e) => setProjectId(e.target.value)}
+              disabled={options.current.created}
+              title={options.current.created ? 'A session keeps the project it started with' : 'Bind the session to a project'}
             />
-          );
-        })}
-        {/* A request refused before any answer began. */}
-        {error && messages.at(-1)?.role !== 'assistant' ? (
-          <article className="message message-assistant">
-            <RunError error={streamError(error)} agent={agentName(undefined)} onRetry={canWrite && !busy ? retry : undefined} />
-          </article>
-        ) : null}
-        {notice ? (
-          <div className="error" role="alert">
-            {notice}
+          </label>
+          <datalist id="project-options">
+            {projectIds.map((id) => (
+              <option key={id} value={id} />
+            ))}
+          </datalist>
+          <label>
+            Voice
+            <select data-testid="voice" value={voice} onChange={(e) => void switchVoice(e.target.value as Voice | '')} disabled={!canWrite}>
+              <option value="">agent default</option>
+              <option value="full">full</option>
+              <option value="minimal">minimal</option>
+              <option value="neutral">neutral</option>
+            </select>
+          </label>
+          {spent.runs ? (
+            <span className="session-usage" data-testid="session-usage" title="What this session's answers used, as shown here">
+              {spent.tokens.toLocaleString()} tokens · ${spent.cost.toFixed(4)}
+            </span>
+          ) : null}
+        </div>
+
+        {pending.size ? (
+          <div className="awaiting" data-testid="awaiting-approval">
+            <span className="badge">awaiting approval</span> {[...pending.values()].map((p) => p.name).join(', ')}
           </div>
         ) : null}
-      </div>
-
-      {canWrite ? (
-        <form className="composer" onSubmit={(e) => void send(e)}>
-          <textarea
-            data-testid="composer"
-            aria-label={`Message to ${agentName(undefined)}`}
-            value={input}
-            placeholder="Message"
-            rows={2}
-            onChange={(e) => setInput(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && !e.shiftKey) {
-                e.preventDefault();
-                e.currentTarget.form?.requestSubmit();
-              }
-            }}
-          />
-          {busy ? (
-            <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()} title="Stop the answer (Esc)">
-              Stop
-            </button>
+        <div className="messages" data-testid="messages" ref={list} aria-live="polite" aria-busy={busy}>
+          {messages.length === 0 ? (
+            <div className="empty start" data-testid="chat-empty">
+              <p>
+                <strong>Ask {agentName(undefined)} anything.</strong> The first message starts the session, listed under Sessions by its first words.
+              </p>
+              <p>Enter sends, Shift+Enter starts a new line, Esc stops an answer.</p>
+            </div>
           ) : null}
-          <button type="submit" data-testid="send" disabled={!input.trim()}>
-            Send
-          </button>
-        </form>
-      ) : (
-        <p className="empty">You are a viewer of this session.</p>
-      )}
-    </section>
+          {messages.map((m, i) => {
+            const last = i === messages.length - 1;
+            return (
+              <MessageView
+                key={m.id}
+                message={m}
+                approvals={approvals}
+                agentName={agentName}
+                agentLook={agentLook}
+                onRetry={last && canWrite && !busy ? retry : undefined}
+                // A run that failed while it streamed: its answer shows the error (until the history has it).
+                streamError={last && error && m.role === 'assistant' && !m.metadata?.error ? streamError(error) : undefined}
+              />
+            );
+          })}
+          {/* A request refused before any answer began. */}
+          {error && messages.at(-1)?.role !== 'assistant' ? (
+            <article className="message message-assistant">
+              <RunError error={streamError(error)} agent={agentName(undefined)} onRetry={canWrite && !busy ? retry : undefined} />
+            </article>
+          ) : null}
+          {notice ? (
+            <div className="error" role="alert">
+              {notice}
+            </div>
+          ) : null}
+        </div>
+
+        {canWrite ? (
+          <form
+            className="composer"
+            data-testid="composer-form"
+            onSubmit={(e) => void send(e)}
+            onDragOver={(e) => {
+              if (e.dataTransfer.types.includes('Files')) e.preventDefault();
+            }}
+            onDrop={(e) => {
+              if (!e.dataTransfer.files.length) return;
+              e.preventDefault();
+              void attach(e.dataTransfer.files);
+            }}
+          >
+            <AttachmentTray files={files} onRemove={(i) => setFiles((current) => current.filter((_, j) => j !== i))} />
+            <label className="attach secondary" title="Attach images or PDFs">
+              Attach
+              <input
+                type="file"
+                data-testid="attach-input"
+                accept={ATTACH_ACCEPT}
+                multiple
+                hidden
+                onChange={(e) => {
+                  if (e.target.files?.length) void attach(e.target.files);
+                  e.target.value = '';
+                }}
+              />
+            </label>
+            <textarea
+              data-testid="composer"
+              aria-label={`Message to ${agentName(undefined)}`}
+              value={input}
+              placeholder="Message"
+              rows={2}
+              onChange={(e) => setInput(e.target.value)}
+              onPaste={(e) => {
+                if (!e.clipboardData.files.length) return;
+                e.preventDefault();
+                void attach(e.clipboardData.files);
+              }}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && !e.shiftKey) {
+                  e.preventDefault();
+                  e.currentTarget.form?.requestSubmit();
+                }
+              }}
+            />
+            {busy ? (
+              <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()} title="Stop the answer (Esc)">
+                Stop
+              </button>
+            ) : null}
+            <button type="submit" data-testid="send" disabled={!input.trim() && !files.length}>
+              Send
+            </button>
+          </form>
+        ) : (
+          <p className="empty">You are a viewer of this session.</p>
+        )}
+      </section>
+    </AttachmentReader.Provider>
   );
 }
 

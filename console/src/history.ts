@@ -1,4 +1,4 @@
-import { historyToUIMessages, type ZeroUIMessage } from '@zero/agent/ui';
+import { historyToUIMessages, userMessageId as userMessageIdOf, type ZeroUIMessage } from '@zero/agent/ui';
 import type { SessionDetail } from '@zero/agent/wire';
 
 export { userMessageId } from '@zero/agent/ui';
@@ -12,5 +12,14 @@ export type ConsoleMessage = ZeroUIMessage;
  * look alike and a resumed stream replaces its message in place.
  */
 export function historyToMessages(detail: SessionDetail): ConsoleMessage[] {
-  return historyToUIMessages(detail.history, detail.queued);
+  const messages = historyToUIMessages(detail.history, detail.queued);
+  // A message's images and PDFs as file parts whose url is the API path of each (read with the key, see FilePreview).
+  for (const record of detail.history) {
+    if (record.kind !== 'user_message' || !record.attachments?.length) continue;
+    const message = messages.find((m) => m.id === userMessageIdOf(record.run_id));
+    for (const a of record.attachments) {
+      message?.parts.push({ type: 'file', mediaType: a.media_type, ...(a.filename ? { filename: a.filename } : {}), url: `/sessions/${detail.session.session_id}/attachments/${a.sha256}` });
+    }
+  }
+  return messages;
 }

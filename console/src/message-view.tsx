@@ -3,6 +3,7 @@ import { CopyButton } from './copy';
 import type { Delegation, PlanProgressPart } from '@zero/agent/wire';
 import type { ConsoleMessage } from './history';
 import { Markdown } from './markdown';
+import { FilePreview } from './attachments';
 import { describeRunError } from './run-error';
 
 type Part = ConsoleMessage['parts'][number];
@@ -114,6 +115,7 @@ function PartView({ part, approvals, markdown, delegated }: { part: Part; approv
   if (part.type === 'data-plan-progress') return <PlanView plan={part.data} />;
   if (part.type === 'data-delegation') return <DelegationView delegation={part.data} approvals={approvals} />;
   // A person's message shows as they typed it; an answer is Markdown.
+  if (part.type === 'file') return <FilePreview part={part} />;
   if (part.type === 'text') return markdown ? <Markdown text={part.text} /> : <div className="text">{part.text}</div>;
   if (part.type === 'reasoning') {
     // The model's extended thinking: closed unless a reader opens it.

@@ -12,6 +12,7 @@ import { agentRoutes } from './routes/agents';
 import { mcpServerRoutes } from './routes/mcp-servers';
 import { environmentApiRoutes } from './routes/environments';
 import { chatRoutes } from './routes/chat';
+import { attachmentRoutes } from './routes/attachments';
 import { keyRoutes } from './routes/keys';
 import { budgetRoutes } from './routes/budgets';
 import { adminRoutes } from './routes/admin';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
+  api.route('/', attachmentRoutes(deps));
   api.route('/', permissionRoutes(deps));
   api.route('/', approvalRoutes(deps));
   api.route('/', keyRoutes(deps));

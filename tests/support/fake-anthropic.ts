@@ -134,7 +134,7 @@ export class FakeAnthropic {
     const request: FakeRequest = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: performance.now() };
     const index = this.requests.push(request) - 1;
     // As the API does: in a tool loop with thinking on, the last assistant turn's thinking must come back unchanged.
-    const altered = this.alteredThinking(request);
+    const altered = this.alteredThinking(request) ?? badMedia(request);
     if (altered) return sendError(res, 400, 'invalid_request_error', altered);
     const turn = this.queue.shift() ?? this.responder?.(request, index);
     if (!turn) return sendError(res, 500, 'api_error', 'the fake Anthropic server has no scripted response left');
@@ -153,6 +153,19 @@ export class FakeAnthropic {
   private readonly thinkingSent = new Map<string, { type: string; thinking?: string; signature?: string; data?: string }[]>();
   /** Requests the API would refuse for their thinking (400), with its reason; counted for tests. */
   readonly thinkingRefusals: string[] = [];
+
+  /** The image and document blocks of the request's user turns, as the API received them (base64 decoded to their size and first bytes). */
+  mediaBlocks(index = -1): { type: 'image' | 'document'; media_type: string; bytes: number; head: string; title?: string }[] {
+    const request = this.requests.at(index);
+    if (!request) return [];
+    return userBlocks(request)
+      .filter((b) => b.type === 'image' || b.type === 'document')
+      .map((b) => {
+        const source = b.source as { media_type: string; data: string };
+        const bytes = Buffer.from(source.data, 'base64');
+        return { type: b.type as 'image' | 'document', media_type: source.media_type, bytes: bytes.byteLength, head: bytes.subarray(0, 8).toString('latin1'), ...(typeof b.title === 'string' ? { title: b.title } : {}) };
+      });
+  }
 
   private alteredThinking(request: FakeRequest): string | undefined {
     if (!thinkingOn(request)) return undefined;
@@ -307,3 +320,29 @@ function sendError(res: ServerResponse, status: number, type: string, message: s
 
 /** Whether a request asks for thinking: with a budget (`enabled`), or letting the model decide (`adaptive`). */
 const thinkingOn = (request: FakeRequest) => request.body.thinking?.type === 'enabled' || request.body.thinking?.type === 'adaptive';
+
+const userBlocks = (request: FakeRequest) =>
+  request.body.messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).flatMap((m) => m.content as Record<string, unknown>[]);
+
+const MEDIA_SIGNATURES: Record<string, (b: Buffer) => boolean> = {
+  'image/png': (b) => b.subarray(0, 4).toString('latin1') === '\x89PNG',
+  'image/jpeg': (b) => b[0] === 0xff && b[1] === 0xd8,
+  'image/gif': (b) => b.subarray(0, 4).toString('latin1') === 'GIF8',
+  'image/webp': (b) => b.subarray(8, 12).toString('latin1') === 'WEBP',
+  'application/pdf': (b) => b.subarray(0, 5).toString('latin1') === '%PDF-',
+};
+
+/** As the API refuses them: an image or document block whose base64 is not its media type, or an image over 5 MB. */
+function badMedia(request: FakeRequest): string | undefined {
+  for (const block of userBlocks(request)) {
+    if (block.type !== 'image' && block.type !== 'document') continue;
+    const source = block.source as { type?: string; media_type?: string; data?: string } | undefined;
+    if (source?.type !== 'base64' || typeof source.data !== 'string' || !source.media_type) return `${block.type}.source: the fake takes base64 sources only`;
+    const bytes = Buffer.from(source.data, 'base64');
+    const matches = MEDIA_SIGNATURES[source.media_type];
+    if (!matches || (block.type === 'image') === (source.media_type === 'application/pdf')) return `${block.type}.source.media_type: ${source.media_type} is not supported here`;
+    if (!matches(bytes)) return `${block.type}.source: the data is not ${source.media_type}`;
+    if (block.type === 'image' && bytes.byteLength > 5 * 1024 * 1024) return 'image exceeds 5 MB maximum';
+  }
+  return undefined;
+}

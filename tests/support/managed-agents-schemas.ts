@@ -125,10 +125,19 @@ export const deletedSessionSchema = z.object({ id: z.string(), type: z.literal('
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 const at = { id: z.string(), processed_at: z.string() };
+const mediaSource = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+  z.object({ type: z.literal('url'), url: z.string() }),
+  z.object({ type: z.literal('file'), file_id: z.string() }),
+  z.object({ type: z.literal('text'), media_type: z.literal('text/plain'), data: z.string() }),
+]);
+/** `BetaManagedAgentsImageBlock` and `BetaManagedAgentsDocumentBlock`. */
+const imageBlock = z.object({ type: z.literal('image'), source: mediaSource });
+const documentBlock = z.object({ type: z.literal('document'), source: mediaSource, title: z.string().nullish(), context: z.string().nullish() });
 
 /** The events Zero sends, each as `BetaManagedAgentsSessionEvent` types it. */
 export const sessionEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('user.message'), id: z.string(), content: z.array(textBlock), processed_at: z.string().nullish() }),
+  z.object({ type: z.literal('user.message'), id: z.string(), content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock, documentBlock])), processed_at: z.string().nullish() }),
   z.object({ type: z.literal('user.interrupt'), id: z.string(), processed_at: z.string().nullish() }),
   z.object({ type: z.literal('user.tool_confirmation'), id: z.string(), tool_use_id: z.string(), result: z.enum(['allow', 'deny']), deny_message: z.string().nullish(), processed_at: z.string().nullish() }),
   z.object({ type: z.literal('user.custom_tool_result'), id: z.string(), custom_tool_use_id: z.string(), content: z.array(textBlock).optional(), is_error: z.boolean().nullish(), processed_at: z.string().nullish() }),

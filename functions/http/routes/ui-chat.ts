@@ -15,6 +15,8 @@ import type { User } from '@zero/runtime/auth/roles';
 import {
   MAX_MESSAGE_CHARS,
   MAX_UI_CHAT_BODY_BYTES,
+  MAX_BODY_WITH_ATTACHMENTS_BYTES,
+  ATTACHMENTS_BODY_HINT,
   approvalRequestSchema,
   chatIdSchema,
   streamQuerySchema,
@@ -22,6 +24,7 @@ import {
   uiChatRequestSchema,
   uiUserMessageSchema,
   uiMessageChunkSchema,
+  type AttachmentParam,
   type ChatRequest,
 } from '@zero/agent/wire';
 import { describe, json, param, query } from '../declare';
@@ -68,7 +71,11 @@ function chatAnswers(messages: unknown[]): ChatAnswer[] {
   return answers;
 }
 
-function newMessageText(messages: unknown[]): string {
+/**
+ * The new user message: its text parts, and its file parts (the AI SDK's `{ type: 'file', mediaType,
+ * url, filename }`, the url a `data:` URL) as attachments, checked like any (see storeAttachments).
+ */
+function newMessage(messages: unknown[]): { message: string; attachments?: AttachmentParam[] } {
   const index = messages.length - 1;
   const parsed = uiUserMessageSchema.safeParse(messages[index]);
   if (!parsed.success) {
@@ -81,12 +88,25 @@ function newMessageText(messages: unknown[]): string {
     .map((p) => p.text as string)
     .join('\n')
     .trim();
-  if (!text) throw invalidField(`messages.${index}.parts`, 'the new message has no text (Zero takes text only)');
+  const attachments = parsed.data.parts.flatMap((p, j): AttachmentParam[] => {
+    if (p.type !== 'file') return [];
+    const file = filePart.safeParse(p);
+    if (!file.success) throw invalidField(`messages.${index}.parts.${j}.${file.error.issues[0]?.path.join('.') ?? ''}`, file.error.issues[0]?.message ?? 'invalid');
+    return [{ media_type: file.data.mediaType, data: file.data.url, ...(file.data.filename ? { filename: file.data.filename } : {}) }];
+  });
+  if (!text && !attachments.length) throw invalidField(`messages.${index}.parts`, 'the new message has no text and no files');
   if (text.length > MAX_MESSAGE_CHARS) {
     throw tooLarge(`message is ${text.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, `messages.${index}.parts`);
   }
-  return text;
+  return { message: text || '(attachments)', ...(attachments.length ? { attachments } : {}) };
 }
+
+/** A `useChat` file part: the bytes as a data URL (what `sendMessage({ files })` sends). */
+const filePart = z.looseObject({
+  mediaType: z.string().max(100),
+  url: z.string().startsWith('data:', 'must be a data: URL (Zero fetches no URL for a message)'),
+  filename: z.string().max(255).optional(),
+});
 
 /**
  * `POST /ui/chat`: the endpoint for the AI SDK's `useChat`, answered with the
@@ -100,7 +120,7 @@ export function uiChatRoutes(deps: AppDeps) {
   app.post(
     '/ui/chat',
     describe({ summary: "Send a message from the AI SDK's useChat: the run streams as the UI message stream", responses: {}, events: uiMessageChunkSchema }),
-    json(uiChatRequestSchema, { maxBytes: MAX_UI_CHAT_BODY_BYTES, hint: '; send only the last message (prepareSendMessagesRequest)' }),
+    json(uiChatRequestSchema, { maxBytes: Math.max(MAX_UI_CHAT_BODY_BYTES, MAX_BODY_WITH_ATTACHMENTS_BYTES), hint: `; send only the last message (prepareSendMessagesRequest)${ATTACHMENTS_BODY_HINT}` }),
     async (c) => {
       // `messageId` names the message to answer; Zero always answers the new one.
       const { id, messages, trigger, messageId: _messageId, ...options } = c.req.valid('json');
@@ -117,10 +137,10 @@ export function uiChatRoutes(deps: AppDeps) {
         if (decided.pending.length) return (await uiMessageStream()).streamUIMessages(c, () => replay(decided.recorded.map(approvalEvent)));
         return (await uiMessageStream()).streamUIMessages(c, (signal) => followRun(deps, id, decided.runId, decided.after, signal));
       }
-      const message = newMessageText(messages);
+      const { message, attachments } = newMessage(messages);
       const { client_tools: _clientTools, ...settings } = options;
       await ensureSession(deps, id, settings, user, message);
-      const run = await startChat(deps, { session_id: id, message, ...options }, user, { deadline: c.get('deadline') });
+      const run = await startChat(deps, { session_id: id, message, ...(attachments ? { attachments } : {}), ...options }, user, { deadline: c.get('deadline') });
       c.set('sessionId', id);
       c.set('runId', run.runId);
       return (await uiMessageStream()).streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });

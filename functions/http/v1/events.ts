@@ -14,6 +14,7 @@ import type { User } from '@zero/runtime/auth/roles';
 import { acceptWorkResult, mayReach } from '@zero/integrations/environment-store';
 import { compareManaged, createEventMapper, readSessionRecord, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/integrations/managed';
 import { json, query } from './validate';
+import { ATTACHMENTS_BODY_HINT, MAX_BODY_WITH_ATTACHMENTS_BYTES } from '@zero/agent/wire';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
 import { sseFrame } from '../sse';
@@ -60,7 +61,7 @@ async function loggedEvents(deps: V1Deps, sessionId: string, record: ManagedSess
 export function managedEventRoutes(deps: V1Deps) {
   const app = new Hono<Env>();
 
-  app.post('/sessions/:id/events', json(sendParams), async (c) => {
+  app.post('/sessions/:id/events', json(sendParams, { maxBytes: MAX_BODY_WITH_ATTACHMENTS_BYTES, hint: ATTACHMENTS_BODY_HINT }), async (c) => {
     const id = c.req.param('id');
     const events = c.req.valid('json').events;
     // Each event is authorised on its own, all before any is taken: a worker's result (`user.tool_result`)

@@ -7,6 +7,8 @@ import { agentRoutes } from './agents';
 import { apiErrorResponse } from './api-errors';
 import { requireApiKey } from './auth';
 import { environmentRoutes } from './environments';
+import { fileRoutes } from './files';
+import { sessionResourceRoutes } from './session-resources';
 import { managedEventRoutes } from './events';
 import { workRoutes } from './work';
 import { managedSessionRoutes } from './sessions';
@@ -29,6 +31,8 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', managedSessionRoutes(deps));
   app.route('/', managedEventRoutes(deps));
   app.route('/', skillRoutes(deps));
+  app.route('/', fileRoutes(deps));
+  app.route('/', sessionResourceRoutes(deps));
   return app;
 }
 

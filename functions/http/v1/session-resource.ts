@@ -2,7 +2,7 @@ import { requireAccess } from '@zero/runtime/sessions/access';
 import { unfinishedRun } from '@zero/runtime/sessions/resume';
 import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { SessionMeta } from '@zero/runtime/store';
-import { agentOfSession, agentResource, managedSessionUsage, readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { agentOfSession, agentResource, managedSessionUsage, readSessionRecord, splitPinnedId, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
 import { sessionResourceView } from '@zero/integrations/environment-store';
 import type { V1Deps } from './deps';
 
@@ -61,3 +61,15 @@ async function statusOf(deps: V1Deps, sessionId: string): Promise<'running' | 'i
   if (open) return 'rescheduling';
   return waiting.length ? 'running' : 'idle';
 }
+
+/** The record of a session made through `/api/v2`, which has none until `/v1` changes it. */
+export const defaultRecord = (session: SessionMeta): ManagedSessionRecord => ({
+  v: 1,
+  agent_id: splitPinnedId(session.agent_id).id,
+  agent_version: splitPinnedId(session.agent_id).version ?? 1,
+  environment_id: ZERO_ENVIRONMENT_ID,
+  title: session.title,
+  metadata: {},
+  archived_at: null,
+  custom_tools: [],
+});

@@ -4,15 +4,15 @@ import { invalidField } from '@zero/agent/errors';
 import { openSession } from '@zero/runtime/sessions/open-session';
 import { stopRun } from '@zero/runtime/sessions/stop-run';
 import { wakeSession } from '@zero/runtime/sessions/wake-session';
-import type { SessionMeta } from '@zero/runtime/store/items/session-meta';
-import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
-import { enabledToolsetTools, environmentClientTools, githubRepositoryResource, sessionResourceParams } from '@zero/integrations/environment-store';
+import { customToolsOf, pickVersion, resolveAgent, writeSessionRecord, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { checkMountPaths, enabledToolsetTools, environmentClientTools, sessionResourceParams } from '@zero/integrations/environment-store';
+import { holdResources, resourceOf } from './session-resources';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
 import { sendUserMessage, userMessageParams } from './messages';
 import { queryBoolean } from './pages';
-import { managedSession, sessionResource } from './session-resource';
+import { defaultRecord, managedSession, sessionResource } from './session-resource';
 
 const metadata = z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
 
@@ -50,18 +50,6 @@ const sessionListQuery = z.object({
   order: z.literal('desc', 'Zero lists sessions newest first only').optional(),
 });
 
-/** The record of a session made through `/api/v2`, which has none until `/v1` changes it. */
-const defaultRecord = (session: SessionMeta): ManagedSessionRecord => ({
-  v: 1,
-  agent_id: splitPinnedId(session.agent_id).id,
-  agent_version: splitPinnedId(session.agent_id).version ?? 1,
-  environment_id: ZERO_ENVIRONMENT_ID,
-  title: session.title,
-  metadata: {},
-  archived_at: null,
-  custom_tools: [],
-});
-
 export function managedSessionRoutes(deps: V1Deps) {
   const app = new Hono<Env>();
 
@@ -71,7 +59,8 @@ export function managedSessionRoutes(deps: V1Deps) {
     const environment = await deps.environments.reach(params.environment_id, user);
     if (environment.archived_at) throw invalidField('environment_id', `environment "${environment.id}" is archived: it takes no new sessions`);
     if (params.budget !== undefined) throw invalidField('budget', 'session budgets are not supported yet; Zero limits each run (ZERO_MAX_TOKENS, ZERO_MAX_STEPS)');
-    const resources = (params.resources ?? []).map((resource, i) => githubRepositoryResource(resource, user.admin, `resources.${i}`));
+    const resources = await Promise.all((params.resources ?? []).map((resource, i) => resourceOf(deps, user, resource, `resources.${i}`)));
+    checkMountPaths(resources, 'resources');
     if (resources.length && environment.kind === 'self_hosted') throw invalidField('resources', 'a self-hosted environment\'s worker has its own files: repositories are mounted only in the sandboxes Zero runs');
     if (params.vault_ids?.length) throw invalidField('vault_ids', 'vaults are not supported');
     if (typeof params.agent === 'object' && params.agent.type === 'agent_with_overrides') throw invalidField('agent', 'agent_with_overrides is not supported: update the agent to a new version instead');
@@ -86,7 +75,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     if (clash) throw invalidField('agent', `custom tool "${clash.name}" has the name of an environment tool of the self-hosted environment`);
     const initial = (params.initial_events ?? []).map((event, i) => {
       const parsed = userMessageParams.safeParse(event);
-      if (!parsed.success) throw invalidField(`initial_events.${i}`, 'only user.message events with text content are supported');
+      if (!parsed.success) throw invalidField(`initial_events.${i}`, 'only user.message events are supported');
       return parsed.data;
     });
     const session = await openSession(deps, user, { title: params.title ?? 'New session', agent_id: catalogId });
@@ -103,6 +92,7 @@ export function managedSessionRoutes(deps: V1Deps) {
       ...(environment.kind === 'self_hosted' ? { environment_tools: environmentTools } : {}),
       ...(resources.length ? { resources } : {}),
     };
+    await holdResources(deps, session.session_id, resources);
     await writeSessionRecord(deps.artifacts, session.session_id, record);
     for (const [i, event] of initial.entries()) await sendUserMessage(deps, c, session.session_id, record, event, `initial_events.${i}`);
     return c.json(await sessionResource(deps, session, record));

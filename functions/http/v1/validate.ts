@@ -10,20 +10,24 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   return parsed.data;
 }
 
-const limit = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new ZeroError('payload_too_large', `request body over ${MAX_BODY_BYTES} bytes`);
-  },
-});
+const limitOf = (maxBytes: number, hint = '') =>
+  bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new ZeroError('payload_too_large', `request body over ${maxBytes} bytes${hint}`);
+    },
+  });
+const limit = limitOf(MAX_BODY_BYTES);
 
 /**
- * A JSON body parsed with `schema` (400 naming the field), over `MAX_BODY_BYTES` a 413; read it
+ * A JSON body parsed with `schema` (400 naming the field), over `MAX_BODY_BYTES` (or `maxBytes`) a 413; read it
  * with `c.req.valid('json')`. The `/v1` routes are Anthropic's API, documented by Anthropic, so they
  * carry no OpenAPI declarations (functions/http/declare.ts).
  */
-export const json = <S extends z.ZodType>(schema: S): MiddlewareHandler<any, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> => (c, next) =>
-  limit(c, async () => {
+export const json = <S extends z.ZodType>(schema: S, options: { maxBytes?: number; hint?: string } = {}): MiddlewareHandler<any, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> => {
+  const guard = options.maxBytes ? limitOf(options.maxBytes, options.hint) : limit;
+  return (c, next) =>
+  guard(c, async () => {
     let body: unknown;
     try {
       body = JSON.parse(await c.req.text());
@@ -33,6 +37,7 @@ export const json = <S extends z.ZodType>(schema: S): MiddlewareHandler<any, str
     c.req.addValidatedData('json', parse(schema, body) as object);
     await next();
   });
+};
 
 /** Query parameters parsed with `schema`; read them with `c.req.valid('query')`. */
 export const query = <S extends z.ZodType>(schema: S): MiddlewareHandler<any, string, { in: { query: z.input<S> }; out: { query: z.output<S> } }> => async (c, next) => {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { attachmentRefSchema } from '../wire/attachments';
 import { authorSchema, budgetScopeSchema, runStatusSchema, usageSchema, voiceModeSchema } from '../wire/fields';
 
 /**
@@ -31,6 +32,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     /** The inbox position the message came from; makes moving it into the log idempotent. */
     message_id: z.number().int().optional(),
     text: z.string(),
+    /** Images and PDFs sent with the message: pointers to blobs stored once by hash (`blobs/sha256/…`), never the bytes. */
+    attachments: z.array(attachmentRefSchema).optional(),
     author: authorSchema.optional(),
     agent_id: z.string(),
     model: z.string(),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { budgetScopeSchema, complexityLevelSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
 import { planStepStatusSchema } from './plan';
+import { attachmentRefSchema } from './attachments';
 
 /**
  * Fields that tag an event with the agent and run that produced it. A child run
@@ -44,6 +45,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     type: z.literal('message'),
     message_id: z.number().int(),
     text: z.string(),
+    /** Images and PDFs sent with it (read them with `GET /api/v2/sessions/:id/attachments/:sha256`). */
+    attachments: z.array(attachmentRefSchema).optional(),
     author: z.object({ id: z.string(), name: z.string().optional() }).optional(),
     run_id: z.string(),
   }),

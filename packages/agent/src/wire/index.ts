@@ -15,3 +15,4 @@ export * from './plan';
 export * from './budgets';
 export * from './usage';
 export * from './operations';
+export * from './attachments';

@@ -12,6 +12,7 @@ import {
   complexityLevelSchema,
 } from './fields';
 import { planSchema, planStepsSchema } from './plan';
+import { attachmentParamSchema, MAX_ATTACHMENTS_PER_MESSAGE } from './attachments';
 
 const id = sessionIdSchema;
 const agentId = z.string().min(1).max(64);
@@ -60,6 +61,8 @@ export const chatMessageSchema = z.strictObject({
   project_id: projectIdSchema.optional(),
   // The size limit is checked separately so that it can answer 413 rather than 400.
   message: z.string().trim().min(1, 'must not be empty'),
+  /** Images (PNG, JPEG, GIF, WebP) and PDFs for the model to see with the message: base64 bytes or Files API ids. */
+  attachments: z.array(attachmentParamSchema).max(MAX_ATTACHMENTS_PER_MESSAGE).optional(),
   voice_mode: voiceModeSchema.optional(),
   model: z.string().min(1).max(100).optional(),
   stream: z.boolean().optional(),

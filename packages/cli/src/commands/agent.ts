@@ -6,6 +6,7 @@ import { connect, type Connection } from '../connect';
 import { CliError, EXIT, exitCodeOf } from '../exit';
 import { RunView } from '../render/run-view';
 import { colors, richOutput } from '../render/theme';
+import { promptAttachments } from '../attachments';
 import { runTurn } from '../turn';
 
 export interface AgentOptions {
@@ -38,7 +39,8 @@ export async function agentCommand(project: string | undefined, options: AgentOp
   }
   const connection = await connect(options.profile, { embedded: true });
   try {
-    return await oneShot(connection, { message, agent_id: options.agent, project_id: project, voice_mode: voice, session_id: options.session }, options);
+    const attachments = await promptAttachments(message);
+    return await oneShot(connection, { message, ...(attachments.length ? { attachments } : {}), agent_id: options.agent, project_id: project, voice_mode: voice, session_id: options.session }, options);
   } finally {
     await connection.close?.();
   }

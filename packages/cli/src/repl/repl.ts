@@ -9,6 +9,7 @@ import { RunView, type ShownCall } from '../render/run-view';
 import { agentPaint, colors, richOutput } from '../render/theme';
 import { runTurn } from '../turn';
 import { agentColorMap } from '../commands/agent';
+import { promptAttachments } from '../attachments';
 import { loadHistory, saveHistoryEntry } from './history';
 
 export interface ReplOptions {
@@ -167,10 +168,12 @@ class Repl {
     };
     this.rl.on('line', duringRun);
     try {
+      const attachments = await promptAttachments(message);
       const result = await runTurn({
         client: this.client,
         body: {
           message,
+          ...(attachments.length ? { attachments } : {}),
           ...(this.sessionId ? { session_id: this.sessionId } : { agent_id: this.agentId, project_id: this.project, voice_mode: this.voice }),
         },
         view,

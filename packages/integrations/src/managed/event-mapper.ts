@@ -1,6 +1,7 @@
 import { compareEventPositions, parseEventId, type EventPosition } from '@zero/agent/events/ids';
 import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import type { StreamEvent } from '@zero/agent/wire';
+import { userMessageContent } from './user-message-content';
 import { TOOLSET_TOOLS } from './toolset';
 
 /**
@@ -80,7 +81,7 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
       const startPosition = started;
       started = undefined;
       if (e.type === 'message') {
-        emit('user.message', { content: text(e.text) });
+        emit('user.message', { content: userMessageContent(e.text, e.attachments) });
         spanStart = `${eventId(startPosition)}_span`;
         emit('session.status_running', {}, eventId(startPosition));
         emit('span.model_request_start', {}, spanStart);
@@ -107,7 +108,7 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
         started = position;
         break;
       case 'message':
-        emit('user.message', { content: text(e.text) });
+        emit('user.message', { content: userMessageContent(e.text, e.attachments) });
         break;
       case 'tool_call':
         if (customTools.has(e.name)) {

@@ -1,5 +1,5 @@
 import type { SandboxLimits } from './sandbox';
-import { readSessionRecord, type GitHubRepositoryResource } from '../sessions/session-record';
+import { readSessionRecord, type SessionResource } from '../sessions/session-record';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { EnvironmentLimits, EnvironmentNetwork, EnvironmentRecord } from '../store/items/environment';
 import { defaultEnvironment, DEFAULT_ENVIRONMENT_ID, type EnvironmentStore } from './environment-store';
@@ -7,10 +7,10 @@ import { defaultEnvironment, DEFAULT_ENVIRONMENT_ID, type EnvironmentStore } fro
 /** The hosts `allow_package_managers` opens: the registries of the package managers environments install with. */
 export const PACKAGE_MANAGER_HOSTS = ['registry.npmjs.org', 'registry.yarnpkg.com', 'pypi.org', 'files.pythonhosted.org', 'deb.debian.org', 'security.debian.org', 'archive.ubuntu.com', 'security.ubuntu.com', 'crates.io', 'static.crates.io', 'index.crates.io', 'rubygems.org', 'proxy.golang.org', 'sum.golang.org'];
 
-/** What a session's commands run under: its environment as it is now, and the repositories mounted into its working copy. */
+/** What a session's commands run under: its environment as it is now, and the repositories and files mounted into its working copy. */
 export interface RunEnvironment {
   environment: EnvironmentRecord;
-  resources: GitHubRepositoryResource[];
+  resources: SessionResource[];
 }
 
 /**

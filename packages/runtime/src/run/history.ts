@@ -3,6 +3,7 @@ import type { LogRecord } from '../store/records';
 import { lastCompaction, summaryText } from './compaction';
 import type { ToolImage } from '../tools/tool';
 import { speakerText } from './speaker';
+import { attachmentBlocks, type AttachmentData } from '../files/attachments';
 
 type ToolUse = { id: string; name: string; input: unknown };
 type ToolResultContent = string | ({ type: 'text'; text: string } | { type: 'image'; source: { type: 'base64'; media_type: ToolImage['media_type']; data: string } })[];
@@ -29,7 +30,7 @@ const INTERRUPTED = 'This tool call was interrupted before it returned a result.
  * reach it as tool results. With `runId` it is that one run's conversation,
  * e.g. a child run's task and its steps, to resume it.
  */
-export function toMessages(records: readonly LogRecord[], options: { openRunId?: string; runId?: string } = {}): MessageParam[] {
+export function toMessages(records: readonly LogRecord[], options: { openRunId?: string; runId?: string; attachments?: AttachmentData } = {}): MessageParam[] {
   return rebuild(records, options).messages;
 }
 
@@ -38,7 +39,7 @@ export function pendingToolCalls(records: readonly LogRecord[], runId: string): 
   return rebuild(records, { openRunId: runId }).pending;
 }
 
-function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId?: string }) {
+function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId?: string; attachments?: AttachmentData }) {
   let records = options.runId ? all.filter((r) => r.run_id === options.runId) : all.filter((r) => !r.parent_run_id);
   // A compaction: the model reads the first user message, the summary, then the turns after the folded ones.
   const compaction = options.runId ? undefined : lastCompaction(records);
@@ -83,7 +84,8 @@ function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId
     switch (record.kind) {
       case 'user_message':
         close(false);
-        push('user', [{ type: 'text', text: speakerText(record.text, record.author) }]);
+        // A message's images and PDFs follow its text, read from the blobs the run loaded (see loadAttachmentData).
+        push('user', [{ type: 'text', text: speakerText(record.text, record.author) }, ...attachmentBlocks(record.attachments ?? [], options.attachments)]);
         break;
       case 'assistant': {
         close(false);

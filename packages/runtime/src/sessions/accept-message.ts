@@ -12,6 +12,7 @@ import { requireAccess } from './access';
 import { admitMessage } from './admit-message';
 import { openSession, titleFrom } from './open-session';
 import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-deps';
+import { holdAttachments, receivedOf, storeAttachments } from '../files/attachments';
 import { stopRun } from './stop-run';
 
 export interface AcceptedMessage {
@@ -48,21 +49,28 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   });
   // A suspended user, a spent budget, a session over its message rate: refused before anything is written.
   await admitMessage(deps, user.id, request.session_id);
+  // Attachments are checked against the model's limits and stored (by the session's editor; before a new session is made).
+  const store = () => (request.attachments?.length ? storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : Promise.resolve(undefined));
   let session: SessionMeta;
+  let attachments: Awaited<ReturnType<typeof store>>;
   let created = false;
   if (request.session_id) {
     session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
     if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
+    attachments = await store();
   } else {
+    attachments = await store();
     session = await openSession(deps, user, { ...request, title: titleFrom(request.message) });
     created = true;
   }
   const sessionId = session.session_id;
+  await holdAttachments(deps.artifacts, sessionId, attachments);
   const strategy = request.strategy ?? session.strategy ?? 'enqueue';
   const runId = `run_${randomUUID()}`;
   const message: NewMessage = {
     run_id: runId,
     text: request.message,
+    ...(attachments ? { attachments } : {}),
     author: { id: user.id, ...(user.name ? { name: user.name } : {}) },
     agent_id: request.agent_id,
     project_id: request.project_id,

@@ -6,6 +6,7 @@ import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '../run/end-run';
 import { log } from '@zero/agent/log/log';
 import { toMessages } from '../run/history';
+import { loadAttachmentData, type AttachmentData } from '../files/attachments';
 import { runLoop, type RunParams } from '../run/loop';
 import type { ActiveRunBudget } from '../run/budget';
 import { memoryIndexFor } from '../memory/session-memory';
@@ -82,6 +83,10 @@ export async function runMessage(
     const stored = await deps.sessions.append(sessionId, seq ?? (await logPositions.next()), record).catch(fencedOut);
     history.push(stored);
   };
+  // The images and PDFs of the conversation, read once per run when the model is first called (after this run's message is recorded).
+  let attachmentsRead: Promise<AttachmentData> | undefined;
+  const conversationAttachments = () =>
+    (attachmentsRead ??= loadAttachmentData(deps.artifacts, history.flatMap((r) => (r.kind === 'user_message' && !r.parent_run_id ? (r.attachments ?? []) : []))));
   // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
   let recorded = !!spec.record;
   // The sessions list shows which sessions wait for a person: a field of the meta item, written (before the run's
@@ -103,9 +108,9 @@ export async function runMessage(
     const maxTokens = Math.min(SUMMARY_MAX_TOKENS, deps.limits.maxOutputTokensPerCall);
     const { summary, usage } = await summarise(deps.provider, model, plan, { window, maxTokens, signal: controller.signal });
     const record = { kind: 'compaction' as const, run_id: runId, through_run_id: plan.throughRunId, turns_folded: plan.turns, summary, tokens_before: tokensBefore, usage };
-    const tokensAfter = estimate(toMessages([...history, { ...record, tokens_after: 0 } as unknown as LogRecord], { openRunId: runId }));
+    const tokensAfter = estimate(toMessages([...history, { ...record, tokens_after: 0 } as unknown as LogRecord], { openRunId: runId, attachments: await conversationAttachments() }));
     await append({ ...record, tokens_after: tokensAfter });
-    return { messages: toMessages(history, { openRunId: runId }), usage, turns: plan.turns, tokensAfter };
+    return { messages: toMessages(history, { openRunId: runId, attachments: await conversationAttachments() }), usage, turns: plan.turns, tokensAfter };
   };
 
   /**
@@ -224,6 +229,7 @@ export async function runMessage(
           run_id: runId,
           message_id: messageId,
           text: message.text,
+          ...(message.attachments?.length ? { attachments: message.attachments } : {}),
           ...(message.author ? { author: message.author } : {}),
           agent_id: agent?.id ?? agentId,
           model,
@@ -239,7 +245,7 @@ export async function runMessage(
       recorded = true;
       spec.onRecorded?.();
       if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
-      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
+      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.attachments?.length ? { attachments: message.attachments } : {}), ...(message.author ? { author: message.author } : {}), run_id: runId });
       if (routing?.decision && agent) {
         const { level, by, rule } = routing.decision;
         emit({ type: 'routing', level, by, ...(rule ? { rule } : {}), tier: routeOf(level).tier, model, tools: routedTools ?? agent.tools, agent_id: agent.id, run_id: runId });
@@ -280,7 +286,7 @@ export async function runMessage(
         model,
         voice,
         projectId: next.project_id,
-        messages: toMessages(history, { openRunId: runId }),
+        messages: toMessages(history, { openRunId: runId, attachments: await conversationAttachments() }),
         append,
         services,
         signal: controller.signal,

@@ -27,6 +27,26 @@ export const githubRepositoryResourceSchema = z.object({
 export type GitHubRepositoryResource = z.infer<typeof githubRepositoryResourceSchema>;
 
 /**
+ * A Files API file the session's commands see in their working copy, at `mount_path` (relative to
+ * `/workspace`). Its bytes are the blob `sha256`, held by the session from when it was attached: a
+ * later delete of the file leaves the session's copy.
+ */
+export const fileResourceSchema = z.object({
+  type: z.literal('file'),
+  id: z.string(),
+  file_id: z.string(),
+  sha256: z.string(),
+  mount_path: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type FileResource = z.infer<typeof fileResourceSchema>;
+
+/** What a session mounts into its working copy. */
+export const sessionResourceSchema = z.discriminatedUnion('type', [githubRepositoryResourceSchema, fileResourceSchema]);
+export type SessionResource = z.infer<typeof sessionResourceSchema>;
+
+/**
  * What a session made through the Managed Agents API keeps beyond Zero's session: the agent version
  * it pinned, its custom tools (answered as client tools), metadata and archive time. Stored at
  * `sessions/<id>/managed.json`, under the session's prefix, so deleting the session deletes it.
@@ -42,8 +62,8 @@ export const managedSessionRecordSchema = z.object({
   custom_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) })),
   /** In a self-hosted environment: the toolset tools a worker runs, each standing in for Zero's tool of the same job (sent as client tools). */
   environment_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() })).optional(),
-  /** Repositories mounted into the working copy of the session's commands (absent: none). */
-  resources: z.array(githubRepositoryResourceSchema).optional(),
+  /** Repositories and files mounted into the working copy of the session's commands (absent: none). */
+  resources: z.array(sessionResourceSchema).optional(),
 });
 export type ManagedSessionRecord = z.infer<typeof managedSessionRecordSchema>;
 

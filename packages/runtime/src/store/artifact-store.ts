@@ -24,6 +24,17 @@ export class ArtifactStore {
     }
   }
 
+  /** The object's bytes, or undefined when there is none. */
+  async getBytes(key: string): Promise<Uint8Array | undefined> {
+    try {
+      const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return await object.Body?.transformToByteArray();
+    } catch (error) {
+      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
   async putJson(key: string, value: unknown): Promise<void> {
     await this.put(key, JSON.stringify(value), 'application/json');
   }

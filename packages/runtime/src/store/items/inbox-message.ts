@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { complexityLevelSchema, voiceModeSchema } from '@zero/agent/wire';
+import { attachmentRefSchema, complexityLevelSchema, voiceModeSchema } from '@zero/agent/wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';
@@ -15,6 +15,8 @@ export const inboxMessageSchema = z.object({
   message_id: z.number().int().positive(),
   run_id: z.string(),
   text: z.string(),
+  /** Images and PDFs sent with the message: pointers to blobs (see the `user_message` record). */
+  attachments: z.array(attachmentRefSchema).optional(),
   author: authorSchema.optional(),
   agent_id: z.string().optional(),
   project_id: z.string().optional(),

@@ -138,14 +138,17 @@ export class SandboxedCommands {
   }
 }
 
-/** The session's repositories, written into a run's copy while it is built (see `mountResources`). */
+/** The session's repositories and files, written into a run's copy while it is built (see `mountResources`, `mountFiles`). */
 function resourcesOf(resources: RunEnvironment['resources'], context: ToolContext): CopyExtra | undefined {
   if (!resources.length) return undefined;
+  const repositories = resources.filter((r) => r.type === 'github_repository');
+  const files = resources.filter((r) => r.type === 'file');
   return {
     key: resources.map((r) => r.id).join(','),
     write: async (dir) => {
-      if (!context.mountRepositories) throw new Error('this deployment cannot mount repository resources');
-      await context.mountRepositories(dir, resources);
+      if (repositories.length && !context.mountRepositories) throw new Error('this deployment cannot mount repository resources');
+      if (repositories.length) await context.mountRepositories!(dir, repositories);
+      if (files.length) await (await import('../../files/mount-files')).mountFiles(dir, files, context.artifacts);
     },
   };
 }
