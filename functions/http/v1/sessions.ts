@@ -13,6 +13,7 @@ import type { V1Deps } from './deps';
 import { sendUserMessage, userMessageParams } from './messages';
 import { queryBoolean } from './pages';
 import { managedSession, sessionResource } from './session-resource';
+import { announceDeleted } from './session-deletions';
 
 const metadata = z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
 
@@ -149,6 +150,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     const lease = await deps.leases.inspect(id);
     if (lease?.active && lease.run_id) await stopRun(deps, id, lease.run_id, 'cancelled');
     await deps.sessions.deleteSession(id);
+    announceDeleted(id);
     return c.json({ type: 'session_deleted' as const, id });
   });
 
