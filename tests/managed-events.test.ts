@@ -2,8 +2,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { DEV, DEV_KEY, send, startHarness, type Harness } from './support/harness';
-import { agentPageSchema, agentSchema, eventPageSchema, sentEventsSchema, sessionSchema } from './support/managed-agents-schemas';
-import { streamEventSchema, type StreamEvent } from './support/managed-events-schemas';
+import { agentPageSchema, agentSchema, sentEventsSchema, sessionSchema } from './support/managed-agents-schemas';
+import { listedPageSchema, streamEventSchema, type StreamEvent } from './support/managed-events-schemas';
 
 const ENV = 'env_zero_lambda';
 
@@ -32,7 +32,7 @@ const say = (text: string) => ({ events: [{ type: 'user.message' as const, conte
 /** Every event of the session's list, each checked against the SDK's types. */
 async function listed(client: Anthropic, sessionId: string) {
   const page = await client.beta.sessions.events.list(sessionId, { limit: 1000 });
-  return valid(eventPageSchema, { data: page.data, next_page: page.next_page }).data;
+  return valid(listedPageSchema, { data: page.data, next_page: page.next_page }).data;
 }
 
 describe("a session's events and status, in the SDK's shapes", () => {
@@ -149,6 +149,30 @@ describe("a session's events and status, in the SDK's shapes", () => {
     expect(error).toMatchObject({ error: { type: 'model_request_failed_error', retry_status: { type: 'exhausted' } } });
     expect(failed.at(-1)).toMatchObject({ stop_reason: { type: 'retries_exhausted' } });
     expect(valid(sessionSchema, await client.beta.sessions.retrieve(session.id)).status).toBe('idle');
+  });
+
+  it('shows a change of title or metadata as session.updated, live and in the list after the events before it; a change of nothing shows nothing', async () => {
+    const session = await newSession();
+    h.fake.script({ text: 'First' });
+    const stream = iterate(await client.beta.sessions.events.stream(session.id));
+    await client.beta.sessions.events.send(session.id, say('Hi'));
+    await readUntil(stream, isIdle);
+
+    valid(sessionSchema, await client.beta.sessions.update(session.id, { title: 'Renamed', metadata: { ticket: '7' } }));
+    const [updated] = await readUntil(stream, (e) => e.type === 'session.updated');
+    expect(updated).toMatchObject({ type: 'session.updated', title: 'Renamed', metadata: { ticket: '7' } });
+    // Only what changed: the title stays, so only the metadata shows; cleared metadata is absent, as the type says.
+    await client.beta.sessions.update(session.id, { title: 'Renamed', metadata: { ticket: '8' } });
+    const [second] = await readUntil(stream, (e) => e.type === 'session.updated');
+    expect(second).toEqual({ type: 'session.updated', id: expect.any(String), processed_at: expect.any(String), metadata: { ticket: '8' } });
+    await client.beta.sessions.update(session.id, { title: 'Renamed' });
+
+    const all = await listed(client, session.id);
+    const updates = all.filter((e) => e.type === 'session.updated');
+    expect(updates.map((e) => e.id)).toEqual([updated, second].map((e) => (e as { id: string }).id));
+    expect(all.map((e) => e.type).indexOf('session.updated')).toBeGreaterThan(all.map((e) => e.type).lastIndexOf('session.status_idle'));
+    const only = await client.beta.sessions.events.list(session.id, { types: ['session.updated'] });
+    expect(only.data.map((e) => e.id)).toEqual(updates.map((e) => e.id));
   });
 
   it('ends an open stream with session.status_terminated and session.deleted when the session is deleted', async () => {

@@ -23,6 +23,20 @@ export const deltaEventSchema = z.strictObject({
 /** `BetaManagedAgentsSessionDeletedEvent`. */
 export const sessionDeletedEventSchema = z.strictObject({ type: z.literal('session.deleted'), ...at });
 
-/** `BetaManagedAgentsStreamSessionEvents`, as far as Zero sends them. */
-export const streamEventSchema = z.discriminatedUnion('type', [...sessionEventSchema.options, startEventSchema, deltaEventSchema, sessionDeletedEventSchema]);
+/** `BetaManagedAgentsSessionUpdatedEvent`: only the fields that changed. */
+export const sessionUpdatedEventSchema = z.strictObject({
+  type: z.literal('session.updated'),
+  ...at,
+  title: z.string().nullish(),
+  metadata: z.record(z.string(), z.string()).optional(),
+  agent: z.unknown().nullish(),
+  budget: z.unknown().nullish(),
+});
+
+/** `BetaManagedAgentsSessionEvent`, as far as Zero sends them: what the list holds. */
+export const listedEventSchema = z.discriminatedUnion('type', [...sessionEventSchema.options, sessionUpdatedEventSchema]);
+export const listedPageSchema = z.object({ data: z.array(listedEventSchema), next_page: z.string().nullable().optional() });
+
+/** `BetaManagedAgentsStreamSessionEvents`, as far as Zero sends them: the list's, previews, and the end of a deleted session. */
+export const streamEventSchema = z.discriminatedUnion('type', [...listedEventSchema.options, startEventSchema, deltaEventSchema, sessionDeletedEventSchema]);
 export type StreamEvent = z.infer<typeof streamEventSchema>;

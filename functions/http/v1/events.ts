@@ -19,6 +19,7 @@ import {
   readSessionRecord,
   managedCursor,
   parseManagedCursor,
+  readSessionUpdates,
   type ManagedEvent,
   type ManagedSessionRecord,
   type PreviewType,
@@ -29,7 +30,7 @@ import type { V1Deps } from './deps';
 import { sseFrame } from '../sse';
 import { sendUserMessage, userMessageParams } from './messages';
 import { managedSession } from './session-resource';
-import { whenDeleted } from './session-deletions';
+import { followSessionChanges } from './session-changes';
 
 const textBlocks = z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() }));
 
@@ -64,14 +65,15 @@ const streamQuery = z.object({
   event_deltas: z.union([previewType, z.array(previewType)]).optional(),
 });
 
-/** Every managed event of the session's log so far, through one mapper (oldest first). */
+/** Every managed event of the session so far, oldest first: its log through one mapper, and its updates where they were made. */
 async function loggedEvents(deps: V1Deps, sessionId: string, record: ManagedSessionRecord | undefined): Promise<ManagedEvent[]> {
   const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)));
   const out: ManagedEvent[] = [];
   for (const batch of await deps.sessions.readEvents(sessionId, 0)) {
     for (const [index, event] of batch.events.entries()) out.push(...map({ ...event, event_id: formatEventId({ seq: batch.seq, index }) } as IdentifiedEvent));
   }
-  return out;
+  out.push(...(await readSessionUpdates(deps.artifacts, sessionId)).values());
+  return out.sort(compareManaged);
 }
 
 /** `/v1/sessions/:id/events`: what happened, as a list and live; and what a client sends: messages, interrupts, decisions, custom tools' results. */
@@ -193,7 +195,8 @@ export function managedEventRoutes(deps: V1Deps) {
 
 /**
  * Streams the session's events mapped, after `from`: the log is replayed through the mapper from its start, so an unfinished message is whole.
- * When the session is deleted the stream says so (`session.status_terminated`, `session.deleted`) and ends.
+ * Its updates (`session.updated`) show as they are made; when the session is deleted the stream says so
+ * (`session.status_terminated`, `session.deleted`) and ends.
  */
 function followMapped(
   c: Context<Env>,
@@ -216,7 +219,13 @@ function followMapped(
       const following = new AbortController();
       signal.addEventListener('abort', () => following.abort(), { once: true });
       let deleted = false;
-      void whenDeleted(deps, id, following.signal).then((gone) => {
+      const write = async (mapped: ManagedEvent) => {
+        if (stream.aborted || stream.closed) return;
+        // A preview has no id: a client that reconnects resumes after the last event it was given.
+        if (mapped.preview) await stream.writeSSE({ event: mapped.event.type, data: JSON.stringify(mapped.event) });
+        else await stream.writeSSE({ id: managedCursor(mapped), event: mapped.event.type, data: JSON.stringify(mapped.event) });
+      };
+      void followSessionChanges(deps, id, from, following.signal, write).then((gone) => {
         deleted = gone;
         following.abort();
       });
@@ -225,9 +234,7 @@ function followMapped(
           for (const mapped of map(event)) {
             if (compareManaged(mapped, from) <= 0) continue;
             if (stream.aborted || stream.closed || following.signal.aborted) break;
-            // A preview has no id: a client that reconnects resumes after the last event it was given.
-            if (mapped.preview) await stream.writeSSE({ event: mapped.event.type, data: JSON.stringify(mapped.event) });
-            else await stream.writeSSE({ id: managedCursor(mapped), event: mapped.event.type, data: JSON.stringify(mapped.event) });
+            await write(mapped);
           }
         }
         if (deleted && !signal.aborted && !stream.closed) {
