@@ -233,7 +233,10 @@ function followMapped(
         for await (const event of watchSession(deps, id, { signal: following.signal })) {
           for (const mapped of map(event)) {
             if (compareManaged(mapped, from) <= 0) continue;
-            if (stream.aborted || stream.closed || following.signal.aborted) break;
+            if (stream.aborted || stream.closed || following.signal.aborted) {
+              following.abort();
+              break;
+            }
             await write(mapped);
           }
         }
