@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { DEV, DEV_KEY, send, startHarness, type Harness } from './support/harness';
-import { agentPageSchema, agentSchema, sentEventsSchema, sessionSchema } from './support/managed-agents-schemas';
+import { agentPageSchema, agentSchema, apiErrorSchema, sentEventsSchema, sessionSchema } from './support/managed-agents-schemas';
 import { listedPageSchema, streamEventSchema, type StreamEvent } from './support/managed-events-schemas';
 
 const ENV = 'env_zero_lambda';
@@ -173,6 +173,22 @@ describe("a session's events and status, in the SDK's shapes", () => {
     expect(all.map((e) => e.type).indexOf('session.updated')).toBeGreaterThan(all.map((e) => e.type).lastIndexOf('session.status_idle'));
     const only = await client.beta.sessions.events.list(session.id, { types: ['session.updated'] });
     expect(only.data.map((e) => e.id)).toEqual(updates.map((e) => e.id));
+  });
+
+  it("answers the SDK's tunnel methods, which do not apply to a self-hosted Zero, with a 404 that says why", async () => {
+    const calls: [string, () => Promise<unknown>][] = [
+      ['tunnels.create', () => client.beta.tunnels.create({})],
+      ['tunnels.list', () => client.beta.tunnels.list()],
+      ['tunnels.retrieve', () => client.beta.tunnels.retrieve('tnl_1')],
+      ['tunnels.archive', () => client.beta.tunnels.archive('tnl_1')],
+      ['tunnels.certificates.list', () => client.beta.tunnels.certificates.list('tnl_1')],
+    ];
+    for (const [name, call] of calls) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error, name).toBeInstanceOf(Anthropic.NotFoundError);
+      const body = valid(apiErrorSchema, (error as InstanceType<typeof Anthropic.APIError>).error);
+      expect(body.error, name).toMatchObject({ type: 'not_found_error', message: expect.stringContaining('MCP tunnels do not apply to Zero') });
+    }
   });
 
   it('ends an open stream with session.status_terminated and session.deleted when the session is deleted', async () => {
