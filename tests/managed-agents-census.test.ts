@@ -12,6 +12,16 @@ interface Row {
 }
 
 const root = join(import.meta.dirname, '..');
+
+/**
+ * How a test calls a method, whatever it named the client: `beta.files.list` → `files.list(`,
+ * `beta.sessions.resources.add` → `resources.add(`, `beta.sessions.threads.events.list` →
+ * `threads.events.list(` (not to be confused with the session's own `events.list(`).
+ */
+const callOf = (method: string) => {
+  const path = method.split('.').slice(1);
+  return `${(path.length > 2 ? path.slice(1) : path).join('.')}(`;
+};
 const methods = sdkMethods() as { method: string; http: string }[];
 const rows = documentedRows() as Map<string, Row>;
 
@@ -30,8 +40,7 @@ describe('the Managed Agents API census', () => {
       expect(row.test, `${method} names its test`).toMatch(/^tests\/[\w./-]+\.test\.ts$/);
       const file = join(root, row.test);
       expect(existsSync(file), `${row.test} exists`).toBe(true);
-      // `beta.sessions.resources.add` is called as `….resources.add(` in the test.
-      const call = `${method.split('.').slice(-2).join('.')}(`;
+      const call = callOf(method);
       expect(readFileSync(file, 'utf8'), `${row.test} calls ${call}`).toContain(call);
     }
   });

@@ -248,7 +248,7 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     const sent = valid(sentEventsSchema, await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Who are you?' }] }] }));
     expect(sent.data?.[0]?.type).toBe('user.message');
     const events = await readUntil(iterate(stream), isIdle);
-    expect(events.map((e) => e.type)).toEqual(['user.message', 'session.status_running', 'span.model_request_start', 'agent.message', 'span.model_request_end', 'session.status_idle']);
+    expect(events.map((e) => e.type)).toEqual(['user.message', 'session.status_running', 'span.model_request_start', 'agent.message', 'span.model_request_end', 'session.usage', 'session.status_idle']);
     expect(events.find((e) => e.type === 'agent.message')).toMatchObject({ content: [{ type: 'text', text: 'Hello from the pinned agent' }] });
     expect(events.find((e) => e.type === 'span.model_request_end')).toMatchObject({ model_usage: { input_tokens: 120, output_tokens: 7 } });
     expect(events.at(-1)).toMatchObject({ stop_reason: { type: 'end_turn' } });

@@ -6,7 +6,17 @@ import * as z from 'zod';
  * the types mark as required, with its type. Answers are parsed against these.
  */
 const policy = z.object({ type: z.enum(['always_allow', 'always_ask', 'auto']) });
-const toolConfig = z.object({ name: z.string(), type: z.string(), enabled: z.boolean(), permission_policy: policy });
+const urlSourceFilter = z.union([
+  z.object({ type: z.enum(['all', 'none']) }),
+  z.object({ type: z.enum(['only', 'except']), tools: z.array(z.object({ type: z.literal('tool_reference'), name: z.string() })) }),
+]);
+/** `BetaManagedAgentsWebFetchURLSources`: required (nullable) on web_fetch's config. */
+const urlSources = z.object({ client_tool_results: urlSourceFilter.nullable(), server_tool_results: urlSourceFilter.nullable(), user_input: z.object({ type: z.enum(['all', 'none']) }).nullable() });
+/** `BetaManagedAgentsAgentToolConfig`, by tool name. */
+const toolConfig = z.discriminatedUnion('name', [
+  z.object({ name: z.literal('web_fetch'), type: z.literal('web_fetch'), enabled: z.boolean(), permission_policy: policy, url_sources: urlSources.nullable() }),
+  z.object({ name: z.enum(['bash', 'read', 'write', 'edit', 'glob', 'grep', 'web_search']), type: z.string(), enabled: z.boolean(), permission_policy: policy }),
+]);
 const agentToolset = z.object({ type: z.literal('agent_toolset_20260401'), configs: z.array(toolConfig), default_config: z.object({ enabled: z.boolean(), permission_policy: policy }) });
 const customTool = z.object({ type: z.literal('custom'), name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) });
 const mcpToolset = z.object({ type: z.literal('mcp_toolset'), mcp_server_name: z.string(), configs: z.array(z.unknown()), default_config: z.unknown() });
@@ -165,6 +175,21 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     ]),
   }),
   z.object({ type: z.literal('span.model_request_start'), ...at }),
+  /** `BetaManagedAgentsSessionUsageEvent` (its `usage`: `BetaManagedAgentsSessionUsageSnapshot`). */
+  z.object({
+    type: z.literal('session.usage'),
+    ...at,
+    usage: z.strictObject({
+      active_seconds: z.number().optional(),
+      input_tokens: z.number().optional(),
+      output_tokens: z.number().optional(),
+      cache_read_input_tokens: z.number().optional(),
+      cache_creation: z.strictObject({ ephemeral_5m_input_tokens: z.number().optional(), ephemeral_1h_input_tokens: z.number().optional() }).optional(),
+      list_cost: z.strictObject({ amount: z.string().regex(/^(0|[1-9]\d*)$/), currency: z.literal('USD') }).optional(),
+      server_tool_use: z.object({ web_fetch_requests: z.number().optional(), web_search_requests: z.number().optional() }).optional(),
+    }),
+    budget: z.unknown().nullish(),
+  }),
   z.object({
     type: z.literal('span.model_request_end'),
     ...at,

@@ -12,7 +12,18 @@ import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import type { User } from '@zero/runtime/auth/roles';
 import { acceptWorkResult, mayReach } from '@zero/integrations/environment-store';
-import { compareManaged, createEventMapper, readSessionRecord, managedCursor, parseManagedCursor, type ManagedEvent, type ManagedSessionRecord } from '@zero/integrations/managed';
+import {
+  compareManaged,
+  createEventMapper,
+  interruptEventId,
+  readSessionRecord,
+  managedCursor,
+  parseManagedCursor,
+  readSessionUpdates,
+  type ManagedEvent,
+  type ManagedSessionRecord,
+  type PreviewType,
+} from '@zero/integrations/managed';
 import { json, query } from './validate';
 import { ATTACHMENTS_BODY_HINT, MAX_BODY_WITH_ATTACHMENTS_BYTES } from '@zero/agent/wire';
 import type { Env } from '../env';
@@ -20,6 +31,7 @@ import type { V1Deps } from './deps';
 import { sseFrame } from '../sse';
 import { sendUserMessage, userMessageParams } from './messages';
 import { managedSession } from './session-resource';
+import { followSessionChanges } from './session-changes';
 
 const textBlocks = z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() }));
 
@@ -47,14 +59,22 @@ const listQuery = z.object({
   types: z.union([z.string(), z.array(z.string())]).optional(),
 });
 
-/** Every managed event of the session's log so far, through one mapper (oldest first). */
+const previewType = z.enum(['agent.message', 'agent.thinking']);
+/** `GET …/events/stream` (`EventStreamParams`): the SDK sends `event_deltas[]=agent.message`. */
+const streamQuery = z.object({
+  'event_deltas[]': z.union([previewType, z.array(previewType)]).optional(),
+  event_deltas: z.union([previewType, z.array(previewType)]).optional(),
+});
+
+/** Every managed event of the session so far, oldest first: its log through one mapper, and its updates where they were made. */
 async function loggedEvents(deps: V1Deps, sessionId: string, record: ManagedSessionRecord | undefined): Promise<ManagedEvent[]> {
   const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)));
   const out: ManagedEvent[] = [];
   for (const batch of await deps.sessions.readEvents(sessionId, 0)) {
     for (const [index, event] of batch.events.entries()) out.push(...map({ ...event, event_id: formatEventId({ seq: batch.seq, index }) } as IdentifiedEvent));
   }
-  return out;
+  out.push(...(await readSessionUpdates(deps.artifacts, sessionId)).values());
+  return out.sort(compareManaged);
 }
 
 /** `/v1/sessions/:id/events`: what happened, as a list and live; and what a client sends: messages, interrupts, decisions, custom tools' results. */
@@ -79,10 +99,12 @@ export function managedEventRoutes(deps: V1Deps) {
         case 'user.message':
           data.push(await sendUserMessage(deps, c, id, record, event, field));
           break;
-        case 'user.interrupt':
-          await interrupt(deps, id);
-          data.push({ id: `sevt_interrupt_${Date.now()}`, type: event.type, processed_at });
+        case 'user.interrupt': {
+          // The run it stopped shows it in the stream and the list, under this id; with nothing running there is nothing to show.
+          const stopped = await interrupt(deps, id);
+          data.push({ id: stopped ? interruptEventId(stopped) : `sevt_interrupt_idle_${Date.now()}`, type: event.type, processed_at });
           break;
+        }
         case 'user.tool_confirmation': {
           const decided = await answer(deps, c, id, event.tool_use_id, 'decision', field, () => ({ decision: event.result, ...(event.deny_message ? { message: event.deny_message } : {}) }));
           data.push({ id: `sevt_${decided}`, type: event.type, tool_use_id: event.tool_use_id, result: event.result, deny_message: event.deny_message ?? null, processed_at });
@@ -142,8 +164,13 @@ export function managedEventRoutes(deps: V1Deps) {
     return c.json({ data: page.map((e) => e.event), next_page: page.length < rest.length ? managedCursor(page.at(-1)!) : null });
   });
 
-  app.get('/sessions/:id/events/stream', async (c) => {
+  app.get('/sessions/:id/events/stream', query(streamQuery), async (c) => {
     const id = c.req.param('id');
+    const q = c.req.valid('query');
+    const previews = new Set<PreviewType>([
+      ...(q['event_deltas[]'] === undefined ? [] : [q['event_deltas[]']].flat()),
+      ...(q.event_deltas === undefined ? [] : [q.event_deltas].flat()),
+    ]);
     const user = c.get('user');
     const { record } = await managedSession(deps, id, user, 'viewer');
     const lastEventId = c.req.header('last-event-id');
@@ -161,13 +188,17 @@ export function managedEventRoutes(deps: V1Deps) {
       throw conflict(`this session already has ${deps.streams.perSession} live streams open, the most one session may; close one and retry`);
     }
     const releaseBoth = () => Promise.all([release(), releaseSession()]).then(() => undefined);
-    return followMapped(c, deps, id, user, record, from, releaseBoth, maxDurationMs);
+    return followMapped(c, deps, id, user, record, from, releaseBoth, maxDurationMs, previews);
   });
 
   return app;
 }
 
-/** Streams the session's events mapped, after `from`: the log is replayed through the mapper from its start, so an unfinished message is whole. */
+/**
+ * Streams the session's events mapped, after `from`: the log is replayed through the mapper from its start, so an unfinished message is whole.
+ * Its updates (`session.updated`) show as they are made; when the session is deleted the stream says so
+ * (`session.status_terminated`, `session.deleted`) and ends.
+ */
 function followMapped(
   c: Context<Env>,
   deps: V1Deps,
@@ -177,23 +208,48 @@ function followMapped(
   from: Cursor,
   release: () => Promise<void>,
   maxDurationMs: number,
+  previews: ReadonlySet<PreviewType>,
 ) {
-  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)));
+  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)), previews);
   return sseFrame(
     c,
     async (stream, signal) => {
       signal.addEventListener('abort', () => void release(), { once: true });
       // Shown as "watching now" to the session's other members (the console, GET …/watchers) until the stream ends.
       const unwatch = await deps.watchers.watch(id, user, signal).catch(() => undefined);
+      const following = new AbortController();
+      signal.addEventListener('abort', () => following.abort(), { once: true });
+      let deleted = false;
+      const write = async (mapped: ManagedEvent) => {
+        if (stream.aborted || stream.closed) return;
+        // A preview has no id: a client that reconnects resumes after the last event it was given.
+        if (mapped.preview) await stream.writeSSE({ event: mapped.event.type, data: JSON.stringify(mapped.event) });
+        else await stream.writeSSE({ id: managedCursor(mapped), event: mapped.event.type, data: JSON.stringify(mapped.event) });
+      };
+      void followSessionChanges(deps, id, from, following.signal, write).then((gone) => {
+        deleted = gone;
+        following.abort();
+      });
       try {
-        for await (const event of watchSession(deps, id, { signal })) {
+        for await (const event of watchSession(deps, id, { signal: following.signal })) {
           for (const mapped of map(event)) {
             if (compareManaged(mapped, from) <= 0) continue;
-            if (stream.aborted || stream.closed || signal.aborted) return;
-            await stream.writeSSE({ id: managedCursor(mapped), event: mapped.event.type, data: JSON.stringify(mapped.event) });
+            if (stream.aborted || stream.closed || following.signal.aborted) {
+              following.abort();
+              break;
+            }
+            await write(mapped);
+          }
+        }
+        if (deleted && !signal.aborted && !stream.closed) {
+          // No cursor: there is nothing left to resume.
+          const processed_at = new Date().toISOString();
+          for (const type of ['session.status_terminated', 'session.deleted'] as const) {
+            await stream.writeSSE({ event: type, data: JSON.stringify({ id: `sevt_${type.slice('session.'.length)}_${id}`, type, processed_at }) });
           }
         }
       } finally {
+        following.abort();
         await unwatch?.();
       }
     },
@@ -225,14 +281,17 @@ async function workerAccess(deps: V1Deps, id: string, user: AuthUser) {
   return { record };
 }
 
-/** `user.interrupt`: the active run stops at its next safe point; a run that waits for a person is cancelled as `/api/v2`'s cancel does. */
-async function interrupt(deps: V1Deps, id: string) {
+/**
+ * `user.interrupt`: the active run stops at its next safe point; a run that waits for a person is cancelled as `/api/v2`'s cancel does.
+ * The id of the run it stopped, or undefined when nothing ran.
+ */
+async function interrupt(deps: V1Deps, id: string): Promise<string | undefined> {
   const lease = await deps.leases.inspect(id);
   if (lease?.active && lease.run_id) {
     await stopRun(deps, id, lease.run_id, 'cancelled');
-    return;
+    return lease.run_id;
   }
-  await cancelWaitingRun(deps, id);
+  return cancelWaitingRun(deps, id);
 }
 
 /** A decision or a custom tool's result for one call of the waiting run (Zero's approvals); a 409 when that call does not wait for it. */

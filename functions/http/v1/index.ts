@@ -13,6 +13,7 @@ import { managedEventRoutes } from './events';
 import { workRoutes } from './work';
 import { managedSessionRoutes } from './sessions';
 import { skillRoutes } from './skills';
+import { notApplicableRoutes } from './not-applicable';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -33,6 +34,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', skillRoutes(deps));
   app.route('/', fileRoutes(deps));
   app.route('/', sessionResourceRoutes(deps));
+  app.route('/', notApplicableRoutes());
   return app;
 }
 

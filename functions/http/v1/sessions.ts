@@ -4,8 +4,9 @@ import { invalidField } from '@zero/agent/errors';
 import { openSession } from '@zero/runtime/sessions/open-session';
 import { stopRun } from '@zero/runtime/sessions/stop-run';
 import { wakeSession } from '@zero/runtime/sessions/wake-session';
-import { customToolsOf, pickVersion, resolveAgent, writeSessionRecord, type ManagedSessionRecord } from '@zero/integrations/managed';
-import { checkMountPaths, enabledToolsetTools, environmentClientTools, sessionResourceParams } from '@zero/integrations/environment-store';
+import type { SessionMeta } from '@zero/runtime/store/items/session-meta';
+import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionRecord, writeSessionUpdate, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { checkMountPaths, enabledToolsetTools, environmentClientTools, githubRepositoryResource, sessionResourceParams } from '@zero/integrations/environment-store';
 import { holdResources, resourceOf } from './session-resources';
 import { json, query } from './validate';
 import type { Env } from '../env';
@@ -13,6 +14,7 @@ import type { V1Deps } from './deps';
 import { sendUserMessage, userMessageParams } from './messages';
 import { queryBoolean } from './pages';
 import { defaultRecord, managedSession, sessionResource } from './session-resource';
+import { announceChange } from './session-changes';
 
 const metadata = z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
 
@@ -119,6 +121,14 @@ export function managedSessionRoutes(deps: V1Deps) {
     }
     const next = { ...current, title: params.title === undefined ? current.title : params.title, metadata: params.metadata === null ? {} : meta };
     await writeSessionRecord(deps.artifacts, id, next);
+    // What changed shows in the session's events (`session.updated`): the title, and the whole metadata unless it is now empty.
+    const titleChanged = next.title !== current.title;
+    const metadataChanged = JSON.stringify(Object.entries(next.metadata).sort()) !== JSON.stringify(Object.entries(current.metadata).sort());
+    if (titleChanged || metadataChanged) {
+      const update = { ...(titleChanged ? { title: next.title } : {}), ...(metadataChanged && Object.keys(next.metadata).length ? { metadata: next.metadata } : {}) };
+      await writeSessionUpdate(deps.artifacts, id, { v: 1, after_seq: await deps.sessions.lastEventSeq(id), at: new Date().toISOString(), ...update });
+      announceChange(id);
+    }
     if (params.title !== undefined) await deps.sessions.updateSession(id, { title: params.title ?? 'New session', updated_at: new Date().toISOString() });
     return c.json(await sessionResource(deps, await deps.sessions.requireSession(id), next, { withUsage: true }));
   });
@@ -139,6 +149,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     const lease = await deps.leases.inspect(id);
     if (lease?.active && lease.run_id) await stopRun(deps, id, lease.run_id, 'cancelled');
     await deps.sessions.deleteSession(id);
+    announceChange(id);
     return c.json({ type: 'session_deleted' as const, id });
   });
 

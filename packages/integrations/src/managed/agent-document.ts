@@ -64,12 +64,23 @@ export function agentResource(doc: ManagedAgentVersion) {
   return {
     type: 'agent' as const,
     ...rest,
+    tools: rest.tools.map(toolResource),
     execution_identity: { type: 'service_account' as const },
     mcp_servers: [],
     multiagent: null,
   };
 }
 export type AgentResource = ReturnType<typeof agentResource>;
+
+/**
+ * A tool as the API answers it: `web_fetch`'s config carries `url_sources`, required in the answer
+ * (`BetaManagedAgentsWebFetchToolConfig`); null, as Zero sets none: every source's URLs may be
+ * fetched, within Zero's own network rules.
+ */
+function toolResource(tool: ManagedAgentVersion['tools'][number]) {
+  if (tool.type !== 'agent_toolset_20260401') return tool;
+  return { ...tool, configs: tool.configs.map((config) => (config.name === 'web_fetch' ? { ...config, url_sources: null } : config)) };
+}
 
 /** Custom tools of a version: what Zero runs as client tools, answered by the SDK's `user.custom_tool_result`. */
 export const customToolsOf = (doc: Pick<ManagedAgentVersion, 'tools'>): CustomTool[] => doc.tools.filter((t): t is CustomTool => t.type === 'custom');

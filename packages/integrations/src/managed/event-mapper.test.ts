@@ -30,11 +30,26 @@ describe('the Managed Agents event mapping', () => {
       'agent.message',
       'agent.custom_tool_use',
       'span.model_request_end',
+      'session.usage',
       'session.status_idle',
     ]);
     expect(out[3]!.event.content).toEqual([{ type: 'text', text: 'Hello' }]);
     expect(out.at(-1)!.event.stop_reason).toEqual({ type: 'requires_action', event_ids: ['toolu_1'] });
-    expect(out.at(-2)!.event.model_usage).toEqual({ input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 1, cache_creation_input_tokens: 2 });
+    expect(out.at(-3)!.event.model_usage).toEqual({ input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 1, cache_creation_input_tokens: 2 });
+  });
+
+  it('previews a message only when asked, under the id the message ends with, and never moves a cursor for it', () => {
+    const map = createEventMapper(new Set(['ask_user']), () => 't', new Set(), new Set(['agent.message']));
+    const out = log.flatMap((e) => map(e));
+    const previews = out.filter((e) => e.preview);
+    const message = out.find((e) => e.event.type === 'agent.message')!;
+    expect(previews.map((e) => e.event)).toEqual([
+      { type: 'event_start', event: { id: message.event.id, type: 'agent.message' } },
+      { type: 'event_delta', event_id: message.event.id, delta: { type: 'content_delta', index: 0, content: { type: 'text', text: 'Hel' } } },
+      { type: 'event_delta', event_id: message.event.id, delta: { type: 'content_delta', index: 0, content: { type: 'text', text: 'lo' } } },
+    ]);
+    // The same events and cursors as without previews.
+    expect(out.filter((e) => !e.preview)).toEqual(mapAll(log));
   });
 
   it('gives every event a distinct cursor that only grows, so a reader resuming after any one misses and repeats nothing', () => {

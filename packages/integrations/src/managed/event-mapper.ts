@@ -1,18 +1,29 @@
 import { compareEventPositions, parseEventId, type EventPosition } from '@zero/agent/events/ids';
 import type { IdentifiedEvent } from '@zero/agent/events/recorder';
-import type { StreamEvent } from '@zero/agent/wire';
+import type { StreamEvent, Usage } from '@zero/agent/wire';
 import { userMessageContent } from './user-message-content';
+import { STOP_REASONS } from '@zero/runtime/run/stop-reasons';
+import { sumManagedUsage } from './session-usage';
 import { TOOLSET_TOOLS } from './toolset';
 
 /**
  * One event of the Managed Agents API, with the position in Zero's event log it comes from, and
  * `k`, its place among the events mapped from that position: together its cursor (SSE id, page).
+ * A preview (`event_start`, `event_delta`: only on a stream that asks for them) has no id and no
+ * cursor of its own (`k` -1): it is never in the list, and a stream resumes after the events it previews.
  */
 export interface ManagedEvent {
   position: EventPosition;
   k: number;
-  event: { id: string; type: string; processed_at: string } & Record<string, unknown>;
+  preview?: true;
+  event: { type: string; id?: string; processed_at?: string } & Record<string, unknown>;
 }
+
+/** The events a stream may preview (`event_deltas`, `BetaManagedAgentsDeltaType`). */
+export type PreviewType = 'agent.message' | 'agent.thinking';
+
+/** The id of the `user.interrupt` that stopped a run: the same in `POST …/events`' answer and in the log. */
+export const interruptEventId = (runId: string) => `sevt_interrupt_${runId}`;
 
 /** A mapped event's cursor, `<seq>.<index>.<k>`. */
 export const managedCursor = (e: Pick<ManagedEvent, 'position' | 'k'>) => `${e.position.seq}.${e.position.index}.${e.k}`;
@@ -40,12 +51,21 @@ const text = (t: string) => [{ type: 'text' as const, text: t }];
  * position of the last Zero event it took, so positions only grow and a reader that resumes after
  * one position, replaying the log through a fresh mapper, misses and repeats nothing.
  *
+ * A message's id is its first piece's position, so previews of it (`previews`) name the id it ends with.
+ *
  * `customTools`: the names of the session's custom tools, whose calls are `agent.custom_tool_use`.
  * `environmentTools`: a self-hosted environment's tools, whose results a worker sends (`user.tool_result`).
  */
-export function createEventMapper(customTools: ReadonlySet<string>, now: () => string = () => new Date().toISOString(), environmentTools: ReadonlySet<string> = new Set()) {
-  let message: { text: string; position: EventPosition } | undefined;
-  let thinking: EventPosition | undefined;
+export function createEventMapper(
+  customTools: ReadonlySet<string>,
+  now: () => string = () => new Date().toISOString(),
+  environmentTools: ReadonlySet<string> = new Set(),
+  previews: ReadonlySet<PreviewType> = new Set(),
+) {
+  let message: { text: string; id: string; position: EventPosition } | undefined;
+  let thinking: { id: string; position: EventPosition } | undefined;
+  /** Each run's usage as its latest `done` gave it (a run that waited for people ends with all of it): summed, the session's. */
+  const runUsage = new Map<string, Usage>();
   let spanStart: string | undefined;
   /** A run's `start`, held until the next event: the API has the user's message before the session runs. */
   let started: EventPosition | undefined;
@@ -60,8 +80,8 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
   };
 
   const flush = (out: ManagedEvent[]) => {
-    if (message && message.text) out.push({ position: message.position, k: kAt(message.position), event: { id: eventId(message.position), type: 'agent.message', processed_at: now(), content: text(message.text) } });
-    if (thinking) out.push({ position: thinking, k: kAt(thinking), event: { id: eventId(thinking), type: 'agent.thinking', processed_at: now() } });
+    if (message && message.text) out.push({ position: message.position, k: kAt(message.position), event: { id: message.id, type: 'agent.message', processed_at: now(), content: text(message.text) } });
+    if (thinking) out.push({ position: thinking.position, k: kAt(thinking.position), event: { id: thinking.id, type: 'agent.thinking', processed_at: now() } });
     message = undefined;
     thinking = undefined;
   };
@@ -74,6 +94,7 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
     const at = 'at' in e && typeof e.at === 'string' ? e.at : now();
     const emit = (type: string, fields: Record<string, unknown> = {}, id = eventId(position), where = position) =>
       out.push({ position: where, k: kAt(where), event: { id, type, processed_at: at, ...fields } });
+    const preview = (event: ManagedEvent['event']) => out.push({ position, k: -1, preview: true, event });
 
     if (started && e.type !== 'start') {
       // The API has the user's message before the session runs: the held start follows a `message`,
@@ -93,15 +114,28 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
     }
     if (e.type === 'text') {
       if (thinking) flush(out);
-      message = { text: (message?.text ?? '') + e.delta, position };
+      const id = message?.id ?? eventId(position);
+      if (previews.has('agent.message')) {
+        if (!message) preview({ type: 'event_start', event: { id, type: 'agent.message' } });
+        if (e.delta) preview({ type: 'event_delta', event_id: id, delta: { type: 'content_delta', index: 0, content: { type: 'text', text: e.delta } } });
+      }
+      message = { text: (message?.text ?? '') + e.delta, id, position };
       return out;
     }
     if (e.type === 'thinking') {
       if (message) flush(out);
-      thinking = position;
+      const id = thinking?.id ?? eventId(position);
+      // Start-only: the agent.thinking event itself concludes it.
+      if (!thinking && previews.has('agent.thinking')) preview({ type: 'event_start', event: { id, type: 'agent.thinking' } });
+      thinking = { id, position };
       return out;
     }
     if (e.type === 'tool_call_delta') return out;
+    if (e.type === 'retry') {
+      // The failed attempt's text is discarded, as every client of Zero's stream does: the redone step says it again.
+      message = undefined;
+      thinking = undefined;
+    }
     flush(out);
     switch (e.type) {
       case 'start':
@@ -134,11 +168,18 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
       case 'handover':
         emit('session.status_rescheduled');
         break;
+      case 'retry':
+        // Zero redoes the step by itself: the client waits.
+        emit('session.error', { error: { type: errorType(e.reason), message: e.reason, retry_status: { type: 'retrying' } } });
+        break;
       case 'error':
-        emit('session.error', { error: { type: errorType(e.code), message: e.message, retry_status: { type: 'terminal' } } });
+        // The run is over and the session idles; the next message starts a new turn (Zero never terminates a session).
+        emit('session.error', { error: { type: errorType(e.code), message: e.message, retry_status: { type: 'exhausted' } } });
         break;
       case 'done': {
         const usage = e.usage;
+        // A person stopped it (`user.interrupt`, Zero's cancel): shown where the run stopped.
+        if (e.status === 'cancelled' && e.reason === STOP_REASONS.cancelled) emit('user.interrupt', {}, interruptEventId(e.run_id));
         emit(
           'span.model_request_end',
           {
@@ -154,11 +195,13 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
           `${eventId(position)}_span_end`,
         );
         spanStart = undefined;
+        runUsage.set(e.run_id, usage);
+        emit('session.usage', { usage: sumManagedUsage(runUsage.values()) }, `${eventId(position)}_usage`);
         emit('session.status_idle', { stop_reason: stopReasonOf(e), stop_details: null });
         break;
       }
       default:
-        // retry, agent_switch, confirmation_required, client_tool_call: nothing of their own in the API
+        // agent_switch, confirmation_required, client_tool_call: nothing of their own in the API
         // (a call that waits shows in the idle event's `requires_action`).
         break;
     }
@@ -166,16 +209,18 @@ export function createEventMapper(customTools: ReadonlySet<string>, now: () => s
   };
 }
 
+/** `limit` (a run's steps, tokens or time) and `budget_reached` (spend) both stop the agent until a person raises or resends. */
 function stopReasonOf(done: Extract<StreamEvent, { type: 'done' }>) {
   if (done.status === 'awaiting_approval') return { type: 'requires_action', event_ids: done.pending ?? [] };
-  if (done.status === 'limit') return { type: 'budget_reached' };
+  if (done.status === 'limit' || done.status === 'budget_reached') return { type: 'budget_reached' };
   if (done.status === 'error') return { type: 'retries_exhausted' };
   return { type: 'end_turn' };
 }
 
+/** The API's error type for Zero's error code, or a retry's reason (`overloaded (529)`, `rate limited (429)`). */
 function errorType(code: string): string {
-  if (code === 'model_overloaded' || code === 'overloaded') return 'model_overloaded_error';
-  if (code === 'rate_limited') return 'model_rate_limited_error';
-  if (code.startsWith('model')) return 'model_request_failed_error';
+  if (/overload|529/i.test(code)) return 'model_overloaded_error';
+  if (/rate.?limit|429/i.test(code)) return 'model_rate_limited_error';
+  if (/^model|5\d\d|timeout|network/i.test(code)) return 'model_request_failed_error';
   return 'unknown_error';
 }

@@ -10,3 +10,4 @@ export * from './resolve-agent';
 export * from './toolset';
 export * from './session-usage';
 export * from './user-message-content';
+export * from './session-updates';

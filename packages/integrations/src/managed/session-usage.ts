@@ -1,3 +1,4 @@
+import type { Usage } from '@zero/agent/wire';
 import type { LogRecord } from '@zero/runtime/store/items/log-record';
 
 /** A session's cumulative usage as the Managed Agents API shows it (`BetaManagedAgentsSessionUsage`). */
@@ -17,20 +18,24 @@ export interface ManagedSessionUsage {
  * run still going or waiting adds its usage when it ends.
  */
 export function managedSessionUsage(records: readonly LogRecord[]): ManagedSessionUsage {
+  return sumManagedUsage(records.flatMap((record) => (record.kind === 'run_end' && !record.parent_run_id ? [record.usage] : [])));
+}
+
+/** The runs' usages summed as the API shows a session's (`list_cost` in US cents, absent when a call was unpriced). */
+export function sumManagedUsage(usages: Iterable<Usage>): ManagedSessionUsage {
   let input = 0;
   let output = 0;
   let cacheRead = 0;
   let cacheWrite = 0;
   let usd = 0;
   let priced = true;
-  for (const record of records) {
-    if (record.kind !== 'run_end' || record.parent_run_id) continue;
-    input += record.usage.input_tokens;
-    output += record.usage.output_tokens;
-    cacheRead += record.usage.cache_read_input_tokens;
-    cacheWrite += record.usage.cache_creation_input_tokens;
-    usd += record.usage.cost_usd;
-    if (record.usage.cost_known === false) priced = false;
+  for (const usage of usages) {
+    input += usage.input_tokens;
+    output += usage.output_tokens;
+    cacheRead += usage.cache_read_input_tokens;
+    cacheWrite += usage.cache_creation_input_tokens;
+    usd += usage.cost_usd;
+    if (usage.cost_known === false) priced = false;
   }
   return {
     input_tokens: input,
