@@ -10,6 +10,7 @@ import { environmentRoutes } from './environments';
 import { managedEventRoutes } from './events';
 import { workRoutes } from './work';
 import { managedSessionRoutes } from './sessions';
+import { vaultRoutes } from './vaults';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -27,6 +28,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', workRoutes(deps));
   app.route('/', managedSessionRoutes(deps));
   app.route('/', managedEventRoutes(deps));
+  app.route('/', vaultRoutes(deps));
   return app;
 }
 
