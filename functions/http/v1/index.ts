@@ -11,6 +11,7 @@ import { managedEventRoutes } from './events';
 import { workRoutes } from './work';
 import { managedSessionRoutes } from './sessions';
 import { vaultRoutes } from './vaults';
+import { memoryStoreRoutes } from './memory-stores';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -29,6 +30,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', managedSessionRoutes(deps));
   app.route('/', managedEventRoutes(deps));
   app.route('/', vaultRoutes(deps));
+  app.route('/', memoryStoreRoutes(deps));
   return app;
 }
 
