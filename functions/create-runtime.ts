@@ -185,6 +185,8 @@ export interface Runtime extends ChatDeps {
   work: WorkQueue;
   /** Users' vaults of write-only credentials (`/v1/vaults`), used by http_request for the sessions they are given to. */
   vaults: VaultStore;
+  /** How the deployment reaches other servers (a vault credential's MCP server and token endpoint, when validated). */
+  outbound: OutboundOptions;
 }
 
 /** The built-in tools every deployment registers. */
@@ -301,6 +303,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     projectFiles: new ProjectFileCache(projects, config.projectCache),
     memory: new MemoryStore(artifacts, new MemoryLocks(db, config.store.table), memoryLimits(config.memory)),
     vaults: new VaultStore(artifacts, vaultSealer(config.vaultKey, s3)),
+    outbound: config.outbound ?? {},
     projectAccess: new ProjectAccess(
       new ProjectMemberStore(db, config.store.table),
       new ReportOwnerStore(db, config.store.table),

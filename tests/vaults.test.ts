@@ -11,14 +11,14 @@ import type { ResolvedAddress } from '@zero/agent/net/outbound';
 import { createDynamoClient } from '@zero/runtime/store/clients';
 import { startHarness, DEV_KEY, type Harness } from './support/harness';
 import { apiErrorSchema, eventPageSchema, sessionEventSchema, sessionSchema, type SessionEvent } from './support/managed-agents-schemas';
-import { credentialPageSchema, credentialSchema, deletedCredentialSchema, deletedVaultSchema, vaultPageSchema, vaultSchema } from './support/vault-schemas';
+import { credentialPageSchema, credentialSchema, credentialValidationSchema, deletedCredentialSchema, deletedVaultSchema, vaultPageSchema, vaultSchema } from './support/vault-schemas';
 
 const ENV = 'env_zero_lambda';
 const SECRET = 'vault_Secret_Value_0123456789abcdef';
 const PUBLIC_IP = '93.184.216.34';
 const OTHER_PUBLIC_IP = '93.184.216.35';
 const resolver = async (hostname: string): Promise<ResolvedAddress[]> => {
-  if (hostname === 'api.test' || hostname === 'eu.api.test') return [{ address: PUBLIC_IP, family: 4 }];
+  if (hostname === 'api.test' || hostname === 'eu.api.test' || hostname === 'mcp.test' || hostname === 'auth.test') return [{ address: PUBLIC_IP, family: 4 }];
   if (hostname === 'other.test') return [{ address: OTHER_PUBLIC_IP, family: 4 }];
   return [];
 };
@@ -45,6 +45,32 @@ async function protectedApi() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { received, port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A loopback MCP server that takes only the current access token, and its OAuth token endpoint:
+ * the refresh token `refresh-1`, with the client's secret in HTTP Basic, buys the token `fresh-token`.
+ */
+async function oauthServers() {
+  const grants: string[] = [];
+  let current = 'fresh-token';
+  const server: Server = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    if (req.url === '/token') {
+      const form = new URLSearchParams(body);
+      const basic = Buffer.from(String(req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
+      grants.push(`${form.get('grant_type')} ${form.get('refresh_token')} ${basic}`);
+      const ok = form.get('grant_type') === 'refresh_token' && form.get('refresh_token') === 'refresh-1' && basic === 'zero-client:client-secret-1';
+      res.writeHead(ok ? 200 : 400, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify(ok ? { access_token: current, token_type: 'Bearer', expires_in: 3600, refresh_token: 'refresh-2' } : { error: 'invalid_grant', error_description: `refresh token ${form.get('refresh_token')} is not valid` }));
+    }
+    const ok = req.headers.authorization === `Bearer ${current}`;
+    res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(ok ? { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'fake', version: '1' } } } : { error: `token ${req.headers.authorization} rejected` }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { grants, port: (server.address() as AddressInfo).port, rotate: (token: string) => (current = token), close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 describe("vaults through the official SDK: write-only credentials, bound to hosts", () => {
@@ -283,5 +309,43 @@ describe("vaults through the official SDK: write-only credentials, bound to host
     }
     expect(JSON.stringify(later.find((e) => e.type === 'agent.tool_result'))).toContain('\\"API_TOKEN\\" cannot be referenced');
     expect(api.received.length - before).toBe(1);
+  });
+
+  it('validates an MCP OAuth credential: a rejected token is refreshed at the token endpoint, kept sealed, and probed again; without a refresh token it is invalid', async () => {
+    const mcp = await oauthServers();
+    try {
+      const vault = await client.beta.vaults.create({ display_name: 'MCP' });
+      const oauth = await client.beta.vaults.credentials.create(vault.id, {
+        auth: {
+          type: 'mcp_oauth',
+          access_token: 'stale-token',
+          mcp_server_url: `http://mcp.test:${mcp.port}/mcp`,
+          refresh: { client_id: 'zero-client', refresh_token: 'refresh-1', token_endpoint: `http://auth.test:${mcp.port}/token`, token_endpoint_auth: { type: 'client_secret_basic', client_secret: 'client-secret-1' } },
+        },
+      });
+      const first = valid(credentialValidationSchema, await client.beta.vaults.credentials.mcpOAuthValidate(oauth.id, { vault_id: vault.id }));
+      expect(first).toMatchObject({ credential_id: oauth.id, vault_id: vault.id, status: 'valid', has_refresh_token: true, mcp_probe: null, refresh: { status: 'succeeded', http_response: null } });
+      expect(mcp.grants).toEqual(['refresh_token refresh-1 zero-client:client-secret-1']);
+      // The new token was kept: the next check needs no refresh, and the credential shows when it expires.
+      expect(valid(credentialValidationSchema, await client.beta.vaults.credentials.mcpOAuthValidate(oauth.id, { vault_id: vault.id }))).toMatchObject({ status: 'valid', refresh: null });
+      expect(valid(credentialSchema, await client.beta.vaults.credentials.retrieve(oauth.id, { vault_id: vault.id })).auth).toMatchObject({ type: 'mcp_oauth', expires_at: expect.any(String) });
+      // The server moves on; the stored refresh token (now refresh-2) is refused: invalid, with the token endpoint's answer, scrubbed.
+      mcp.rotate('newer-token');
+      const refused = valid(credentialValidationSchema, await client.beta.vaults.credentials.mcpOAuthValidate(oauth.id, { vault_id: vault.id }));
+      expect(refused).toMatchObject({ status: 'invalid', mcp_probe: { method: 'initialize', http_response: { status_code: 401 } }, refresh: { status: 'failed', http_response: { status_code: 400 } } });
+      expect(JSON.stringify(refused)).not.toMatch(/fresh-token|refresh-2|client-secret-1/);
+      expect(JSON.stringify(refused)).toContain('[redacted]');
+
+      const bearer = await client.beta.vaults.credentials.create(vault.id, { auth: { type: 'static_bearer', token: 'wrong-static', mcp_server_url: `http://mcp.test:${mcp.port}/other` } });
+      const invalid = valid(credentialValidationSchema, await client.beta.vaults.credentials.mcpOAuthValidate(bearer.id, { vault_id: vault.id }));
+      expect(invalid).toMatchObject({ status: 'invalid', has_refresh_token: false, refresh: { status: 'no_refresh_token' }, mcp_probe: { http_response: { status_code: 401 } } });
+      expect(JSON.stringify(invalid)).not.toContain('wrong-static');
+      const envVar = await client.beta.vaults.credentials.create(vault.id, { auth: { type: 'environment_variable', secret_name: 'NOT_MCP', secret_value: 'x', networking: { type: 'limited', allowed_hosts: ['api.test'] } } });
+      const notMcp = await client.beta.vaults.credentials.mcpOAuthValidate(envVar.id, { vault_id: envVar.vault_id }).catch((e: unknown) => e);
+      expect(notMcp).toBeInstanceOf(Anthropic.BadRequestError);
+      expect(await everythingStored()).not.toMatch(/fresh-token|refresh-2|client-secret-1/);
+    } finally {
+      await mcp.close();
+    }
   });
 });

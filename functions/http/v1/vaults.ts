@@ -148,6 +148,14 @@ export function vaultRoutes(deps: V1Deps) {
     return c.json(credentialResource(await vaults.putCredential(owner, { ...current, archived_at: now, updated_at: now })));
   });
 
+  app.post('/vaults/:id/credentials/:credential/mcp_oauth_validate', async (c) => {
+    const owner = c.get('user').id;
+    const vault = await vaults.reachVault(owner, c.req.param('id'));
+    const credential = await vaults.reachCredential(owner, vault.id, c.req.param('credential'));
+    const { validateMcpCredential } = await import('@zero/integrations/managed/mcp-oauth-validate');
+    return c.json(await validateMcpCredential(vaults, owner, credential, deps.outbound));
+  });
+
   app.delete('/vaults/:id/credentials/:credential', async (c) => {
     const owner = c.get('user').id;
     const vault = await vaults.reachVault(owner, c.req.param('id'));
