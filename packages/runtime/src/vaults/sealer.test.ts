@@ -30,7 +30,7 @@ describe('vault secrets sealed with the local key file', () => {
     const other = join(dir, 'other.key');
     await writeFile(other, `${randomBytes(32).toString('base64')}\n`, { mode: 0o644 });
     const sealed = await new Sealer(new LocalKeyWrapper(join(dir, 'first.key'))).seal('value', context);
-    const error = await new Sealer(new LocalKeyWrapper(other)).open(sealed, context).catch((e: unknown) => e as Error);
+    const error = (await new Sealer(new LocalKeyWrapper(other)).open(sealed, context).catch((e: unknown) => e)) as Error;
     expect(error.message).toMatch(/^the secret was sealed with another key file \(file:[0-9a-f]{16}\), not .*other\.key \(file:[0-9a-f]{16}\)$/);
     expect((await stat(other)).mode & 0o777).toBe(0o600);
     const short = join(dir, 'short.key');
