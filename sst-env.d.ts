@@ -32,6 +32,10 @@ declare module "sst" {
       "name": string
       "type": "sst.sst.Linkable"
     }
+    "ZeroVaultKey": {
+      "arn": string
+      "type": "sst.sst.Linkable"
+    }
   }
 }
 

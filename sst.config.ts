@@ -106,6 +106,16 @@ export default $config({
       ],
     });
 
+    // Vault credentials (docs/api/vaults.md): each secret is sealed with a data key of its own, and
+    // the data key is wrapped by this key (envelope encryption) under the credential's ids as the
+    // encryption context. The functions may encrypt and decrypt with it and do nothing else; yearly
+    // rotation keeps every earlier wrapping opening.
+    const vaultKey = new aws.kms.Key('VaultKey', { description: 'Zero: wraps the data keys of vault credentials', enableKeyRotation: true, deletionWindowInDays: 30 });
+    const zeroVaultKey = new sst.Linkable('ZeroVaultKey', {
+      properties: { arn: vaultKey.arn },
+      include: [sst.aws.permission({ actions: ['kms:Encrypt', 'kms:Decrypt'], resources: [vaultKey.arn] })],
+    });
+
     // Background runs: a webhook's investigation, a run handed over near the
     // API function's time limit. At-least-once delivery; a job is idempotent
     // (driving a finished session does nothing). The visibility timeout covers
@@ -233,7 +243,7 @@ export default $config({
       // (~0.6 vCPU) module init and SSE encoding stay quick. 512 MB would
       // nearly double the cold start for a small saving.
       memory: '1024 MB',
-      link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue, zeroSchedules, zeroSandbox],
+      link: [zeroTable, zeroBucket, anthropicApiKey, zeroQueue, zeroSchedules, zeroSandbox, zeroVaultKey],
       // Code behind import() (the agent parser's YAML library, tools' heavy
       // dependencies) goes into chunks loaded on first use, not at cold start;
       // the AWS SDK is bundled (SST's default): see bench/bundle-function.ts.

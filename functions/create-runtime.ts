@@ -33,6 +33,9 @@ import { ProjectMemberStore } from '@zero/runtime/store/project-member-store';
 import { ReportOwnerStore } from '@zero/runtime/store/report-owner-store';
 import { DEFAULT_MEMORY_LIMITS, MemoryStore, type MemoryLimits } from '@zero/runtime/memory/memory-store';
 import { MemoryLocks } from '@zero/runtime/memory/memory-lock';
+import { VaultStore } from '@zero/runtime/vaults/vault-store';
+import { LocalKeyWrapper, Sealer } from '@zero/runtime/vaults/sealer';
+import { KmsKeyWrapper } from '@zero/runtime/vaults/kms';
 import { memoryTool } from '@zero/runtime/tools/memory';
 import { readSkillTool } from '@zero/runtime/tools/read-skill';
 import { delegateAgentTool } from '@zero/runtime/tools/delegate-agent';
@@ -154,6 +157,11 @@ export interface RuntimeConfig {
   complexityRules?: ComplexityRule[];
   /** Seconds web_fetch serves a result from the store's cache (`ZERO_WEB_CACHE_TTL_S`, default 300); 0: no cache. */
   webCacheTtlS?: number;
+  /**
+   * The key vault credentials are sealed with: a KMS key (`ZERO_VAULT_KMS_KEY`, on AWS) or a key file
+   * (`ZERO_VAULT_KEY_FILE`; `npm start` keeps one in its data folder). Neither: vaults hold no credentials.
+   */
+  vaultKey?: { kmsKeyId: string; kmsEndpoint?: string } | { file: string };
 }
 
 /** Everything the HTTP edge needs. */
@@ -176,6 +184,10 @@ export interface Runtime extends ChatDeps {
   environments: EnvironmentStore;
   /** Self-hosted environments' queues of tool calls (`/v1/environments/:id/work`). */
   work: WorkQueue;
+  /** Users' vaults of write-only credentials (`/v1/vaults`), used by http_request for the sessions they are given to. */
+  vaults: VaultStore;
+  /** How the deployment reaches other servers (a vault credential's MCP server and token endpoint, when validated). */
+  outbound: OutboundOptions;
 }
 
 /** The built-in tools every deployment registers. */
@@ -292,6 +304,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     projects,
     projectFiles: new ProjectFileCache(projects, config.projectCache),
     memory: new MemoryStore(artifacts, new MemoryLocks(db, config.store.table), memoryLimits(config.memory)),
+    vaults: new VaultStore(artifacts, vaultSealer(config.vaultKey, s3)),
+    outbound: config.outbound ?? {},
     projectAccess: new ProjectAccess(
       new ProjectMemberStore(db, config.store.table),
       new ReportOwnerStore(db, config.store.table),
@@ -399,6 +413,11 @@ export function runtimeConfigFromEnv(env: Record<string, string | undefined>, st
     budgets: budgetLimitsFromEnv(env),
     rateLimits: rateLimitsFromEnv(env),
     webCacheTtlS: nonNegativeInt(env, 'ZERO_WEB_CACHE_TTL_S'),
+    vaultKey: env.ZERO_VAULT_KMS_KEY
+      ? { kmsKeyId: env.ZERO_VAULT_KMS_KEY, ...(env.ZERO_VAULT_KMS_ENDPOINT ? { kmsEndpoint: env.ZERO_VAULT_KMS_ENDPOINT } : {}) }
+      : env.ZERO_VAULT_KEY_FILE
+        ? { file: env.ZERO_VAULT_KEY_FILE }
+        : undefined,
     memory: {
       maxFileBytes: positiveInt(env, 'ZERO_MEMORY_MAX_FILE_BYTES', 'bytes'),
       maxStoreBytes: positiveInt(env, 'ZERO_MEMORY_MAX_STORE_BYTES', 'bytes'),
@@ -423,6 +442,20 @@ function schedulerFromEnv(env: Record<string, string | undefined>): EventBridgeS
     endpoint: env.ZERO_SCHEDULER_ENDPOINT || undefined,
     region: env.AWS_REGION || undefined,
   };
+}
+
+/** The sealer of vault secrets: KMS with the deployment's own AWS credentials and region (the S3 client's), or the key file. */
+function vaultSealer(key: RuntimeConfig['vaultKey'], s3: ReturnType<typeof createS3Client>): Sealer | undefined {
+  if (!key) return undefined;
+  if ('file' in key) return new Sealer(new LocalKeyWrapper(key.file));
+  return new Sealer(
+    new KmsKeyWrapper({
+      keyId: key.kmsKeyId,
+      ...(key.kmsEndpoint ? { endpoint: key.kmsEndpoint } : {}),
+      region: () => s3.config.region(),
+      credentials: () => s3.config.credentials(),
+    }),
+  );
 }
 
 /** The memory caps: the defaults, with what the configuration sets. */

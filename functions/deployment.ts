@@ -11,6 +11,8 @@ export interface Deployment {
   schedulerEnv: Record<string, string>;
   /** The sandbox function commands run in (`ZERO_SANDBOX_FUNCTION`), linked as `ZeroSandbox`. */
   sandboxEnv: Record<string, string>;
+  /** The KMS key vault credentials are sealed with (`ZERO_VAULT_KMS_KEY`), linked as `ZeroVaultKey`. */
+  vaultEnv: Record<string, string>;
 }
 
 /**
@@ -37,6 +39,7 @@ export function deploymentFromEnv(env: Record<string, string | undefined>): Depl
         ? { ZERO_SCHEDULE_GROUP: Resource.ZeroSchedules.group, ZERO_SCHEDULER_ROLE_ARN: Resource.ZeroSchedules.roleArn, ZERO_RUN_QUEUE_ARN: Resource.ZeroSchedules.queueArn }
         : {},
     sandboxEnv: 'ZeroSandbox' in Resource ? { ZERO_SANDBOX_FUNCTION: Resource.ZeroSandbox.name } : {},
+    vaultEnv: 'ZeroVaultKey' in Resource ? { ZERO_VAULT_KMS_KEY: Resource.ZeroVaultKey.arn } : {},
     anthropicApiKey: ('AnthropicApiKey' in Resource ? Resource.AnthropicApiKey.value : undefined) || env.ANTHROPIC_API_KEY || undefined,
   };
 }

@@ -9,7 +9,7 @@ import { deploymentFromEnv } from './deployment';
  */
 export function lambdaRuntime(env: Record<string, string | undefined> = process.env): Runtime {
   const deployment = deploymentFromEnv(env);
-  const config = runtimeConfigFromEnv({ ...env, ...deployment.schedulerEnv, ...deployment.sandboxEnv, ANTHROPIC_API_KEY: deployment.anthropicApiKey }, deployment.store);
+  const config = runtimeConfigFromEnv({ ...env, ...deployment.schedulerEnv, ...deployment.sandboxEnv, ...deployment.vaultEnv, ANTHROPIC_API_KEY: deployment.anthropicApiKey }, deployment.store);
   return createRuntime({
     ...config,
     ...(deployment.queueUrl ? { queue: new SqsRunQueue(deployment.queueUrl, { endpoint: env.ZERO_SQS_ENDPOINT || undefined }) } : {}),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { runtimeConfigFromEnv } from '../functions/create-runtime';
 import { mirrorAgents } from './agents-folder';
 import { DataDirInUseError } from './data-lock';
@@ -26,6 +27,7 @@ export async function startEmbedded(options: { dataDir: string; agentsDir: strin
     await mirrorAgents(stack.store, options.agentsDir);
     const key = `zdev_${randomBytes(18).toString('base64url')}`;
     const config = runtimeConfigFromEnv(process.env, stack.store);
+    config.vaultKey ??= { file: join(options.dataDir, 'vault.key') };
     config.auth = { ...config.auth, staticKeys: [...(config.auth?.staticKeys ?? []), { key, user: { id: 'dev', name: 'Developer' } }] };
     const server = await startServer(config, 0, '127.0.0.1', { consoleDir: '' });
     return {

@@ -27,6 +27,8 @@ async function main() {
   let server: RunningServer;
   let agents: string[];
   const config = runtimeConfigFromEnv(process.env, stack.store);
+  // Vault credentials are sealed with a key file in the data folder (0600, made on first use) unless a key is configured.
+  config.vaultKey ??= { file: join(dataDir, 'vault.key') };
   // One sandbox for run_command and bash, checked now: where it cannot run, commands are refused (never run unsandboxed).
   const sandbox = createSandbox({ ...config.commands?.sandboxOptions, outbound: config.outbound });
   // Environments' packages are installed once each, into the data folder, and kept across restarts.

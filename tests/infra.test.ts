@@ -57,8 +57,10 @@ describe('the SST program', () => {
       ZeroTable: { name: table.inputs.name },
       ZeroBucket: { name: bucket.inputs.bucket },
       AnthropicApiKey: { value: 'sk-ant-mock' },
+      // The handler reads it as ZERO_VAULT_KMS_KEY (functions/deployment.ts).
+      ZeroVaultKey: { arn: 'arn:aws:kms:us-east-1:123456789012:vaultkey-mock' },
     });
-    expect(Object.keys(build.links).sort()).toEqual(['AnthropicApiKey', 'ZeroBucket', 'ZeroRunQueue', 'ZeroSandbox', 'ZeroSchedules', 'ZeroTable']);
+    expect(Object.keys(build.links).sort()).toEqual(['AnthropicApiKey', 'ZeroBucket', 'ZeroRunQueue', 'ZeroSandbox', 'ZeroSchedules', 'ZeroTable', 'ZeroVaultKey']);
     expect(program.builds.find((b) => b.functionID.startsWith('RunJobsSubscriber'))!.files).toContain('functions/worker.mjs');
   });
 
@@ -140,6 +142,10 @@ describe('the SST program', () => {
     const queueArn = `arn:aws:sqs:us-east-1:123456789012:${queue}`;
     // Both run commands in the sandbox function, and may invoke that function only.
     const sandbox = { [`arn:aws:lambda:us-east-1:123456789012:function:${sandboxFunction().inputs.name}`]: ['lambda:InvokeFunction'] };
+    // Both seal and open vault credentials' data keys with Zero's own KMS key, and do nothing else with it.
+    const vaultKey = named('aws:kms/key:Key', 'VaultKey');
+    expect(vaultKey.inputs).toMatchObject({ enableKeyRotation: true });
+    const vault = { 'arn:aws:kms:us-east-1:123456789012:vaultkey-mock': ['kms:Decrypt', 'kms:Encrypt'] };
     // Both manage the schedules of Zero's own group (the API as administrators change them, the worker
     // when one pauses itself), and may hand EventBridge Scheduler its role, to no other service.
     const schedules = {
@@ -148,13 +154,14 @@ describe('the SST program', () => {
     };
     // The API only sends jobs (a handover, a webhook).
     const apiRole = named('aws:iam/role:Role', 'ApiRole');
-    expect(grantsOf(apiRole)).toEqual({ ...stores, ...schedules, ...sandbox, [queueArn]: ['sqs:SendMessage'] });
+    expect(grantsOf(apiRole)).toEqual({ ...stores, ...schedules, ...sandbox, ...vault, [queueArn]: ['sqs:SendMessage'] });
     // The worker consumes them, and sends one when its own run hands over.
     const workerRole = program.resources.find((r) => r.type === 'aws:iam/role:Role' && r.name.startsWith('RunJobsSubscriber'))!;
     expect(grantsOf(workerRole)).toEqual({
       ...stores,
       ...schedules,
       ...sandbox,
+      ...vault,
       [queueArn]: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
     });
     for (const role of [apiRole, workerRole]) {

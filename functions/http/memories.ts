@@ -90,7 +90,7 @@ async function listing(memory: MemoryStore, ref: MemoryStoreRef) {
   const files = await memory.list(ref);
   const { maxFileBytes, maxStoreBytes, maxFiles } = memory.limits;
   return {
-    store: ref.kind === 'user' ? `users/${ref.userId}` : `projects/${ref.projectId}`,
+    store: ref.kind === 'user' ? `users/${ref.userId}` : ref.kind === 'project' ? `projects/${ref.projectId}` : `stores/${ref.storeId}`,
     files,
     used_bytes: files.reduce((n, f) => n + f.size, 0),
     limits: { max_file_bytes: maxFileBytes, max_store_bytes: maxStoreBytes, max_files: maxFiles },

@@ -96,6 +96,8 @@ export interface HarnessOptions {
   scheduler?: RuntimeConfig['scheduler'];
   /** The project API's limits (archive sizes, upload lifetimes), the defaults where unset. */
   projectLimits?: AppOptions['projectLimits'];
+  /** The key vault credentials are sealed with (a key file, or KMS at a fake's endpoint); absent: vaults hold no credentials. */
+  vaultKey?: RuntimeConfig['vaultKey'];
 }
 
 /** Starts the fake Anthropic server, dynalite, s3rver and Zero's HTTP server, all on loopback. */
@@ -140,6 +142,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     complexityRules: options.complexityRules,
     sessionTitles: options.sessionTitles ?? false,
     scheduler: options.scheduler,
+    vaultKey: options.vaultKey,
     providers: {
       ...options.providers,
       ...(bedrock ? { bedrock: { region: 'eu-west-3', baseURL: bedrock.url, credentials: { accessKeyId: 'AKIAFAKEBEDROCK00001', secretAccessKey: 'fake-bedrock-secret' } } } : {}),

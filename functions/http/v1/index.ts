@@ -14,6 +14,8 @@ import { workRoutes } from './work';
 import { managedSessionRoutes } from './sessions';
 import { skillRoutes } from './skills';
 import { notApplicableRoutes } from './not-applicable';
+import { vaultRoutes } from './vaults';
+import { memoryStoreRoutes } from './memory-stores';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -35,6 +37,8 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', fileRoutes(deps));
   app.route('/', sessionResourceRoutes(deps));
   app.route('/', notApplicableRoutes());
+  app.route('/', vaultRoutes(deps));
+  app.route('/', memoryStoreRoutes(deps));
   return app;
 }
 

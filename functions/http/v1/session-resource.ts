@@ -37,7 +37,7 @@ export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: 
     title: record ? record.title : meta.title,
     updated_at: meta.updated_at,
     usage,
-    vault_ids: [],
+    vault_ids: record?.vaults?.ids ?? [],
   };
 }
 

@@ -31,7 +31,7 @@ const sessionCreateParams = z.strictObject({
   initial_events: z.array(z.looseObject({ type: z.string() })).max(10).optional(),
   budget: z.unknown().optional(),
   resources: z.array(sessionResourceParams).max(10).optional(),
-  vault_ids: z.array(z.string()).optional(),
+  vault_ids: z.array(z.string().max(200)).max(10).optional(),
 });
 
 /** `POST /v1/sessions/:id` (`SessionUpdateParams`): title and metadata. */
@@ -64,7 +64,13 @@ export function managedSessionRoutes(deps: V1Deps) {
     const resources = await Promise.all((params.resources ?? []).map((resource, i) => resourceOf(deps, user, resource, `resources.${i}`)));
     checkMountPaths(resources, 'resources');
     if (resources.length && environment.kind === 'self_hosted') throw invalidField('resources', 'a self-hosted environment\'s worker has its own files: repositories are mounted only in the sandboxes Zero runs');
-    if (params.vault_ids?.length) throw invalidField('vault_ids', 'vaults are not supported');
+    // The caller's own vaults only, none archived: the session's tools use their credentials on the caller's behalf.
+    const vaultIds = [...new Set(params.vault_ids ?? [])];
+    for (const [i, id] of vaultIds.entries()) {
+      const vault = await deps.vaults.reachVault(user.id, id).catch(() => undefined);
+      if (!vault) throw invalidField(`vault_ids.${i}`, `no vault "${id}"`);
+      if (vault.archived_at) throw invalidField(`vault_ids.${i}`, `vault "${id}" is archived`);
+    }
     if (typeof params.agent === 'object' && params.agent.type === 'agent_with_overrides') throw invalidField('agent', 'agent_with_overrides is not supported: update the agent to a new version instead');
     const ref = typeof params.agent === 'string' ? { id: params.agent } : (params.agent as { id: string; version?: number });
     const agent = await resolveAgent(deps, ref.id, 'agent');
@@ -93,6 +99,7 @@ export function managedSessionRoutes(deps: V1Deps) {
       // Set (even empty) exactly when the environment is self-hosted: every run of the session reads it (sessions/session-environment.ts).
       ...(environment.kind === 'self_hosted' ? { environment_tools: environmentTools } : {}),
       ...(resources.length ? { resources } : {}),
+      ...(vaultIds.length ? { vaults: { owner: user.id, ids: vaultIds } } : {}),
     };
     await holdResources(deps, session.session_id, resources);
     await writeSessionRecord(deps.artifacts, session.session_id, record);

@@ -1,8 +1,8 @@
 import { projectIdSchema } from '@zero/agent/wire';
 import { MAX_KEY_BYTES, PathError, normalizeProjectPath } from '../projects/paths';
 
-/** A memory store: one person's, or one project's. */
-export type MemoryStoreRef = { kind: 'user'; userId: string } | { kind: 'project'; projectId: string };
+/** A memory store: one person's, one project's, or one made through the Managed Agents API (`memstore_…`). */
+export type MemoryStoreRef = { kind: 'user'; userId: string } | { kind: 'project'; projectId: string } | { kind: 'store'; storeId: string };
 
 /** The folder the memory tool shows the model, as Anthropic's memory tool does. */
 export const MEMORY_ROOT = '/memories';
@@ -15,12 +15,17 @@ export const MEMORY_ROOT = '/memories';
  */
 export function memoryPrefix(store: MemoryStoreRef): string {
   if (store.kind === 'project') return `memories/projects/${projectIdSchema.parse(store.projectId)}/`;
+  if (store.kind === 'store') {
+    if (!/^memstore_[a-z0-9]{1,64}$/.test(store.storeId)) throw new PathError('not a memory store id');
+    return `memories/stores/${store.storeId}/`;
+  }
   if (!store.userId) throw new PathError('the user id is empty');
   return `memories/users/${encodeURIComponent(store.userId).replaceAll('.', '%2E')}/`;
 }
 
 /** A store's name for messages and the lock: `user:<id>` or `project:<owner>/<repo>`. */
 export function memoryStoreName(store: MemoryStoreRef): string {
+  if (store.kind === 'store') return `store:${store.storeId}`;
   return store.kind === 'user' ? `user:${store.userId}` : `project:${store.projectId}`;
 }
 

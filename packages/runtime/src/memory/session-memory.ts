@@ -9,7 +9,8 @@ import type { MemoryStoreRef } from './paths';
 export type SessionMemory =
   | {
       ok: true;
-      store: MemoryStoreRef;
+      /** A session's agent keeps its memory in its person's or its project's store (an API store is reached through the API). */
+      store: Exclude<MemoryStoreRef, { kind: 'store' }>;
       /** A project store that more than one person may use: writing it asks a person by default. */
       shared: boolean;
       /** The session's role in the project, for a project store: viewers read, editors write. */

@@ -64,6 +64,11 @@ export const managedSessionRecordSchema = z.object({
   environment_tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }), replaces: z.string().optional() })).optional(),
   /** Repositories and files mounted into the working copy of the session's commands (absent: none). */
   resources: z.array(sessionResourceSchema).optional(),
+  /**
+   * The vaults whose credentials the session's tools use (`vault_ids`), in the order given, and
+   * whose they are: the session's creator, checked when the session was made (absent: none).
+   */
+  vaults: z.object({ owner: z.string(), ids: z.array(z.string()) }).optional(),
 });
 export type ManagedSessionRecord = z.infer<typeof managedSessionRecordSchema>;
 

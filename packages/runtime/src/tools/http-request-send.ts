@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { FetchedResponse, OutboundOptions } from '@zero/agent/net/outbound';
 import { SecretScrubber } from '../run/secret-scrubber';
-import { mentionsSecret, resolveSecrets } from './http-secrets';
+import { HTTP_SECRET_PREFIX, mentionsSecret, referencedSecrets, resolveSecrets } from './http-secrets';
+import type { VaultSecretLookup } from '../vaults/session-secrets';
 import {
   DEFAULT_MAX_CHARS,
   DEFAULT_TIMEOUT_S,
@@ -23,8 +24,8 @@ import type { ToolOutput } from './tool';
  * `idempotencyKey` is the call's (`<run id>:<tool call id>`, the same when a resumed run executes
  * the call again): a request that may change something carries a key derived from it.
  */
-export async function runHttpRequest(input: HttpRequestInput, outbound: OutboundOptions, signal: AbortSignal, idempotencyKey?: string): Promise<ToolOutput> {
-  const sent = await exchangeHttpRequest(input, outbound, signal, idempotencyKey);
+export async function runHttpRequest(input: HttpRequestInput, outbound: OutboundOptions, signal: AbortSignal, idempotencyKey?: string, vault?: VaultSecretLookup): Promise<ToolOutput> {
+  const sent = await exchangeHttpRequest(input, outbound, signal, idempotencyKey, vault);
   return sent.ok ? sent.exchange.text : { content: sent.error, is_error: true };
 }
 
@@ -48,16 +49,18 @@ export interface HttpExchange {
  * Sends a request through http_request's code: the same input checks, secret rules and outbound guard.
  * Must not throw: a refusal or failure is `{ ok: false, error }`, naming the field at fault.
  * Tools that keep or compare responses (ZAP's baselines) use it; what they keep is already scrubbed.
+ * `vault` looks up the session's vault credentials (absent: only the operator's secrets).
  */
 export async function exchangeHttpRequest(
   input: HttpRequestInput,
   outbound: OutboundOptions,
   signal: AbortSignal,
   idempotencyKey?: string,
+  vault?: VaultSecretLookup,
 ): Promise<{ ok: true; exchange: HttpExchange } | { ok: false; error: string }> {
   const secrets = new SecretScrubber();
   try {
-    const response = await send(input, secrets, outbound, signal, idempotencyKey);
+    const response = await send(input, secrets, outbound, signal, idempotencyKey, vault);
     const type = response.contentType.split(';')[0]!.trim().toLowerCase();
     return {
       ok: true,
@@ -80,7 +83,14 @@ export async function exchangeHttpRequest(
 /** A refusal that names the input field at fault. */
 class RequestError extends Error {}
 
-async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: OutboundOptions, signal: AbortSignal, idempotencyKey: string | undefined): Promise<FetchedResponse> {
+async function send(
+  input: HttpRequestInput,
+  secrets: SecretScrubber,
+  outbound: OutboundOptions,
+  signal: AbortSignal,
+  idempotencyKey: string | undefined,
+  vault: VaultSecretLookup | undefined,
+): Promise<FetchedResponse> {
   const { method, timeout_seconds = DEFAULT_TIMEOUT_S } = input;
   const url = new URL(input.url);
   // Secrets go in headers only: a URL or body is logged and echoed by servers far more often.
@@ -88,11 +98,14 @@ async function send(input: HttpRequestInput, secrets: SecretScrubber, outbound: 
   const body = input.json !== undefined ? JSON.stringify(input.json) : input.body;
   if (body !== undefined && mentionsSecret(body)) throw new RequestError(`${input.json !== undefined ? 'json' : 'body'}: secrets can be referenced in header values only.`);
 
+  // The session's vault credentials the headers name (an operator's ZERO_HTTP_SECRET_ name is never looked up there).
+  const named = Object.values(input.headers ?? {}).flatMap(referencedSecrets).filter((name) => !name.startsWith(HTTP_SECRET_PREFIX));
+  const fromVault = vault && named.length ? await vault(named) : new Map();
   const headers: Record<string, string> = {};
   const withSecrets: string[] = [];
   for (const [name, value] of Object.entries(input.headers ?? {})) {
     try {
-      headers[name] = resolveSecrets(value, url, secrets);
+      headers[name] = resolveSecrets(value, url, secrets, process.env, fromVault);
     } catch (error) {
       throw new RequestError(`headers.${name}: ${(error as Error).message}.`);
     }

@@ -1,11 +1,15 @@
 import type { SecretScrubber } from '../run/secret-scrubber';
+import { hostAllowed } from '../vaults/host-binding';
+import type { VaultSecret } from '../vaults/session-secrets';
 
 /**
  * Secrets an http_request header may name (`{{secret:ZERO_HTTP_SECRET_GITHUB}}`): the model sees and
  * sends only the name; the value is read from the environment at call time, put on the wire to the
  * hosts the operator bound it to (`ZERO_HTTP_SECRET_GITHUB_HOSTS`: a bare host is https on port 443;
  * another port, or cleartext http, only when an entry says so) and to no other, and scrubbed from
- * everything the tool returns, including what a server reflects back.
+ * everything the tool returns, including what a server reflects back. A session's vault credentials
+ * (`vault_ids`, see docs/api/vaults.md) are named the same way by their `secret_name`
+ * (`{{secret:GITHUB_TOKEN}}`) and go only to their credential's `allowed_hosts`.
  */
 
 /** The only variables a reference may name, so a model cannot read out the deployment's other settings. */
@@ -31,20 +35,30 @@ interface HostEntry {
   port: string;
 }
 
+/** The names of the secrets a text references, each once. */
+export function referencedSecrets(text: string): string[] {
+  return [...new Set([...text.matchAll(REFERENCE)].map((match) => match[1]!.trim()))];
+}
+
 /** True when the text names a secret; a reference outside header values is refused rather than sent literally. */
 export function mentionsSecret(text: string): boolean {
   return /\{\{\s*secret:/.test(text);
 }
 
 /**
- * Replaces every `{{secret:NAME}}` in a header value with the variable's value and adds the value to
- * `secrets`. Throws an Error whose message names the reference (never a value) when the name is not
- * allowed, the secret is unset, bound to no host or not to `target`'s, or unusable in a header.
+ * Replaces every `{{secret:NAME}}` in a header value with the secret's value and adds the value to
+ * `secrets`: the session's vault credential of that `secret_name` (in `vault`), else the variable.
+ * Throws an Error whose message names the reference (never a value) when the name is not allowed,
+ * the secret is unset, bound to no host or not to `target`'s, or unusable in a header.
  */
-export function resolveSecrets(value: string, target: URL, secrets: SecretScrubber, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveSecrets(value: string, target: URL, secrets: SecretScrubber, env: NodeJS.ProcessEnv = process.env, vault: ReadonlyMap<string, VaultSecret> = new Map()): string {
   return value.replace(REFERENCE, (_whole, raw: string) => {
     const name = raw.trim();
-    if (!SECRET_NAME.test(name)) throw new Error(`"${name}" cannot be referenced: only secrets named ${HTTP_SECRET_PREFIX}<NAME> (capitals, digits, _) can`);
+    const credential = vault.get(name);
+    if (credential) return vaultValue(credential, name, target, secrets);
+    if (!SECRET_NAME.test(name)) {
+      throw new Error(`"${name}" cannot be referenced: only secrets named ${HTTP_SECRET_PREFIX}<NAME> (capitals, digits, _) can, and the credentials of the session's vaults by their secret_name`);
+    }
     if (name.endsWith(HOSTS_SUFFIX)) throw new Error(`"${name}" lists the hosts of a secret; it is not a secret`);
     const secret = env[name];
     if (!secret) throw new Error(`the secret ${name} is not set on this deployment`);
@@ -60,6 +74,16 @@ export function resolveSecrets(value: string, target: URL, secrets: SecretScrubb
     secrets.add(secret, name);
     return secret;
   });
+}
+
+/** A vault credential's value, when `target`'s host is one of its `allowed_hosts`. */
+function vaultValue(credential: VaultSecret, name: string, target: URL, secrets: SecretScrubber): string {
+  if (!hostAllowed(credential.allowedHosts, target)) {
+    throw new Error(`the secret ${credential.label} is only sent to ${credential.allowedHosts.join(', ')} (its allowed_hosts), not to ${target.hostname}. Nothing was sent`);
+  }
+  if (/[\r\n\0]/.test(credential.value)) throw new Error(`the secret ${credential.label} holds a line break or NUL and cannot go in a header`);
+  secrets.add(credential.value, name);
+  return credential.value;
 }
 
 /** The hosts the operator bound a secret to; a secret bound to none is sent nowhere. */

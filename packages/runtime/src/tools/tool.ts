@@ -12,6 +12,7 @@ import type { SessionStore } from '../store/session-store';
 import type { MemoryStore } from '../memory/memory-store';
 import type { EnvironmentStore } from '../environments/environment-store';
 import type { GitHubRepositoryResource } from '../sessions/session-record';
+import type { VaultStore } from '../vaults/vault-store';
 
 /**
  * The services a deployment gives its tools. A run passes them through
@@ -39,12 +40,26 @@ export interface ToolServices {
   environments?: EnvironmentStore;
   /** Writes a session's repository resources into a run's working copy (the composition fetches them from GitHub). Absent: such resources cannot be mounted. */
   mountRepositories?: (dir: string, resources: readonly GitHubRepositoryResource[]) => Promise<void>;
+  /** Users' vaults (see `vaults/`): http_request puts a session's vault credentials on the wire. Absent: sessions have no vault credentials. */
+  vaults?: VaultStore;
 }
 
 /** Picks the tool services out of a deployment's wider set of dependencies. */
 export function toolServices(from: ToolServices): ToolServices {
-  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess, memory, webFetch, environments, mountRepositories } = from;
-  return { catalog, sessions, artifacts, projects, projectFiles, projectAccess, ...(memory ? { memory } : {}), ...(webFetch ? { webFetch } : {}), ...(environments ? { environments } : {}), ...(mountRepositories ? { mountRepositories } : {}) };
+  const { catalog, sessions, artifacts, projects, projectFiles, projectAccess, memory, webFetch, environments, mountRepositories, vaults } = from;
+  return {
+    catalog,
+    sessions,
+    artifacts,
+    projects,
+    projectFiles,
+    projectAccess,
+    ...(memory ? { memory } : {}),
+    ...(webFetch ? { webFetch } : {}),
+    ...(environments ? { environments } : {}),
+    ...(mountRepositories ? { mountRepositories } : {}),
+    ...(vaults ? { vaults } : {}),
+  };
 }
 
 /** What a tool's execute function may use: the call, its run, and the tool services. */

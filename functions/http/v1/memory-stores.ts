@@ -1,0 +1,320 @@
+import { Hono, type Context } from 'hono';
+import * as z from 'zod';
+import { ZeroError, conflict, invalidField } from '@zero/agent/errors';
+import { patchMetadata } from '@zero/integrations/environment-store';
+import {
+  ApiMemoryStores,
+  newMemoryId,
+  newMemoryStoreId,
+  newMemoryVersionId,
+  type ApiMemory,
+  type ApiMemoryStore,
+  type ApiMemoryVersion,
+} from '@zero/runtime/memory/api-stores';
+import { memoryHash } from '@zero/runtime/memory/memory-store';
+import { memoryPrefix, type MemoryStoreRef } from '@zero/runtime/memory/paths';
+import { PathError, normalizeProjectPath } from '@zero/runtime/projects/paths';
+import { json, query } from './validate';
+import type { Env } from '../env';
+import type { V1Deps } from './deps';
+import { pageOf, pageQuery, queryBoolean } from './pages';
+
+const metadata = z.record(z.string().min(1).max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
+const metadataPatch = z.record(z.string().min(1).max(64), z.string().max(512).nullable()).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
+// No control characters (C0, C1), format characters (Cf) or line and paragraph separators.
+const FORBIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+const storeName = z.string().min(1).max(255).refine((name) => !FORBIDDEN.test(name), 'must not contain control characters');
+const description = z.string().max(1024);
+const MAX_CONTENT_BYTES = 102_400;
+const content = z.string().refine((text) => Buffer.byteLength(text) <= MAX_CONTENT_BYTES, `must be at most ${MAX_CONTENT_BYTES} bytes`);
+/** A memory's path as the API gives it: `/a/b.md`, 1–20 segments, no "." or "..", NFC, at most 1,024 bytes. */
+const memoryPath = z
+  .string()
+  .refine((p) => p.startsWith('/'), 'must start with "/"')
+  .refine((p) => Buffer.byteLength(p) <= 1024, 'must be at most 1,024 bytes')
+  .refine((p) => !FORBIDDEN.test(p), 'must not contain control or format characters')
+  .refine((p) => p === p.normalize('NFC'), 'must be in Unicode Normalization Form C')
+  .refine((p) => {
+    const segments = p.slice(1).split('/');
+    return segments.length >= 1 && segments.length <= 20 && segments.every((s) => s !== '' && s !== '.' && s !== '..');
+  }, 'must have 1 to 20 segments, none empty, "." or ".."');
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hexadecimal characters');
+const view = z.enum(['basic', 'full']);
+
+const storeCreate = z.strictObject({ name: storeName, description: description.optional(), metadata: metadata.optional() });
+const storeUpdate = z.strictObject({ name: storeName.nullish(), description: description.nullish(), metadata: metadataPatch.nullish() });
+const memoryCreate = z.strictObject({ path: memoryPath, content: content.nullable() });
+const memoryUpdate = z.strictObject({ path: memoryPath.nullish(), content: content.nullish(), precondition: z.strictObject({ type: z.literal('content_sha256'), content_sha256: sha256.optional() }).optional() });
+const viewQuery = z.object({ view: view.optional() });
+const time = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'must be an RFC 3339 time');
+
+/** Zero's memory path of an API path (`/a/b.md` → `a/b.md`). */
+function zeroPath(path: string, field: string): string {
+  try {
+    return normalizeProjectPath(path.slice(1));
+  } catch (error) {
+    if (PathError.isInstance(error)) throw invalidField(field, (error as Error).message);
+    throw error;
+  }
+}
+
+const apiPath = (path: string) => `/${path}`;
+const refOf = (store: ApiMemoryStore): MemoryStoreRef => ({ kind: 'store', storeId: store.id });
+const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+
+/** `BetaManagedAgentsMemoryStore`. */
+function storeResource(store: ApiMemoryStore) {
+  const { v: _v, owner: _o, ...rest } = store;
+  return { type: 'memory_store' as const, ...rest };
+}
+
+/** `BetaManagedAgentsMemory`: `content` with `view=full`, else null. */
+function memoryResource(memory: ApiMemory, text?: string) {
+  const { v: _v, path, ...rest } = memory;
+  return { type: 'memory' as const, ...rest, path: apiPath(path), content: text ?? null };
+}
+
+/** `BetaManagedAgentsMemoryVersion`. */
+function versionResource(version: ApiMemoryVersion, full: boolean) {
+  const { v: _v, content: text, ...rest } = version;
+  return { type: 'memory_version' as const, ...rest, content: full ? text : null };
+}
+
+/** The API's 409s that name what blocked the write (`memory_path_conflict_error`, `memory_precondition_failed_error`). */
+function conflictAnswer(c: Context, type: string, message: string, extra: Record<string, string> = {}) {
+  return c.json({ type: 'error', error: { type, message, ...extra }, request_id: null }, 409);
+}
+
+/**
+ * `/v1/memory_stores` (`client.beta.memoryStores`, `.memories`, `.memoryVersions`): each user's
+ * stores, on Zero's memory (its files, locks and caps); every change to a memory is an immutable
+ * version, which only `redact` changes afterwards. Another user's store is a 404.
+ */
+export function memoryStoreRoutes(deps: V1Deps) {
+  const app = new Hono<Env>();
+  const stores = new ApiMemoryStores(deps.artifacts);
+  const memoryOf = () => {
+    if (!deps.memory) throw conflict('this deployment keeps no memory');
+    return deps.memory;
+  };
+  const actor = (c: Context<Env>) => ({ type: 'user_actor' as const, user_id: c.get('user').id });
+  const writable = async (owner: string, id: string) => {
+    const store = await stores.reachStore(owner, id);
+    if (store.archived_at) throw invalidField('memory_store_id', `memory store "${id}" is archived: its memories cannot be created or updated`);
+    return store;
+  };
+  const version = (store: ApiMemoryStore, memoryId: string, c: Context<Env>, fields: Pick<ApiMemoryVersion, 'operation' | 'content' | 'path'>): ApiMemoryVersion => ({
+    v: 1,
+    id: newMemoryVersionId(),
+    memory_id: memoryId,
+    memory_store_id: store.id,
+    ...fields,
+    content_sha256: fields.content === null ? null : memoryHash(fields.content),
+    content_size_bytes: fields.content === null ? null : Buffer.byteLength(fields.content),
+    created_at: new Date().toISOString(),
+    created_by: actor(c),
+    redacted_at: null,
+    redacted_by: null,
+  });
+
+  app.post('/memory_stores', json(storeCreate), async (c) => {
+    const params = c.req.valid('json');
+    const now = new Date().toISOString();
+    const store: ApiMemoryStore = { v: 1, id: newMemoryStoreId(), owner: c.get('user').id, name: params.name, description: params.description ?? '', metadata: params.metadata ?? {}, created_at: now, updated_at: now, archived_at: null };
+    await stores.putStore(store);
+    return c.json(storeResource(store));
+  });
+
+  app.get('/memory_stores', query(z.object({ ...pageQuery, include_archived: queryBoolean.optional(), 'created_at[gte]': time.optional(), 'created_at[lte]': time.optional() })), async (c) => {
+    const q = c.req.valid('query');
+    const gte = q['created_at[gte]'] ? Date.parse(q['created_at[gte]']) : -Infinity;
+    const lte = q['created_at[lte]'] ? Date.parse(q['created_at[lte]']) : Infinity;
+    const all = (await stores.listStores(c.get('user').id)).filter((s) => (q.include_archived || !s.archived_at) && Date.parse(s.created_at) >= gte && Date.parse(s.created_at) <= lte);
+    const page = pageOf(all, q);
+    return c.json({ data: page.data.map(storeResource), next_page: page.next_page });
+  });
+
+  app.get('/memory_stores/:id', async (c) => c.json(storeResource(await stores.reachStore(c.get('user').id, c.req.param('id')))));
+
+  app.post('/memory_stores/:id', json(storeUpdate), async (c) => {
+    const params = c.req.valid('json');
+    const current = await writable(c.get('user').id, c.req.param('id'));
+    const next: ApiMemoryStore = {
+      ...current,
+      name: params.name ?? current.name,
+      description: params.description === undefined || params.description === null ? current.description : params.description,
+      metadata: params.metadata === null ? {} : patchMetadata(current.metadata, params.metadata),
+    };
+    if (JSON.stringify(next) === JSON.stringify(current)) return c.json(storeResource(current));
+    next.updated_at = new Date().toISOString();
+    await stores.putStore(next);
+    return c.json(storeResource(next));
+  });
+
+  app.post('/memory_stores/:id/archive', async (c) => {
+    const current = await stores.reachStore(c.get('user').id, c.req.param('id'));
+    if (current.archived_at) return c.json(storeResource(current));
+    const now = new Date().toISOString();
+    const next = { ...current, archived_at: now, updated_at: now };
+    await stores.putStore(next);
+    return c.json(storeResource(next));
+  });
+
+  app.delete('/memory_stores/:id', async (c) => {
+    const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
+    await deps.artifacts.deletePrefix(memoryPrefix(refOf(store)));
+    await stores.deleteStore(store);
+    return c.json({ type: 'memory_store_deleted' as const, id: store.id });
+  });
+
+  app.post('/memory_stores/:id/memories', query(viewQuery), json(memoryCreate), async (c) => {
+    const params = c.req.valid('json');
+    const store = await writable(c.get('user').id, c.req.param('id'));
+    const path = zeroPath(params.path, 'path');
+    const text = params.content ?? '';
+    const clash = (await stores.listMemories(store)).find((m) => overlaps(m.path, path));
+    if (clash) return conflictAnswer(c, 'memory_path_conflict_error', `${params.path} overlaps memory ${clash.id} at ${apiPath(clash.path)}`, { conflicting_path: apiPath(clash.path), conflicting_memory_id: clash.id });
+    await memoryOf().write(refOf(store), path, () => text, { ifNoneMatch: true });
+    const id = newMemoryId();
+    const created = version(store, id, c, { operation: 'created', content: text, path: params.path });
+    await stores.putVersion(store, created);
+    const record: ApiMemory = { v: 1, id, memory_store_id: store.id, path, memory_version_id: created.id, content_sha256: created.content_sha256!, content_size_bytes: created.content_size_bytes!, created_at: created.created_at, updated_at: created.created_at };
+    await stores.putMemory(store, record);
+    return c.json(memoryResource(record, c.req.valid('query').view === 'full' ? text : undefined));
+  });
+
+  app.get(
+    '/memory_stores/:id/memories',
+    query(z.object({ ...pageQuery, view: view.optional(), depth: z.coerce.number().int().min(0).optional(), path_prefix: z.string().max(1024).optional() })),
+    async (c) => {
+      const q = c.req.valid('query');
+      const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
+      if (q.path_prefix !== undefined && (!q.path_prefix.startsWith('/') || !q.path_prefix.endsWith('/'))) throw invalidField('path_prefix', 'must start and end with "/", e.g. /notes/');
+      if (q.view === 'full' && (q.limit ?? 20) > 20) throw invalidField('limit', 'is at most 20 with view=full');
+      const prefix = (q.path_prefix ?? '/').slice(1);
+      const items: ({ kind: 'memory'; memory: ApiMemory } | { kind: 'prefix'; path: string })[] = [];
+      const seen = new Set<string>();
+      for (const m of await stores.listMemories(store)) {
+        if (!m.path.startsWith(prefix)) continue;
+        const rest = m.path.slice(prefix.length).split('/');
+        if (q.depth && rest.length > q.depth) {
+          const folder = `/${prefix}${rest.slice(0, q.depth).join('/')}/`;
+          if (!seen.has(folder)) items.push({ kind: 'prefix', path: folder });
+          seen.add(folder);
+        } else items.push({ kind: 'memory', memory: m });
+      }
+      const page = pageOf(items, q);
+      const data = await Promise.all(
+        page.data.map(async (item) => {
+          if (item.kind === 'prefix') return { type: 'memory_prefix' as const, path: item.path };
+          const text = q.view === 'full' ? (await memoryOf().read(refOf(store), item.memory.path))?.content : undefined;
+          return memoryResource(item.memory, text);
+        }),
+      );
+      return c.json({ data, next_page: page.next_page });
+    },
+  );
+
+  app.get('/memory_stores/:id/memories/:memory', query(viewQuery), async (c) => {
+    const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
+    const record = await stores.reachMemory(store, c.req.param('memory'));
+    const text = c.req.valid('query').view === 'basic' ? undefined : ((await memoryOf().read(refOf(store), record.path))?.content ?? '');
+    return c.json(memoryResource(record, text));
+  });
+
+  app.post('/memory_stores/:id/memories/:memory', query(viewQuery), json(memoryUpdate), async (c) => {
+    const params = c.req.valid('json');
+    const store = await writable(c.get('user').id, c.req.param('id'));
+    const current = await stores.reachMemory(store, c.req.param('memory'));
+    const path = params.path ? zeroPath(params.path, 'path') : current.path;
+    const currentText = (await memoryOf().read(refOf(store), current.path))?.content ?? '';
+    const text = params.content ?? currentText;
+    const unchanged = path === current.path && text === currentText;
+    const expected = params.precondition?.content_sha256;
+    // A precondition that fails is still met when the memory already is what was asked for.
+    if (expected !== undefined && expected !== current.content_sha256 && !unchanged) {
+      return conflictAnswer(c, 'memory_precondition_failed_error', `memory ${current.id} no longer has content_sha256 ${expected}; retrieve it and retry`);
+    }
+    const wantFull = c.req.valid('query').view === 'full';
+    if (unchanged) return c.json(memoryResource(current, wantFull ? currentText : undefined));
+    if (path !== current.path) {
+      const clash = (await stores.listMemories(store)).find((m) => m.id !== current.id && overlaps(m.path, path));
+      if (clash) return conflictAnswer(c, 'memory_path_conflict_error', `${params.path} overlaps memory ${clash.id} at ${apiPath(clash.path)}`, { conflicting_path: apiPath(clash.path), conflicting_memory_id: clash.id });
+      await memoryOf().rename(refOf(store), current.path, path);
+    }
+    if (text !== currentText) await memoryOf().write(refOf(store), path, () => text, { ifMatch: memoryHash(currentText) });
+    const modified = version(store, current.id, c, { operation: 'modified', content: text, path: apiPath(path) });
+    await stores.putVersion(store, modified);
+    const next: ApiMemory = { ...current, path, memory_version_id: modified.id, content_sha256: modified.content_sha256!, content_size_bytes: modified.content_size_bytes!, updated_at: modified.created_at };
+    await stores.putMemory(store, next);
+    return c.json(memoryResource(next, wantFull ? text : undefined));
+  });
+
+  app.delete('/memory_stores/:id/memories/:memory', query(z.object({ expected_content_sha256: sha256.optional() })), async (c) => {
+    const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
+    const current = await stores.reachMemory(store, c.req.param('memory'));
+    const expected = c.req.valid('query').expected_content_sha256;
+    if (expected !== undefined && expected !== current.content_sha256) return conflictAnswer(c, 'memory_precondition_failed_error', `memory ${current.id} no longer has content_sha256 ${expected}; nothing was deleted`);
+    await memoryOf().remove(refOf(store), current.path).catch((error: unknown) => {
+      // Its file already gone (a delete that stopped half way): the record still goes.
+      if (!(ZeroError.isInstance(error) && error.status === 404)) throw error;
+    });
+    await stores.putVersion(store, version(store, current.id, c, { operation: 'deleted', content: null, path: apiPath(current.path) }));
+    await stores.deleteMemory(store, current.id);
+    return c.json({ type: 'memory_deleted' as const, id: current.id });
+  });
+
+  app.get(
+    '/memory_stores/:id/memory_versions',
+    query(
+      z.object({
+        ...pageQuery,
+        view: view.optional(),
+        memory_id: z.string().max(200).optional(),
+        operation: z.enum(['created', 'modified', 'deleted']).optional(),
+        session_id: z.string().max(200).optional(),
+        api_key_id: z.string().max(200).optional(),
+        service_account_id: z.string().max(200).optional(),
+        'created_at[gte]': time.optional(),
+        'created_at[lte]': time.optional(),
+      }),
+    ),
+    async (c) => {
+      const q = c.req.valid('query');
+      const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
+      if (q.view === 'full' && (q.limit ?? 20) > 20) throw invalidField('limit', 'is at most 20 with view=full');
+      const gte = q['created_at[gte]'] ? Date.parse(q['created_at[gte]']) : -Infinity;
+      const lte = q['created_at[lte]'] ? Date.parse(q['created_at[lte]']) : Infinity;
+      // Zero records each change as its user's (`user_actor`): filters by session, API key or service account match none.
+      const byOtherActor = q.session_id !== undefined || q.api_key_id !== undefined || q.service_account_id !== undefined;
+      const all = byOtherActor
+        ? []
+        : (await stores.listVersions(store)).filter(
+            (v) => (!q.memory_id || v.memory_id === q.memory_id) && (!q.operation || v.operation === q.operation) && Date.parse(v.created_at) >= gte && Date.parse(v.created_at) <= lte,
+          );
+      const page = pageOf(all, q);
+      return c.json({ data: page.data.map((v) => versionResource(v, q.view === 'full')), next_page: page.next_page });
+    },
+  );
+
+  app.get('/memory_stores/:id/memory_versions/:version', query(viewQuery), async (c) => {
+    const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
+    return c.json(versionResource(await stores.reachVersion(store, c.req.param('version')), c.req.valid('query').view !== 'basic'));
+  });
+
+  app.post('/memory_stores/:id/memory_versions/:version/redact', async (c) => {
+    const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
+    const current = await stores.reachVersion(store, c.req.param('version'));
+    if (current.redacted_at) return c.json(versionResource(current, true));
+    const live = await stores.reachMemory(store, current.memory_id).catch(() => undefined);
+    if (live?.memory_version_id === current.id) {
+      throw conflict(`version ${current.id} holds the current content of memory ${live.id}: update or delete the memory first, then redact this version`);
+    }
+    const now = new Date().toISOString();
+    const redacted: ApiMemoryVersion = { ...current, content: null, content_sha256: null, content_size_bytes: null, path: null, redacted_at: now, redacted_by: actor(c) };
+    await stores.putVersion(store, redacted);
+    return c.json(versionResource(redacted, true));
+  });
+
+  return app;
+}

@@ -1,0 +1,46 @@
+import type { ArtifactStore } from '../store/artifact-store';
+import { readSessionRecord } from '../sessions/session-record';
+import type { VaultStore } from './vault-store';
+
+/** A vault credential's secret, ready for http_request: its value and the hosts it may go to. */
+export interface VaultSecret {
+  /** `<secret_name> (credential <id> of vault <id>)`: how errors name it, never its value. */
+  label: string;
+  value: string;
+  allowedHosts: string[];
+}
+
+/** Looks up the secrets a request names among its session's vault credentials; a name found in none is absent from the map. */
+export type VaultSecretLookup = (names: readonly string[]) => Promise<Map<string, VaultSecret>>;
+
+/**
+ * The session's vault credentials of type `environment_variable` whose `secret_name` is one of
+ * `names`: from the vaults the session was created with (`vault_ids`, in that order: the first
+ * vault holding a name wins), as their owner (the session's creator) holds them now. An archived
+ * vault or credential gives nothing. Only the secrets named are unsealed.
+ */
+export async function sessionVaultSecrets(services: { artifacts: ArtifactStore; vaults?: VaultStore }, sessionId: string, names: readonly string[]): Promise<Map<string, VaultSecret>> {
+  const found = new Map<string, VaultSecret>();
+  if (!services.vaults || names.length === 0) return found;
+  const record = await readSessionRecord(services.artifacts, sessionId);
+  if (!record?.vaults) return found;
+  const { owner, ids } = record.vaults;
+  for (const vaultId of ids) {
+    const vault = await services.vaults.reachVault(owner, vaultId).catch(() => undefined);
+    if (!vault || vault.archived_at) continue;
+    for (const credential of await services.vaults.listCredentials(owner, vaultId)) {
+      const auth = credential.auth;
+      if (credential.archived_at || auth.type !== 'environment_variable' || !names.includes(auth.secret_name) || found.has(auth.secret_name)) continue;
+      // A credential not bound to hosts goes nowhere (the API refuses to store one; this holds for a hand-made record too).
+      if (auth.networking.type !== 'limited' || !auth.injection_location.header) continue;
+      const secret = await services.vaults.openSecret(credential);
+      if (!secret.secret_value) continue;
+      found.set(auth.secret_name, {
+        label: `${auth.secret_name} (credential ${credential.id} of vault ${vaultId})`,
+        value: secret.secret_value,
+        allowedHosts: auth.networking.allowed_hosts,
+      });
+    }
+  }
+  return found;
+}
