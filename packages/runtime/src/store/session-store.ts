@@ -229,6 +229,7 @@ export class SessionStore {
 
   /** The last `count` records of the log, in order. */
   async readLogTail(id: string, count: number): Promise<LogRecord[]> {
+    if (count <= 0) return [];
     // Each item holds at least one record: `count` items hold the last `count` records.
     const items = await this.items.query({ pk: keys.session(id), prefix: logPrefix, newestFirst: true, limit: count });
     return (await this.decodeItems(items.reverse())).slice(-count);
