@@ -33,6 +33,8 @@ export interface DelegationScope {
   history: readonly LogRecord[];
   /** The top-level run's `append` (fenced by the session's lease). */
   append: (record: NewLogRecord) => Promise<void>;
+  /** The top-level run's `appendTogether` (see `RunParams.appendTogether`); absent: a child writes each record alone. */
+  appendTogether?: (records: readonly NewLogRecord[]) => Promise<void>;
   /** The top-level run's `emit`: child events go to the same stream, tagged. */
   emit: Emit;
   /** The top-level run's stop signal; a child stops at its next safe point too. */
@@ -150,6 +152,13 @@ export class RunDelegator implements Delegator {
       await scope.append({ ...record, parent_run_id: caller.runId });
       if (record.kind === 'assistant') answer = textOf(record.content);
     };
+    const together = scope.appendTogether;
+    const appendTogether =
+      together &&
+      (async (records: readonly NewLogRecord[]) => {
+        await together(records.map((record) => ({ ...record, parent_run_id: caller.runId })));
+        for (const record of records) if (record.kind === 'assistant') answer = textOf(record.content);
+      });
     const emit: Emit = (event) => {
       // The child's end is reported by the `agent_switch` back to the caller, not by a second `done`.
       if (event.type === 'done') return;
@@ -184,6 +193,7 @@ export class RunDelegator implements Delegator {
         projectId: scope.projectId,
         messages,
         append,
+        appendTogether,
         services: toolServices(scope.deps),
         signal: AbortSignal.any(signals),
         delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),

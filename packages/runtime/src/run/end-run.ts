@@ -24,6 +24,13 @@ export interface RunEnding {
   sessionId: string;
   runId: string;
   append: (record: NewLogRecord) => Promise<void>;
+  /** Writes records together, in one round trip; needed with `unwritten`. */
+  appendTogether?: (records: readonly NewLogRecord[]) => Promise<void>;
+  /**
+   * With a `completed` outcome: the run's last record (its answer), not yet written. It is written with the
+   * `run_end`, in one round trip; if that write fails, the run fails as if the answer's write had.
+   */
+  unwritten?: NewLogRecord;
   emit: (event: StreamEvent) => void;
   secrets?: readonly string[];
   /** False when the run's user message never reached the log (it waits in the inbox): nothing is recorded then. */
@@ -104,11 +111,13 @@ export async function endRun(ending: RunEnding, outcome: RunOutcome): Promise<Ru
     try {
       const record = { kind: 'run_end' as const, run_id: runId, ...ended, status };
       await ending.announce?.(record);
-      await ending.append(record);
+      await (ending.unwritten ? ending.appendTogether!([ending.unwritten, record]) : ending.append(record));
       await ending.settle?.(false);
     } catch (error) {
       const described = describeFailure(error, ending.secrets ?? []);
       if (described.code === LEASE_LOST) return leaseLost();
+      // The answer was not recorded either: the run ends with the error, as when its step's record fails alone.
+      if (ending.unwritten) return endRun({ ...ending, unwritten: undefined }, { status: 'error', steps: outcome.steps, usage: outcome.usage, reason: described.message, error: described });
       emit({ type: 'error', code: described.code, message: `the run's end could not be recorded: ${described.message}`, run_id: runId });
     }
   }

@@ -55,6 +55,12 @@ export interface RunParams {
   messages: MessageParam[];
   /** Makes a record durable in the session log (fenced by the run's lease); rejects if it cannot. */
   append: (record: NewLogRecord) => Promise<void>;
+  /**
+   * Makes records durable together, in one round trip (one log item), in order; rejects if it cannot. Given,
+   * a step of read-only calls writes its `assistant` record with its first result, and the run's answer is
+   * written with its `run_end`; absent, each record is written alone.
+   */
+  appendTogether?: (records: readonly NewLogRecord[]) => Promise<void>;
   /** Handed to every tool call as it is: the loop never looks inside. */
   services: ToolServices;
   /** Aborted to stop the run at its next safe point; its reason says why. */
@@ -107,9 +113,9 @@ export interface RunParams {
   /**
    * Called with the run's outcome before its ending is recorded; the usage it resolves with (a model call
    * of Zero's own about the run: a new session's title) is added to the run's, so `run_end` and `done`
-   * count it. Must not throw.
+   * count it. `unwritten`: the run's answer, written with its ending (see `RunEnding.unwritten`). Must not throw.
    */
-  conclude?: (outcome: RunOutcome) => Promise<Usage | undefined>;
+  conclude?: (outcome: RunOutcome, unwritten?: NewLogRecord) => Promise<Usage | undefined>;
   /** The agent's memory index for the system prompt (see `memory/session-memory.ts`); absent: the agent keeps none. */
   memory?: MemoryIndex;
   /** The agent's skills for this session (see `skills/session-skills.ts`): listed in the prompt, loaded with read_skill; absent: none. */
@@ -194,10 +200,10 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
    * Runs one step's tool calls concurrently. Each result is made durable the
    * moment its call completes, keyed by (run id, tool call id), so a crash
    * loses no finished call and a resumed run executes only the unfinished ones.
-   * `calls` is the step's `assistant` record being written: no result is
-   * recorded before it is durable (read-only calls may run meanwhile).
+   * `step` is the step's `assistant` record: no result is recorded before it
+   * (read-only calls may run before it is durable; see `stepRecord`).
    */
-  const runTools = async (toolUses: ToolCall[], calls: Promise<void> = Promise.resolve()) => {
+  const runTools = async (toolUses: ToolCall[], step = stepRecord(params, undefined, true)) => {
     const parent = stepSpan;
     const results = await Promise.all(
       toolUses.map(async (call) => {
@@ -212,7 +218,7 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
           `execute_tool ${call.name}`,
           traced,
           async (span) => {
-            const result = await executeCall(deps, params, call, reserve, calls);
+            const result = await executeCall(deps, params, call, reserve, step.durable);
             if (result.is_error) span.set({ 'error.type': 'tool_error' });
             return result;
           },
@@ -220,10 +226,9 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
         );
         // A delegated run's model usage counts toward this run's usage and token limit.
         if (result.usage) addUsage(usage, result.usage);
-        await calls;
         // Waiting for a person: no result yet; the run carries the call on once it is decided.
-        if (result.waiting) return { waiting: call.id };
-        await append({
+        if (result.waiting) return (await step.durable(), { waiting: call.id });
+        await step.appendAfter({
           kind: 'tool_result',
           run_id: runId,
           step: steps,
@@ -286,6 +291,8 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
   const awaiting = (pending: string[]): RunOutcome => ({ status: 'awaiting_approval', steps, usage, pending });
 
   let outcome: RunOutcome;
+  /** The run's answer, when it completes: written with its `run_end` (see `RunEnding.unwritten`). */
+  let unwritten: NewLogRecord | undefined;
   /** The reservation of the model call in flight, until its usage settles it. */
   let hold: BudgetHold | undefined;
   try {
@@ -343,22 +350,27 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
         deps.budget?.spend(stepUsage, hold);
         hold = undefined;
         const assistant: MessageParam = { role: 'assistant', content: response.content };
-        const recorded = append({ kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage, ...(response.fellBackTo ? { model: response.fellBackTo } : {}) });
-        // Awaited below, wherever the step goes; this only keeps an early failure from counting as unhandled.
-        recorded.catch(() => undefined);
+        const record: NewLogRecord = { kind: 'assistant', run_id: runId, step: steps, agent_id: agent.id, content: response.content as never, usage: stepUsage, ...(response.fellBackTo ? { model: response.fellBackTo } : {}) };
         messages.push(assistant);
 
         const toolUses = response.content.filter((b): b is Extract<ContentBlockParam, { type: 'tool_use' }> => b.type === 'tool_use');
-        // A call with side effects runs only once its tool_use is durable (exactly once per call, across a crash);
-        // read-only calls may run while it is written, since running one twice changes nothing.
-        if (response.stopReason === 'pause_turn' || toolUses.length === 0 || !toolUses.every((call) => runsEarly(deps.tools.get(call.name)))) await recorded;
-        if (response.stopReason === 'pause_turn') continue;
+        if (response.stopReason === 'pause_turn') {
+          await append(record);
+          continue;
+        }
         if (toolUses.length === 0) {
+          // The answer is written with the run's ending, in one round trip, where the log can.
+          if (params.appendTogether) unwritten = record;
+          else await append(record);
           const reason = response.stopReason === 'max_tokens' ? 'the answer reached the output token limit' : undefined;
           return { status: 'completed', steps, usage, reason };
         }
+        // A call with side effects runs only once its tool_use is durable (exactly once per call, across a crash);
+        // read-only calls run before it is written, since running one twice changes nothing.
+        const step = stepRecord(params, record, !toolUses.every((call) => runsEarly(deps.tools.get(call.name))));
+        await step.written;
 
-        const waiting = await runTools(toolUses, recorded);
+        const waiting = await runTools(toolUses, step);
         if (waiting.length) return awaiting(waiting);
       }
     })();
@@ -381,9 +393,9 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
       outcome = { status: 'error', steps, usage, reason: described.message, error: described };
     }
   }
-  const concluded = await params.conclude?.(outcome);
+  const concluded = await params.conclude?.(outcome, unwritten);
   if (concluded) outcome = { ...outcome, usage: addUsage({ ...outcome.usage }, concluded) };
-  return endRun({ sessionId: params.sessionId, runId, append, emit, secrets: deps.secrets, settle: params.settle, announce: params.announce }, outcome);
+  return endRun({ sessionId: params.sessionId, runId, append, appendTogether: params.appendTogether, unwritten, emit, secrets: deps.secrets, settle: params.settle, announce: params.announce }, outcome);
 }
 
 /**
@@ -510,6 +522,34 @@ async function callModel(
   }
 }
 
+/**
+ * A step's `assistant` record. A step with side effects writes it at once (`written`: its calls run once it
+ * is durable). A step of read-only calls writes it with its first result, in one round trip (given
+ * `appendTogether`; without it, at once, while its calls run), or alone as soon as something else must
+ * follow it in the log (an approval request, a command's entry, a waiting call): `durable()`. A crash
+ * before then loses the step, and the resumed run asks the model again.
+ * `record` undefined: the step's record is already in the log (a resumed run's pending calls).
+ */
+function stepRecord({ append, appendTogether }: Pick<RunParams, 'append' | 'appendTogether'>, record: NewLogRecord | undefined, now: boolean) {
+  let writing: Promise<void> | undefined = !record ? Promise.resolve() : now || !appendTogether ? append(record) : undefined;
+  // Awaited wherever the step goes; this only keeps an early failure from counting as unhandled.
+  writing?.catch(() => undefined);
+  return {
+    /** Resolves once a step with side effects has its record durable; at once for a read-only step. */
+    written: now ? writing! : Promise.resolve(),
+    durable: (): Promise<void> => (writing ??= append(record!)),
+    /** Appends `next` after the step's record: with it, in one round trip, while that is not written yet. */
+    appendAfter: async (next: NewLogRecord): Promise<void> => {
+      if (writing) {
+        await writing;
+        return append(next);
+      }
+      writing = appendTogether!([record!, next]);
+      return writing;
+    },
+  };
+}
+
 /** A call that may run while its step's record is written: read-only, and starting no other agent's run. */
 function runsEarly(tool: { readOnly?: boolean; startsRuns?: boolean } | undefined): boolean {
   return tool?.readOnly === true && tool.startsRuns !== true;
@@ -523,8 +563,8 @@ async function executeCall(
   params: RunParams,
   call: { id: string; name: string; input: unknown },
   reserve: () => string | undefined,
-  /** The step's `assistant` record being written: a request for approval is recorded only after it. */
-  recorded: Promise<void>,
+  /** Makes the step's `assistant` record durable: a request for approval is recorded only after it. */
+  recorded: () => Promise<void>,
 ): Promise<ToolResult> {
   const refused = reserve();
   if (refused) return { content: `Not run: ${refused}. Answer with what you have.`, is_error: true, truncated: false };
@@ -537,16 +577,16 @@ async function executeCall(
     agent: params.agent,
     ...params.services,
     delegator: params.delegator,
-    requestApproval: params.requestApproval && (async (request) => (await recorded, params.requestApproval!(request))),
+    requestApproval: params.requestApproval && (async (request) => (await recorded(), params.requestApproval!(request))),
     // After the step's `assistant` record, like an approval request: the log reads call, then what it ran.
-    recordCommand: async (entry) => (await recorded, params.append({ kind: 'command', run_id: params.runId, ...entry })),
+    recordCommand: async (entry) => (await recorded(), params.append({ kind: 'command', run_id: params.runId, ...entry })),
     // A stop request waits for the step's tools: the safe point is the end of the step.
     signal: new AbortController().signal,
   };
   // The client runs it: nothing runs here, and the call is recorded only after the step's `assistant` record.
   const clientTool = params.callClientTool && params.clientTools?.find((tool) => tool.name === call.name);
   if (clientTool) {
-    await recorded;
+    await recorded();
     // One that stands in for a tool of Zero's (a self-hosted environment's `bash`) is under that tool's permission policy.
     const replaces = clientTool.replaces;
     return params.callClientTool!(call, replaces ? () => deps.tools.permitAs(replaces, call.name, call.input, context) : undefined);

@@ -16,6 +16,7 @@ import { tierModel } from '@zero/agent/model/aliases';
 import { decideComplexity, routeOf } from '@zero/agent/model/complexity-routing';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
+import { MAX_RECORDS_PER_ITEM } from '../store/items/log-record';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import type { ToolResult } from '../tools/registry';
 import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
@@ -77,11 +78,28 @@ export async function runMessage(
     recorder.emit(event);
   };
 
-  /** Stores a record at the next position of the log (or at `seq`, a position the run already took). */
-  const append = async (record: NewLogRecord, seq?: number) => {
+  /**
+   * Stores records at the next positions of the log (or the first at `seq`, a position the run already took).
+   * Records given together are written in one item (one round trip) when the lease hands out consecutive
+   * positions for them, which it does but across a block's end; else one item each.
+   */
+  const append = async (records: NewLogRecord | readonly NewLogRecord[], seq?: number) => {
     if (recorder.failure) throw recorder.failure;
-    const stored = await deps.sessions.append(sessionId, seq ?? (await logPositions.next()), record).catch(fencedOut);
-    history.push(stored);
+    const write = (at: number, group: NewLogRecord[]) =>
+      deps.sessions.append(sessionId, at, group.length === 1 ? group[0]! : group, undefined, (stored) => history.push(...stored)).catch(fencedOut);
+    const [first, ...rest] = ([] as NewLogRecord[]).concat(records);
+    let at = seq ?? (await logPositions.next());
+    let group = [first!];
+    for (const record of rest) {
+      if (group.length < MAX_RECORDS_PER_ITEM && logPositions.takeNext(at + group.length)) {
+        group.push(record);
+        continue;
+      }
+      await write(at, group);
+      at = await logPositions.next();
+      group = [record];
+    }
+    await write(at, group);
   };
   // The images and PDFs of the conversation, read once per run when the model is first called (after this run's message is recorded).
   let attachmentsRead: Promise<AttachmentData> | undefined;
@@ -118,10 +136,11 @@ export async function runMessage(
    * `done`, so the sessions list fetched on it shows the title. The call's usage counts in the run's; a failed
    * call leaves the title the session had, and the run goes on to its end as it would have.
    */
-  const conclude: RunParams['conclude'] = async (outcome) => {
+  const conclude: RunParams['conclude'] = async (outcome, unwritten) => {
     if (outcome.status !== 'completed' || !deps.sessionTitles) return undefined;
     const { firstExchange, titleOf } = await import('./session-title');
-    const exchange = firstExchange(history, runId, next.title);
+    // The answer is written with the run's end, after this: the exchange reads it from the run.
+    const exchange = firstExchange(unwritten ? [...history, unwritten as LogRecord] : history, runId, next.title);
     if (!exchange) return undefined;
     let titled: Awaited<ReturnType<typeof titleOf>>;
     try {
@@ -288,13 +307,14 @@ export async function runMessage(
         projectId: next.project_id,
         messages: toMessages(history, { openRunId: runId, attachments: await conversationAttachments() }),
         append,
+        appendTogether: append,
         services,
         signal: controller.signal,
         resume: spec.record ? resumeState(history, runId) : undefined,
         deadline,
         handoverReserveMs: deps.handoverReserveMs,
         delegator: RunDelegator.forRun(
-          { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
+          { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
           agent,
           runId,
         ),

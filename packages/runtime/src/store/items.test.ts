@@ -6,7 +6,7 @@ import { environmentItem } from './items/environment';
 import { eventBatchItem } from './items/event-batch';
 import { inboxMessageItem } from './items/inbox-message';
 import { outboxDeliveryItem } from './items/outbox-delivery';
-import { logRecordItem } from './items/log-record';
+import { logItem, logRecordItem } from './items/log-record';
 import { projectClaimItem } from './items/project-claim';
 import { projectMemberItem } from './items/project-member';
 import { reportOwnerItem } from './items/report-owner';
@@ -32,6 +32,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   environment: environmentItem,
   'event-batch': eventBatchItem,
   'inbox-message': inboxMessageItem,
+  'log-item': logItem,
   'log-record': logRecordItem,
   'outbox-delivery': outboxDeliveryItem,
   'project-claim': projectClaimItem,

@@ -41,6 +41,18 @@ export class PositionPool {
     return seq;
   }
 
+  /**
+   * Takes `seq` when it is the next free position (records written together in one item need consecutive
+   * positions): false when it is not (a block's end, or another record took it first).
+   */
+  takeNext(seq: number): boolean {
+    const free = this.lease.reserved[this.log];
+    if (this.lease.runId !== this.runId || free[0] !== seq) return false;
+    free.shift();
+    if (free.length <= this.block / 2) this.refill().catch(() => undefined);
+    return true;
+  }
+
   /** Reserves the next block, or joins the reservation in flight. A failure (a lost lease) surfaces when the pool runs dry. */
   private refill(): Promise<void> {
     const free = this.lease.reserved[this.log];

@@ -5,7 +5,7 @@ import { setExpression } from './expressions';
 import { eventBatchItem, eventBatchKey, eventBatchObjectKey, eventPrefix, eventRange, type EventBatch } from './items/event-batch';
 import type { Role } from './items/fields';
 import { inboxMessageItem, inboxMessageKey, inboxRange, type InboxMessage } from './items/inbox-message';
-import { RECORD_VERSION, logPrefix, logRange, logRecordItem, logRecordKey, logRecordObjectKey, type LogRecord, type NewLogRecord } from './items/log-record';
+import { LOG_ITEM_RECORDS_VERSION, MAX_RECORDS_PER_ITEM, RECORD_VERSION, logItem, logPrefix, logRange, logRecordKey, logRecordObjectKey, type LogRecord, type NewLogRecord } from './items/log-record';
 import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type SessionArtifact } from './items/session-artifact';
 import { seenEventSeq, sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
 import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
@@ -186,36 +186,58 @@ export class SessionStore {
   /** The session's log in order, from `afterSeq` (exclusive) on. */
   async readLog(id: string, afterSeq = 0): Promise<LogRecord[]> {
     const items = await this.items.query({ pk: keys.session(id), between: logRange(afterSeq) });
-    return Promise.all(items.map((item) => this.decodeRecord(item)));
+    return (await this.decodeItems(items)).filter((record) => record.seq > afterSeq);
   }
 
   /** The `run_end` records of a session's log, in order (what its runs used), without reading the other records' offloaded bodies. */
   async readRunEnds(id: string): Promise<LogRecord[]> {
     const items = await this.items.query({ pk: keys.session(id), between: logRange(0) });
-    return Promise.all(items.filter((item) => item.kind === 'run_end').map((item) => this.decodeRecord(item)));
+    const holding = items.filter((item) => item.kind === 'run_end' || (Array.isArray(item.kinds) && item.kinds.includes('run_end')));
+    return (await this.decodeItems(holding)).filter((record) => record.kind === 'run_end');
   }
 
   /**
-   * Writes one record at `seq`. Fails with a 409 `conflict` when another
-   * writer took that place first. Records over OFFLOAD_BYTES go to S3.
+   * Writes one record at `seq`, or several at `seq` and the positions after
+   * it (the caller reserved them all) in one item: one round trip. Fails with
+   * a 409 `conflict` when another writer took that place first (a takeover
+   * seals only positions after the last one written, so it never fills the
+   * positions an item of several records holds). An item over OFFLOAD_BYTES
+   * goes to S3. Returns the record written; of several, the last (what the
+   * log now ends with), and `written` receives them all.
    */
-  async append(sessionId: string, seq: number, record: NewLogRecord, at = new Date().toISOString()): Promise<LogRecord> {
-    const full = { v: RECORD_VERSION, seq, at, ...record } as LogRecord;
-    const pointer = { v: full.v, seq, at, run_id: full.run_id, kind: full.kind };
-    const item = await offloadIfLarge(this.artifacts, logRecordKey(sessionId, seq), full, pointer, logRecordObjectKey(sessionId, seq));
+  async append(sessionId: string, seq: number, record: NewLogRecord | readonly NewLogRecord[], at = new Date().toISOString(), written?: (records: LogRecord[]) => void): Promise<LogRecord> {
+    const records = (Array.isArray(record) ? record : [record]).map((one, i) => ({ v: RECORD_VERSION, seq: seq + i, at, ...one }) as LogRecord);
+    if (records.length === 0 || records.length > MAX_RECORDS_PER_ITEM) throw new Error(`a log item holds 1 to ${MAX_RECORDS_PER_ITEM} records, not ${records.length}`);
+    const [first] = records as [LogRecord, ...LogRecord[]];
+    const last = records.at(-1)!;
+    const key = logRecordKey(sessionId, seq);
+    const objectKey = logRecordObjectKey(sessionId, seq);
+    const item =
+      records.length === 1
+        ? await offloadIfLarge(this.artifacts, key, first, { v: first.v, seq, at, run_id: first.run_id, kind: first.kind }, objectKey)
+        : await offloadIfLarge(
+            this.artifacts,
+            key,
+            { v: LOG_ITEM_RECORDS_VERSION, seq, last_seq: last.seq, at, run_id: first.run_id, kind: first.kind, kinds: records.map((r) => r.kind), records },
+            { v: LOG_ITEM_RECORDS_VERSION, seq, last_seq: last.seq, at, run_id: first.run_id, kind: first.kind, kinds: records.map((r) => r.kind) },
+            objectKey,
+          );
     await this.putNew(item, `log position ${seq} of session ${sessionId} was taken by another writer`);
-    return full;
+    written?.(records);
+    return last;
   }
 
   /** The last `count` records of the log, in order. */
   async readLogTail(id: string, count: number): Promise<LogRecord[]> {
+    if (count <= 0) return [];
+    // Each item holds at least one record: `count` items hold the last `count` records.
     const items = await this.items.query({ pk: keys.session(id), prefix: logPrefix, newestFirst: true, limit: count });
-    return Promise.all(items.reverse().map((item) => this.decodeRecord(item)));
+    return (await this.decodeItems(items.reverse())).slice(-count);
   }
 
   /** The highest sequence number written in the record log (0 when empty). */
   async lastLogSeq(id: string): Promise<number> {
-    return this.lastSeq(id, logPrefix, logRecordItem.type);
+    return this.lastSeq(id, logPrefix, logItem.type, 'last_seq');
   }
 
   // --- the event log ----------------------------------------------------------------------
@@ -307,8 +329,10 @@ export class SessionStore {
     this.items.count(item);
   }
 
-  private async decodeRecord(item: Item): Promise<LogRecord> {
-    return logRecordItem.decode(await this.loadBody(logRecordItem.type, item), item as unknown as ItemKey);
+  /** The records log items hold, in order. */
+  private async decodeItems(items: Item[]): Promise<LogRecord[]> {
+    const decoded = await Promise.all(items.map(async (item) => logItem.decode(await this.loadBody(logItem.type, item), item as unknown as ItemKey)));
+    return decoded.flat();
   }
 
   /** An item's body, from S3 when it was offloaded; an offloaded body that is gone is a StoredItemError. */
@@ -318,11 +342,14 @@ export class SessionStore {
     return body;
   }
 
-  private async lastSeq(id: string, prefix: string, type: string): Promise<number> {
-    const [last] = await this.items.query({ pk: keys.session(id), prefix, newestFirst: true, limit: 1, projection: 'pk, sk, seq' });
+  /** The last item's position; `through`: the attribute naming the last position an item of several holds. */
+  private async lastSeq(id: string, prefix: string, type: string, through?: string): Promise<number> {
+    const projection = through ? `pk, sk, seq, ${through}` : 'pk, sk, seq';
+    const [last] = await this.items.query({ pk: keys.session(id), prefix, newestFirst: true, limit: 1, projection });
     if (!last) return 0;
-    if (typeof last.seq !== 'number') throw new StoredItemError(type, `${String(last.pk)} ${String(last.sk)}`, 'seq is not a number');
-    return last.seq;
+    const seq = through && last[through] !== undefined ? last[through] : last.seq;
+    if (typeof seq !== 'number') throw new StoredItemError(type, `${String(last.pk)} ${String(last.sk)}`, `${through && last[through] !== undefined ? through : 'seq'} is not a number`);
+    return seq;
   }
 
   private async putNew(item: Item & ItemKey, conflictMessage: string): Promise<void> {

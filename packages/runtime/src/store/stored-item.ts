@@ -53,12 +53,16 @@ export function storedItem<T>(type: string, versions: Record<number, z.ZodType<T
   const numbers = Object.keys(versions).map(Number);
   const version = Math.max(...numbers);
   // Each version behind a check of its `v`, so the union cannot read one version as another.
-  const tagged = numbers.map((n) => z.looseObject({ v: n === 0 ? z.undefined().optional() : z.literal(n) }).pipe(versions[n] as z.ZodType<T, any>));
+  // Built on first use: a cold start declares every item type but reads few (the union serves fixtures and docs).
+  let union: z.ZodType<T> | undefined;
   return {
     type,
     version,
     versions: numbers.sort((a, b) => a - b),
-    schema: z.union(tagged) as z.ZodType<T>,
+    get schema() {
+      union ??= z.union(numbers.map((n) => z.looseObject({ v: n === 0 ? z.undefined().optional() : z.literal(n) }).pipe(versions[n] as z.ZodType<T, any>))) as z.ZodType<T>;
+      return union;
+    },
     decode(item, key = item as unknown as ItemKey) {
       const fail = (detail: string) => new StoredItemError(type, `${String(key.pk)} ${String(key.sk)}`, detail);
       const v = item.v ?? 0;

@@ -27,7 +27,7 @@ export function createBashTool(options: CommandOptions = {}) {
       "The sandbox sees only that copy (with the session's repositories in it), a read-only system, the environment's installed packages and an empty /tmp; no network beyond the environment's allowlist. " +
       `Stops after the environment's time limit (${Math.round(timeoutMs / 1000)} s unless it sets another), killing everything it started. ` +
       'Returns the exit code, duration, stdout and stderr.',
-    input: z.object({
+    input: () => z.object({
       command: z.string().min(1).max(100_000).describe('The script, e.g. "npm test 2>&1 | tail -40".'),
       cwd: z.string().max(1024).optional().describe('Folder to run in, relative to the project root. Default: the root.'),
       project_id: projectIdInput,

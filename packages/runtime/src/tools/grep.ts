@@ -26,7 +26,7 @@ export function createGrepTool({ budgetMs = 20_000 }: GrepOptions = {}) {
       'Search the project\'s files for a regular expression (RE2 syntax: no backreferences or lookaround; matching is linear-time). ' +
       'output_mode "files_with_matches" (default) lists matching files, "content" shows matching lines as path:line:text with optional context lines, "count" gives matches per file. ' +
       `Narrow with path (a folder or file) and glob (e.g. "*.ts"). Binary files and files over 5 MB are skipped. A search stops after ${budgetMs / 1000} s; keep patterns simple (no huge repetition counts).`,
-    input: z.object({
+    input: () => z.object({
       pattern: z.string().min(1).max(1000).describe('Regular expression in RE2 syntax, e.g. "lodash|underscore" or "func\\\\s+main".'),
       path: z.string().max(1024).optional().describe('Folder or file to search, relative to the project root. Default: everything.'),
       glob: z.string().max(500).optional().describe('Only search files whose path matches this glob, e.g. "*.js" or "src/**/*.py".'),

@@ -16,38 +16,43 @@ export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 /** Headers the connection owns: a model setting them could smuggle a second request or confuse the framing. */
 export const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection']);
 
-export const httpRequestInputSchema = z
-  .object({
-    method: z.enum(METHODS).default('GET').describe('HTTP method. Default GET.'),
-    // Checked here, so the permission policy always has a host to match.
-    url: z.string().min(1).max(4096).refine((url) => URL.canParse(url), 'must be an absolute URL, e.g. https://api.example.com/v1/items').describe('The http(s) URL.'),
-    headers: z
-      .record(
-        z.string().regex(HEADER_NAME, 'must be an HTTP header name'),
-        z.string().max(8192).refine((value) => !/[\r\n\0]/.test(value), 'must not contain a line break or NUL'),
-      )
-      .refine((headers) => Object.keys(headers).length <= MAX_HEADERS, `must hold at most ${MAX_HEADERS} headers`)
-      .optional()
-      .describe(
-        'Request headers. A value may name a secret the operator configured, e.g. "Bearer {{secret:ZERO_HTTP_SECRET_GITHUB}}", or a credential of the session\'s vaults by its secret name, e.g. "Bearer {{secret:GITHUB_TOKEN}}": ' +
-          'Zero puts it in on the way out, only for the hosts it is bound to; you never see it.',
-      ),
-    json: z.unknown().optional().describe('A JSON body (sent with content-type application/json unless headers say otherwise).'),
-    body: z.string().max(MAX_REQUEST_BODY_CHARS).optional().describe('A text body, sent as given. Use json or body, not both.'),
-    max_chars: z.number().int().min(100).max(100_000).optional().describe(`Most characters of the response body to return. Default ${DEFAULT_MAX_CHARS}.`),
-    timeout_seconds: z.number().min(0.1).max(30).optional().describe(`Time limit for the whole exchange. Default ${DEFAULT_TIMEOUT_S}.`),
-  })
-  .superRefine((input, ctx) => {
-    if (input.json !== undefined && input.body !== undefined) ctx.addIssue({ code: 'custom', path: ['body'], message: 'give json or body, not both' });
-    if ((input.method === 'GET' || input.method === 'HEAD') && (input.json !== undefined || input.body !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: [input.body !== undefined ? 'body' : 'json'], message: `a ${input.method} request carries no body` });
-    }
-    for (const name of Object.keys(input.headers ?? {})) {
-      if (RESERVED_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['headers', name], message: 'is set by the connection, not by the request' });
-    }
-  });
+const buildInputSchema = () =>
+  z
+    .object({
+      method: z.enum(METHODS).default('GET').describe('HTTP method. Default GET.'),
+      // Checked here, so the permission policy always has a host to match.
+      url: z.string().min(1).max(4096).refine((url) => URL.canParse(url), 'must be an absolute URL, e.g. https://api.example.com/v1/items').describe('The http(s) URL.'),
+      headers: z
+        .record(
+          z.string().regex(HEADER_NAME, 'must be an HTTP header name'),
+          z.string().max(8192).refine((value) => !/[\r\n\0]/.test(value), 'must not contain a line break or NUL'),
+        )
+        .refine((headers) => Object.keys(headers).length <= MAX_HEADERS, `must hold at most ${MAX_HEADERS} headers`)
+        .optional()
+        .describe(
+          'Request headers. A value may name a secret the operator configured, e.g. "Bearer {{secret:ZERO_HTTP_SECRET_GITHUB}}", or a credential of the session\'s vaults by its secret name, e.g. "Bearer {{secret:GITHUB_TOKEN}}": ' +
+            'Zero puts it in on the way out, only for the hosts it is bound to; you never see it.',
+        ),
+      json: z.unknown().optional().describe('A JSON body (sent with content-type application/json unless headers say otherwise).'),
+      body: z.string().max(MAX_REQUEST_BODY_CHARS).optional().describe('A text body, sent as given. Use json or body, not both.'),
+      max_chars: z.number().int().min(100).max(100_000).optional().describe(`Most characters of the response body to return. Default ${DEFAULT_MAX_CHARS}.`),
+      timeout_seconds: z.number().min(0.1).max(30).optional().describe(`Time limit for the whole exchange. Default ${DEFAULT_TIMEOUT_S}.`),
+    })
+    .superRefine((input, ctx) => {
+      if (input.json !== undefined && input.body !== undefined) ctx.addIssue({ code: 'custom', path: ['body'], message: 'give json or body, not both' });
+      if ((input.method === 'GET' || input.method === 'HEAD') && (input.json !== undefined || input.body !== undefined)) {
+        ctx.addIssue({ code: 'custom', path: [input.body !== undefined ? 'body' : 'json'], message: `a ${input.method} request carries no body` });
+      }
+      for (const name of Object.keys(input.headers ?? {})) {
+        if (RESERVED_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['headers', name], message: 'is set by the connection, not by the request' });
+      }
+    });
 
-export type HttpRequestInput = z.output<typeof httpRequestInputSchema>;
+let inputSchema: ReturnType<typeof buildInputSchema> | undefined;
+/** The tool's input schema, built on first use: a cold start registers the tool but seldom calls it. */
+export const httpRequestInputSchema = () => (inputSchema ??= buildInputSchema());
+
+export type HttpRequestInput = z.output<ReturnType<typeof buildInputSchema>>;
 
 /** http_request with an injectable resolver (tests); the runtime registers `createHttpRequestTool()`. */
 export function createHttpRequestTool(outbound: OutboundOptions = {}): ToolSpec<any> {

@@ -32,7 +32,7 @@ export function createRunCommandTool(options: CommandOptions = {}) {
           ? `These run at once: ${allowed}; any other program waits for a person's approval.`
           : 'Any program on PATH may run, except the denylist (shells, sudo, disk tools).') +
       ` Stops after the environment's time limit (${Math.round(timeoutMs / 1000)} s unless it sets another). Returns the exit code, duration, stdout and stderr.`,
-    input: z.object({
+    input: () => z.object({
       command: z
         .string()
         .min(1)

@@ -210,7 +210,8 @@ export interface AgentToolSource {
 export function defineTool<S extends z.ZodType>(spec: {
   name: string;
   description: string;
-  input: S;
+  /** The input's schema, or a function building it on first use (a cold start defines every tool but calls few). */
+  input: S | (() => S);
   timeoutMs?: number;
   readOnly?: boolean;
   policySubject?: (input: z.output<S>, context: ToolContext) => string | undefined | Promise<string | undefined>;
@@ -219,5 +220,8 @@ export function defineTool<S extends z.ZodType>(spec: {
   startsRuns?: boolean;
   execute(input: z.output<S>, context: ToolContext): Promise<ToolOutput>;
 }): ToolSpec<z.output<S>> {
-  return spec as ToolSpec<z.output<S>>;
+  const { input } = spec;
+  if (typeof input !== 'function') return spec as ToolSpec<z.output<S>>;
+  let built: S | undefined;
+  return Object.defineProperty({ ...spec }, 'input', { enumerable: true, get: () => (built ??= input()) }) as unknown as ToolSpec<z.output<S>>;
 }

@@ -22,7 +22,7 @@ export function parseSavedRequest(file: string, text: string): SavedRequestParse
   if (mentionsSecret(parsed.data.url)) return fail('url', 'secrets can be referenced in header values only');
   const { body } = parsed.data;
   if (body !== undefined && mentionsSecret(typeof body === 'string' ? body : JSON.stringify(body))) return fail('body', 'secrets can be referenced in header values only');
-  const sendable = httpRequestInputSchema.safeParse(toHttpInput(parsed.data));
+  const sendable = httpRequestInputSchema().safeParse(toHttpInput(parsed.data));
   if (!sendable.success) {
     const [field, message] = firstIssue(sendable.error);
     return fail(field === 'json' ? 'body' : field, message);
