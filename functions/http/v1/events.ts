@@ -19,6 +19,7 @@ import type { V1Deps } from './deps';
 import { sseFrame } from '../sse';
 import { sendUserMessage, userMessageParams } from './messages';
 import { managedSession } from './session-resource';
+import { defineOutcome, defineOutcomeParams } from './outcomes';
 
 const textBlocks = z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() }));
 
@@ -28,6 +29,7 @@ const sendParams = z.strictObject({
     .array(
       z.discriminatedUnion('type', [
         userMessageParams,
+        defineOutcomeParams,
         z.strictObject({ type: z.literal('user.interrupt'), session_thread_id: z.string().nullish() }),
         z.strictObject({ type: z.literal('user.tool_confirmation'), tool_use_id: z.string().min(1).max(200), result: z.enum(['allow', 'deny']), deny_message: z.string().max(2000).nullish() }),
         z.strictObject({ type: z.literal('user.custom_tool_result'), custom_tool_use_id: z.string().min(1).max(200), content: textBlocks.optional(), is_error: z.boolean().nullish() }),
@@ -77,6 +79,9 @@ export function managedEventRoutes(deps: V1Deps) {
       switch (event.type) {
         case 'user.message':
           data.push(await sendUserMessage(deps, c, id, record, event, field));
+          break;
+        case 'user.define_outcome':
+          data.push(await defineOutcome(deps, c, id, record, event, field));
           break;
         case 'user.interrupt':
           await interrupt(deps, id);

@@ -13,5 +13,6 @@ export * from './mcp-servers';
 export * from './memory';
 export * from './plan';
 export * from './budgets';
+export * from './outcome';
 export * from './usage';
 export * from './operations';

@@ -9,3 +9,4 @@ export * from './markdown-agent';
 export * from './resolve-agent';
 export * from './toolset';
 export * from './session-usage';
+export * from './outcome-evaluations';
