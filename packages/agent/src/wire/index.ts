@@ -16,3 +16,4 @@ export * from './budgets';
 export * from './outcome';
 export * from './usage';
 export * from './operations';
+export * from './evals';
