@@ -22,7 +22,8 @@ h.fake.respondWith((r): FakeTurn => {
 });
 
 const cases = Array.from({ length: n }, (_, i) => ({ id: `q${i + 1}`, messages: [`question ${i + 1}`], checks: [{ type: 'answer_matches', pattern: `Answer ${i + 1}` }] }));
-await postJson(`${h.url}/api/v2/evals/datasets`, { name: 'bench', rubric: 'The answer answers the question.', content: { cases } });
+const stored = await postJson(`${h.url}/api/v2/evals/datasets`, { name: 'bench', content: { rubric: 'The answer answers the question.', cases } });
+if (stored.status !== 201) throw new Error(`the dataset was refused: ${stored.text}`);
 
 // By hand: the same 2 × n sessions, one chat each, `concurrency` at a time.
 const byHandStart = performance.now();
@@ -37,6 +38,7 @@ const byHandMs = performance.now() - byHandStart;
 const requestsBefore = h.fake.requests.length;
 const start = performance.now();
 const { json: created } = await postJson(`${h.url}/api/v2/evals/runs`, { dataset: 'bench', variants: [{ name: 'a' }, { name: 'b', prompt_prefix: 'Be brief.' }], baseline: 'a', concurrency });
+if (!created?.run) throw new Error(`the run was refused: ${JSON.stringify(created)}`);
 const id = created.run.id as string;
 let state = created;
 while (state.run.status === 'running') {

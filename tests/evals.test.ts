@@ -75,10 +75,10 @@ describe('evals: datasets from recorded sessions, runs against variants, graded,
     expect(report.regressions).toEqual([expect.objectContaining({ variant: 'bad', baseline: 'good' })]);
     const badCase = report.cases[0]!.by_variant.bad!;
     expect(badCase.answer).toBe('I am not sure.');
-    expect((badCase as { checks: { pass: boolean; type: string }[] }).checks).toEqual([expect.objectContaining({ type: 'answer_not_matches', pass: false })]);
-    expect((badCase as { grade: { verdict: string } }).grade.verdict).toBe('needs_revision');
+    expect(badCase.checks).toEqual([expect.objectContaining({ type: 'answer_not_matches', pass: false })]);
+    expect(badCase.grade?.verdict).toBe('needs_revision');
     // Each case ran in a fresh session of its own, per variant.
-    expect(new Set(report.cases.flatMap((c) => Object.values(c.by_variant).map((r) => (r as { answer: string }).answer))).size).toBeGreaterThan(1);
+    expect(new Set(report.cases.flatMap((c) => Object.values(c.by_variant).map((r) => r.answer))).size).toBeGreaterThan(1);
 
     const markdown = await fetch(`${h.url}/api/v2/evals/runs/${report.run.id}/results?format=markdown`, { headers: DEV }).then((r) => r.text());
     expect(markdown).toContain('| good (baseline) | 1.000');

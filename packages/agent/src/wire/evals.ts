@@ -171,6 +171,9 @@ export const createDatasetRequestSchema = z
   .superRefine((body, ctx) => {
     const given = [body.content, body.file, body.from_sessions].filter((x) => x !== undefined).length;
     if (given !== 1) ctx.addIssue({ code: 'custom', path: ['content'], message: 'send exactly one of content, file and from_sessions' });
+    for (const field of ['rubric', 'checks'] as const) {
+      if (body[field] !== undefined && !body.from_sessions) ctx.addIssue({ code: 'custom', path: [field], message: 'goes with from_sessions; put it in the content or the file' });
+    }
   });
 export type CreateDatasetRequest = z.infer<typeof createDatasetRequestSchema>;
 
@@ -222,7 +225,25 @@ export const evalReportSchema = z.object({
   done: z.number().int(),
   total: z.number().int(),
   variants: z.array(variantSummarySchema),
-  cases: z.array(z.object({ case_id: z.string(), reference: z.string().optional(), by_variant: z.record(z.string(), z.looseObject({ answer: z.string(), score: z.number(), pass: z.boolean(), tools: z.array(z.string()) })) })),
+  cases: z.array(
+    z.object({
+      case_id: z.string(),
+      reference: z.string().optional(),
+      by_variant: z.record(
+        z.string(),
+        z.object({
+          answer: z.string(),
+          score: z.number(),
+          pass: z.boolean(),
+          status: z.string(),
+          steps: z.number(),
+          tools: z.array(z.string()),
+          checks: z.array(checkResultSchema),
+          grade: caseResultSchema.shape.grade,
+        }),
+      ),
+    }),
+  ),
   regressions: z.array(z.object({ variant: z.string(), baseline: z.string(), score_delta: z.number(), pass_rate_delta: z.number() })),
 });
 export type EvalReportBody = z.infer<typeof evalReportSchema>;
