@@ -24,6 +24,7 @@ import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { scheduleRoutes } from './routes/schedules';
+import { evalRoutes } from './routes/evals';
 import { subscriptionRoutes } from './routes/subscriptions';
 import { DEFAULT_PROJECT_API_LIMITS, projectRoutes, type ProjectApiLimits } from './projects';
 import { memoryRoutes } from './memories';
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', hookRoutes(deps));
   api.route('/', subscriptionRoutes(deps));
   api.route('/', scheduleRoutes(deps));
+  api.route('/', evalRoutes(deps));
   api.route('/', projectRoutes(deps, { ...DEFAULT_PROJECT_API_LIMITS, ...options.projectLimits }));
   api.route('/', memoryRoutes(deps));
   api.route('/', agentRoutes(deps));

@@ -32,6 +32,7 @@ import { sseFrame } from '../sse';
 import { sendUserMessage, userMessageParams } from './messages';
 import { managedSession } from './session-resource';
 import { followSessionChanges } from './session-changes';
+import { defineOutcome, defineOutcomeParams } from './outcomes';
 
 const textBlocks = z.array(z.looseObject({ type: z.string(), text: z.unknown().optional() }));
 
@@ -41,6 +42,7 @@ const sendParams = z.strictObject({
     .array(
       z.discriminatedUnion('type', [
         userMessageParams,
+        defineOutcomeParams,
         z.strictObject({ type: z.literal('user.interrupt'), session_thread_id: z.string().nullish() }),
         z.strictObject({ type: z.literal('user.tool_confirmation'), tool_use_id: z.string().min(1).max(200), result: z.enum(['allow', 'deny']), deny_message: z.string().max(2000).nullish() }),
         z.strictObject({ type: z.literal('user.custom_tool_result'), custom_tool_use_id: z.string().min(1).max(200), content: textBlocks.optional(), is_error: z.boolean().nullish() }),
@@ -98,6 +100,9 @@ export function managedEventRoutes(deps: V1Deps) {
       switch (event.type) {
         case 'user.message':
           data.push(await sendUserMessage(deps, c, id, record, event, field));
+          break;
+        case 'user.define_outcome':
+          data.push(await defineOutcome(deps, c, id, record, event, field));
           break;
         case 'user.interrupt': {
           // The run it stopped shows it in the stream and the list, under this id; with nothing running there is nothing to show.

@@ -2,7 +2,7 @@ import { requireAccess } from '@zero/runtime/sessions/access';
 import { unfinishedRun } from '@zero/runtime/sessions/resume';
 import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { SessionMeta } from '@zero/runtime/store';
-import { agentOfSession, agentResource, managedSessionUsage, readSessionRecord, splitPinnedId, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { agentOfSession, agentResource, managedSessionUsage, outcomeEvaluations, readSessionRecord, splitPinnedId, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
 import { sessionResourceView } from '@zero/integrations/environment-store';
 import type { V1Deps } from './deps';
 
@@ -13,10 +13,12 @@ import type { V1Deps } from './deps';
  */
 export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: ManagedSessionRecord, options: { withUsage?: boolean } = {}) {
   record ??= await readSessionRecord(deps.artifacts, meta.session_id);
-  const [status, agent, usage] = await Promise.all([
+  const [status, agent, usage, outcomes] = await Promise.all([
     statusOf(deps, meta.session_id),
     agentOfSession(deps, meta.agent_id),
     options.withUsage ? deps.sessions.readRunEnds(meta.session_id).then(managedSessionUsage) : {},
+    // The outcomes and their grades are in the event log, read (as the usage) for one session only.
+    options.withUsage ? deps.sessions.readEvents(meta.session_id, 0).then((batches) => outcomeEvaluations(batches.flatMap((b) => b.events))) : [],
   ]);
   const { type: _type, created_at: _c, updated_at: _u, archived_at: _a, metadata: _m, ...agentFields } = agent
     ? agentResource(agent.doc)
@@ -30,7 +32,7 @@ export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: 
     created_at: meta.created_at,
     environment_id: record?.environment_id ?? ZERO_ENVIRONMENT_ID,
     metadata: record?.metadata ?? {},
-    outcome_evaluations: [],
+    outcome_evaluations: outcomes,
     resources: (record?.resources ?? []).map(sessionResourceView),
     stats: { duration_seconds: Math.max(0, Math.round((Date.now() - Date.parse(meta.created_at)) / 1000)) },
     status,

@@ -75,6 +75,38 @@ program
     }),
   );
 
+const evalCommand = program.command('eval').description('evals: datasets of cases, runs against variants, a gate for CI');
+evalCommand
+  .command('push')
+  .description('store a new version of a dataset from a YAML, JSON or JSONL file of cases')
+  .argument('<name>', 'the dataset')
+  .argument('<file>', 'the file')
+  .action(
+    action(async (name: string, file: string) => {
+      const { pushDataset } = await import('./commands/eval');
+      return pushDataset(profile(), name, file);
+    }),
+  );
+evalCommand
+  .command('run')
+  .description('run a dataset against variants and print the report; exits 9 when a variant is worse than the baseline beyond --threshold')
+  .argument('<dataset>', 'the dataset')
+  .option('--variant <spec>', 'name[:agent=…,model=…,complexity=F1…F5,thinking=N,max_iterations=N,prefix=…] (repeat for each variant)', (v: string, all: string[]) => [...all, v], [] as string[])
+  .option('--baseline <name>', 'the variant the others are compared with (default: the first)')
+  .option('--version <n>', "the dataset's version (default: its latest)")
+  .option('--threshold <x>', 'how much lower (0 to 1) a mean score or pass rate may be than the baseline\'s', '0.05')
+  .option('--concurrency <n>', 'cases run at once')
+  .option('--max-cost <usd>', "each case's session budget in dollars")
+  .addOption(new Option('--format <format>', 'the report').choices(['markdown', 'json']).default('markdown'))
+  .option('--out <file>', 'write the report there instead of stdout')
+  .action(
+    action(async (dataset: string, options: import('./commands/eval').EvalRunOptions) => {
+      const { runEval } = await import('./commands/eval');
+      if (!options.variant.length) options.variant = ['default'];
+      return runEval(profile(), dataset, options);
+    }),
+  );
+
 program
   .command('login')
   .description('store a deployment\'s URL and key (the key in the system keyring, else in ~/.config/zero/config.json or $ZERO_CONFIG, mode 0600)')

@@ -24,6 +24,13 @@ import {
   type UpdateSessionRequest,
   type UploadRequest,
   type UploadTicket,
+  createEvalRunRequestSchema,
+  datasetListSchema,
+  datasetResponseSchema,
+  evalReportSchema,
+  evalRunListSchema,
+  evalRunResponseSchema,
+  type CreateDatasetRequest,
 } from '@zero/agent/wire';
 import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from './errors';
 import { RunStream, type FollowOptions } from './follow';
@@ -234,6 +241,37 @@ export class ZeroClient {
     return this.sendEmpty('DELETE', `/keys/${encodeURIComponent(keyId)}${userId ? `?user_id=${encodeURIComponent(userId)}` : ''}`);
   }
 
+  /** Stores a new version of an eval dataset (from its cases, a file's text, or recorded sessions). */
+  createDataset(body: CreateDatasetRequest) {
+    return this.request(datasetResponseSchema, 'POST', '/evals/datasets', { json: body });
+  }
+  listDatasets() {
+    return this.request(datasetListSchema, 'GET', '/evals/datasets');
+  }
+  getDataset(name: string, version?: number) {
+    return this.request(datasetResponseSchema, 'GET', `/evals/datasets/${encodeURIComponent(name)}${version ? `?version=${version}` : ''}`);
+  }
+  /** Starts an eval run of a dataset against variants; follow it with `getEvalRun`. */
+  createEvalRun(body: z.input<typeof createEvalRunRequestSchema>) {
+    return this.request(evalRunResponseSchema, 'POST', '/evals/runs', { json: body });
+  }
+  listEvalRuns() {
+    return this.request(evalRunListSchema, 'GET', '/evals/runs');
+  }
+  getEvalRun(id: string) {
+    return this.request(evalRunResponseSchema, 'GET', `/evals/runs/${encodeURIComponent(id)}`);
+  }
+  cancelEvalRun(id: string) {
+    return this.request(evalRunResponseSchema, 'POST', `/evals/runs/${encodeURIComponent(id)}/cancel`);
+  }
+  /** The run's report; `threshold` (0 to 1) is how much worse than the baseline a variant may be. */
+  evalResults(id: string, threshold?: number) {
+    return this.request(evalReportSchema, 'GET', `/evals/runs/${encodeURIComponent(id)}/results${threshold !== undefined ? `?threshold=${threshold}` : ''}`);
+  }
+  /** The run's report as Markdown. */
+  async evalResultsMarkdown(id: string, threshold?: number): Promise<string> {
+    return (await this.send('GET', `/evals/runs/${encodeURIComponent(id)}/results?format=markdown${threshold !== undefined ? `&threshold=${threshold}` : ''}`)).text();
+  }
   listProjects() {
     return this.request(projectListSchema, 'GET', '/projects');
   }

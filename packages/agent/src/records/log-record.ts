@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { attachmentRefSchema } from '../wire/attachments';
 import { authorSchema, budgetScopeSchema, runStatusSchema, usageSchema, voiceModeSchema } from '../wire/fields';
+import { outcomeSpecSchema } from '../wire/outcome';
 
 /**
  * The records a run writes to its session's log: one schema, read by the loop, kept by the store
@@ -48,6 +49,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     max_tool_iterations: z.number().int().positive().optional(),
     /** The tools the run was routed to (tier routing, `tools_required`): a resumed run keeps them; absent: the agent's. */
     routed_tools: z.array(z.string()).optional(),
+    /** The outcome the message works toward: after its run's answer a grader scores it against the rubric (`outcomes/`). */
+    outcome: outcomeSpecSchema.optional(),
   }),
   z.object({
     ...base,

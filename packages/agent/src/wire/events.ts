@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { budgetScopeSchema, complexityLevelSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
 import { planStepStatusSchema } from './plan';
 import { attachmentRefSchema } from './attachments';
+import { outcomeResultSchema, outcomeSpecSchema } from './outcome';
 
 /**
  * Fields that tag an event with the agent and run that produced it. A child run
@@ -49,6 +50,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     attachments: z.array(attachmentRefSchema).optional(),
     author: z.object({ id: z.string(), name: z.string().optional() }).optional(),
     run_id: z.string(),
+    /** The outcome the message works toward (its first answer, or a revision the grader asked for). */
+    outcome: outcomeSpecSchema.optional(),
   }),
   z.object({ type: z.literal('text'), delta: z.string(), ...origin }),
   /** A piece of the model's extended thinking, before it answers or acts; `redacted`: a block the API encrypted (nothing to show). */
@@ -156,6 +159,21 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   /** Live per-tool statistics: sent each time a call of the tool is counted (or refused at its limit), before it runs. */
   toolUsageSchema.extend({ type: z.literal('tool_usage'), ...origin }),
   /** A plan's step started, done or failed (a run of a plan, see `plan/progress.ts`); `step` is 1-based, of `steps`. */
+  /**
+   * An outcome's evaluation cycle (see `outcomes/evaluate-outcome.ts`): `start` as the grader is called after the
+   * run's answer, `end` with its result, score (0 to 1), explanation and the grader's own usage.
+   */
+  z.object({
+    type: z.literal('outcome_evaluation'),
+    phase: z.enum(['start', 'end']),
+    outcome_id: z.string(),
+    iteration: z.number().int().nonnegative(),
+    result: outcomeResultSchema.optional(),
+    score: z.number().min(0).max(1).optional(),
+    explanation: z.string().optional(),
+    usage: usageSchema.optional(),
+    ...origin,
+  }),
   z.object({ type: z.literal('plan_progress'), step: z.number().int().positive(), steps: z.number().int().positive(), title: z.string(), status: planStepStatusSchema, note: z.string().optional(), ...origin }),
 ]);
 export type StreamEvent = z.infer<typeof streamEventSchema>;

@@ -13,6 +13,8 @@ export * from './mcp-servers';
 export * from './memory';
 export * from './plan';
 export * from './budgets';
+export * from './outcome';
 export * from './usage';
 export * from './operations';
 export * from './attachments';
+export * from './evals';

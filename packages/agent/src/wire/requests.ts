@@ -13,6 +13,7 @@ import {
 } from './fields';
 import { planSchema, planStepsSchema } from './plan';
 import { attachmentParamSchema, MAX_ATTACHMENTS_PER_MESSAGE } from './attachments';
+import { outcomeRequestSchema } from './outcome';
 
 const id = sessionIdSchema;
 const agentId = z.string().min(1).max(64);
@@ -78,6 +79,8 @@ export const chatMessageSchema = z.strictObject({
   complexity: complexityLevelSchema.optional(),
   /** Runs the tool loop with exactly these of the agent's tools (whatever the complexity says); a tool the agent lacks is not added. */
   tools_required: z.array(z.string().min(1).max(128)).min(1, 'must name at least one tool').max(100).optional(),
+  /** An outcome the message works toward: after each answer a grader scores it against the rubric and may send the agent back (up to `max_iterations`, default 3). */
+  outcome: outcomeRequestSchema.optional(),
 });
 export type ChatRequest = z.infer<typeof chatMessageSchema>;
 

@@ -70,6 +70,8 @@ export function createEventMapper(
   /** A run's `start`, held until the next event: the API has the user's message before the session runs. */
   let started: EventPosition | undefined;
   const customCalls = new Set<string>();
+  /** Each outcome evaluation's start event id, by outcome and iteration, for its end's `outcome_evaluation_start_id`. */
+  const outcomeStarts = new Map<string, string>();
   const environmentCalls = new Set<string>();
   let last: { position: EventPosition; k: number } | undefined;
   /** The next `k` at a position: 0 for its first event. */
@@ -102,7 +104,7 @@ export function createEventMapper(
       const startPosition = started;
       started = undefined;
       if (e.type === 'message') {
-        emit('user.message', { content: userMessageContent(e.text, e.attachments) });
+        userMessage(e, emit);
         spanStart = `${eventId(startPosition)}_span`;
         emit('session.status_running', {}, eventId(startPosition));
         emit('span.model_request_start', {}, spanStart);
@@ -142,8 +144,26 @@ export function createEventMapper(
         started = position;
         break;
       case 'message':
-        emit('user.message', { content: userMessageContent(e.text, e.attachments) });
+        userMessage(e, emit);
         break;
+      case 'outcome_evaluation': {
+        const key = `${e.outcome_id}#${e.iteration}`;
+        if (e.phase === 'start') {
+          outcomeStarts.set(key, eventId(position));
+          emit('span.outcome_evaluation_start', { outcome_id: e.outcome_id, iteration: e.iteration });
+        } else {
+          const u = e.usage;
+          emit('span.outcome_evaluation_end', {
+            outcome_id: e.outcome_id,
+            iteration: e.iteration,
+            outcome_evaluation_start_id: outcomeStarts.get(key) ?? `${eventId(position)}_start`,
+            result: e.result ?? 'failed',
+            explanation: e.explanation ?? '',
+            usage: { input_tokens: u?.input_tokens ?? 0, output_tokens: u?.output_tokens ?? 0, cache_read_input_tokens: u?.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u?.cache_creation_input_tokens ?? 0 },
+          });
+        }
+        break;
+      }
       case 'tool_call':
         if (customTools.has(e.name)) {
           customCalls.add(e.id);
@@ -223,4 +243,20 @@ function errorType(code: string): string {
   if (/rate.?limit|429/i.test(code)) return 'model_rate_limited_error';
   if (/^model|5\d\d|timeout|network/i.test(code)) return 'model_request_failed_error';
   return 'unknown_error';
+}
+
+/**
+ * A user's message as the API shows it: the first message of an outcome is the `user.define_outcome`
+ * echo; a revision the grader asked for is the outcome's own doing (its evaluation's end says why), not a
+ * user's message; any other is `user.message`.
+ */
+function userMessage(e: Extract<StreamEvent, { type: 'message' }>, emit: (type: string, fields?: Record<string, unknown>) => void) {
+  if (!e.outcome) return emit('user.message', { content: userMessageContent(e.text, e.attachments) });
+  if (e.outcome.iteration > 0) return;
+  emit('user.define_outcome', {
+    outcome_id: e.outcome.outcome_id,
+    description: e.outcome.description,
+    rubric: { type: 'text', content: e.outcome.rubric },
+    max_iterations: e.outcome.max_iterations,
+  });
 }

@@ -11,3 +11,4 @@ export * from './toolset';
 export * from './session-usage';
 export * from './user-message-content';
 export * from './session-updates';
+export * from './outcome-evaluations';

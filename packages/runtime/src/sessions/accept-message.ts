@@ -2,7 +2,7 @@ import { PLAN_PROGRESS_TOOL } from '../plan/progress';
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '@zero/agent/definitions/catalog';
 import type { EventPosition } from '@zero/agent/events/ids';
-import type { ChatRequest } from '@zero/agent/wire';
+import { DEFAULT_OUTCOME_ITERATIONS, type ChatRequest, type OutcomeRequest, type OutcomeSpec } from '@zero/agent/wire';
 import { invalidField } from '@zero/agent/errors';
 import { sessionBusy } from '../store/lease-store';
 import type { SessionMeta } from '../store/records';
@@ -82,6 +82,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     ...(request.complexity ? { complexity: request.complexity } : {}),
     ...(request.tools_required ? { tools_required: request.tools_required } : {}),
     ...(request.thinking !== undefined ? { thinking_budget: request.thinking === false ? 0 : request.thinking.budget_tokens } : {}),
+    ...(request.outcome ? { outcome: outcomeOf(request.message, request.outcome) } : {}),
     at: new Date().toISOString(),
   };
 
@@ -102,4 +103,9 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   await deps.sessions.enqueue(sessionId, message);
   if (lease?.active && lease.run_id) await stopRun(deps, sessionId, lease.run_id, 'interrupted');
   return { session, runId, cursor };
+}
+
+/** A chat's `outcome`: the message is the task; the grader's cycles start at 0. */
+function outcomeOf(task: string, outcome: OutcomeRequest): OutcomeSpec {
+  return { outcome_id: `outc_${randomUUID().replaceAll('-', '')}`, description: task, rubric: outcome.rubric, max_iterations: outcome.max_iterations ?? DEFAULT_OUTCOME_ITERATIONS, iteration: 0 };
 }

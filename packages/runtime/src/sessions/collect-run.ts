@@ -19,6 +19,7 @@ export async function collectRun(run: ChatRun) {
   const delegations: { run_id: string; agent_id: string; parent_run_id?: string; tool_call_id?: string; status?: string; usage?: unknown }[] = [];
   let error: Extract<StreamEvent, { type: 'error' }> | undefined;
   let done: Extract<StreamEvent, { type: 'done' }> | undefined;
+  let graded: Extract<StreamEvent, { type: 'outcome_evaluation' }> | undefined;
   for await (const event of run.events()) {
     if (event.type === 'agent_switch' && event.reason === 'return' && event.run_id) {
       delegations.push({ run_id: event.run_id, agent_id: event.agent_id ?? event.from ?? '', parent_run_id: event.parent_run_id, tool_call_id: event.tool_call_id, status: event.status, usage: event.usage });
@@ -38,6 +39,7 @@ export async function collectRun(run: ChatRun) {
       if (call) Object.assign(call, { result: event.content, is_error: event.is_error });
     } else if (event.type === 'error') error = event;
     else if (event.type === 'done') done = event;
+    else if (event.type === 'outcome_evaluation' && event.phase === 'end') graded = event;
   }
   endStep();
   return {
@@ -48,6 +50,8 @@ export async function collectRun(run: ChatRun) {
     tool_calls: toolCalls,
     delegations,
     usage: done?.usage,
+    // The grade of the message's outcome (a revision it asks for is the session's next run).
+    ...(graded ? { outcome: { outcome_id: graded.outcome_id, iteration: graded.iteration, result: graded.result, score: graded.score, explanation: graded.explanation } } : {}),
     ...(error ? { error: { code: error.code, message: error.message } } : {}),
   };
 }

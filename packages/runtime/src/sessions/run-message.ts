@@ -1,7 +1,7 @@
 import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import { EventRecorder } from '@zero/agent/events/recorder';
-import type { StreamEvent } from '@zero/agent/wire';
-import { zeroUsage } from '@zero/agent/events/usage';
+import type { StreamEvent, Usage } from '@zero/agent/wire';
+import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '../run/end-run';
 import { log } from '@zero/agent/log/log';
@@ -137,10 +137,29 @@ export async function runMessage(
    * call leaves the title the session had, and the run goes on to its end as it would have.
    */
   const conclude: RunParams['conclude'] = async (outcome, unwritten) => {
+    // The answer is written with the run's end, after this: the title and the grade read it from the run.
+    const withAnswer = unwritten ? [...history, unwritten as LogRecord] : history;
+    const titled = await titleSession(outcome, withAnswer);
+    const graded = await gradeOutcome(outcome, withAnswer);
+    return titled && graded ? addUsage({ ...titled }, graded) : (titled ?? graded);
+  };
+  /**
+   * The run's message works toward an outcome (`user.define_outcome`, a chat's `outcome`): a grader in its own
+   * context scores the answer against the rubric, and may send the agent back (see outcomes/evaluate-outcome.ts).
+   */
+  const gradeOutcome = async (outcome: RunOutcome, withAnswer: readonly LogRecord[]): Promise<Usage | undefined> => {
+    if (outcome.status !== 'completed') return undefined;
+    const message = history.find((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && r.run_id === runId && !r.parent_run_id);
+    if (!message?.outcome) return undefined;
+    const { evaluateOutcome } = await import('../outcomes/evaluate-outcome');
+    const graderModel = tierModel('standard', deps.tiers ?? {}, deps.defaultModel);
+    const { usage } = await evaluateOutcome(deps, { sessionId, runId, message: { ...message, outcome: message.outcome }, history: [...withAnswer], model: graderModel, emit, signal: controller.signal });
+    return usage;
+  };
+  const titleSession = async (outcome: RunOutcome, withAnswer: readonly LogRecord[]): Promise<Usage | undefined> => {
     if (outcome.status !== 'completed' || !deps.sessionTitles) return undefined;
     const { firstExchange, titleOf } = await import('./session-title');
-    // The answer is written with the run's end, after this: the exchange reads it from the run.
-    const exchange = firstExchange(unwritten ? [...history, unwritten as LogRecord] : history, runId, next.title);
+    const exchange = firstExchange([...withAnswer], runId, next.title);
     if (!exchange) return undefined;
     let titled: Awaited<ReturnType<typeof titleOf>>;
     try {
@@ -258,13 +277,14 @@ export async function runMessage(
           ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
           ...(message.max_tool_iterations ? { max_tool_iterations: message.max_tool_iterations } : {}),
           ...(routedTools ? { routed_tools: routedTools } : {}),
+          ...(message.outcome ? { outcome: message.outcome } : {}),
         },
         messageId,
       );
       recorded = true;
       spec.onRecorded?.();
       if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
-      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.attachments?.length ? { attachments: message.attachments } : {}), ...(message.author ? { author: message.author } : {}), run_id: runId });
+      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.attachments?.length ? { attachments: message.attachments } : {}), ...(message.author ? { author: message.author } : {}), run_id: runId, ...(message.outcome ? { outcome: message.outcome } : {}) });
       if (routing?.decision && agent) {
         const { level, by, rule } = routing.decision;
         emit({ type: 'routing', level, by, ...(rule ? { rule } : {}), tier: routeOf(level).tier, model, tools: routedTools ?? agent.tools, agent_id: agent.id, run_id: runId });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { attachmentRefSchema, complexityLevelSchema, voiceModeSchema } from '@zero/agent/wire';
+import { attachmentRefSchema, complexityLevelSchema, outcomeSpecSchema, voiceModeSchema } from '@zero/agent/wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';
@@ -33,6 +33,8 @@ export const inboxMessageSchema = z.object({
   /** The message's complexity and required tools (see the `user_message` record). */
   complexity: complexityLevelSchema.optional(),
   tools_required: z.array(z.string()).optional(),
+  /** The outcome the message works toward (see the `user_message` record). */
+  outcome: outcomeSpecSchema.optional(),
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;
