@@ -184,7 +184,8 @@ export class RunDelegator implements Delegator {
         projectId: scope.projectId,
         messages,
         append,
-        services: toolServices(scope.deps),
+        // The session's overrides, read at each call (a child run is short; its caller's may change meanwhile).
+        services: { ...toolServices(scope.deps), permissionOverrides: async () => (await scope.deps.sessions.getPermissions(scope.sessionId))?.permissions },
         signal: AbortSignal.any(signals),
         delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
         confirmLease: scope.confirmLease,

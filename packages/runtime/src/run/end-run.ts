@@ -1,8 +1,8 @@
 import { ZeroError } from '@zero/agent/errors';
 import type { BudgetScope, RunStatus, StreamEvent, Usage } from '@zero/agent/wire';
 import { ModelError } from '@zero/agent/model/provider';
-import { LeaseLostError } from '../store/lease-store';
-import type { NewLogRecord } from '../store/records';
+import { LeaseLostError } from '@zero/agent/loop/lease-lost';
+import type { NewLogRecord } from '@zero/agent/records/log-record';
 import { redact } from '@zero/agent/log/redact';
 import { doneOfEnd, doneOfWait } from '@zero/agent/records/done';
 

@@ -5,10 +5,10 @@ import type { ClientTool, StreamEvent, Usage, VoiceMode } from '@zero/agent/wire
 import { costOf, maxCostOf, stepCost } from '@zero/agent/model/pricing';
 import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '@zero/agent/model/provider';
-import type { MemoryIndex } from '../memory/session-memory';
-import type { NewLogRecord } from '../store/records';
+import type { MemoryIndex } from '@zero/agent/loop/memory-index';
+import type { NewLogRecord } from '@zero/agent/records/log-record';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
-import type { AgentToolSource, Delegator, ToolContext, ToolServices } from '../tools/tool';
+import type { AgentToolSource, Delegator, ToolContext } from '@zero/agent/tools/tool';
 import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
 import { contextWindowOf } from '@zero/agent/model/context-windows';
 import type { ProvidersConfig } from '@zero/agent/model/providers-config';
@@ -26,9 +26,10 @@ import { stopReason } from './stop-reasons';
 import { inSpan, startSpan, tracingOn, type TraceSpan } from '@zero/agent/telemetry/traces';
 
 /** What a run needs from the outside world. */
-export interface RunDeps {
+export interface RunDeps<S extends object = any> {
   provider: ModelProvider;
-  tools: ToolRegistry;
+  /** The tools, whose calls' contexts carry the services `S`. */
+  tools: ToolRegistry<S>;
   /** The agents a run may delegate to. */
   catalog: AgentCatalog;
   limits: RunLimits;
@@ -42,7 +43,7 @@ export interface RunDeps {
   providers?: Pick<ProvidersConfig, 'default' | 'endpoints'>;
 }
 
-export interface RunParams {
+export interface RunParams<S extends object = any> {
   sessionId: string;
   runId: string;
   agent: AgentDefinition;
@@ -54,7 +55,7 @@ export interface RunParams {
   /** Makes a record durable in the session log (fenced by the run's lease); rejects if it cannot. */
   append: (record: NewLogRecord) => Promise<void>;
   /** Handed to every tool call as it is: the loop never looks inside. */
-  services: ToolServices;
+  services: S;
   /** Aborted to stop the run at its next safe point; its reason says why. */
   signal?: AbortSignal;
   /** Carrying on an unfinished run: the steps and usage it had, and its last step's calls without results. */
@@ -133,7 +134,7 @@ export type Emit = (event: StreamEvent) => void;
  * of status `awaiting_approval`: the run is not over, and a decision carries it on.
  * After each step its records are durable before the next model call.
  */
-export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
+export async function runLoop<S extends object>(deps: RunDeps<S>, params: RunParams<S>, emit: Emit): Promise<RunOutcome> {
   // A span per run (when traces are on), the parent of its steps; a delegate's run nests under its tool call.
   // A run started without a request (a worker's, a resumed one) starts tracing itself.
   await tracingOn();
@@ -145,7 +146,7 @@ export async function runLoop(deps: RunDeps, params: RunParams, emit: Emit): Pro
   });
 }
 
-async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<RunOutcome> {
+async function runSteps<S extends object>(deps: RunDeps<S>, params: RunParams<S>, emit: Emit): Promise<RunOutcome> {
   ({ deps, params } = await withFoundTools(deps, params));
   const { limits } = deps;
   const { runId } = params;
@@ -382,7 +383,7 @@ async function runSteps(deps: RunDeps, params: RunParams, emit: Emit): Promise<R
  * The run's tools: the registry's, and those its agent's MCP servers list now,
  * granted to the agent for this run only (a resumed run lists them again).
  */
-async function withFoundTools(deps: RunDeps, params: RunParams): Promise<{ deps: RunDeps; params: RunParams }> {
+async function withFoundTools<S extends object>(deps: RunDeps<S>, params: RunParams<S>): Promise<{ deps: RunDeps<S>; params: RunParams<S> }> {
   const fromServers = deps.mcp ? await deps.mcp.toolsFor(params.agent).catch(() => []) : [];
   // A run of a plan reports its progress through the plan's steps (see plan/progress.ts).
   const found = params.planSteps?.length ? [...fromServers, createPlanProgressTool(params.planSteps)] : fromServers;
@@ -510,9 +511,9 @@ function runsEarly(tool: { readOnly?: boolean; startsRuns?: boolean } | undefine
 /** setTimeout fires at once for delays past 2^31 - 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-async function executeCall(
-  deps: RunDeps,
-  params: RunParams,
+async function executeCall<S extends object>(
+  deps: RunDeps<S>,
+  params: RunParams<S>,
   call: { id: string; name: string; input: unknown },
   reserve: () => string | undefined,
   /** The step's `assistant` record being written: a request for approval is recorded only after it. */
@@ -520,7 +521,7 @@ async function executeCall(
 ): Promise<ToolResult> {
   const refused = reserve();
   if (refused) return { content: `Not run: ${refused}. Answer with what you have.`, is_error: true, truncated: false };
-  const context: ToolContext = {
+  const context: ToolContext<S> = {
     sessionId: params.sessionId,
     runId: params.runId,
     toolCallId: call.id,

@@ -1,7 +1,7 @@
 import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import type { ModelProvider, TextBlockParam } from '@zero/agent/model/provider';
 import { stepCost } from '@zero/agent/model/pricing';
-import type { LogRecord } from '../store/records';
+import type { LogRecord } from '@zero/agent/records/log-record';
 import type { Usage } from '@zero/agent/wire';
 import { CHARS_PER_TOKEN, lastCompaction } from './compaction';
 import { fenceOutsideText } from './speaker';
