@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { DEFAULT_MODEL } from '@zero/agent/model/aliases';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { defineTool, toolServices } from '@zero/runtime/tools/tool';
 import { requireAgent } from '@zero/agent/definitions/catalog';
-import { runLoop } from '@zero/runtime/run/loop';
+import { runLoop } from '@zero/agent/loop/loop';
 import type { NewLogRecord } from '@zero/runtime/store/items/log-record';
 import { startHarness, type Harness } from './support/harness';
 

@@ -8,11 +8,11 @@ import type { LogRecord, NewLogRecord } from '../store/records';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
-import { finalText, textOf, toMessages } from './history';
-import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';
+import { finalText, textOf, toMessages } from '@zero/agent/loop/history';
+import { runLoop, type Emit, type RunDeps, type RunOutcome } from '@zero/agent/loop/loop';
 import { redact } from '@zero/agent/log/redact';
-import { refuseInDelegatedRun, withoutServerCommands, type RunEnvironment } from './environment-tools';
-import { resolveRunSetup, type RunSetup } from './run-setup';
+import { refuseInDelegatedRun, withoutServerCommands, type RunEnvironment } from '@zero/agent/loop/environment-tools';
+import { resolveRunSetup, type RunSetup } from '@zero/agent/loop/run-setup';
 
 /** What every delegation under one top-level run shares: the session, its log and its stream. */
 export interface DelegationScope {

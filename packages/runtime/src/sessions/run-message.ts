@@ -3,26 +3,26 @@ import { EventRecorder } from '@zero/agent/events/recorder';
 import type { StreamEvent } from '@zero/agent/wire';
 import { zeroUsage } from '@zero/agent/events/usage';
 import { RunDelegator } from '../run/delegate';
-import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '../run/end-run';
+import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '@zero/agent/loop/end-run';
 import { log } from '@zero/agent/log/log';
-import { toMessages } from '../run/history';
-import { runLoop, type RunParams } from '../run/loop';
-import type { ActiveRunBudget } from '../run/budget';
+import { toMessages } from '@zero/agent/loop/history';
+import { runLoop, type RunParams } from '@zero/agent/loop/loop';
+import type { ActiveRunBudget } from '@zero/agent/loop/budget';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
-import { resolveRunSetup } from '../run/run-setup';
+import { resolveRunSetup } from '@zero/agent/loop/run-setup';
 import { tierModel } from '@zero/agent/model/aliases';
 import { decideComplexity, routeOf } from '@zero/agent/model/complexity-routing';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
-import type { ToolResult } from '../tools/registry';
+import type { ToolResult } from '@zero/agent/tools/registry';
 import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
 import { APPROVERS, askedBefore, clientAnswerOf, decisionOf, deciderName } from './approvals';
 import type { PermissionMap } from '@zero/agent/wire';
 import { resumeState } from './resume';
 import { selfHostedEnvironmentOf } from './session-environment';
-import { withEnvironmentTools, withoutServerCommands } from '../run/environment-tools';
+import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 
 /** How finely a session's `updated_at` follows its activity. */
@@ -97,7 +97,7 @@ export async function runMessage(
   const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle, announce });
   /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
   const compact: RunParams['compact'] = async ({ model, tokensBefore, window, estimate }) => {
-    const { planCompaction, summarise } = await import('../run/summarise');
+    const { planCompaction, summarise } = await import('@zero/agent/loop/summarise');
     const plan = planCompaction(history, agentOfRun?.compaction?.keep_turns ?? deps.limits.compactKeepTurns, runId);
     if (!plan) return undefined;
     const maxTokens = Math.min(SUMMARY_MAX_TOKENS, deps.limits.maxOutputTokensPerCall);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { FetchedResponse, OutboundOptions } from '@zero/agent/net/outbound';
-import { SecretScrubber } from '../run/secret-scrubber';
+import { SecretScrubber } from '@zero/agent/loop/secret-scrubber';
 import { mentionsSecret, resolveSecrets } from './http-secrets';
 import {
   DEFAULT_MAX_CHARS,

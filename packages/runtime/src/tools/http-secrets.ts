@@ -1,4 +1,4 @@
-import type { SecretScrubber } from '../run/secret-scrubber';
+import type { SecretScrubber } from '@zero/agent/loop/secret-scrubber';
 
 /**
  * Secrets an http_request header may name (`{{secret:ZERO_HTTP_SECRET_GITHUB}}`): the model sees and

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { planStepStatusSchema, type PlanStepStatus } from '@zero/agent/wire/plan';
-import { defineTool, type ToolSpec } from '@zero/agent/tools/tool';
+import { planStepStatusSchema, type PlanStepStatus } from '../wire/plan';
+import { defineTool, type ToolSpec } from '../tools/tool';
 
 /**
  * Plan progress: a run of a plan (a message made from one, whose record keeps the plan's steps) is

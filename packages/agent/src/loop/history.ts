@@ -1,7 +1,7 @@
-import type { ContentBlockParam, MessageParam } from '@zero/agent/model/provider';
-import type { LogRecord } from '@zero/agent/records/log-record';
+import type { ContentBlockParam, MessageParam } from '../model/provider';
+import type { LogRecord } from '../records/log-record';
 import { lastCompaction, summaryText } from './compaction';
-import type { ToolImage } from '@zero/agent/tools/tool';
+import type { ToolImage } from '../tools/tool';
 import { speakerText } from './speaker';
 
 type ToolUse = { id: string; name: string; input: unknown };

@@ -1,18 +1,18 @@
-import type { AgentCatalog } from '@zero/agent/definitions/catalog';
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
-import { defineErrorClass } from '@zero/agent/errors';
-import type { ClientTool, StreamEvent, Usage, VoiceMode } from '@zero/agent/wire';
-import { costOf, maxCostOf, stepCost } from '@zero/agent/model/pricing';
-import { addUsage, zeroUsage } from '@zero/agent/events/usage';
-import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '@zero/agent/model/provider';
-import type { MemoryIndex } from '@zero/agent/loop/memory-index';
-import type { NewLogRecord } from '@zero/agent/records/log-record';
+import type { AgentCatalog } from '../definitions/catalog';
+import type { AgentDefinition } from '../definitions/definition';
+import { defineErrorClass } from '../errors';
+import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
+import { costOf, maxCostOf, stepCost } from '../model/pricing';
+import { addUsage, zeroUsage } from '../events/usage';
+import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
+import type { MemoryIndex } from './memory-index';
+import type { NewLogRecord } from '../records/log-record';
 import type { ToolRegistry, ToolResult } from '../tools/registry';
-import type { AgentToolSource, Delegator, ToolContext } from '@zero/agent/tools/tool';
+import type { AgentToolSource, Delegator, ToolContext } from '../tools/tool';
 import { describeFailure, endRun, type RunEnding, type RunOutcome } from './end-run';
-import { contextWindowOf } from '@zero/agent/model/context-windows';
-import type { ProvidersConfig } from '@zero/agent/model/providers-config';
-import { thinkingFor } from '@zero/agent/model/thinking';
+import { contextWindowOf } from '../model/context-windows';
+import type { ProvidersConfig } from '../model/providers-config';
+import { thinkingFor } from '../model/thinking';
 import { ContextGauge, sizeOf } from './compaction';
 import { toolResultContent, withConversationBreakpoint } from './history';
 import type { BudgetHold, RunBudget } from './budget';
@@ -21,9 +21,9 @@ import { ToolInputDeltas } from './tool-input-deltas';
 import { ToolCallCounter } from './tool-limits';
 import { PLAN_PROGRESS_TOOL, createPlanProgressTool, progressOf } from '../plan/progress';
 import { buildSystemPrompt } from './prompt';
-import { redact } from '@zero/agent/log/redact';
+import { redact } from '../log/redact';
 import { stopReason } from './stop-reasons';
-import { inSpan, startSpan, tracingOn, type TraceSpan } from '@zero/agent/telemetry/traces';
+import { inSpan, startSpan, tracingOn, type TraceSpan } from '../telemetry/traces';
 
 /** What a run needs from the outside world. */
 export interface RunDeps<S extends object = any> {

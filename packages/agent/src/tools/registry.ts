@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import type { PermissionMap, ToolPolicy, Usage } from '@zero/agent/wire';
-import type { ToolUnion } from '@zero/agent/model/provider';
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { PermissionMap, ToolPolicy, Usage } from '../wire';
+import type { ToolUnion } from '../model/provider';
+import type { AgentDefinition } from '../definitions/definition';
 import { PermissionPolicy, type DeploymentPermissions, type PermissionVerdict } from './policy';
-import type { ToolContext, ToolImage, ToolOutput, ToolSpec } from '@zero/agent/tools/tool';
+import type { ToolContext, ToolImage, ToolOutput, ToolSpec } from './tool';
 
 export interface ToolResult {
   content: string;

@@ -1,7 +1,7 @@
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
-import type { VoiceMode } from '@zero/agent/wire';
-import type { TextBlockParam } from '@zero/agent/model/provider';
-import type { MemoryIndex } from '@zero/agent/loop/memory-index';
+import type { AgentDefinition } from '../definitions/definition';
+import type { VoiceMode } from '../wire';
+import type { TextBlockParam } from '../model/provider';
+import type { MemoryIndex } from './memory-index';
 import { fenceOutsideText } from './speaker';
 
 export interface PromptInput {
