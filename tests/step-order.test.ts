@@ -40,8 +40,11 @@ describe('a step: its tool calls and its assistant record', () => {
     };
     h.fake.script({ toolCalls: [{ name: tool, input: {} }] }, { text: 'Done.' });
     const outcome = await runLoop(
-      { ...rt, tools },
-      { sessionId: 'step-order', runId: `run_${tool}`, agent, model: DEFAULT_MODEL, voice: 'neutral', messages: [{ role: 'user', content: 'go' }], append, services: toolServices(rt) },
+      {
+        deps: { ...rt, tools },
+        run: { sessionId: 'step-order', runId: `run_${tool}`, agent, model: DEFAULT_MODEL, voice: 'neutral', messages: [{ role: 'user', content: 'go' }] },
+        ports: { append, services: toolServices(rt) },
+      },
       () => undefined,
     );
     expect(outcome.status).toBe('completed');

@@ -174,24 +174,32 @@ export class RunDelegator implements Delegator {
 
     const signals = [call.signal, ...(scope.signal ? [scope.signal] : [])];
     const outcome = await runLoop(
-      { ...scope.deps, limits: { ...scope.deps.limits, wallTimeMs: Math.min(scope.deps.limits.wallTimeMs, remainingMs) } },
       {
-        sessionId: scope.sessionId,
-        runId,
-        agent: scope.environment ? withoutServerCommands(target) : target,
-        model,
-        voice,
-        projectId: scope.projectId,
-        messages,
-        append,
-        // The session's overrides, read at each call (a child run is short; its caller's may change meanwhile).
-        services: { ...toolServices(scope.deps), permissionOverrides: async () => (await scope.deps.sessions.getPermissions(scope.sessionId))?.permissions },
+        deps: { ...scope.deps, limits: { ...scope.deps.limits, wallTimeMs: Math.min(scope.deps.limits.wallTimeMs, remainingMs) } },
+        run: {
+          sessionId: scope.sessionId,
+          runId,
+          agent: scope.environment ? withoutServerCommands(target) : target,
+          model,
+          voice,
+          projectId: scope.projectId,
+          messages,
+          options: {
+            ...(scope.environment ? { clientTools: scope.environment.tools } : {}),
+            memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
+            frameworkHints: await frameworkHintsFor(scope.deps.projects, target, scope.projectId),
+          },
+        },
+        ports: {
+          append,
+          services: toolServices(scope.deps),
+          // The session's overrides, read at each call (a child run is short; its caller's may change meanwhile).
+          permissionOverrides: async () => (await scope.deps.sessions.getPermissions(scope.sessionId))?.permissions,
+          delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
+          confirmLease: scope.confirmLease,
+          ...(scope.environment ? { callClientTool: async (call) => refuseInDelegatedRun(scope.environment!, call.name) } : {}),
+        },
         signal: AbortSignal.any(signals),
-        delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
-        confirmLease: scope.confirmLease,
-        ...(scope.environment ? { clientTools: scope.environment.tools, callClientTool: async (call) => refuseInDelegatedRun(scope.environment!, call.name) } : {}),
-        memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
-        frameworkHints: await frameworkHintsFor(scope.deps.projects, target, scope.projectId),
       },
       emit,
     );

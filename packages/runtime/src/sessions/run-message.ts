@@ -6,7 +6,7 @@ import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '@zero/agent/loop/end-run';
 import { log } from '@zero/agent/log/log';
 import { toMessages } from '@zero/agent/loop/history';
-import { runLoop, type RunParams } from '@zero/agent/loop/loop';
+import { runLoop, type RunPorts } from '@zero/agent/loop/loop';
 import type { ActiveRunBudget } from '@zero/agent/loop/budget';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
@@ -96,7 +96,7 @@ export async function runMessage(
   const announce: RunEnding['announce'] = async (record) => deps.onRunEnding?.({ session: next, runId, record });
   const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle, announce });
   /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
-  const compact: RunParams['compact'] = async ({ model, tokensBefore, window, estimate }) => {
+  const compact: RunPorts['compact'] = async ({ model, tokensBefore, window, estimate }) => {
     const { planCompaction, summarise } = await import('@zero/agent/loop/summarise');
     const plan = planCompaction(history, agentOfRun?.compaction?.keep_turns ?? deps.limits.compactKeepTurns, runId);
     if (!plan) return undefined;
@@ -113,7 +113,7 @@ export async function runMessage(
    * `done`, so the sessions list fetched on it shows the title. The call's usage counts in the run's; a failed
    * call leaves the title the session had, and the run goes on to its end as it would have.
    */
-  const conclude: RunParams['conclude'] = async (outcome) => {
+  const conclude: RunPorts['conclude'] = async (outcome) => {
     if (outcome.status !== 'completed' || !deps.sessionTitles) return undefined;
     const { firstExchange, titleOf } = await import('./session-title');
     const exchange = firstExchange(history, runId, next.title);
@@ -183,7 +183,7 @@ export async function runMessage(
     }
     return { content: `Client tool "${call.name}" waits for a client's result.`, is_error: true, truncated: false, waiting: true };
   };
-  const services = { ...toolServices(deps), permissionOverrides };
+  const services = toolServices(deps);
   // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
   const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
   const background: Promise<unknown>[] = [];
@@ -272,39 +272,46 @@ export async function runMessage(
     budget = (await deps.budgets?.())?.forRun({ sessionId, runId, userId: payer, agentId: agent.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000, toolCalls });
     const runDeps = { ...deps, budget };
     const outcome = await runLoop(
-      runDeps,
       {
-        sessionId,
-        runId,
-        agent: environment ? withoutServerCommands(agent) : agent,
-        model,
-        voice,
-        projectId: next.project_id,
-        messages: toMessages(history, { openRunId: runId }),
-        append,
-        services,
-        signal: controller.signal,
-        resume: spec.record ? resumeState(history, runId) : undefined,
-        deadline,
-        handoverReserveMs: deps.handoverReserveMs,
-        delegator: RunDelegator.forRun(
-          { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
-          agent,
+        deps: runDeps,
+        run: {
+          sessionId,
           runId,
-        ),
-        requestApproval,
-        clientTools,
-        thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
-        planSteps: message ? message.plan_steps : spec.record.plan_steps,
-        maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
-        callClientTool,
-        confirmLease,
-        settle,
-        announce,
-        compact,
-        conclude,
-        memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
-        frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
+          agent: environment ? withoutServerCommands(agent) : agent,
+          model,
+          voice,
+          projectId: next.project_id,
+          messages: toMessages(history, { openRunId: runId }),
+          resume: spec.record ? resumeState(history, runId) : undefined,
+          deadline,
+          handoverReserveMs: deps.handoverReserveMs,
+          options: {
+            clientTools,
+            thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
+            planSteps: message ? message.plan_steps : spec.record.plan_steps,
+            maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
+            memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
+            frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
+          },
+        },
+        ports: {
+          append,
+          services,
+          permissionOverrides,
+          delegator: RunDelegator.forRun(
+            { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
+            agent,
+            runId,
+          ),
+          requestApproval,
+          callClientTool,
+          confirmLease,
+          settle,
+          announce,
+          compact,
+          conclude,
+        },
+        signal: controller.signal,
       },
       emit,
     );
