@@ -91,6 +91,8 @@ export const MOVES = [
   ['packages/runtime/src/plan/progress.ts', 'packages/agent/src/plan/progress.ts'],
   // Running a program is the sandboxes' ground: the command tools use the environments, never the other way.
   ['packages/runtime/src/tools/command/spawn.ts', 'packages/runtime/src/environments/spawn.ts'],
+  // A session's Managed Agents record (one S3 object a session) is a stored item: tools and environments read it without climbing to sessions/.
+  ['packages/runtime/src/sessions/session-record.ts', 'packages/runtime/src/store/session-record.ts'],
 ];
 
 /** The packages, bottom first, and the packages each may import (its tsconfig references and its dependencies). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
-import type { GitHubRepositoryResource } from '@zero/runtime/sessions/session-record';
+import type { GitHubRepositoryResource } from '@zero/runtime/store/session-record';
 import { normalizeProjectFolder, PathError } from '@zero/runtime/projects/paths';
 
 /** Where a session's working copy is, inside its sandbox (`SANDBOX_WORKSPACE`). */

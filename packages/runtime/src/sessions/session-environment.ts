@@ -1,4 +1,4 @@
-import { readSessionRecord } from './session-record';
+import { readSessionRecord } from '../store/session-record';
 import type { RunEnvironment } from '@zero/agent/loop/environment-tools';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { WorkQueue } from '../environments/work-queue';

@@ -9,7 +9,7 @@ import type { ArtifactStore } from '../store/artifact-store';
 import type { SessionStore } from '../store/session-store';
 import type { MemoryStore } from '../memory/memory-store';
 import type { EnvironmentStore } from '../environments/environment-store';
-import type { GitHubRepositoryResource } from '../sessions/session-record';
+import type { GitHubRepositoryResource } from '../store/session-record';
 
 /**
  * The built-in tools' side of the tool contract (`@zero/agent/tools/tool`): the services this runtime
