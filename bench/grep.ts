@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import { ProjectFileCache } from '@zero/runtime/projects/file-cache';
 import { ProjectStore } from '@zero/runtime/projects/project-store';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createS3Client } from '@zero/runtime/store/clients';
 import { grepTool } from '@zero/runtime/tools/grep';
 import { globTool } from '@zero/runtime/tools/glob';

@@ -14,7 +14,7 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS } from '@zero/agent/loop/limits';
 import { startLocalStack, syncAgents } from '../local/stack';
 import { startChildServer } from '../tests/support/child';
 import { DEV, DEV_KEY } from '../tests/support/harness';

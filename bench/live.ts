@@ -12,7 +12,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS } from '@zero/agent/loop/limits';
 import { startServer, type RunningServer } from '../local/server';
 import { startLocalStack, syncAgents } from '../local/stack';
 import { startChildServer } from '../tests/support/child';

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { McpClients } from '@zero/integrations/mcp/clients';
 import { McpServerStore } from '@zero/integrations/mcp/server-store';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { defineTool, type ToolContext } from '@zero/runtime/tools/tool';
 import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { ArtifactStore } from '@zero/runtime/store/artifact-store';

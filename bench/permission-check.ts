@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import { SessionStore } from '@zero/runtime/store/session-store';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createDynamoClient, createS3Client } from '@zero/runtime/store/clients';
 import { defineTool, type ToolContext } from '@zero/runtime/tools/tool';
 import type { AgentDefinition } from '@zero/agent/definitions/definition';

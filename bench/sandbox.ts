@@ -14,7 +14,7 @@ import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
 import { LocalSandbox } from '@zero/runtime/environments/local/bubblewrap';
 import { runSandboxEvent } from '@zero/runtime/environments/lambda/handler';
 import { packTree } from '@zero/runtime/environments/lambda/wire';
-import { runProgram } from '@zero/runtime/tools/command/spawn';
+import { runProgram } from '@zero/runtime/environments/spawn';
 import { ms, percentile, table } from './support/stats';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);

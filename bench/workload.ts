@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { buildSystemPrompt } from '@zero/runtime/run/prompt';
+import { buildSystemPrompt } from '@zero/agent/loop/prompt';
 import { defineTool, type ToolSpec } from '@zero/runtime/tools/tool';
 import { parseAgentMarkdown } from '@zero/agent/definitions/parse';
 

@@ -5,12 +5,12 @@ import { withdrawEnvironmentCalls } from '@zero/runtime/sessions/session-environ
 import { WorkQueue } from '@zero/runtime/environments/work-queue';
 import { DEFAULT_MODEL, tiersFromEnv, type ModelTiers } from '@zero/agent/model/aliases';
 import { complexityRulesFromEnv, type ComplexityRule } from '@zero/agent/model/complexity-routing';
-import { agentModel } from '@zero/runtime/run/run-setup';
+import { agentModel } from '@zero/agent/loop/run-setup';
 import type { ModelProvider } from '@zero/agent/model/provider';
 import { lazyProvider } from '@zero/agent/model/lazy-provider';
 import { providersConfigFromEnv, type ProvidersConfig } from '@zero/agent/model/providers-config';
 import type { AgentCheck } from '@zero/agent/definitions/catalog';
-import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS, limitsFromEnv, type RunLimits } from '@zero/agent/loop/limits';
 import type { ChatDeps } from '@zero/runtime/sessions/start-chat';
 import { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import { createDynamoClient, createS3Client, type StoreConfig } from '@zero/runtime/store/clients';
@@ -36,42 +36,16 @@ import { MemoryLocks } from '@zero/runtime/memory/memory-lock';
 import { VaultStore } from '@zero/runtime/vaults/vault-store';
 import { LocalKeyWrapper, Sealer } from '@zero/runtime/vaults/sealer';
 import { KmsKeyWrapper } from '@zero/runtime/vaults/kms';
-import { memoryTool } from '@zero/runtime/tools/memory';
-import { readSkillTool } from '@zero/runtime/tools/read-skill';
-import { delegateAgentTool } from '@zero/runtime/tools/delegate-agent';
-import { getAgentInfoTool } from '@zero/runtime/tools/get-agent-info';
-import { getAnalysisTool } from '@zero/runtime/tools/get-analysis';
-import { globTool } from '@zero/runtime/tools/glob';
-import { grepTool } from '@zero/runtime/tools/grep';
-import { listProjectsTool } from '@zero/runtime/tools/list-projects';
-import { readFileTool } from '@zero/runtime/tools/read-file';
-import { renderReportTool } from '@zero/runtime/tools/render-report';
-import { createWebFetchTool } from '@zero/runtime/tools/web-fetch';
 import { StoredWebFetchCache } from '@zero/runtime/tools/web-fetch-cache';
-import { createHttpRequestTool } from '@zero/runtime/tools/http-request';
-import { listRequestsTool } from '@zero/runtime/tools/list-requests';
-import { createRunRequestTool } from '@zero/runtime/tools/run-request';
-import { saveRequestTool } from '@zero/runtime/tools/save-request';
-import { createSaveBaselineTool } from '@zero/runtime/tools/save-baseline';
-import { createCheckRegressionTool } from '@zero/runtime/tools/check-regression';
-import { parseStackTraceTool } from '@zero/runtime/tools/parse-stack-trace';
-import { dbQueryTool } from '@zero/runtime/tools/db-query';
-import { webSearchTool } from '@zero/runtime/tools/web-search';
-import { writeFileTool } from '@zero/runtime/tools/write-file';
-import { createRunCommandTool } from '@zero/runtime/tools/run-command';
-import { createBashTool } from '@zero/runtime/tools/bash';
-import { editFileTool } from '@zero/runtime/tools/edit-file';
-import { deletePathTool } from '@zero/runtime/tools/delete-path';
-import { listFilesTool } from '@zero/runtime/tools/list-files';
-import { diffFilesTool } from '@zero/runtime/tools/diff-files';
 import { commandOptionsFromEnv, type CommandOptions } from '@zero/runtime/tools/command/command-policy';
 import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { outboundAllowFromEnv } from '@zero/agent/net/outbound-allow';
 import { McpClients } from '@zero/integrations/mcp/clients';
 import { McpServerStore } from '@zero/integrations/mcp/server-store';
 import type { McpSecretResolver } from '@zero/integrations/mcp/secrets';
-import { ToolRegistry, type ServerToolSpec } from '@zero/runtime/tools/registry';
-import { permissionsFromEnv, type DeploymentPermissions } from '@zero/runtime/tools/policy';
+import { ToolRegistry } from '@zero/agent/tools/registry';
+import { builtinTools } from '@zero/runtime/tools/builtins';
+import { permissionsFromEnv, type DeploymentPermissions } from '@zero/agent/tools/policy';
 import type { ToolSpec } from '@zero/runtime/tools/tool';
 import type { GitHubOptions } from '@zero/integrations/github/client';
 import type { GitHubSettings } from '@zero/integrations/github/settings';
@@ -190,40 +164,8 @@ export interface Runtime extends ChatDeps {
   outbound: OutboundOptions;
 }
 
-/** The built-in tools every deployment registers. */
-export function builtinTools(options: { outbound?: OutboundOptions; commands?: CommandOptions } = {}): (ToolSpec<any> | ServerToolSpec)[] {
-  // run_command and bash share one sandbox (its network goes through the outbound guard) and the run's copy.
-  const commands: CommandOptions = { ...options.commands, sandboxOptions: { ...options.commands?.sandboxOptions, outbound: options.outbound } };
-  return [
-    getAgentInfoTool,
-    delegateAgentTool,
-    listProjectsTool,
-    readFileTool,
-    grepTool,
-    globTool,
-    getAnalysisTool,
-    writeFileTool,
-    renderReportTool,
-    createWebFetchTool(options.outbound),
-    webSearchTool,
-    createRunCommandTool(commands),
-    createBashTool(commands),
-    editFileTool,
-    deletePathTool,
-    listFilesTool,
-    diffFilesTool,
-    memoryTool,
-    readSkillTool,
-    createHttpRequestTool(options.outbound),
-    dbQueryTool,
-    listRequestsTool,
-    createRunRequestTool(options.outbound),
-    saveRequestTool,
-    createSaveBaselineTool(options.outbound),
-    createCheckRegressionTool(options.outbound),
-    parseStackTraceTool,
-  ];
-}
+/** The built-in tools every deployment registers (listed beside the registry, in the runtime). */
+export { builtinTools };
 
 // Webhook investigations are finished when a run ends and settled after a background job: loaded
 // then, so that a cold start serving a member's request does not evaluate them.

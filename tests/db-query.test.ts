@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createDbQueryTool, dbQueryTool } from '@zero/runtime/tools/db-query';
 import type { ToolContext } from '@zero/runtime/tools/tool';
 import { startPostgres, type TestPostgres } from './support/postgres';

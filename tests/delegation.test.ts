@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { RunDelegator } from '@zero/runtime/run/delegate';
 import { defineTool } from '@zero/runtime/tools/tool';
 import { requireAgent } from '@zero/agent/definitions/catalog';
-import { toMessages } from '@zero/runtime/run/history';
+import { toMessages } from '@zero/agent/loop/history';
 import type { LogRecord, NewLogRecord } from '@zero/runtime/store/items/log-record';
 import type { StreamEvent } from '@zero/agent/wire/events';
 import type { FakeRequest, FakeTurn } from './support/fake-anthropic';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS } from '@zero/agent/loop/limits';
 import { holdEvent, sweepOutbox } from '@zero/integrations/subscriptions';
 import { ScheduleTimer, fireSchedule, type FireOutcome } from '@zero/integrations/schedules';
 import { startChildServer } from './support/child';

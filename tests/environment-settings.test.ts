@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createBashTool } from '@zero/runtime/tools/bash';
 import type { Runtime } from '../functions/create-runtime';
 import type { ToolContext } from '@zero/runtime/tools/tool';

@@ -60,7 +60,7 @@ describe('recognising errors across package copies', () => {
       [ModelCallAborted, (await copyOf('../packages/agent/src/model/provider')).ModelCallAborted, []],
       [OutboundBlockedError, (await copyOf('../packages/agent/src/net/outbound')).OutboundBlockedError, ['private address']],
       [PathError, (await copyOf('../packages/runtime/src/projects/paths')).PathError, ['the path is empty']],
-      [LeaseLostError, (await copyOf('../packages/runtime/src/store/lease-store')).LeaseLostError, ['taken over']],
+      [LeaseLostError, (await copyOf('../packages/agent/src/loop/lease-lost')).LeaseLostError, ['taken over']],
     ];
     for (const [Class, Copy, args] of cases) {
       const copied = new (Copy as new (...a: unknown[]) => Error)(...args);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { editFileTool } from '@zero/runtime/tools/edit-file';
 import type { RunningServer } from '../local/server';
 import { DEV, getJson, postJson, send, startHarness, startSecondInstance, type Harness } from './support/harness';

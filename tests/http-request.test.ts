@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createDynamoClient, createS3Client } from '@zero/runtime/store/clients';
 import { createHttpRequestTool } from '@zero/runtime/tools/http-request';
 import type { ResolvedAddress } from '@zero/agent/net/outbound';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS } from '@zero/agent/loop/limits';
 import { createDynamoClient } from '@zero/runtime/store/clients';
 import type { RunningServer } from '../local/server';
 import { DEV, send, startHarness, type Harness, startSecondInstance } from './support/harness';

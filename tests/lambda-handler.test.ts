@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS } from '@zero/agent/loop/limits';
 import { FIRST_FLUSH_PADDING } from '../functions/http/app';
 import { startServer, type RunningServer } from '../local/server';
 import { startLocalStack, syncAgents, type LocalStack } from '../local/stack';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { planProgressOf } from '@zero/runtime/plan/progress';
+import { planProgressOf } from '@zero/agent/plan/progress';
 import { cliEnv, runCli } from './support/cli';
 import { DEV_KEY, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';

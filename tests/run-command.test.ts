@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createRunCommandTool, runCommandTool } from '@zero/runtime/tools/run-command';
 import type { LogRecord } from '@zero/runtime/store/items/log-record';
 import { getJson, startHarness, type Harness } from './support/harness';

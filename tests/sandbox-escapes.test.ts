@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '@zero/runtime/environments/sandbox';
 import { HIDDEN_UNDER_USR, LocalSandbox } from '@zero/runtime/environments/local/bubblewrap';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createBashTool } from '@zero/runtime/tools/bash';
 import { createRunCommandTool } from '@zero/runtime/tools/run-command';
 import type { ToolContext } from '@zero/runtime/tools/tool';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Anthropic, { toFile } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createBashTool } from '@zero/runtime/tools/bash';
 import { startHarness, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { DEFAULT_MODEL } from '@zero/agent/model/aliases';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { defineTool, toolServices } from '@zero/runtime/tools/tool';
 import { requireAgent } from '@zero/agent/definitions/catalog';
-import { runLoop } from '@zero/runtime/run/loop';
+import { runLoop } from '@zero/agent/loop/loop';
 import type { NewLogRecord } from '@zero/runtime/store/items/log-record';
 import { startHarness, type Harness } from './support/harness';
 
@@ -40,8 +40,11 @@ describe('a step: its tool calls and its assistant record', () => {
     };
     h.fake.script({ toolCalls: [{ name: tool, input: {} }] }, { text: 'Done.' });
     const outcome = await runLoop(
-      { ...rt, tools },
-      { sessionId: 'step-order', runId: `run_${tool}`, agent, model: DEFAULT_MODEL, voice: 'neutral', messages: [{ role: 'user', content: 'go' }], append, services: toolServices(rt) },
+      {
+        deps: { ...rt, tools },
+        run: { sessionId: 'step-order', runId: `run_${tool}`, agent, model: DEFAULT_MODEL, voice: 'neutral', messages: [{ role: 'user', content: 'go' }] },
+        ports: { append, services: toolServices(rt) },
+      },
       () => undefined,
     );
     expect(outcome.status).toBe('completed');

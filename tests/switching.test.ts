@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DirAgentCatalog } from '@zero/agent/definitions/catalog';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { builtinTools } from '../functions/create-runtime';
 import type { StreamEvent } from '@zero/agent/wire/events';
 import { startChildServer } from './support/child';

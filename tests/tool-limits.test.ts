@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { limitsFromEnv } from '@zero/runtime/run/limits';
+import { limitsFromEnv } from '@zero/agent/loop/limits';
 import { syncAgents } from '../local/stack';
 import { cliEnv, runCli } from './support/cli';
 import { DEV, DEV_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';

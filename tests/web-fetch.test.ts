@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createWebFetchTool } from '@zero/runtime/tools/web-fetch';
 import type { ResolvedAddress } from '@zero/agent/net/outbound';
 import type { ToolContext } from '@zero/runtime/tools/tool';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { builtinTools } from '../functions/create-runtime';
 import { requireAgent } from '@zero/agent/definitions/catalog';
 import type { FakeRequest } from './support/fake-anthropic';

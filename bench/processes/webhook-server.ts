@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS } from '@zero/agent/loop/limits';
 import type { RunQueue } from '@zero/runtime/sessions/queue';
 import { startServer } from '../../local/server';
 import { syncAgents } from '../../local/stack';

@@ -76,6 +76,23 @@ export const MOVES = [
   ['packages/core/src/environment-store', 'packages/integrations/src/environment-store'],
   // The composition root goes to the edge, beside the functions that start it (local/ imports functions/ already).
   ['packages/core/src/runtime.ts', 'functions/create-runtime.ts'],
+
+  // Second pass (issue 31): the loop and the tool contract go down into the agent package, which has no storage.
+  // A row's old path may be a new path of a row above: the table is read as a chain (core → runtime → agent).
+  // The loop (run/ but delegation, which runs child runs over the runtime's services, and the barrel) → @zero/agent/loop.
+  ...['loop', 'end-run', 'compaction', 'history', 'history.test', 'budget', 'limits', 'limits.test', 'tool-limits', 'tool-input-deltas', 'prompt',
+    'stop-reasons', 'secret-scrubber', 'secret-scrubber.test', 'speaker', 'speaker.test', 'summarise', 'environment-tools', 'run-setup', 'run-setup.test',
+  ].map((name) => [`packages/runtime/src/run/${name}.ts`, `packages/agent/src/loop/${name}.ts`]),
+  // The registry and the permission policy beside the tool contract; the built-in tools stay in the runtime.
+  ['packages/runtime/src/tools/registry.ts', 'packages/agent/src/tools/registry.ts'],
+  ['packages/runtime/src/tools/registry.test.ts', 'packages/agent/src/tools/registry.test.ts'],
+  ['packages/runtime/src/tools/policy', 'packages/agent/src/tools/policy'],
+  // The plan_progress tool is the loop's (a run of a plan gets it); it needs no service.
+  ['packages/runtime/src/plan/progress.ts', 'packages/agent/src/plan/progress.ts'],
+  // Running a program is the sandboxes' ground: the command tools use the environments, never the other way.
+  ['packages/runtime/src/tools/command/spawn.ts', 'packages/runtime/src/environments/spawn.ts'],
+  // A session's Managed Agents record (one S3 object a session) is a stored item: tools and environments read it without climbing to sessions/.
+  ['packages/runtime/src/sessions/session-record.ts', 'packages/runtime/src/store/session-record.ts'],
 ];
 
 /** The packages, bottom first, and the packages each may import (its tsconfig references and its dependencies). */
@@ -105,21 +122,37 @@ const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
 const SKIP_DIRS = new Set(['node_modules', 'dist', '.tsbuild', '.sst', 'fixtures', 'screenshots', 'results']);
 const EXTS = ['', '.ts', '.tsx', '.mts', '.mjs', '.js', '/index.ts', '/index.tsx', '/index.mjs'];
 
-/** Where an old path stands now (or null when no entry moves it). */
-function moved(oldPath) {
+/** One row's move of a path (the first row that names it, a file before its folder), or null. */
+function movedOnce(oldPath) {
   for (const [from, to] of MOVES) {
     if (oldPath === from) return to;
     if (oldPath.startsWith(from + '/')) return to + oldPath.slice(from.length);
   }
   return null;
 }
-/** Where a path stood before the move (the table read backwards), or itself. */
-function before(newPath) {
+/** Where an old path stands now, following the rows as a chain (or null when no row moves it). */
+function moved(oldPath) {
+  let now = null;
+  for (let next = movedOnce(oldPath), seen = 0; next && next !== now && seen < MOVES.length; next = movedOnce(next), seen++) now = next;
+  return now;
+}
+/** One row read backwards: where a path stood before that row moved it, or null. */
+function beforeOnce(newPath) {
   for (const [from, to] of MOVES) {
     if (newPath === to) return from;
     if (newPath.startsWith(to + '/')) return from + newPath.slice(to.length);
   }
-  return newPath;
+  return null;
+}
+/** Every place a path stood before, the latest first (a file merged from a branch may still be written from any of them). */
+function befores(newPath) {
+  const out = [];
+  for (let p = beforeOnce(newPath); p && !out.includes(p) && out.length < MOVES.length; p = beforeOnce(p)) out.push(p);
+  return out;
+}
+/** Where a path stood before the last move (the table read backwards), or itself. */
+function before(newPath) {
+  return befores(newPath)[0] ?? newPath;
 }
 const isFile = (p) => { try { return fs.statSync(abs(p)).isFile(); } catch { return false; } };
 const resolveNow = (p) => EXTS.map((e) => p + e).find(isFile) ?? null;
@@ -214,7 +247,14 @@ function targetOf(file, old, spec) {
   if (spec.startsWith('.')) {
     const now = resolveNow(path.posix.join(path.posix.dirname(file), spec));
     if (now) return now;
-    return resolveOld(path.posix.join(path.posix.dirname(old), spec));
+    // Written where the file stands now, of a target that moved; else written where the file stood before (any earlier place).
+    const here = resolveOld(path.posix.join(path.posix.dirname(file), spec));
+    if (here) return here;
+    for (const earlier of [old, ...befores(file)]) {
+      const there = resolveOld(path.posix.join(path.posix.dirname(earlier), spec));
+      if (there) return there;
+    }
+    return null;
   }
   const m = /^@zero\/core(\/.*)?$/.exec(spec);
   if (m) {
@@ -223,7 +263,8 @@ function targetOf(file, old, spec) {
     return f ? resolveOld(`packages/core/src/${f}`.replace(/\.ts$/, '')) : null;
   }
   const p = /^@zero\/([^/]+)(?:\/(.*))?$/.exec(spec);
-  if (p && LAYERS[p[1]] && p[1] !== 'client' && p[1] !== 'cli') return resolveNow(`packages/${p[1]}/src/${p[2] ?? 'index'}`);
+  // A subpath of one of the packages by layer: where it stands now, or where the file it named went since.
+  if (p && LAYERS[p[1]] && p[1] !== 'client' && p[1] !== 'cli') return resolveOld(`packages/${p[1]}/src/${p[2] ?? 'index'}`);
   return null;
 }
 
@@ -262,7 +303,7 @@ function rewriteFile(file, names) {
     if (!spec.startsWith('.') && !spec.startsWith('@zero/')) return all;
     const target = targetOf(file, old, spec);
     if (!target) {
-      if (spec.startsWith('.') || spec.startsWith('@zero/core')) unplaced.push(`${file}: ${spec}`);
+      if (spec.startsWith('.') || /^@zero\/(core|agent|runtime|integrations)(\/|$)/.test(spec)) unplaced.push(`${file}: ${spec}`);
       return all;
     }
     if (/^@zero\/(client|cli)/.test(spec)) return all;

@@ -7,7 +7,7 @@
  * signal itself the moment the first record of that kind is durable: dead (or frozen) exactly
  * between storing a record and what follows it, which no outside timing can hit reliably.
  */
-import { DEFAULT_LIMITS } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS } from '@zero/agent/loop/limits';
 import type { RuntimeConfig } from '../../functions/create-runtime';
 import { startServer } from '../../local/server';
 import { testTools } from './tools';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { DEFAULT_LIMITS, type RunLimits } from '@zero/runtime/run/limits';
+import { DEFAULT_LIMITS, type RunLimits } from '@zero/agent/loop/limits';
 import type { AuthConfig } from '@zero/runtime/auth/authenticator';
-import type { DeploymentPermissions } from '@zero/runtime/tools/policy/deployment';
+import type { DeploymentPermissions } from '@zero/agent/tools/policy/deployment';
 import type { OutboundOptions } from '@zero/agent/net/outbound';
 import type { RuntimeConfig } from '../../functions/create-runtime';
 import type { ToolSpec } from '@zero/runtime/tools/tool';

@@ -20,6 +20,8 @@ export function toolContext(rt: Runtime, call: { sessionId: string; projectId: s
     projects: rt.projects,
     projectFiles: rt.projectFiles,
     projectAccess: rt.projectAccess,
+    // As a run does: the session's overrides (here read at each call).
+    permissionOverrides: async () => (await rt.sessions.getPermissions(call.sessionId))?.permissions,
     signal: new AbortController().signal,
   };
 }

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { agentModel } from '@zero/runtime/run/run-setup';
+import { agentModel } from '@zero/agent/loop/run-setup';
 import { describeThinking } from '@zero/agent/model/thinking';
 import { agentListSchema } from '@zero/agent/wire';
 import { describe } from '../declare';

@@ -3,7 +3,7 @@ import { conflict } from '@zero/agent/errors';
 import { decideApprovals, type Decision } from '@zero/runtime/sessions/decide-approval';
 import { requireAccess } from '@zero/runtime/sessions/access';
 import { refuseMemberAnswer, selfHostedEnvironmentOf } from '@zero/runtime/sessions/session-environment';
-import { truncate } from '@zero/runtime/tools/registry';
+import { truncate } from '@zero/agent/tools/registry';
 import { approvalRequestSchema, approvalResponseSchema, toolResultRequestSchema, toolResultResponseSchema } from '@zero/agent/wire';
 import { describe, json } from '../declare';
 import type { AppDeps, Env } from '../env';

@@ -9,7 +9,7 @@ import { requireAccess } from '@zero/runtime/sessions/access';
 import { refuseMemberAnswer, selfHostedEnvironmentOf } from '@zero/runtime/sessions/session-environment';
 import { openSession, titleFrom } from '@zero/runtime/sessions/open-session';
 import { startChat } from '@zero/runtime/sessions/start-chat';
-import { truncate } from '@zero/runtime/tools/registry';
+import { truncate } from '@zero/agent/tools/registry';
 import type { Runtime } from '../../create-runtime';
 import type { User } from '@zero/runtime/auth/roles';
 import {

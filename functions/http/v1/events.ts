@@ -6,7 +6,7 @@ import { decideApprovals } from '@zero/runtime/sessions/decide-approval';
 import { formatEventId } from '@zero/agent/events/ids';
 import { wakeSession } from '@zero/runtime/sessions/wake-session';
 import { stopRun } from '@zero/runtime/sessions/stop-run';
-import { truncate } from '@zero/runtime/tools/registry';
+import { truncate } from '@zero/agent/tools/registry';
 import { watchSession } from '@zero/runtime/sessions/watch-session';
 import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { IdentifiedEvent } from '@zero/agent/events/recorder';

@@ -1,6 +1,6 @@
 import { conflict } from '@zero/agent/errors';
 import { TOOLSET_TOOLS, type ToolsetToolName } from '../managed/toolset';
-import { readSessionRecord } from '@zero/runtime/sessions/session-record';
+import { readSessionRecord } from '@zero/runtime/store/session-record';
 import type { ManagedAgentVersion } from '../managed/agent-document';
 import { decideApprovals } from '@zero/runtime/sessions/decide-approval';
 import { waitingRun } from '@zero/runtime/sessions/approvals';

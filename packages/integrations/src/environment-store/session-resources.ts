@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
-import type { FileResource, GitHubRepositoryResource, SessionResource } from '@zero/runtime/sessions/session-record';
+import type { FileResource, GitHubRepositoryResource, SessionResource } from '@zero/runtime/store/session-record';
 import type { FileRecord } from '@zero/runtime/files/file-store';
 import { normalizeProjectFolder, PathError } from '@zero/runtime/projects/paths';
 

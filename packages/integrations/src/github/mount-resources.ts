@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { GitHubSettings } from './settings';
-import type { GitHubRepositoryResource } from '@zero/runtime/sessions/session-record';
+import type { GitHubRepositoryResource } from '@zero/runtime/store/session-record';
 import { mapLimit } from '@zero/runtime/projects/project-store';
 
 /**

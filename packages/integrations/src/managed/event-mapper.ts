@@ -2,7 +2,7 @@ import { compareEventPositions, parseEventId, type EventPosition } from '@zero/a
 import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import type { StreamEvent, Usage } from '@zero/agent/wire';
 import { userMessageContent } from './user-message-content';
-import { STOP_REASONS } from '@zero/runtime/run/stop-reasons';
+import { STOP_REASONS } from '@zero/agent/loop/stop-reasons';
 import { sumManagedUsage } from './session-usage';
 import { TOOLSET_TOOLS } from './toolset';
 

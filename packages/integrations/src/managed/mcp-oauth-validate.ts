@@ -1,6 +1,6 @@
 import type { FetchedResponse, OutboundOptions } from '@zero/agent/net/outbound';
 import { invalidField } from '@zero/agent/errors';
-import { SecretScrubber } from '@zero/runtime/run/secret-scrubber';
+import { SecretScrubber } from '@zero/agent/loop/secret-scrubber';
 import type { CredentialRecord, CredentialSecret, VaultStore } from '@zero/runtime/vaults/vault-store';
 
 /** `BetaManagedAgentsRefreshHTTPResponse`: a captured answer, its body scrubbed of the credential's secrets and cut. */

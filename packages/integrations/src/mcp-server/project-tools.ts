@@ -12,7 +12,7 @@ import { globTool } from '@zero/runtime/tools/glob';
 import { grepTool } from '@zero/runtime/tools/grep';
 import { listProjectsTool } from '@zero/runtime/tools/list-projects';
 import { readFileTool } from '@zero/runtime/tools/read-file';
-import { ToolRegistry } from '@zero/runtime/tools/registry';
+import { ToolRegistry } from '@zero/agent/tools/registry';
 import { toolServices, type ApprovalAnswer, type ApprovalRequest, type ToolContext, type ToolSpec } from '@zero/runtime/tools/tool';
 import { projectIdSchema } from '@zero/agent/wire';
 import { callerAccess } from './caller-access';

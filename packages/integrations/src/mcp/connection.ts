@@ -3,7 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedFetch, OutboundOptions } from '@zero/agent/net/outbound';
 import { redact } from '@zero/agent/log/redact';
-import { SecretScrubber } from '@zero/runtime/run/secret-scrubber';
+import { SecretScrubber } from '@zero/agent/loop/secret-scrubber';
 import type { McpServerConfig, McpServerView } from '@zero/agent/wire/mcp-servers';
 import { RefreshTokenGrant } from './oauth';
 import { fillSecrets, referencedSecrets, type McpSecretResolver } from './secrets';

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ZeroError, invalidRequest, unauthorized } from '@zero/agent/errors';
 import { MAX_MESSAGE_CHARS, gitRefSchema, projectIdSchema } from '@zero/agent/wire';
-import { webhookAuthorId } from '@zero/runtime/run/speaker';
+import { webhookAuthorId } from '@zero/agent/loop/speaker';
 import { startUnattended } from '@zero/runtime/sessions/start-unattended';
 import type { HookConfig } from './hook-config';
 import { genericSigningPayload, verifySha256 } from './signature';

@@ -1,5 +1,5 @@
-import { finalText } from '@zero/runtime/run/history';
-import { isWebhookAuthor } from '@zero/runtime/run/speaker';
+import { finalText } from '@zero/agent/loop/history';
+import { isWebhookAuthor } from '@zero/agent/loop/speaker';
 import type { FinishedRun } from '@zero/runtime/sessions/drive';
 import { DEFAULT_APPROVAL_TTL_MS, pendingApproval, waitingRun } from '@zero/runtime/sessions/approvals';
 import { unfinishedRun } from '@zero/runtime/sessions/resume';

@@ -1,6 +1,6 @@
 import { ZeroError, invalidField } from '@zero/agent/errors';
 import { randomUUID } from 'node:crypto';
-import type { ActiveRunBudget, BudgetHold, BudgetStop } from '../run/budget';
+import type { ActiveRunBudget, BudgetHold, BudgetStop } from '@zero/agent/loop/budget';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OperationsStore } from '../store/operations-store';
 import { UsageStore, type UsageAdded } from '../store/usage-store';

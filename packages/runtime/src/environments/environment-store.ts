@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuthUser } from '../auth/authenticator';
 import { conflict, notFound } from '@zero/agent/errors';
-import { ZERO_ENVIRONMENT_ID } from '../sessions/session-record';
+import { ZERO_ENVIRONMENT_ID } from '../store/session-record';
 import { keys } from '../store/keys';
 import { environmentItem, environmentRecordSchema, packagesStatusSchema, type EnvironmentKind, type EnvironmentRecord, type PackagesStatus } from '../store/items/environment';
 import { Table } from '../store/table';

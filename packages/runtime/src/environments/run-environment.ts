@@ -1,5 +1,5 @@
 import type { SandboxLimits } from './sandbox';
-import { readSessionRecord, type SessionResource } from '../sessions/session-record';
+import { readSessionRecord, type SessionResource } from '../store/session-record';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { EnvironmentLimits, EnvironmentNetwork, EnvironmentRecord } from '../store/items/environment';
 import { defaultEnvironment, DEFAULT_ENVIRONMENT_ID, type EnvironmentStore } from './environment-store';

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { defineErrorClass } from '@zero/agent/errors';
-import type { ProgramOutcome } from '../tools/command/spawn';
+import type { ProgramOutcome } from './spawn';
 
-export type { ProgramOutcome, CappedStream } from '../tools/command/spawn';
+export type { ProgramOutcome, CappedStream } from './spawn';
 
 /**
  * What one command may use. Every limit applies to the command and everything it starts:

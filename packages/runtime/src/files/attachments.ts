@@ -72,7 +72,9 @@ export async function holdAttachments(artifacts: ArtifactStore, sessionId: strin
 export const sessionHolds = (artifacts: ArtifactStore, sessionId: string, sha256: string) => new BlobStore(artifacts).holds(sha256, `session:${sessionId}`);
 
 /** The bytes of attachments, base64, by hash. */
-export type AttachmentData = ReadonlyMap<string, string>;
+export type { AttachmentData } from '@zero/agent/loop/attachment-blocks';
+export { attachmentBlocks } from '@zero/agent/loop/attachment-blocks';
+import type { AttachmentData } from '@zero/agent/loop/attachment-blocks';
 
 /**
  * Reads the conversation's attachments for a model call, newest first, until their total reaches
@@ -100,13 +102,3 @@ export async function loadAttachmentData(artifacts: ArtifactStore, refs: readonl
   return data;
 }
 
-/** A message's attachments as the model is sent them: image and document blocks, or a note for one left out. */
-export function attachmentBlocks(refs: readonly AttachmentRef[], data: AttachmentData | undefined): ContentBlockParam[] {
-  return refs.map((ref): ContentBlockParam => {
-    const base64 = data?.get(ref.sha256);
-    const name = ref.filename ?? ref.media_type;
-    if (base64 === undefined) return { type: 'text', text: `[attachment ${name} (${ref.size} bytes) is left out of this call: the conversation's attachments are over the request's limit, or it was deleted]` };
-    if (isImageType(ref.media_type)) return { type: 'image', source: { type: 'base64', media_type: ref.media_type, data: base64 } };
-    return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: base64 }, ...(ref.filename ? { title: ref.filename } : {}) };
-  });
-}

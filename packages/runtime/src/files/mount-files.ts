@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { FileResource } from '../sessions/session-record';
+import type { FileResource } from '../store/session-record';
 import type { ArtifactStore } from '../store/artifact-store';
 import { BlobStore } from './blob-store';
 

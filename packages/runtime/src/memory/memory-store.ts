@@ -5,6 +5,7 @@ import { pathFromKey } from '../projects/paths';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { MemoryLocks } from './memory-lock';
 import { memoryKey, memoryPrefix, memoryStoreName, shownPath, type MemoryStoreRef } from './paths';
+import type { MemoryEntry } from '@zero/agent/loop/memory-index';
 
 /** What one store may hold; documented in docs/context.md (Memory), set with `ZERO_MEMORY_*`. */
 export interface MemoryLimits {
@@ -26,11 +27,8 @@ export interface MemoryFile {
   hash: string;
 }
 
-/** One entry of a store's index: a path and its size, never its content. */
-export interface MemoryEntry {
-  path: string;
-  size: number;
-}
+/** One entry of a store's index (declared where the loop's prompt reads it). */
+export type { MemoryEntry };
 
 /** Conditions on a write: the hash the writer read (`If-Match`), or that there must be no file yet (`If-None-Match: *`). */
 export interface WriteConditions {

@@ -2,7 +2,8 @@ import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { ProjectAccess } from '../projects/project-access';
 import type { Role } from '../store/records';
 import type { SessionStore } from '../store/session-store';
-import type { MemoryEntry, MemoryStore } from './memory-store';
+import type { MemoryStore } from './memory-store';
+import type { MemoryIndex } from '@zero/agent/loop/memory-index';
 import type { MemoryStoreRef } from './paths';
 
 /** The store a session's agent keeps its memory in, or why it has none here (phrased for the model). */
@@ -48,13 +49,7 @@ export async function sessionMemory(
   return { ok: true, store: { kind: 'project', projectId }, shared: people.length > 1, role };
 }
 
-/** What a run's system prompt says of its agent's memory: the store's index, or why there is none. */
-export interface MemoryIndex {
-  /** e.g. `your own memory (user "alice")`. */
-  store?: string;
-  entries?: MemoryEntry[];
-  unavailable?: string;
-}
+export type { MemoryIndex };
 
 /** The memory index for a run's prompt; undefined for an agent without memory. Must not throw: a failure is `unavailable`. */
 export async function memoryIndexFor(

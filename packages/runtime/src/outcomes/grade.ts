@@ -3,7 +3,7 @@ import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import type { ModelProvider, TextBlockParam } from '@zero/agent/model/provider';
 import { stepCost } from '@zero/agent/model/pricing';
 import type { OutcomeVerdict, Usage } from '@zero/agent/wire';
-import { fenceOutsideText } from '../run/speaker';
+import { fenceOutsideText } from '@zero/agent/loop/speaker';
 
 /** What the grader is shown: nothing of the agent's conversation, only these three. */
 export interface GradeInput {

@@ -8,11 +8,11 @@ import type { LogRecord, NewLogRecord } from '../store/records';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { toolServices, type DelegationRequest, type Delegator, type ToolOutput, type ToolServices } from '../tools/tool';
-import { finalText, textOf, toMessages } from './history';
-import { runLoop, type Emit, type RunDeps, type RunOutcome } from './loop';
+import { finalText, textOf, toMessages } from '@zero/agent/loop/history';
+import { runLoop, type Emit, type RunDeps, type RunOutcome } from '@zero/agent/loop/loop';
 import { redact } from '@zero/agent/log/redact';
-import { refuseInDelegatedRun, withoutServerCommands, type RunEnvironment } from './environment-tools';
-import { resolveRunSetup, type RunSetup } from './run-setup';
+import { refuseInDelegatedRun, withoutServerCommands, type RunEnvironment } from '@zero/agent/loop/environment-tools';
+import { resolveRunSetup, type RunSetup } from '@zero/agent/loop/run-setup';
 
 /** What every delegation under one top-level run shares: the session, its log and its stream. */
 export interface DelegationScope {
@@ -183,25 +183,34 @@ export class RunDelegator implements Delegator {
 
     const signals = [call.signal, ...(scope.signal ? [scope.signal] : [])];
     const outcome = await runLoop(
-      { ...scope.deps, limits: { ...scope.deps.limits, wallTimeMs: Math.min(scope.deps.limits.wallTimeMs, remainingMs) } },
       {
-        sessionId: scope.sessionId,
-        runId,
-        agent: scope.environment ? withoutServerCommands(target) : target,
-        model,
-        voice,
-        projectId: scope.projectId,
-        messages,
-        append,
-        appendTogether,
-        services: toolServices(scope.deps),
+        deps: { ...scope.deps, limits: { ...scope.deps.limits, wallTimeMs: Math.min(scope.deps.limits.wallTimeMs, remainingMs) } },
+        run: {
+          sessionId: scope.sessionId,
+          runId,
+          agent: scope.environment ? withoutServerCommands(target) : target,
+          model,
+          voice,
+          projectId: scope.projectId,
+          messages,
+          options: {
+            ...(scope.environment ? { clientTools: scope.environment.tools } : {}),
+            memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
+            skills: target.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(scope.deps, scope.sessionId, target) : undefined,
+            frameworkHints: await frameworkHintsFor(scope.deps.projects, target, scope.projectId),
+          },
+        },
+        ports: {
+          append,
+          appendTogether,
+          services: toolServices(scope.deps),
+          // The session's overrides, read at each call (a child run is short; its caller's may change meanwhile).
+          permissionOverrides: async () => (await scope.deps.sessions.getPermissions(scope.sessionId))?.permissions,
+          delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
+          confirmLease: scope.confirmLease,
+          ...(scope.environment ? { callClientTool: async (call) => refuseInDelegatedRun(scope.environment!, call.name) } : {}),
+        },
         signal: AbortSignal.any(signals),
-        delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
-        confirmLease: scope.confirmLease,
-        ...(scope.environment ? { clientTools: scope.environment.tools, callClientTool: async (call) => refuseInDelegatedRun(scope.environment!, call.name) } : {}),
-        memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
-        skills: target.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(scope.deps, scope.sessionId, target) : undefined,
-        frameworkHints: await frameworkHintsFor(scope.deps.projects, target, scope.projectId),
       },
       emit,
     );

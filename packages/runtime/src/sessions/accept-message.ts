@@ -1,4 +1,4 @@
-import { PLAN_PROGRESS_TOOL } from '../plan/progress';
+import { PLAN_PROGRESS_TOOL } from '@zero/agent/plan/progress';
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '@zero/agent/definitions/catalog';
 import type { EventPosition } from '@zero/agent/events/ids';

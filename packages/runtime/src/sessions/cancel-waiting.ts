@@ -1,4 +1,4 @@
-import { STOP_REASONS } from '../run/stop-reasons';
+import { STOP_REASONS } from '@zero/agent/loop/stop-reasons';
 import { fencedOut } from '../store/positions';
 import type { LogRecord } from '../store/records';
 import { waitingRun } from './approvals';

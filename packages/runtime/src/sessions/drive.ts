@@ -1,7 +1,7 @@
-import { STOP_REASONS } from '../run/stop-reasons';
+import { STOP_REASONS } from '@zero/agent/loop/stop-reasons';
 import { LeaseLostError, type StopRequest } from '../store/lease-store';
 import type { LogRecord } from '../store/records';
-import { LEASE_LOST } from '../run/end-run';
+import { LEASE_LOST } from '@zero/agent/loop/end-run';
 import { lastRunIfOpen, unfinishedRun } from './resume';
 import { runMessage, type RunSpec } from './run-message';
 import type { ClaimedSession, DriveOptions, SessionRunnerDeps } from './runner-deps';

@@ -1,7 +1,7 @@
 import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import type { InboxMessage, LogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
-import { pendingToolCalls } from '../run/history';
+import { pendingToolCalls } from '@zero/agent/loop/history';
 import type { SessionRunnerDeps } from './runner-deps';
 import { waitingRun } from './approvals';
 

@@ -3,28 +3,28 @@ import { EventRecorder } from '@zero/agent/events/recorder';
 import type { StreamEvent, Usage } from '@zero/agent/wire';
 import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import { RunDelegator } from '../run/delegate';
-import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '../run/end-run';
+import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '@zero/agent/loop/end-run';
 import { log } from '@zero/agent/log/log';
-import { toMessages } from '../run/history';
+import { toMessages } from '@zero/agent/loop/history';
 import { loadAttachmentData, type AttachmentData } from '../files/attachments';
-import { runLoop, type RunParams } from '../run/loop';
-import type { ActiveRunBudget } from '../run/budget';
+import { runLoop, type RunPorts } from '@zero/agent/loop/loop';
+import type { ActiveRunBudget } from '@zero/agent/loop/budget';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
-import { resolveRunSetup } from '../run/run-setup';
+import { resolveRunSetup } from '@zero/agent/loop/run-setup';
 import { tierModel } from '@zero/agent/model/aliases';
 import { decideComplexity, routeOf } from '@zero/agent/model/complexity-routing';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import { MAX_RECORDS_PER_ITEM } from '../store/items/log-record';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
-import type { ToolResult } from '../tools/registry';
+import type { ToolResult } from '@zero/agent/tools/registry';
 import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
 import { APPROVERS, askedBefore, clientAnswerOf, decisionOf, deciderName } from './approvals';
 import type { PermissionMap } from '@zero/agent/wire';
 import { resumeState } from './resume';
 import { selfHostedEnvironmentOf } from './session-environment';
-import { withEnvironmentTools, withoutServerCommands } from '../run/environment-tools';
+import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 
 /** How finely a session's `updated_at` follows its activity. */
@@ -119,8 +119,8 @@ export async function runMessage(
   const announce: RunEnding['announce'] = async (record) => deps.onRunEnding?.({ session: next, runId, record });
   const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle, announce });
   /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
-  const compact: RunParams['compact'] = async ({ model, tokensBefore, window, estimate }) => {
-    const { planCompaction, summarise } = await import('../run/summarise');
+  const compact: RunPorts['compact'] = async ({ model, tokensBefore, window, estimate }) => {
+    const { planCompaction, summarise } = await import('@zero/agent/loop/summarise');
     const plan = planCompaction(history, agentOfRun?.compaction?.keep_turns ?? deps.limits.compactKeepTurns, runId);
     if (!plan) return undefined;
     const maxTokens = Math.min(SUMMARY_MAX_TOKENS, deps.limits.maxOutputTokensPerCall);
@@ -136,7 +136,7 @@ export async function runMessage(
    * `done`, so the sessions list fetched on it shows the title. The call's usage counts in the run's; a failed
    * call leaves the title the session had, and the run goes on to its end as it would have.
    */
-  const conclude: RunParams['conclude'] = async (outcome, unwritten) => {
+  const conclude: RunPorts['conclude'] = async (outcome, unwritten) => {
     // The answer is written with the run's end, after this: the title and the grade read it from the run.
     const withAnswer = unwritten ? [...history, unwritten as LogRecord] : history;
     const titled = await titleSession(outcome, withAnswer);
@@ -226,7 +226,7 @@ export async function runMessage(
     }
     return { content: `Client tool "${call.name}" waits for a client's result.`, is_error: true, truncated: false, waiting: true };
   };
-  const services = { ...toolServices(deps), permissionOverrides };
+  const services = toolServices(deps);
   // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
   const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
   const background: Promise<unknown>[] = [];
@@ -317,41 +317,48 @@ export async function runMessage(
     budget = (await deps.budgets?.())?.forRun({ sessionId, runId, userId: payer, agentId: agent.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000, toolCalls });
     const runDeps = { ...deps, budget };
     const outcome = await runLoop(
-      runDeps,
       {
-        sessionId,
-        runId,
-        agent: environment ? withoutServerCommands(agent) : agent,
-        model,
-        voice,
-        projectId: next.project_id,
-        messages: toMessages(history, { openRunId: runId, attachments: await conversationAttachments() }),
-        append,
-        appendTogether: append,
-        services,
-        signal: controller.signal,
-        resume: spec.record ? resumeState(history, runId) : undefined,
-        deadline,
-        handoverReserveMs: deps.handoverReserveMs,
-        delegator: RunDelegator.forRun(
-          { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
-          agent,
+        deps: runDeps,
+        run: {
+          sessionId,
           runId,
-        ),
-        requestApproval,
-        clientTools,
-        thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
-        planSteps: message ? message.plan_steps : spec.record.plan_steps,
-        maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
-        callClientTool,
-        confirmLease,
-        settle,
-        announce,
-        compact,
-        conclude,
-        memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
-        skills: agent.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(deps, sessionId, agent) : undefined,
-        frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
+          agent: environment ? withoutServerCommands(agent) : agent,
+          model,
+          voice,
+          projectId: next.project_id,
+          messages: toMessages(history, { openRunId: runId, attachments: await conversationAttachments() }),
+          resume: spec.record ? resumeState(history, runId) : undefined,
+          deadline,
+          handoverReserveMs: deps.handoverReserveMs,
+          options: {
+            clientTools,
+            thinkingBudget: message ? message.thinking_budget : spec.record.thinking_budget,
+            planSteps: message ? message.plan_steps : spec.record.plan_steps,
+            maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
+            memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
+            skills: agent.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(deps, sessionId, agent) : undefined,
+            frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
+          },
+        },
+        ports: {
+          append,
+          appendTogether: append,
+          services,
+          permissionOverrides,
+          delegator: RunDelegator.forRun(
+            { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
+            agent,
+            runId,
+          ),
+          requestApproval,
+          callClientTool,
+          confirmLease,
+          settle,
+          announce,
+          compact,
+          conclude,
+        },
+        signal: controller.signal,
       },
       emit,
     );

@@ -4,7 +4,7 @@ import type { ModelTiers } from '@zero/agent/model/aliases';
 import type { ComplexityRule } from '@zero/agent/model/complexity-routing';
 import type { LeaseStore, RunLease } from '../store/lease-store';
 import type { InboxMessage, LogRecord, NewLogRecord, SessionMeta } from '../store/records';
-import type { RunDeps } from '../run/loop';
+import type { RunDeps } from '@zero/agent/loop/loop';
 import type { ToolServices } from '../tools/tool';
 import type { LocalRuns } from './run-registry';
 import type { RunQueue } from './queue';

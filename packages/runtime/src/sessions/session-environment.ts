@@ -1,5 +1,5 @@
-import { readSessionRecord } from './session-record';
-import type { RunEnvironment } from '../run/environment-tools';
+import { readSessionRecord } from '../store/session-record';
+import type { RunEnvironment } from '@zero/agent/loop/environment-tools';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { WorkQueue } from '../environments/work-queue';
 import { conflict } from '@zero/agent/errors';

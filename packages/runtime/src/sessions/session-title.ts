@@ -1,9 +1,9 @@
 import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import { maxCostOf, stepCost } from '@zero/agent/model/pricing';
 import type { ModelProvider, TextBlockParam } from '@zero/agent/model/provider';
-import type { RunBudget } from '../run/budget';
-import { CHARS_PER_TOKEN } from '../run/compaction';
-import { fenceOutsideText } from '../run/speaker';
+import type { RunBudget } from '@zero/agent/loop/budget';
+import { CHARS_PER_TOKEN } from '@zero/agent/loop/compaction';
+import { fenceOutsideText } from '@zero/agent/loop/speaker';
 import type { LogRecord } from '../store/records';
 import type { Usage } from '@zero/agent/wire';
 import { titleFrom } from './open-session';

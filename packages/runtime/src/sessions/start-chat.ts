@@ -5,7 +5,7 @@ import { formatEventId, parseEventId, type EventPosition } from '@zero/agent/eve
 import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import type { ChatRequest } from '@zero/agent/wire';
 import { zeroUsage } from '@zero/agent/events/usage';
-import { describeFailure } from '../run/end-run';
+import { describeFailure } from '@zero/agent/loop/end-run';
 import type { User } from '../auth/roles';
 import { acceptMessage, type AcceptedMessage } from './accept-message';
 import { admitMessage } from './admit-message';

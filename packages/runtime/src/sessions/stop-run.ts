@@ -1,4 +1,4 @@
-import { STOP_REASONS, type StopKind } from '../run/stop-reasons';
+import { STOP_REASONS, type StopKind } from '@zero/agent/loop/stop-reasons';
 import type { SessionRunnerDeps } from './runner-deps';
 
 /** Asks a run to stop at its next safe point, wherever it runs. */

@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conflict, defineErrorClass, type ZeroError } from '@zero/agent/errors';
+import { conflict, type ZeroError } from '@zero/agent/errors';
 import { runLeaseItem, runLeaseKey, type StopRequest } from './items/run-lease';
 import { keys } from './keys';
+import { LeaseLostError } from '@zero/agent/loop/lease-lost';
 import type { SessionStore } from './session-store';
 import { isConditionFailure } from './table';
 
@@ -30,8 +31,8 @@ export interface PositionReservation {
   event: number;
 }
 
-/** The lease was taken over by another instance: this one must stop writing for the session. */
-export class LeaseLostError extends defineErrorClass('LeaseLostError') {}
+/** The lease was taken over by another instance: this one must stop writing for the session (declared where the loop reads it). */
+export { LeaseLostError };
 
 /**
  * One active run per session, held by a lease item (`LEASE`) in DynamoDB:

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toMessages } from '../run/history';
+import { toMessages } from '@zero/agent/loop/history';
 import { logRecordSchema } from './records';
 
 // Stored records outlive deploys: every version ever written must keep loading.

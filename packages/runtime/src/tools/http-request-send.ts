@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { FetchedResponse, OutboundOptions } from '@zero/agent/net/outbound';
-import { SecretScrubber } from '../run/secret-scrubber';
+import { SecretScrubber } from '@zero/agent/loop/secret-scrubber';
 import { HTTP_SECRET_PREFIX, mentionsSecret, referencedSecrets, resolveSecrets } from './http-secrets';
 import type { VaultSecretLookup } from '../vaults/session-secrets';
 import {

@@ -1,4 +1,4 @@
-import type { SecretScrubber } from '../run/secret-scrubber';
+import type { SecretScrubber } from '@zero/agent/loop/secret-scrubber';
 import { hostAllowed } from '../vaults/host-binding';
 import type { VaultSecret } from '../vaults/session-secrets';
 

@@ -1,7 +1,7 @@
 /** Tools: the contract, the registry and the built-in tools. */
 export * from './tool';
-export * from './registry';
-export * from './policy';
+export * from '@zero/agent/tools/registry';
+export * from '@zero/agent/tools/policy';
 export * from './get-agent-info';
 export * from './delegate-agent';
 export * from './project-scope';

@@ -1,7 +1,7 @@
 import { ZeroError, notFound } from '@zero/agent/errors';
 import { memoryPathOf, shownPath, type MemoryStoreRef } from '../memory/paths';
 import type { MemoryStore } from '../memory/memory-store';
-import { fenceOutsideText } from '../run/speaker';
+import { fenceOutsideText } from '@zero/agent/loop/speaker';
 import type { MemoryInput } from './memory';
 import type { ToolOutput } from './tool';
 

@@ -1,4 +1,4 @@
-import type { ServerToolSpec } from './registry';
+import type { ServerToolSpec } from '@zero/agent/tools/registry';
 
 /** Anthropic's server-side web search; the model provider runs it and Zero relays its blocks as tool events. */
 export const webSearchTool: ServerToolSpec = {

@@ -1,5 +1,5 @@
 import type { ArtifactStore } from '../store/artifact-store';
-import { readSessionRecord } from '../sessions/session-record';
+import { readSessionRecord } from '../store/session-record';
 import type { VaultStore } from './vault-store';
 
 /** A vault credential's secret, ready for http_request: its value and the hosts it may go to. */

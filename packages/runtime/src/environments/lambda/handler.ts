@@ -4,7 +4,7 @@ import { access, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { extractTarGz } from '../../projects/archive';
-import { runProgram } from '../../tools/command/spawn';
+import { runProgram } from '../spawn';
 import type { StrayProcessReaper } from './reaper';
 import { filesOf, MAX_CHANGES_BASE64, sandboxEventSchema, type SandboxResult } from './wire';
 

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { normalizeProjectPath } from '../../projects/paths';
-import type { ProgramOutcome } from '../../tools/command/spawn';
+import type { ProgramOutcome } from '../spawn';
 import type { Sandbox, SandboxAvailability, SandboxRunSpec } from '../sandbox';
 import { MAX_ARCHIVE_BASE64, packTree, sandboxResultSchema, type SandboxEvent } from './wire';
 

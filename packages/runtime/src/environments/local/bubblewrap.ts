@@ -3,7 +3,7 @@ import { access, chmod, lchown, lstat, mkdir, mkdtemp, readdir, readlink, stat, 
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import type { OutboundOptions } from '@zero/agent/net/outbound';
-import { runProgram, type ProgramOutcome } from '../../tools/command/spawn';
+import { runProgram, type ProgramOutcome } from '../spawn';
 import { SandboxUnavailableError, type Sandbox, type SandboxAvailability, type SandboxRunSpec } from '../sandbox';
 import { startEgressProxy, RELAY_SCRIPT, type EgressProxy } from './egress-proxy';
 import { PACKAGES_MOUNT, prefixEnvironment } from './packages-mount';

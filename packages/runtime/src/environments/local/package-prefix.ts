@@ -3,7 +3,7 @@ import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineErrorClass } from '@zero/agent/errors';
-import { runProgram } from '../../tools/command/spawn';
+import { runProgram } from '../spawn';
 import { packagesHash, type PrefixPackages } from '../packages-hash';
 
 export { packagesHash, type PrefixPackages };

@@ -11,7 +11,7 @@ import type { ToolContext, ToolOutput } from '../tool';
 import type { CommandOptions } from './command-policy';
 import type { CopyExtra, ScratchCopies } from './scratch';
 import type { SkillVersion } from '../../skills/skill-store';
-import type { CappedStream, ProgramOutcome } from './spawn';
+import type { CappedStream, ProgramOutcome } from '../../environments/spawn';
 
 /** What the model is shown of each stream (the registry caps the whole result as well). */
 const SHOWN_STDOUT_CHARS = 30_000;

@@ -1,9 +1,15 @@
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
-import type { VoiceMode } from '@zero/agent/wire';
-import type { TextBlockParam } from '@zero/agent/model/provider';
-import type { MemoryIndex } from '../memory/session-memory';
+import type { AgentDefinition } from '../definitions/definition';
+import type { VoiceMode } from '../wire';
+import type { TextBlockParam } from '../model/provider';
+import type { MemoryIndex } from './memory-index';
 import { fenceOutsideText } from './speaker';
-import type { SessionSkills } from '../skills/session-skills';
+
+/** An agent's skills as the prompt lists them (the runtime resolves them: its `skills/session-skills.ts`). */
+export interface PromptSkills {
+  skills: readonly unknown[];
+  /** The prompt's Skills section: each skill's name and description (empty when there is nothing to say). */
+  section: string;
+}
 
 export interface PromptInput {
   agent: AgentDefinition;
@@ -13,8 +19,8 @@ export interface PromptInput {
   tools: { name: string; description: string }[];
   /** The agent's memory store, when its file sets `memory:`: listed (paths and sizes), never read into the prompt. */
   memory?: MemoryIndex;
-  /** The agent's skills, resolved for the session (see `skills/session-skills.ts`): listed by name and description, never read into the prompt. */
-  skills?: SessionSkills;
+  /** The agent's skills, resolved for the session: listed by name and description, never read into the prompt. */
+  skills?: PromptSkills;
   /** The project's framework hints section, for an API tester (see `tools/api-testing/framework-hints.ts`). */
   frameworkHints?: string;
 }

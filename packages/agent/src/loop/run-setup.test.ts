@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DirAgentCatalog } from '@zero/agent/definitions/catalog';
-import { ZeroError } from '@zero/agent/errors';
+import { DirAgentCatalog } from '../definitions/catalog';
+import { ZeroError } from '../errors';
 import { resolveRunSetup } from './run-setup';
 
 describe('resolveRunSetup: one rule for a message and for a delegated task', () => {

@@ -1,9 +1,9 @@
-import type { ContentBlockParam, MessageParam } from '@zero/agent/model/provider';
-import type { LogRecord } from '../store/records';
+import type { ContentBlockParam, MessageParam } from '../model/provider';
+import type { LogRecord } from '../records/log-record';
 import { lastCompaction, summaryText } from './compaction';
 import type { ToolImage } from '../tools/tool';
 import { speakerText } from './speaker';
-import { attachmentBlocks, type AttachmentData } from '../files/attachments';
+import { attachmentBlocks, type AttachmentData } from './attachment-blocks';
 
 type ToolUse = { id: string; name: string; input: unknown };
 type ToolResultContent = string | ({ type: 'text'; text: string } | { type: 'image'; source: { type: 'base64'; media_type: ToolImage['media_type']; data: string } })[];

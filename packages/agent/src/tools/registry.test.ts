@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { AgentDefinition } from '../definitions/definition';
 import { ToolRegistry } from './registry';
 import { defineTool, type ToolContext } from './tool';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRecord } from '../store/records';
+import type { LogRecord } from '../records/log-record';
 import { toMessages, withConversationBreakpoint } from './history';
 
 const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };

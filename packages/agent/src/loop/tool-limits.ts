@@ -1,5 +1,5 @@
-import { describeZodError } from '@zero/agent/errors';
-import { toolLimitsSchema, type ToolLimits, type ToolUsage } from '@zero/agent/wire';
+import { describeZodError } from '../errors';
+import { toolLimitsSchema, type ToolLimits, type ToolUsage } from '../wire';
 
 /**
  * Reads `ZERO_TOOL_LIMITS` (JSON, e.g. `{"http_request": 25}`); throws an error naming

@@ -1,6 +1,6 @@
 import type picomatchModule from 'picomatch';
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
-import { splitPermissionRule, stricter, type PermissionDecision, type PermissionMap, type ToolPolicy } from '@zero/agent/wire';
+import type { AgentDefinition } from '../../definitions/definition';
+import { splitPermissionRule, stricter, type PermissionDecision, type PermissionMap, type ToolPolicy } from '../../wire';
 import type { DeploymentPermissions } from './deployment';
 
 export type PermissionLevel = 'session' | 'agent' | 'deployment';

@@ -1,7 +1,7 @@
-import { requireAgent, type AgentCatalog } from '@zero/agent/definitions/catalog';
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
-import type { VoiceMode } from '@zero/agent/wire';
-import { resolveModel, tierModel, type ModelTier, type ModelTiers } from '@zero/agent/model/aliases';
+import { requireAgent, type AgentCatalog } from '../definitions/catalog';
+import type { AgentDefinition } from '../definitions/definition';
+import type { VoiceMode } from '../wire';
+import { resolveModel, tierModel, type ModelTier, type ModelTiers } from '../model/aliases';
 
 /** Who a run asks for and how; what it leaves out comes from the agent's definition. */
 export interface RunRequest {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { planStepStatusSchema, type PlanStepStatus } from '@zero/agent/wire/plan';
+import { planStepStatusSchema, type PlanStepStatus } from '../wire/plan';
 import { defineTool, type ToolSpec } from '../tools/tool';
 
 /**

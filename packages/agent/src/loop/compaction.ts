@@ -1,5 +1,5 @@
-import type { MessageParam, ModelUsage } from '@zero/agent/model/provider';
-import type { LogRecord } from '../store/records';
+import type { MessageParam, ModelUsage } from '../model/provider';
+import type { LogRecord } from '../records/log-record';
 import { fenceOutsideText } from './speaker';
 
 /** Characters per token before the API has counted any of the run's calls (the usual rule for English and code). */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { toolLimitsSchema } from '@zero/agent/wire';
+import { toolLimitsSchema } from '../wire';
 import { toolLimitsFromEnv } from './tool-limits';
 
 /** Every limit of a run, enforced in one place: the loop. */

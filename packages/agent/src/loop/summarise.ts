@@ -1,8 +1,8 @@
-import { addUsage, zeroUsage } from '@zero/agent/events/usage';
-import type { ModelProvider, TextBlockParam } from '@zero/agent/model/provider';
-import { stepCost } from '@zero/agent/model/pricing';
-import type { LogRecord } from '../store/records';
-import type { Usage } from '@zero/agent/wire';
+import { addUsage, zeroUsage } from '../events/usage';
+import type { ModelProvider, TextBlockParam } from '../model/provider';
+import { stepCost } from '../model/pricing';
+import type { LogRecord } from '../records/log-record';
+import type { Usage } from '../wire';
 import { CHARS_PER_TOKEN, lastCompaction } from './compaction';
 import { fenceOutsideText } from './speaker';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Author } from '../store/records';
+import type { Author } from '../wire';
 
 const WEBHOOK_AUTHOR = 'webhook:';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { describeZodError } from '@zero/agent/errors';
-import { permissionDecisionSchema, permissionMapSchema } from '@zero/agent/wire';
+import { describeZodError } from '../../errors';
+import { permissionDecisionSchema, permissionMapSchema } from '../../wire';
 
 /**
  * The deployment's defaults (`ZERO_PERMISSIONS`, JSON): a decision for

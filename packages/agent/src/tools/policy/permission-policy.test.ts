@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAgentMarkdown } from '@zero/agent/definitions/parse';
+import { parseAgentMarkdown } from '../../definitions/parse';
 import { PermissionPolicy } from './permission-policy';
 import { permissionsFromEnv } from './deployment';
 

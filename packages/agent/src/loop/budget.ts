@@ -1,4 +1,4 @@
-import type { BudgetScope, Usage } from '@zero/agent/wire';
+import type { BudgetScope, Usage } from '../wire';
 
 /** A spent budget: which, and the words the run's `done` gives. */
 export interface BudgetStop {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { PermissionMap, ToolPolicy, Usage } from '@zero/agent/wire';
-import type { ToolUnion } from '@zero/agent/model/provider';
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { PermissionMap, ToolPolicy, Usage } from '../wire';
+import type { ToolUnion } from '../model/provider';
+import type { AgentDefinition } from '../definitions/definition';
 import { PermissionPolicy, type DeploymentPermissions, type PermissionVerdict } from './policy';
 import type { ToolContext, ToolImage, ToolOutput, ToolSpec } from './tool';
 
@@ -31,16 +31,19 @@ export interface ExecuteOptions {
   maxOutputChars: number;
 }
 
-/** The tools Zero knows, by name. Agents pick theirs through frontmatter `tools:`. */
-export class ToolRegistry {
-  private readonly tools = new Map<string, ToolSpec<any>>();
+/**
+ * The tools Zero knows, by name. Agents pick theirs through frontmatter `tools:`.
+ * `S`: the services every call's context carries (the runtime's tool services); the registry never looks inside.
+ */
+export class ToolRegistry<S extends object = any> {
+  private readonly tools = new Map<string, ToolSpec<any, S>>();
   /** Each tool's input as JSON Schema, converted when a run first sends it: a cold start registers every tool but sends few. */
   private readonly schemas = new Map<string, InputSchema>();
   private readonly serverTools = new Map<string, ServerToolSpec>();
   /** Decides every call `execute` is asked to run: allow, ask or deny. */
   readonly policy: PermissionPolicy;
 
-  constructor(tools: (ToolSpec<any> | ServerToolSpec)[] = [], options: { permissions?: DeploymentPermissions; policy?: PermissionPolicy } = {}) {
+  constructor(tools: (ToolSpec<any, S> | ServerToolSpec)[] = [], options: { permissions?: DeploymentPermissions; policy?: PermissionPolicy } = {}) {
     this.policy = options.policy ?? new PermissionPolicy(options.permissions);
     for (const tool of tools) {
       if ('definition' in tool) this.registerServerTool(tool);
@@ -54,7 +57,7 @@ export class ToolRegistry {
     this.serverTools.set(tool.name, tool);
   }
 
-  register(tool: ToolSpec<any>): void {
+  register(tool: ToolSpec<any, S>): void {
     if (this.tools.has(tool.name) || this.serverTools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
     this.tools.set(tool.name, tool);
   }
@@ -63,9 +66,9 @@ export class ToolRegistry {
    * A registry for one run: these tools and this policy, and `extra` tools
    * found when the run starts (its agent's MCP tools). This registry is left as it is.
    */
-  extend(extra: readonly ToolSpec<any>[]): ToolRegistry {
+  extend(extra: readonly ToolSpec<any, S>[]): ToolRegistry<S> {
     if (extra.length === 0) return this;
-    const scoped = new ToolRegistry([...this.tools.values(), ...this.serverTools.values()], { policy: this.policy });
+    const scoped = new ToolRegistry<S>([...this.tools.values(), ...this.serverTools.values()], { policy: this.policy });
     for (const [name, schema] of this.schemas) scoped.schemas.set(name, schema);
     for (const tool of extra) scoped.register(tool);
     return scoped;
@@ -75,7 +78,7 @@ export class ToolRegistry {
     return new Set([...this.tools.keys(), ...this.serverTools.keys()]);
   }
 
-  get(name: string): ToolSpec<any> | undefined {
+  get(name: string): ToolSpec<any, S> | undefined {
     return this.tools.get(name);
   }
 
@@ -90,7 +93,7 @@ export class ToolRegistry {
     });
   }
 
-  private inputSchema(tool: ToolSpec<any>): InputSchema {
+  private inputSchema(tool: ToolSpec<any, S>): InputSchema {
     if (tool.inputSchema) return tool.inputSchema;
     let schema = this.schemas.get(tool.name);
     if (!schema) {
@@ -131,7 +134,7 @@ export class ToolRegistry {
    * tool, invalid input, a timeout or a failure becomes an error result the
    * model sees.
    */
-  async execute(name: string, input: unknown, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {
+  async execute(name: string, input: unknown, context: ToolContext<S>, options: ExecuteOptions): Promise<ToolResult> {
     const tool = this.tools.get(name);
     const granted = context.agent.tools;
     // A call the model wrote as text that could not be read (see model/text-tool-protocol.ts): nothing to run, the problem to fix.
@@ -183,9 +186,9 @@ export class ToolRegistry {
    * on the call (`callPolicy`) apply when the input is one `replaces` takes; otherwise only the
    * rules on the tool's name do. Must not throw.
    */
-  async permitAs(replaces: string, name: string, input: unknown, context: ToolContext): Promise<ToolResult | undefined> {
+  async permitAs(replaces: string, name: string, input: unknown, context: ToolContext<S>): Promise<ToolResult | undefined> {
     // A tool this deployment lacks is judged as one with side effects, under its name.
-    const tool: ToolSpec<any> = this.tools.get(replaces) ?? { name: replaces, description: '', readOnly: false, input: z.never(), execute: async () => '' };
+    const tool: ToolSpec<any, S> = this.tools.get(replaces) ?? { name: replaces, description: '', readOnly: false, input: z.never(), execute: async () => '' };
     const parsed = tool.input.safeParse(input);
     return this.permit({ ...tool, ...(parsed.success ? {} : { callPolicy: undefined, policySubject: undefined }) }, parsed.success ? parsed.data : undefined, context, input, name);
   }
@@ -196,15 +199,11 @@ export class ToolRegistry {
    * each run (once), so an owner's change applies from the next run; a policy that
    * cannot be read refuses the call.
    */
-  private async permit(tool: ToolSpec<any>, input: unknown, context: ToolContext, asSent: unknown, name = tool.name): Promise<ToolResult | undefined> {
+  private async permit(tool: ToolSpec<any, S>, input: unknown, context: ToolContext<S>, asSent: unknown, name = tool.name): Promise<ToolResult | undefined> {
     let verdict: PermissionVerdict;
     try {
-      // A run hands its overrides over (read once); contexts built by hand read the store, or have none.
-      const overrides = context.permissionOverrides
-        ? await context.permissionOverrides()
-        : context.sessions
-          ? (await context.sessions.getPermissions(context.sessionId))?.permissions
-          : undefined;
+      // A run hands its overrides over (read once); a context without them has none.
+      const overrides = await context.permissionOverrides?.();
       verdict = await this.policy.decide(policyTool(tool, tool.callPolicy?.(input)), context.agent, overrides, await tool.policySubject?.(input, context));
     } catch (error) {
       return errorResult(`Tool "${name}" was not run: its permission policy could not be read (${error instanceof Error ? error.message : String(error)}).`);
@@ -229,7 +228,7 @@ export class ToolRegistry {
 
 /** What the permission policy knows of a tool. */
 /** What the policy knows of a tool, and what the tool says of this call (`callPolicy`), if it was given one. */
-function policyTool(tool: ToolSpec<any>, call?: { readOnly?: boolean; ask?: string }) {
+function policyTool(tool: ToolSpec<any, any>, call?: { readOnly?: boolean; ask?: string }) {
   return {
     name: tool.name,
     readOnly: tool.readOnly === true || call?.readOnly === true,

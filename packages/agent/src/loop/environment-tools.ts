@@ -1,6 +1,6 @@
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
+import type { AgentDefinition } from '../definitions/definition';
 import type { ToolResult } from '../tools/registry';
-import type { ClientTool } from '@zero/agent/wire';
+import type { ClientTool } from '../wire';
 
 /**
  * Zero's tools that run commands in the server's sandbox. In a session whose environment is

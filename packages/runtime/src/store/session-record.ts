@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { ArtifactStore } from '../store/artifact-store';
+import type { ArtifactStore } from './artifact-store';
 
 /** The default environment (see `environment-store/`): a session made through `/api/v2` is in it. */
 export const ZERO_ENVIRONMENT_ID = 'env_zero_lambda';

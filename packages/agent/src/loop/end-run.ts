@@ -1,10 +1,10 @@
-import { ZeroError } from '@zero/agent/errors';
-import type { BudgetScope, RunStatus, StreamEvent, Usage } from '@zero/agent/wire';
-import { ModelError } from '@zero/agent/model/provider';
-import { LeaseLostError } from '../store/lease-store';
-import type { NewLogRecord } from '../store/records';
-import { redact } from '@zero/agent/log/redact';
-import { doneOfEnd, doneOfWait } from '@zero/agent/records/done';
+import { ZeroError } from '../errors';
+import type { BudgetScope, RunStatus, StreamEvent, Usage } from '../wire';
+import { ModelError } from '../model/provider';
+import { LeaseLostError } from './lease-lost';
+import type { NewLogRecord } from '../records/log-record';
+import { redact } from '../log/redact';
+import { doneOfEnd, doneOfWait } from '../records/done';
 
 export interface RunOutcome {
   /** `handover`: not over; it continues elsewhere from its log. `awaiting_approval`: not over; it waits for decisions on `pending`. */
