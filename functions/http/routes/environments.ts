@@ -1,22 +1,9 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
-import {
-  DEFAULT_ENVIRONMENT_ID,
-  applyZeroInput,
-  defaultEnvironment,
-  deploymentSandboxKind,
-  environmentIdSchema,
-  environmentInputSchema,
-  environmentListSchema,
-  environmentPatchSchema,
-  environmentResponseSchema,
-  environmentView,
-  newEnvironmentId,
-  patchMetadata,
-  deleteEnvironment,
-  type EnvironmentRecord,
-} from '@zero/integrations/environment-store';
+import { applyZeroInput, environmentIdSchema, environmentInputSchema, environmentListSchema, environmentPatchSchema, environmentResponseSchema, environmentView, patchMetadata, deleteEnvironment } from '@zero/integrations/environment-store';
+import { DEFAULT_ENVIRONMENT_ID, defaultEnvironment, deploymentSandboxKind, newEnvironmentId } from '@zero/runtime/environments/environment-store';
+import { type EnvironmentRecord } from '@zero/runtime/store/items/environment';
 import { describe, json, param } from '../declare';
 import type { AppDeps, Env } from '../env';
 

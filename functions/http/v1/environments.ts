@@ -1,19 +1,9 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
-import {
-  DEFAULT_ENVIRONMENT_ID,
-  applyConfig,
-  defaultEnvironment,
-  deploymentSandboxKind,
-  environmentCreateParams,
-  environmentResource,
-  environmentUpdateParams,
-  newEnvironmentId,
-  patchMetadata,
-  deleteEnvironment,
-  type EnvironmentRecord,
-} from '@zero/integrations/environment-store';
+import { applyConfig, environmentCreateParams, environmentResource, environmentUpdateParams, patchMetadata, deleteEnvironment } from '@zero/integrations/environment-store';
+import { DEFAULT_ENVIRONMENT_ID, defaultEnvironment, deploymentSandboxKind, newEnvironmentId } from '@zero/runtime/environments/environment-store';
+import { type EnvironmentRecord } from '@zero/runtime/store/items/environment';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';

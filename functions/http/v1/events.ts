@@ -11,19 +11,10 @@ import { watchSession } from '@zero/runtime/sessions/watch-session';
 import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import type { User } from '@zero/runtime/auth/roles';
-import { acceptWorkResult, mayReach } from '@zero/integrations/environment-store';
-import {
-  compareManaged,
-  createEventMapper,
-  interruptEventId,
-  readSessionRecord,
-  managedCursor,
-  parseManagedCursor,
-  readSessionUpdates,
-  type ManagedEvent,
-  type ManagedSessionRecord,
-  type PreviewType,
-} from '@zero/integrations/managed';
+import { acceptWorkResult } from '@zero/integrations/environment-store';
+import { mayReach } from '@zero/runtime/environments/environment-store';
+import { compareManaged, createEventMapper, interruptEventId, managedCursor, parseManagedCursor, readSessionUpdates, type ManagedEvent, type PreviewType } from '@zero/integrations/managed';
+import { readSessionRecord, type ManagedSessionRecord } from '@zero/runtime/store/session-record';
 import { json, query } from './validate';
 import { ATTACHMENTS_BODY_HINT, MAX_BODY_WITH_ATTACHMENTS_BYTES } from '@zero/agent/wire';
 import type { Env } from '../env';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { invalidField, tooLarge } from '@zero/agent/errors';
 import { queueMessage } from '@zero/runtime/sessions/start-chat';
-import type { ManagedSessionRecord } from '@zero/integrations/managed';
+import type { ManagedSessionRecord } from '@zero/runtime/store/session-record';
 import { DEFAULT_OUTCOME_ITERATIONS, MAX_MESSAGE_CHARS, MAX_OUTCOME_ITERATIONS, MAX_RUBRIC_CHARS, type OutcomeSpec } from '@zero/agent/wire';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';

@@ -2,7 +2,8 @@ import { requireAccess } from '@zero/runtime/sessions/access';
 import { unfinishedRun } from '@zero/runtime/sessions/resume';
 import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import type { SessionMeta } from '@zero/runtime/store';
-import { agentOfSession, agentResource, managedSessionUsage, outcomeEvaluations, readSessionRecord, splitPinnedId, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { agentOfSession, agentResource, managedSessionUsage, outcomeEvaluations, splitPinnedId } from '@zero/integrations/managed';
+import { readSessionRecord, ZERO_ENVIRONMENT_ID, type ManagedSessionRecord } from '@zero/runtime/store/session-record';
 import { sessionResourceView } from '@zero/integrations/environment-store';
 import type { V1Deps } from './deps';
 

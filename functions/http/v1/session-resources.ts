@@ -5,7 +5,7 @@ import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import { BlobStore } from '@zero/runtime/files/blob-store';
 import { FileStore } from '@zero/runtime/files/file-store';
 import type { SessionResource } from '@zero/runtime/store/session-record';
-import { writeSessionRecord, type ManagedSessionRecord } from '@zero/integrations/managed';
+import { writeSessionRecord, type ManagedSessionRecord } from '@zero/runtime/store/session-record';
 import { checkMountPaths, fileResource, githubRepositoryResource, memoryStoreRefusal, sessionResourceParams, sessionResourceView, type SessionResourceParams } from '@zero/integrations/environment-store';
 import { json, query } from './validate';
 import type { Env } from '../env';

@@ -2,15 +2,9 @@ import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
 import type { AuthUser } from '@zero/runtime/auth/authenticator';
-import {
-  DEFAULT_RECLAIM_MS,
-  LeasePreconditionError,
-  acknowledgeWork,
-  failExpiredWork,
-  patchMetadata,
-  stopWork,
-  type WorkItem,
-} from '@zero/integrations/environment-store';
+import { acknowledgeWork, failExpiredWork, patchMetadata, stopWork } from '@zero/integrations/environment-store';
+import { DEFAULT_RECLAIM_MS, LeasePreconditionError } from '@zero/runtime/environments/work-queue';
+import { type WorkItem } from '@zero/runtime/store/items/work-item';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';

@@ -1,11 +1,6 @@
-export * from '@zero/runtime/environments/environment-store';
 export * from './environment-params';
 export * from './environment-resource';
-export * from '@zero/runtime/environments/work-queue';
 export * from './self-hosted';
 export * from './toolset-definitions';
-export type { EnvironmentRecord, EnvironmentKind, EnvironmentLimits, EnvironmentNetwork, EnvironmentPackages } from '@zero/runtime/store/items/environment';
-export type { WorkItem, WorkState, WorkOutcome } from '@zero/runtime/store/items/work-item';
 export * from './environment-wire';
-export * from '@zero/runtime/environments/run-environment';
 export * from './session-resources';

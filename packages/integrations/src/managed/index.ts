@@ -3,7 +3,6 @@ export * from './agent-params';
 export * from './agent-store';
 export * from './merge';
 export * from './to-definition';
-export * from '@zero/runtime/store/session-record';
 export * from './event-mapper';
 export * from './markdown-agent';
 export * from './resolve-agent';
