@@ -20,6 +20,7 @@ import { mcpRoutes } from './routes/mcp';
 import { permissionRoutes } from './routes/permissions';
 import { approvalRoutes } from './routes/approvals';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
+import { sessionForkRoutes } from './routes/session-forks';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { scheduleRoutes } from './routes/schedules';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', chatRoutes(deps));
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
+  api.route('/', sessionForkRoutes(deps));
   api.route('/', permissionRoutes(deps));
   api.route('/', approvalRoutes(deps));
   api.route('/', keyRoutes(deps));

@@ -1,5 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { ZeroError } from '@zero/agent/errors';
+import type { ForkPoint } from '@zero/agent/wire';
 import type { ArtifactStore } from './artifact-store';
 import { setExpression } from './expressions';
 import { eventBatchItem, eventBatchKey, eventBatchObjectKey, eventPrefix, eventRange, type EventBatch } from './items/event-batch';
@@ -10,6 +12,7 @@ import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type Se
 import { seenEventSeq, sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
 import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
 import { sessionPermissionsItem, sessionPermissionsKey, type SessionPermissions } from './items/session-permissions';
+import { runLeaseItem, runLeaseKey } from './items/run-lease';
 import { keys, objectKeys } from './keys';
 import { changeRoleKeepingAnOwner } from './membership';
 import { decodeSessionsCursor, encodeSessionsCursor } from './sessions-cursor';
@@ -21,6 +24,8 @@ export type { EventBatch } from './items/event-batch';
 
 /** How many of a user's sessions one title search looks through before it returns a cursor to go on with. */
 export const SESSION_SEARCH_SPAN = 1000;
+
+const forkLinkSchema = z.object({ session_id: z.string(), log_seq: z.number().int(), forked_by: z.string(), at: z.string() });
 
 const notFound = (id: string) => new ZeroError('session_not_found', `session "${id}" does not exist`);
 
@@ -35,6 +40,8 @@ export class SessionStore {
   /** Every put and update this store (and the lease store, through `count`) sent. */
   readonly stats: WriteStats;
   private readonly items: Table;
+  /** Fork points read so far (null: not a fork), by session. */
+  private readonly forkPoints = new Map<string, ForkPoint | null>();
 
   constructor(
     readonly db: DynamoDBDocumentClient,
@@ -76,8 +83,16 @@ export class SessionStore {
     if (!written) throw notFound(id);
   }
 
-  /** Removes every item of the session and its objects in S3 (offloaded records, artifacts). */
+  /**
+   * Removes every item of the session and its objects in S3 (offloaded records, artifacts), and a fork's
+   * link in its parent. A session with forks is refused (409): their histories read its records.
+   */
   async deleteSession(id: string): Promise<void> {
+    const forks = await this.items.query({ pk: keys.session(id), prefix: keys.forkPrefix, limit: 1, projection: 'pk, sk' });
+    if (forks.length) throw new ZeroError('conflict', `session "${id}" has forks, whose histories read its records; delete its forks first`);
+    const point = await this.forkPointOf(id);
+    if (point) await this.items.delete({ pk: keys.session(point.session_id), sk: keys.fork(id) });
+    this.forkPoints.delete(id);
     let start: Item | undefined;
     do {
       const page = await this.items.queryPage({ pk: keys.session(id), projection: 'pk, sk' }, start);
@@ -183,15 +198,18 @@ export class SessionStore {
 
   // --- the record log ---------------------------------------------------------------------
 
-  /** The session's log in order, from `afterSeq` (exclusive) on. */
+  /**
+   * The session's log in order, from `afterSeq` (exclusive) on. A fork's log
+   * is its parent's records up to the fork point, read from the parent's
+   * partition (never copied), then its own, which go on from there.
+   */
   async readLog(id: string, afterSeq = 0): Promise<LogRecord[]> {
-    const items = await this.items.query({ pk: keys.session(id), between: logRange(afterSeq) });
-    return Promise.all(items.map((item) => this.decodeRecord(item)));
+    return Promise.all((await this.chainItems(id, 'log', afterSeq)).map((item) => this.decodeRecord(item)));
   }
 
-  /** The `run_end` records of a session's log, in order (what its runs used), without reading the other records' offloaded bodies. */
+  /** The `run_end` records of a session's log (a fork's with its parent's prefix), in order, without reading the other records' offloaded bodies. */
   async readRunEnds(id: string): Promise<LogRecord[]> {
-    const items = await this.items.query({ pk: keys.session(id), between: logRange(0) });
+    const items = await this.chainItems(id, 'log', 0);
     return Promise.all(items.filter((item) => item.kind === 'run_end').map((item) => this.decodeRecord(item)));
   }
 
@@ -207,15 +225,14 @@ export class SessionStore {
     return full;
   }
 
-  /** The last `count` records of the log, in order. */
+  /** The last `count` records of the log (a fork's reaching into its parent's when its own are fewer), in order. */
   async readLogTail(id: string, count: number): Promise<LogRecord[]> {
-    const items = await this.items.query({ pk: keys.session(id), prefix: logPrefix, newestFirst: true, limit: count });
-    return Promise.all(items.reverse().map((item) => this.decodeRecord(item)));
+    return Promise.all((await this.chainTail(id, 'log', count)).map((item) => this.decodeRecord(item)));
   }
 
-  /** The highest sequence number written in the record log (0 when empty). */
+  /** The highest sequence number written in the record log (0 when empty; a fork without records of its own: its fork point). */
   async lastLogSeq(id: string): Promise<number> {
-    return this.lastSeq(id, logPrefix, logRecordItem.type);
+    return (await this.lastSeq(id, logPrefix, logRecordItem.type)) || ((await this.forkPointOf(id))?.log_seq ?? 0);
   }
 
   // --- the event log ----------------------------------------------------------------------
@@ -227,14 +244,54 @@ export class SessionStore {
     await this.putNew(item, `event position ${batch.seq} of session ${sessionId} was taken by another writer`);
   }
 
-  /** Event batches after `afterSeq` (exclusive), in order. */
+  /** Event batches after `afterSeq` (exclusive), in order (a fork's: its parent's up to the fork point, then its own). */
   async readEvents(sessionId: string, afterSeq = 0, limit?: number): Promise<EventBatch[]> {
-    const items = await this.items.query({ pk: keys.session(sessionId), between: eventRange(afterSeq), limit });
+    const items = await this.chainItems(sessionId, 'event', afterSeq, undefined, limit);
     return Promise.all(items.map(async (item) => eventBatchItem.decode(await this.loadBody(eventBatchItem.type, item), item as unknown as ItemKey)));
   }
 
   async lastEventSeq(id: string): Promise<number> {
-    return this.lastSeq(id, eventPrefix, eventBatchItem.type);
+    return (await this.lastSeq(id, eventPrefix, eventBatchItem.type)) || ((await this.forkPointOf(id))?.event_seq ?? 0);
+  }
+
+  // --- forks ------------------------------------------------------------------------------
+
+  /**
+   * Opens `fork` as a fork of `point.session_id`: four puts, whatever the
+   * length of the history (nothing of the parent's logs is copied). The
+   * lease item starts the fork's position counters at the fork point, so its
+   * own records and events go on from its parent's numbering; the parent gets
+   * a `FORK#<child>` link item.
+   */
+  async createFork(meta: Omit<SessionMeta, 'v' | 'forked_from'>, point: ForkPoint, owner: { user_id: string; name?: string }): Promise<SessionMeta> {
+    await this.items.put({ ...runLeaseKey(meta.session_id), v: runLeaseItem.version, next_log: point.log_seq, next_event: point.event_seq });
+    const session = await this.createSession({ ...meta, forked_from: point }, owner);
+    await this.items.put({ pk: keys.session(point.session_id), sk: keys.fork(meta.session_id), v: 1, session_id: meta.session_id, log_seq: point.log_seq, forked_by: owner.user_id, at: meta.created_at });
+    return session;
+  }
+
+  /** The forks made of a session, oldest first. */
+  async listForks(sessionId: string): Promise<{ session_id: string; log_seq: number; forked_by: string; at: string }[]> {
+    const items = await this.items.query({ pk: keys.session(sessionId), prefix: keys.forkPrefix });
+    return items.map((item) => forkLinkSchema.parse(item)).sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  /**
+   * The last event batch a fork at record `logSeq` keeps: the runs that ended
+   * by then keep all their events; the run cut at the fork point keeps none
+   * (its records up to the point are in the fork's history). Reads the event
+   * items' keys and run ids only.
+   */
+  async eventCutFor(sessionId: string, logSeq: number): Promise<number> {
+    const records = await this.chainItems(sessionId, 'log', logSeq - 1, logSeq);
+    const record = records[0];
+    if (!record || record.kind === 'void') throw new ZeroError('invalid_request', `session "${sessionId}" has no history record ${logSeq}`, { field: 'at_event' });
+    const batches = await this.chainItems(sessionId, 'event', 0, undefined, undefined, 'pk, sk, seq, run_id');
+    const runId = record.run_id;
+    if (record.kind === 'run_end') return Math.max(0, ...batches.filter((b) => b.run_id === runId).map((b) => Number(b.seq)));
+    const first = batches.findIndex((b) => b.run_id === runId);
+    const kept = first === -1 ? batches : batches.slice(0, first);
+    return Math.max(0, ...kept.map((b) => Number(b.seq)));
   }
 
   // --- the inbox --------------------------------------------------------------------------
@@ -316,6 +373,40 @@ export class SessionStore {
     const body = await loadOffloaded(this.artifacts, item);
     if (!body) throw new StoredItemError(type, `${String(item.pk)} ${String(item.sk)}`, `its offloaded body ${String(item.offload)} is missing`);
     return body;
+  }
+
+  /** Where a session was forked from (undefined: not a fork). A fork point never changes, so it is kept once read. */
+  private async forkPointOf(id: string): Promise<ForkPoint | undefined> {
+    const known = this.forkPoints.get(id);
+    if (known !== undefined) return known ?? undefined;
+    const meta = await this.getSession(id);
+    if (!meta) return undefined;
+    if (this.forkPoints.size > 10_000) this.forkPoints.clear();
+    this.forkPoints.set(id, meta.forked_from ?? null);
+    return meta.forked_from;
+  }
+
+  /** A log's items after `after` and up to `upto`, in order, a fork's parent's (up to its fork point) first. */
+  private async chainItems(id: string, log: 'log' | 'event', after: number, upto?: number, limit?: number, projection?: string): Promise<Item[]> {
+    const point = await this.forkPointOf(id);
+    const cut = point && (log === 'log' ? point.log_seq : point.event_seq);
+    const inherited = point && after < cut! ? await this.chainItems(point.session_id, log, after, Math.min(upto ?? Infinity, cut!), limit, projection) : [];
+    if ((upto !== undefined && point && upto <= cut!) || (limit !== undefined && inherited.length >= limit)) return inherited;
+    const range = log === 'log' ? logRange(after) : eventRange(after);
+    const end = upto === undefined ? range[1] : log === 'log' ? keys.log(upto) : keys.event(upto);
+    const own = await this.items.query({ pk: keys.session(id), between: [range[0], end], limit: limit && limit - inherited.length, projection });
+    return [...inherited, ...own];
+  }
+
+  /** The last `count` items of a log up to `upto`, in order, reaching into a fork's parent when its own are fewer. */
+  private async chainTail(id: string, log: 'log' | 'event', count: number, upto?: number): Promise<Item[]> {
+    const prefix = log === 'log' ? logPrefix : eventPrefix;
+    const end = upto === undefined ? `${prefix}~` : log === 'log' ? keys.log(upto) : keys.event(upto);
+    const own = (await this.items.query({ pk: keys.session(id), between: [prefix, end], newestFirst: true, limit: count })).reverse();
+    const point = own.length < count ? await this.forkPointOf(id) : undefined;
+    if (!point) return own;
+    const cut = log === 'log' ? point.log_seq : point.event_seq;
+    return [...(await this.chainTail(point.session_id, log, count - own.length, Math.min(upto ?? Infinity, cut))), ...own];
   }
 
   private async lastSeq(id: string, prefix: string, type: string): Promise<number> {
