@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, postJson, startHarness, type Harness } from './support/harness';
+import { readSse, type ReceivedEvent } from './support/sse';
 
 const api = (h: Harness, path: string) => `${h.url}/api/v2${path}`;
 
@@ -121,6 +122,25 @@ describe('forking a session', () => {
     expect(forkHistory.slice(0, before.filter((r) => r.seq <= toolCall.seq).length)).toEqual(before.filter((r) => r.seq <= toolCall.seq));
     // The fork's own records go on from the fork point's numbering.
     expect(forkHistory.at(-1)!.seq).toBeGreaterThan(toolCall.seq);
+
+    // The events stream replays the parent's events up to the last run finished at the fork point, then the fork's own.
+    const controller = new AbortController();
+    const stream = await fetch(api(h, `/sessions/${fork}/events?after=0`), { headers: alice, signal: controller.signal });
+    expect(stream.status).toBe(200);
+    const replayed: ReceivedEvent[] = [];
+    for await (const event of readSse(stream)) {
+      replayed.push(event);
+      // Five warm-up runs, the cut run finished in the fork, the fork's message.
+      if (replayed.filter((e) => e.type === 'done').length === 7) break;
+    }
+    controller.abort();
+    const said = replayed.flatMap((e) => (e.type === 'message' ? [e.text] : []));
+    const answered = replayed.flatMap((e) => (e.type === 'text' ? [e.delta] : [])).join('');
+    expect(said).toEqual(['warm-up 0', 'warm-up 1', 'warm-up 2', 'warm-up 3', 'warm-up 4', 'question in the fork']);
+    expect(answered).toContain('fork resumed');
+    expect(answered).toContain('fork answer');
+    expect(answered).not.toContain('Echoed.');
+    expect(answered).not.toContain('parent answer');
 
     // A session with forks is not deleted from under them; once its fork is gone, it is.
     expect((await h.server.runtime.sessions.listForks(parent)).length).toBe(1);
