@@ -45,6 +45,12 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     max_tool_iterations: z.number().int().positive().optional(),
     /** The tools the run was routed to (tier routing, `tools_required`): a resumed run keeps them; absent: the agent's. */
     routed_tools: z.array(z.string()).optional(),
+    /**
+     * An edit or a regenerate (see docs/sessions-steering.md): the conversation branches here. The
+     * active branch keeps the records up to `branch_from` and goes on with this message; the records
+     * between stay stored, an earlier branch readable with `?branches=all`.
+     */
+    branch_from: z.number().int().nonnegative().optional(),
   }),
   z.object({
     ...base,

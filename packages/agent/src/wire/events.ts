@@ -46,6 +46,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     text: z.string(),
     author: z.object({ id: z.string(), name: z.string().optional() }).optional(),
     run_id: z.string(),
+    /** The message is an edit or a regenerate: the conversation branched after this history record. */
+    branch_from: z.number().int().nonnegative().optional(),
   }),
   z.object({ type: z.literal('text'), delta: z.string(), ...origin }),
   /** A piece of the model's extended thinking, before it answers or acts; `redacted`: a block the API encrypted (nothing to show). */

@@ -176,6 +176,11 @@ export const sessionDetailSchema = z.object({
   /** Set while a run waits for decisions on tool calls; null otherwise. */
   awaiting_approval: awaitingApprovalSchema.nullable(),
   history: z.array(historyRecordSchema),
+  /**
+   * Each edit or regenerate: the message that made the branch (`seq`), the record it goes on from (`branch_from`)
+   * and the records it set aside (read them with `?branches=all`, whose `history` is every branch's records).
+   */
+  branches: z.array(z.object({ seq: z.number().int(), branch_from: z.number().int(), author: z.object({ id: z.string(), name: z.string().optional() }).optional(), at: z.string(), set_aside: z.array(z.number().int()) })).optional(),
   artifacts: z.array(artifactInfoSchema),
   /** What the session's runs have spent in all, and its budget. */
   spend: sessionSpendSchema.optional(),

@@ -6,6 +6,7 @@ import { RunDelegator } from '../run/delegate';
 import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '../run/end-run';
 import { log } from '@zero/agent/log/log';
 import { toMessages } from '../run/history';
+import { activeBranch } from '../store/branches';
 import { runLoop, type RunParams } from '../run/loop';
 import type { ActiveRunBudget } from '../run/budget';
 import { memoryIndexFor } from '../memory/session-memory';
@@ -81,6 +82,8 @@ export async function runMessage(
     if (recorder.failure) throw recorder.failure;
     const stored = await deps.sessions.append(sessionId, seq ?? (await logPositions.next()), record).catch(fencedOut);
     history.push(stored);
+    // An edit or a regenerate: the records of the branch it leaves are no longer the conversation (kept in place: the loop holds this array).
+    if (stored.kind === 'user_message' && stored.branch_from !== undefined) history.splice(0, history.length, ...activeBranch(history));
   };
   // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
   let recorded = !!spec.record;
@@ -233,13 +236,14 @@ export async function runMessage(
           ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
           ...(message.max_tool_iterations ? { max_tool_iterations: message.max_tool_iterations } : {}),
           ...(routedTools ? { routed_tools: routedTools } : {}),
+          ...(message.branch_from !== undefined ? { branch_from: message.branch_from } : {}),
         },
         messageId,
       );
       recorded = true;
       spec.onRecorded?.();
       if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
-      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId });
+      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.author ? { author: message.author } : {}), run_id: runId, ...(message.branch_from !== undefined ? { branch_from: message.branch_from } : {}) });
       if (routing?.decision && agent) {
         const { level, by, rule } = routing.decision;
         emit({ type: 'routing', level, by, ...(rule ? { rule } : {}), tier: routeOf(level).tier, model, tools: routedTools ?? agent.tools, agent_id: agent.id, run_id: runId });

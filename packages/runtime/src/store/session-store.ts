@@ -12,6 +12,7 @@ import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type Se
 import { seenEventSeq, sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
 import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
 import { sessionPermissionsItem, sessionPermissionsKey, type SessionPermissions } from './items/session-permissions';
+import { activeBranch } from './branches';
 import { runLeaseItem, runLeaseKey } from './items/run-lease';
 import { keys, objectKeys } from './keys';
 import { changeRoleKeepingAnOwner } from './membership';
@@ -204,6 +205,13 @@ export class SessionStore {
    * partition (never copied), then its own, which go on from there.
    */
   async readLog(id: string, afterSeq = 0): Promise<LogRecord[]> {
+    const records = await this.readAllBranches(id, afterSeq);
+    // From the start: the active branch (an edit or a regenerate set the records of earlier branches aside).
+    return afterSeq === 0 ? activeBranch(records) : records;
+  }
+
+  /** Every record of the log, those of earlier branches too (see `activeBranch`). */
+  async readAllBranches(id: string, afterSeq = 0): Promise<LogRecord[]> {
     return Promise.all((await this.chainItems(id, 'log', afterSeq)).map((item) => this.decodeRecord(item)));
   }
 
@@ -227,7 +235,7 @@ export class SessionStore {
 
   /** The last `count` records of the log (a fork's reaching into its parent's when its own are fewer), in order. */
   async readLogTail(id: string, count: number): Promise<LogRecord[]> {
-    return Promise.all((await this.chainTail(id, 'log', count)).map((item) => this.decodeRecord(item)));
+    return activeBranch(await Promise.all((await this.chainTail(id, 'log', count)).map((item) => this.decodeRecord(item))));
   }
 
   /** The highest sequence number written in the record log (0 when empty; a fork without records of its own: its fork point). */

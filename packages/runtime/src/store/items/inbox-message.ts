@@ -31,6 +31,8 @@ export const inboxMessageSchema = z.object({
   /** The message's complexity and required tools (see the `user_message` record). */
   complexity: complexityLevelSchema.optional(),
   tools_required: z.array(z.string()).optional(),
+  /** An edit or a regenerate: the `user_message` record's `branch_from`. */
+  branch_from: z.number().int().nonnegative().optional(),
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;
