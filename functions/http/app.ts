@@ -21,6 +21,8 @@ import { mcpRoutes } from './routes/mcp';
 import { permissionRoutes } from './routes/permissions';
 import { approvalRoutes } from './routes/approvals';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
+import { sessionForkRoutes } from './routes/session-forks';
+import { sessionEditRoutes } from './routes/session-edits';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
 import { scheduleRoutes } from './routes/schedules';
@@ -68,6 +70,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', uiChatRoutes(deps));
   api.route('/', sessionRoutes(deps, options));
   api.route('/', attachmentRoutes(deps));
+  api.route('/', sessionForkRoutes(deps));
+  api.route('/', sessionEditRoutes(deps));
   api.route('/', permissionRoutes(deps));
   api.route('/', approvalRoutes(deps));
   api.route('/', keyRoutes(deps));

@@ -10,6 +10,7 @@ import { wakeSession } from '@zero/runtime/sessions/wake-session';
 import { requireAgent } from '@zero/agent/definitions/catalog';
 import { stopRun } from '@zero/runtime/sessions/stop-run';
 import { watchSession } from '@zero/runtime/sessions/watch-session';
+import { activeBranch, branchPoints } from '@zero/runtime/store/branches';
 import { eventsWithoutThinking, hidesThinking, historyWithoutThinking } from '@zero/runtime/sessions/thinking-visibility';
 import {
   cancelResponseSchema,
@@ -32,6 +33,9 @@ import {
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 import { streamEvents } from '../sse';
+
+/** `GET /sessions/:id?branches=all`: the history of every branch, not only the active one. */
+const sessionDetailQuerySchema = z.object({ branches: z.enum(['all', 'active']).optional() });
 
 // Session ids are checked by `requireAccess`, which names the field `session_id`.
 const memberParams = z.object({ id: z.string(), user_id: userIdSchema });
@@ -65,13 +69,14 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
     return c.json(await deps.sessions.listSessionsFor(c.get('user').id, limit, cursor, { search: q || undefined, unread: true }));
   });
 
-  app.get('/sessions/:id', describe({ summary: 'A session: settings, members, history, queued messages, artifacts', responses: { 200: sessionDetailSchema } }), async (c) => {
+  app.get('/sessions/:id', describe({ summary: 'A session: settings, members, history, queued messages, artifacts', responses: { 200: sessionDetailSchema } }), query(sessionDetailQuerySchema), async (c) => {
     const id = c.req.param('id');
+    const allBranches = c.req.valid('query').branches === 'all';
     const { session, member } = await requireAccess(deps.sessions, id, c.get('user'), 'viewer');
     // Read before the history: following the events from here misses nothing the history lacks.
     const lastEventSeq = await deps.sessions.lastEventSeq(id);
     const [log, members, lease, waiting, artifacts, spend] = await Promise.all([
-      deps.sessions.readLog(id),
+      deps.sessions.readAllBranches(id),
       deps.sessions.listMembers(id),
       deps.leases.inspect(id),
       deps.sessions.peekInbox(id, 100),
@@ -81,7 +86,11 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       lastEventSeq > 0 ? deps.sessions.markSeen(id, member.user_id, lastEventSeq) : undefined,
     ]);
     // Calls that waited past the approval time are denied now, and a run its dead holder left goes on.
-    const history = await wakeSession(deps, id, { history: log, waiting });
+    const active = activeBranch(log);
+    const history = await wakeSession(deps, id, { history: active, waiting });
+    const branches = branchPoints(log);
+    // `?branches=all`: every branch's records, in log order (what the waking wrote is in `history` then too).
+    const shown = allBranches ? [...log, ...history.filter((r) => r.seq > (log.at(-1)?.seq ?? 0))] : history;
     const awaiting = waitingRun(history);
     return c.json({
       session,
@@ -91,7 +100,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       last_event_id: String(lastEventSeq),
       queued: waiting.map((m) => ({ message_id: m.message_id, run_id: m.run_id, author: m.author, text: m.text, at: m.at })),
       awaiting_approval: awaiting ? { run_id: awaiting.runId, pending: awaiting.pending.map((p) => pendingApproval(p, deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS)) } : null,
-      history: hidesThinking(deps, member.role) ? historyWithoutThinking(history.filter((r) => r.kind !== 'void')) : history.filter((r) => r.kind !== 'void'),
+      history: hidesThinking(deps, member.role) ? historyWithoutThinking(shown.filter((r) => r.kind !== 'void')) : shown.filter((r) => r.kind !== 'void'),
+      ...(branches.length ? { branches } : {}),
       artifacts,
       ...(spend ? { spend } : {}),
     });

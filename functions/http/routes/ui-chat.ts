@@ -8,6 +8,7 @@ import { decideApprovals } from '@zero/runtime/sessions/decide-approval';
 import { requireAccess } from '@zero/runtime/sessions/access';
 import { refuseMemberAnswer, selfHostedEnvironmentOf } from '@zero/runtime/sessions/session-environment';
 import { openSession, titleFrom } from '@zero/runtime/sessions/open-session';
+import { editMessage } from '@zero/runtime/sessions/edit-message';
 import { startChat } from '@zero/runtime/sessions/start-chat';
 import { truncate } from '@zero/agent/tools/registry';
 import type { Runtime } from '../../create-runtime';
@@ -124,12 +125,15 @@ export function uiChatRoutes(deps: AppDeps) {
     async (c) => {
       // `messageId` names the message to answer; Zero always answers the new one.
       const { id, messages, trigger, messageId: _messageId, ...options } = c.req.valid('json');
-      if (trigger === 'regenerate-message') {
-        throw new ZeroError('invalid_request', "Zero's session history is append-only, so a message cannot be regenerated; send a new message instead", {
-          field: 'trigger',
-        });
-      }
       const user = c.get('user');
+      if (trigger === 'regenerate-message') {
+        // The answer to the session's last message again, as a branch (see docs/sessions-steering.md); the earlier answer stays readable.
+        if (!(await deps.sessions.getSession(id))) throw new ZeroError('invalid_request', `chat "${id}" has no message to regenerate an answer to`, { field: 'trigger' });
+        const run = await editMessage(deps, user, id, {}, { deadline: c.get('deadline') });
+        c.set('sessionId', id);
+        c.set('runId', run.runId);
+        return (await uiMessageStream()).streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });
+      }
       const answers = chatAnswers(messages);
       if (answers.length) {
         const decided = await decideFromChat(deps, id, user, answers);

@@ -51,6 +51,12 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     routed_tools: z.array(z.string()).optional(),
     /** The outcome the message works toward: after its run's answer a grader scores it against the rubric (`outcomes/`). */
     outcome: outcomeSpecSchema.optional(),
+    /**
+     * An edit or a regenerate (see docs/sessions-steering.md): the conversation branches here. The
+     * active branch keeps the records up to `branch_from` and goes on with this message; the records
+     * between stay stored, an earlier branch readable with `?branches=all`.
+     */
+    branch_from: z.number().int().nonnegative().optional(),
   }),
   z.object({
     ...base,

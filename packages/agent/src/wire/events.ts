@@ -52,6 +52,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     run_id: z.string(),
     /** The outcome the message works toward (its first answer, or a revision the grader asked for). */
     outcome: outcomeSpecSchema.optional(),
+    /** The message is an edit or a regenerate: the conversation branched after this history record. */
+    branch_from: z.number().int().nonnegative().optional(),
   }),
   z.object({ type: z.literal('text'), delta: z.string(), ...origin }),
   /** A piece of the model's extended thinking, before it answers or acts; `redacted`: a block the API encrypted (nothing to show). */

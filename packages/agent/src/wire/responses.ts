@@ -57,8 +57,22 @@ export const sessionSchema = z.looseObject({
   has_budget: z.boolean().optional(),
   /** Since when the session's run waits for a person (an approval or a client tool's result); null or absent: it does not. */
   awaiting_approval_since: z.string().nullable().optional(),
+  /**
+   * The session is a fork: its history is `session_id`'s records up to `log_seq` (and its events up to
+   * `event_seq`), read from the parent, then its own (see docs/sessions-steering.md).
+   */
+  forked_from: z.object({ session_id: z.string(), log_seq: z.number().int().nonnegative(), event_seq: z.number().int().nonnegative() }).optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;
+export type ForkPoint = NonNullable<Session['forked_from']>;
+
+/** `POST /sessions/:id/fork`: the record (a history entry's `seq`) the fork's history ends at. */
+export const forkSessionRequestSchema = z.strictObject({
+  at_event: z.coerce.number().int().positive().describe("A history record's `seq`: the fork's history is the session's up to and with it"),
+  title: z.string().min(1).max(200).optional(),
+});
+/** The forks made of a session, oldest first. */
+export const sessionForksSchema = z.object({ forks: z.array(z.object({ session_id: z.string(), log_seq: z.number().int(), forked_by: z.string(), at: z.string() })) });
 
 export const sessionResponseSchema = z.object({ session: sessionSchema });
 
@@ -162,6 +176,11 @@ export const sessionDetailSchema = z.object({
   /** Set while a run waits for decisions on tool calls; null otherwise. */
   awaiting_approval: awaitingApprovalSchema.nullable(),
   history: z.array(historyRecordSchema),
+  /**
+   * Each edit or regenerate: the message that made the branch (`seq`), the record it goes on from (`branch_from`)
+   * and the records it set aside (read them with `?branches=all`, whose `history` is every branch's records).
+   */
+  branches: z.array(z.object({ seq: z.number().int(), branch_from: z.number().int(), author: z.object({ id: z.string(), name: z.string().optional() }).optional(), at: z.string(), set_aside: z.array(z.number().int()) })).optional(),
   artifacts: z.array(artifactInfoSchema),
   /** What the session's runs have spent in all, and its budget. */
   spend: sessionSpendSchema.optional(),

@@ -15,6 +15,11 @@ import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-dep
 import { holdAttachments, receivedOf, storeAttachments } from '../files/attachments';
 import { stopRun } from './stop-run';
 
+/** Set only by Zero's own edit and regenerate (`sessions/edit-message.ts`), after their checks; no request body carries it. */
+export interface BranchRequest {
+  branch_from?: number;
+}
+
 export interface AcceptedMessage {
   session: SessionMeta;
   runId: string;
@@ -38,7 +43,7 @@ export interface AcceptedMessage {
  * in arrival order, until the holder (or this process, once the lease is
  * free) answers it.
  */
-export async function acceptMessage(deps: SessionRunnerDeps, request: ChatRequest, user: User): Promise<AcceptedMessage> {
+export async function acceptMessage(deps: SessionRunnerDeps, request: ChatRequest & BranchRequest, user: User): Promise<AcceptedMessage> {
   // A client tool may not take the name of a tool Zero runs: the model could not tell them apart.
   request.client_tools?.forEach((tool, i) => {
     if (deps.tools.names().has(tool.name) || tool.name === PLAN_PROGRESS_TOOL) throw invalidField(`client_tools.${i}.name`, `"${tool.name}" is the name of one of Zero's tools`);
@@ -83,6 +88,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     ...(request.tools_required ? { tools_required: request.tools_required } : {}),
     ...(request.thinking !== undefined ? { thinking_budget: request.thinking === false ? 0 : request.thinking.budget_tokens } : {}),
     ...(request.outcome ? { outcome: outcomeOf(request.message, request.outcome) } : {}),
+    ...(request.branch_from !== undefined ? { branch_from: request.branch_from } : {}),
     at: new Date().toISOString(),
   };
 

@@ -8,6 +8,7 @@ import type { ClaimedSession, DriveOptions, SessionRunnerDeps } from './runner-d
 import { takeOver } from './take-over';
 import { messageWhileWaiting } from './decide-approval';
 import { POSITION_BLOCKS } from '../store/positions';
+import { activeBranch } from '../store/branches';
 
 export type { ClaimedSession, DriveOptions, FinishedRun, NewMessage, SessionRunnerDeps } from './runner-deps';
 
@@ -173,7 +174,8 @@ async function knownHistory(deps: SessionRunnerDeps, sessionId: string, claim: C
   const cached = deps.runs.cachedHistory(sessionId);
   if (!cached) return deps.sessions.readLog(sessionId);
   if (!claim.takeover && claim.lease.token === cached.token + 1) return [...cached.history];
-  return [...cached.history, ...(await deps.sessions.readLog(sessionId, lastSeq(cached.history)))];
+  // An edit or a regenerate among the new records sets cached ones aside.
+  return activeBranch([...cached.history, ...(await deps.sessions.readLog(sessionId, lastSeq(cached.history)))]);
 }
 
 /** The highest position in a log (records may be out of order: concurrent tool results). */

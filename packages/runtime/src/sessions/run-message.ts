@@ -9,6 +9,7 @@ import { toMessages } from '@zero/agent/loop/history';
 import { loadAttachmentData, type AttachmentData } from '../files/attachments';
 import { runLoop, type RunPorts } from '@zero/agent/loop/loop';
 import type { ActiveRunBudget } from '@zero/agent/loop/budget';
+import { activeBranch } from '../store/branches';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { resolveRunSetup } from '@zero/agent/loop/run-setup';
@@ -86,7 +87,13 @@ export async function runMessage(
   const append = async (records: NewLogRecord | readonly NewLogRecord[], seq?: number) => {
     if (recorder.failure) throw recorder.failure;
     const write = (at: number, group: NewLogRecord[]) =>
-      deps.sessions.append(sessionId, at, group.length === 1 ? group[0]! : group, undefined, (stored) => history.push(...stored)).catch(fencedOut);
+      deps.sessions
+        .append(sessionId, at, group.length === 1 ? group[0]! : group, undefined, (stored) => {
+          history.push(...stored);
+          // An edit or a regenerate: the records of the branch it leaves are no longer the conversation (kept in place: the loop holds this array).
+          if (stored.some((r) => r.kind === 'user_message' && r.branch_from !== undefined)) history.splice(0, history.length, ...activeBranch(history));
+        })
+        .catch(fencedOut);
     const [first, ...rest] = ([] as NewLogRecord[]).concat(records);
     let at = seq ?? (await logPositions.next());
     let group = [first!];
@@ -278,13 +285,14 @@ export async function runMessage(
           ...(message.max_tool_iterations ? { max_tool_iterations: message.max_tool_iterations } : {}),
           ...(routedTools ? { routed_tools: routedTools } : {}),
           ...(message.outcome ? { outcome: message.outcome } : {}),
+          ...(message.branch_from !== undefined ? { branch_from: message.branch_from } : {}),
         },
         messageId,
       );
       recorded = true;
       spec.onRecorded?.();
       if (agent && agent.id !== previousAgent) emit({ type: 'agent_switch', from: previousAgent ?? null, to: agent.id, reason: 'switch', agent_id: agent.id, run_id: runId });
-      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.attachments?.length ? { attachments: message.attachments } : {}), ...(message.author ? { author: message.author } : {}), run_id: runId, ...(message.outcome ? { outcome: message.outcome } : {}) });
+      emit({ type: 'message', message_id: messageId, text: message.text, ...(message.attachments?.length ? { attachments: message.attachments } : {}), ...(message.author ? { author: message.author } : {}), run_id: runId, ...(message.outcome ? { outcome: message.outcome } : {}), ...(message.branch_from !== undefined ? { branch_from: message.branch_from } : {}) });
       if (routing?.decision && agent) {
         const { level, by, rule } = routing.decision;
         emit({ type: 'routing', level, by, ...(rule ? { rule } : {}), tier: routeOf(level).tier, model, tools: routedTools ?? agent.tools, agent_id: agent.id, run_id: runId });

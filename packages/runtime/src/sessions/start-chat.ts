@@ -4,6 +4,7 @@ import { messageWhileWaiting } from './decide-approval';
 import { formatEventId, parseEventId, type EventPosition } from '@zero/agent/events/ids';
 import type { IdentifiedEvent } from '@zero/agent/events/recorder';
 import type { ChatRequest } from '@zero/agent/wire';
+import type { BranchRequest } from './accept-message';
 import { zeroUsage } from '@zero/agent/events/usage';
 import { describeFailure } from '@zero/agent/loop/end-run';
 import type { User } from '../auth/roles';
@@ -51,7 +52,7 @@ export interface ChatRun extends AcceptedMessage {
  * (in the session's log or its inbox): a caller that acknowledges it then
  * never acknowledges a message that a crash could lose.
  */
-export async function startChat(deps: ChatDeps, request: ChatRequest, user: User, options: DriveOptions = {}): Promise<ChatRun> {
+export async function startChat(deps: ChatDeps, request: ChatRequest & BranchRequest, user: User, options: DriveOptions = {}): Promise<ChatRun> {
   const accepted = await acceptMessage(deps, request, user);
   const sessionId = accepted.session.session_id;
   const { drive } = accepted.claimed ? await driveClaimed(deps, accepted.claimed, options) : { drive: ensureAnswered(deps, sessionId, accepted.runId, options) };

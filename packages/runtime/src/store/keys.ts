@@ -28,6 +28,9 @@ export const keys = {
   summary: 'SUMMARY',
   artifact: (key: string) => `ARTIFACT#${key}`,
   artifactPrefix: 'ARTIFACT#',
+  /** A fork made of the session (the link from parent to child; the child's meta item names its parent). */
+  fork: (childId: string) => `FORK#${childId}`,
+  forkPrefix: 'FORK#',
   /** GSI `gsi1`: a user's memberships, newest session first. */
   userSessions: (userId: string) => `USER#${userId}`,
   /** The sort key of a membership in `gsi1`: the session's creation time, then its id. */

@@ -1,5 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { ZeroError } from '@zero/agent/errors';
+import type { ForkPoint } from '@zero/agent/wire';
 import type { ArtifactStore } from './artifact-store';
 import { setExpression } from './expressions';
 import { eventBatchItem, eventBatchKey, eventBatchObjectKey, eventPrefix, eventRange, type EventBatch } from './items/event-batch';
@@ -10,6 +12,8 @@ import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type Se
 import { seenEventSeq, sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
 import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
 import { sessionPermissionsItem, sessionPermissionsKey, type SessionPermissions } from './items/session-permissions';
+import { activeBranch } from './branches';
+import { runLeaseItem, runLeaseKey } from './items/run-lease';
 import { keys, objectKeys } from './keys';
 import { changeRoleKeepingAnOwner } from './membership';
 import { decodeSessionsCursor, encodeSessionsCursor } from './sessions-cursor';
@@ -21,6 +25,8 @@ export type { EventBatch } from './items/event-batch';
 
 /** How many of a user's sessions one title search looks through before it returns a cursor to go on with. */
 export const SESSION_SEARCH_SPAN = 1000;
+
+const forkLinkSchema = z.object({ session_id: z.string(), log_seq: z.number().int(), forked_by: z.string(), at: z.string() });
 
 const notFound = (id: string) => new ZeroError('session_not_found', `session "${id}" does not exist`);
 
@@ -35,6 +41,8 @@ export class SessionStore {
   /** Every put and update this store (and the lease store, through `count`) sent. */
   readonly stats: WriteStats;
   private readonly items: Table;
+  /** Fork points read so far (null: not a fork), by session. */
+  private readonly forkPoints = new Map<string, ForkPoint | null>();
 
   constructor(
     readonly db: DynamoDBDocumentClient,
@@ -76,8 +84,16 @@ export class SessionStore {
     if (!written) throw notFound(id);
   }
 
-  /** Removes every item of the session and its objects in S3 (offloaded records, artifacts). */
+  /**
+   * Removes every item of the session and its objects in S3 (offloaded records, artifacts), and a fork's
+   * link in its parent. A session with forks is refused (409): their histories read its records.
+   */
   async deleteSession(id: string): Promise<void> {
+    const forks = await this.items.query({ pk: keys.session(id), prefix: keys.forkPrefix, limit: 1, projection: 'pk, sk' });
+    if (forks.length) throw new ZeroError('conflict', `session "${id}" has forks, whose histories read its records; delete its forks first`);
+    const point = await this.forkPointOf(id);
+    if (point) await this.items.delete({ pk: keys.session(point.session_id), sk: keys.fork(id) });
+    this.forkPoints.delete(id);
     let start: Item | undefined;
     do {
       const page = await this.items.queryPage({ pk: keys.session(id), projection: 'pk, sk' }, start);
@@ -183,17 +199,28 @@ export class SessionStore {
 
   // --- the record log ---------------------------------------------------------------------
 
-  /** The session's log in order, from `afterSeq` (exclusive) on. */
+  /**
+   * The session's log in order, from `afterSeq` (exclusive) on. A fork's log
+   * is its parent's records up to the fork point, read from the parent's
+   * partition (never copied), then its own, which go on from there.
+   */
   async readLog(id: string, afterSeq = 0): Promise<LogRecord[]> {
-    const items = await this.items.query({ pk: keys.session(id), between: logRange(afterSeq) });
-    return (await this.decodeItems(items)).filter((record) => record.seq > afterSeq);
+    const records = await this.readAllBranches(id, afterSeq);
+    // From the start: the active branch (an edit or a regenerate set the records of earlier branches aside).
+    return afterSeq === 0 ? activeBranch(records) : records;
   }
 
-  /** The `run_end` records of a session's log, in order (what its runs used), without reading the other records' offloaded bodies. */
+  /** Every record of the log, those of earlier branches too (see `activeBranch`). */
+  async readAllBranches(id: string, afterSeq = 0): Promise<LogRecord[]> {
+    return this.chainRecords(id, afterSeq);
+  }
+
+  /** The `run_end` records of a session's log (a fork's with its parent's prefix), in order, without reading the other records' offloaded bodies. */
   async readRunEnds(id: string): Promise<LogRecord[]> {
-    const items = await this.items.query({ pk: keys.session(id), between: logRange(0) });
-    const holding = items.filter((item) => item.kind === 'run_end' || (Array.isArray(item.kinds) && item.kinds.includes('run_end')));
-    return (await this.decodeItems(holding)).filter((record) => record.kind === 'run_end');
+    // Only items that hold a run_end are decoded: the other records' offloaded bodies are not read.
+    return (await this.chainRecords(id, 0, undefined, (item) => item.kind === 'run_end' || (Array.isArray(item.kinds) && item.kinds.includes('run_end')))).filter(
+      (record) => record.kind === 'run_end',
+    );
   }
 
   /**
@@ -227,17 +254,14 @@ export class SessionStore {
     return last;
   }
 
-  /** The last `count` records of the log, in order. */
+  /** The last `count` records of the log (a fork's reaching into its parent's when its own are fewer), in order. */
   async readLogTail(id: string, count: number): Promise<LogRecord[]> {
-    if (count <= 0) return [];
-    // Each item holds at least one record: `count` items hold the last `count` records.
-    const items = await this.items.query({ pk: keys.session(id), prefix: logPrefix, newestFirst: true, limit: count });
-    return (await this.decodeItems(items.reverse())).slice(-count);
+    return activeBranch(await this.chainLogTail(id, count));
   }
 
-  /** The highest sequence number written in the record log (0 when empty). */
+  /** The highest sequence number written in the record log (0 when empty; a fork without records of its own: its fork point). */
   async lastLogSeq(id: string): Promise<number> {
-    return this.lastSeq(id, logPrefix, logItem.type, 'last_seq');
+    return (await this.lastSeq(id, logPrefix, logItem.type, 'last_seq')) || ((await this.forkPointOf(id))?.log_seq ?? 0);
   }
 
   // --- the event log ----------------------------------------------------------------------
@@ -249,14 +273,53 @@ export class SessionStore {
     await this.putNew(item, `event position ${batch.seq} of session ${sessionId} was taken by another writer`);
   }
 
-  /** Event batches after `afterSeq` (exclusive), in order. */
+  /** Event batches after `afterSeq` (exclusive), in order (a fork's: its parent's up to the fork point, then its own). */
   async readEvents(sessionId: string, afterSeq = 0, limit?: number): Promise<EventBatch[]> {
-    const items = await this.items.query({ pk: keys.session(sessionId), between: eventRange(afterSeq), limit });
+    const items = await this.chainItems(sessionId, 'event', afterSeq, undefined, limit);
     return Promise.all(items.map(async (item) => eventBatchItem.decode(await this.loadBody(eventBatchItem.type, item), item as unknown as ItemKey)));
   }
 
   async lastEventSeq(id: string): Promise<number> {
-    return this.lastSeq(id, eventPrefix, eventBatchItem.type);
+    return (await this.lastSeq(id, eventPrefix, eventBatchItem.type)) || ((await this.forkPointOf(id))?.event_seq ?? 0);
+  }
+
+  // --- forks ------------------------------------------------------------------------------
+
+  /**
+   * Opens `fork` as a fork of `point.session_id`: four puts, whatever the
+   * length of the history (nothing of the parent's logs is copied). The
+   * lease item starts the fork's position counters at the fork point, so its
+   * own records and events go on from its parent's numbering; the parent gets
+   * a `FORK#<child>` link item.
+   */
+  async createFork(meta: Omit<SessionMeta, 'v' | 'forked_from'>, point: ForkPoint, owner: { user_id: string; name?: string }): Promise<SessionMeta> {
+    await this.items.put({ ...runLeaseKey(meta.session_id), v: runLeaseItem.version, next_log: point.log_seq, next_event: point.event_seq });
+    const session = await this.createSession({ ...meta, forked_from: point }, owner);
+    await this.items.put({ pk: keys.session(point.session_id), sk: keys.fork(meta.session_id), v: 1, session_id: meta.session_id, log_seq: point.log_seq, forked_by: owner.user_id, at: meta.created_at });
+    return session;
+  }
+
+  /** The forks made of a session, oldest first. */
+  async listForks(sessionId: string): Promise<{ session_id: string; log_seq: number; forked_by: string; at: string }[]> {
+    const items = await this.items.query({ pk: keys.session(sessionId), prefix: keys.forkPrefix });
+    return items.map((item) => forkLinkSchema.parse(item)).sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  /**
+   * The last event batch a fork at record `logSeq` keeps: the runs that ended
+   * by then keep all their events; the run cut at the fork point keeps none
+   * (its records up to the point are in the fork's history). Reads the event
+   * items' keys and run ids only.
+   */
+  async eventCutFor(sessionId: string, logSeq: number): Promise<number> {
+    const record = (await this.chainRecords(sessionId, logSeq - 1, logSeq)).find((r) => r.seq === logSeq);
+    if (!record || record.kind === 'void') throw new ZeroError('invalid_request', `session "${sessionId}" has no history record ${logSeq}`, { field: 'at_event' });
+    const batches = await this.chainItems(sessionId, 'event', 0, undefined, undefined, 'pk, sk, seq, run_id');
+    const runId = record.run_id;
+    if (record.kind === 'run_end') return Math.max(0, ...batches.filter((b) => b.run_id === runId).map((b) => Number(b.seq)));
+    const first = batches.findIndex((b) => b.run_id === runId);
+    const kept = first === -1 ? batches : batches.slice(0, first);
+    return Math.max(0, ...kept.map((b) => Number(b.seq)));
   }
 
   // --- the inbox --------------------------------------------------------------------------
@@ -340,6 +403,57 @@ export class SessionStore {
     const body = await loadOffloaded(this.artifacts, item);
     if (!body) throw new StoredItemError(type, `${String(item.pk)} ${String(item.sk)}`, `its offloaded body ${String(item.offload)} is missing`);
     return body;
+  }
+
+  /** Where a session was forked from (undefined: not a fork). A fork point never changes, so it is kept once read. */
+  private async forkPointOf(id: string): Promise<ForkPoint | undefined> {
+    const known = this.forkPoints.get(id);
+    if (known !== undefined) return known ?? undefined;
+    const meta = await this.getSession(id);
+    if (!meta) return undefined;
+    if (this.forkPoints.size > 10_000) this.forkPoints.clear();
+    this.forkPoints.set(id, meta.forked_from ?? null);
+    return meta.forked_from;
+  }
+
+  /** A log's items after `after` and up to `upto`, in order, a fork's parent's (up to its fork point) first. */
+  private async chainItems(id: string, log: 'log' | 'event', after: number, upto?: number, limit?: number, projection?: string): Promise<Item[]> {
+    const point = await this.forkPointOf(id);
+    const cut = point && (log === 'log' ? point.log_seq : point.event_seq);
+    const inherited = point && after < cut! ? await this.chainItems(point.session_id, log, after, Math.min(upto ?? Infinity, cut!), limit, projection) : [];
+    if ((upto !== undefined && point && upto <= cut!) || (limit !== undefined && inherited.length >= limit)) return inherited;
+    const range = log === 'log' ? logRange(after) : eventRange(after);
+    const end = upto === undefined ? range[1] : log === 'log' ? keys.log(upto) : keys.event(upto);
+    const own = await this.items.query({ pk: keys.session(id), between: [range[0], end], limit: limit && limit - inherited.length, projection });
+    return [...inherited, ...own];
+  }
+
+  /**
+   * A log's records after `after` and up to `upto`, in order, a fork's parent's (up to its fork point) first.
+   * An item may hold several records (see `append`): each part keeps only the records of its own range.
+   * `holds`: reads only the items it accepts (their bodies are the only ones loaded).
+   */
+  private async chainRecords(id: string, after: number, upto?: number, holds?: (item: Item) => boolean): Promise<LogRecord[]> {
+    const point = await this.forkPointOf(id);
+    const cut = point?.log_seq;
+    const inherited = point && after < cut! ? await this.chainRecords(point.session_id, after, Math.min(upto ?? Infinity, cut!), holds) : [];
+    if (upto !== undefined && point && upto <= cut!) return inherited;
+    const [start, end] = logRange(after);
+    const items = await this.items.query({ pk: keys.session(id), between: [start, upto === undefined ? end : keys.log(upto)] });
+    const own = (await this.decodeItems(holds ? items.filter(holds) : items)).filter((record) => record.seq > after && (upto === undefined || record.seq <= upto));
+    return [...inherited, ...own];
+  }
+
+  /** The last `count` records of the log up to `upto`, in order, reaching into a fork's parent when its own are fewer. */
+  private async chainLogTail(id: string, count: number, upto?: number): Promise<LogRecord[]> {
+    if (count <= 0) return [];
+    const end = upto === undefined ? `${logPrefix}~` : keys.log(upto);
+    // Each item holds at least one record: `count` items (one more, for an item cut at `upto`) hold the last `count`.
+    const items = (await this.items.query({ pk: keys.session(id), between: [logPrefix, end], newestFirst: true, limit: count + 1 })).reverse();
+    const own = (await this.decodeItems(items)).filter((record) => upto === undefined || record.seq <= upto).slice(-count);
+    const point = own.length < count ? await this.forkPointOf(id) : undefined;
+    if (!point) return own;
+    return [...(await this.chainLogTail(point.session_id, count - own.length, Math.min(upto ?? Infinity, point.log_seq))), ...own];
   }
 
   /** The last item's position; `through`: the attribute naming the last position an item of several holds. */

@@ -35,6 +35,8 @@ export const inboxMessageSchema = z.object({
   tools_required: z.array(z.string()).optional(),
   /** The outcome the message works toward (see the `user_message` record). */
   outcome: outcomeSpecSchema.optional(),
+  /** An edit or a regenerate: the `user_message` record's `branch_from`. */
+  branch_from: z.number().int().nonnegative().optional(),
   at: z.string(),
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;
