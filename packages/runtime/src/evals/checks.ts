@@ -41,14 +41,18 @@ export async function runChecks(checks: readonly EvalCheck[], outcome: CaseOutco
         case 'answer_json_schema': {
           const value = jsonIn(outcome.answer);
           if (value === undefined) return result(false, 'the answer holds no JSON');
-          let schema: z.ZodType;
+          // A JSON Schema validator of its own (loaded with the first such check): zod's converter would sit in every cold start.
+          const { Validator } = await import('@cfworker/json-schema');
+          let verdict: { valid: boolean; errors: { instanceLocation: string; error: string }[] };
           try {
-            schema = z.fromJSONSchema(check.schema as Parameters<typeof z.fromJSONSchema>[0]);
+            verdict = new Validator(check.schema as ConstructorParameters<typeof Validator>[0], '2020-12', false).validate(value);
           } catch (error) {
             return result(false, `the JSON Schema cannot be used: ${error instanceof Error ? error.message : String(error)}`);
           }
-          const parsed = schema.safeParse(value);
-          return result(parsed.success, parsed.success ? 'valid against the schema' : `not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+          return result(
+            verdict.valid,
+            verdict.valid ? 'valid against the schema' : `not valid: ${verdict.errors.map((e) => `${e.instanceLocation.replace(/^#\/?/, '') || '(root)'} ${e.error}`).join('; ')}`,
+          );
         }
         case 'file_written': {
           if (!readFile) return result(false, 'the case has no project to look in');

@@ -1,5 +1,3 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { KeyWrapper } from './sealer';
 
 /** AWS credentials as the SDK's providers give them. */
@@ -44,6 +42,8 @@ export class KmsKeyWrapper implements KeyWrapper {
     const region = await this.options.region();
     const url = new URL(this.options.endpoint ?? `https://kms.${region}.amazonaws.com/`);
     const payload = JSON.stringify(body);
+    // Loaded with the first vault secret sealed or opened, not at cold start.
+    const [{ SignatureV4 }, { Sha256 }] = await Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]);
     const signer = new SignatureV4({ credentials: await this.options.credentials(), region, service: 'kms', sha256: Sha256, applyChecksum: false });
     const signed = await signer.sign({
       method: 'POST',
