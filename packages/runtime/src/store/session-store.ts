@@ -64,7 +64,10 @@ export class SessionStore {
 
   async getSession(id: string): Promise<SessionMeta | undefined> {
     const item = await this.items.get(sessionMetaKey(id));
-    return item && sessionMetaItem.decode(item);
+    const meta = item && sessionMetaItem.decode(item);
+    // A run reads its session before its log: the log's reads then need no read of their own to learn the fork point.
+    if (meta) this.rememberForkPoint(id, meta);
+    return meta;
   }
 
   /** Loads a session or fails with a 404. */
@@ -409,11 +412,12 @@ export class SessionStore {
   private async forkPointOf(id: string): Promise<ForkPoint | undefined> {
     const known = this.forkPoints.get(id);
     if (known !== undefined) return known ?? undefined;
-    const meta = await this.getSession(id);
-    if (!meta) return undefined;
+    return (await this.getSession(id))?.forked_from;
+  }
+
+  private rememberForkPoint(id: string, meta: SessionMeta): void {
     if (this.forkPoints.size > 10_000) this.forkPoints.clear();
     this.forkPoints.set(id, meta.forked_from ?? null);
-    return meta.forked_from;
   }
 
   /** A log's items after `after` and up to `upto`, in order, a fork's parent's (up to its fork point) first. */
