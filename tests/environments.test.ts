@@ -3,15 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { environmentListSchema, environmentResponseSchema } from '@zero/integrations/environment-store';
 import { DEV, DEV_KEY, postJson, send, startHarness, type Harness } from './support/harness';
-import { apiErrorSchema, deletedEnvironmentSchema, environmentPageSchema, environmentSchema } from './support/managed-agents-schemas';
+import { apiErrorSchema, deletedEnvironmentSchema, environmentPageSchema, environmentSchema, valid } from './support/managed-agents-schemas';
 
 const DEFAULT = 'env_zero_lambda';
 
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 describe('environments as resources, through the official SDK and /api/v2', () => {
   let h: Harness;

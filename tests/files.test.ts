@@ -6,7 +6,7 @@ import Anthropic, { toFile } from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { DEV_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
-import { apiErrorSchema, sentEventsSchema, sessionEventSchema, type SessionEvent } from './support/managed-agents-schemas';
+import { apiErrorSchema, sentEventsSchema, sessionEventSchema, type SessionEvent, valid } from './support/managed-agents-schemas';
 import { deletedFileSchema, fileMetadataSchema, filePageSchema } from './support/files-schemas';
 import { bigPdf, GIF, PDF, PNG } from './support/media';
 import { NodeChat, newChatId } from './support/node-chat';
@@ -16,12 +16,6 @@ const ENV = 'env_zero_lambda';
 const FILES_BETA = ['files-api-2025-04-14'] as const;
 const MiB = 1024 * 1024;
 
-/** Parses an answer with the schema written from the SDK's types: a missing required field fails the test. */
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 const errorOf = (e: unknown) => valid(apiErrorSchema, (e as InstanceType<typeof Anthropic.APIError>).error).error;
 

@@ -16,17 +16,10 @@ import {
   sessionEventSchema,
   sessionPageSchema,
   sessionSchema,
-  type SessionEvent,
-} from './support/managed-agents-schemas';
+  type SessionEvent, valid } from './support/managed-agents-schemas';
 
 const ENV = 'env_zero_lambda';
 
-/** Parses an answer with the schema written from the SDK's types: a missing required field fails the test. */
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 /**
  * Reads the SDK's event stream until `stop` says so, each event checked against the SDK's types.

@@ -2,17 +2,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { DEV, DEV_KEY, send, startHarness, type Harness } from './support/harness';
-import { agentPageSchema, agentSchema, apiErrorSchema, sentEventsSchema, sessionSchema } from './support/managed-agents-schemas';
+import { agentPageSchema, agentSchema, apiErrorSchema, sentEventsSchema, sessionSchema, valid } from './support/managed-agents-schemas';
 import { listedPageSchema, streamEventSchema, type StreamEvent } from './support/managed-events-schemas';
 
 const ENV = 'env_zero_lambda';
 
-/** Parses an answer with the schema written from the SDK's types: a missing required field fails the test. */
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 /** Reads the SDK's stream until `stop`, each event checked against the SDK's types; a later call reads on. */
 async function readUntil(events: AsyncIterator<unknown>, stop: (event: StreamEvent) => boolean): Promise<StreamEvent[]> {

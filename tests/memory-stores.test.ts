@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { DEV_KEY, startHarness, type Harness } from './support/harness';
-import { apiErrorSchema } from './support/managed-agents-schemas';
+import { apiErrorSchema, valid } from './support/managed-agents-schemas';
 import {
   deletedMemorySchema,
   deletedMemoryStoreSchema,
@@ -17,11 +17,6 @@ import {
 } from './support/memory-store-schemas';
 
 /** Parses an answer with the schema written from the SDK's types. */
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const errorBody = (e: unknown) => (e as InstanceType<typeof Anthropic.APIError>).error;
 

@@ -3,17 +3,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { DEV_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
 import type { FakeRequest, FakeTurn } from './support/fake-anthropic';
-import { sessionSchema } from './support/managed-agents-schemas';
+import { sessionSchema, valid } from './support/managed-agents-schemas';
 import { eventWithOutcomesSchema, outcomeEvaluationSchema, type EventWithOutcomes } from './support/outcome-schemas';
 
 const ENV = 'env_zero_lambda';
 const RUBRIC = 'The answer names Paris as the capital of France.';
 
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 async function readUntil(events: AsyncIterator<unknown>, stop: (event: EventWithOutcomes) => boolean): Promise<EventWithOutcomes[]> {
   const out: EventWithOutcomes[] = [];

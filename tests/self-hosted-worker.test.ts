@@ -16,14 +16,8 @@ import {
   workPageSchema,
   workSchema,
   workStatsSchema,
-  type SessionEvent,
-} from './support/managed-agents-schemas';
+  type SessionEvent, valid } from './support/managed-agents-schemas';
 
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 /** Reads the session's stream until its turn ends (an idle that does not wait for anyone). */
 async function untilTurnEnds(events: AsyncIterator<unknown>): Promise<SessionEvent[]> {

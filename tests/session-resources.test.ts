@@ -8,16 +8,11 @@ import { ToolRegistry } from '@zero/agent/tools/registry';
 import { createBashTool } from '@zero/runtime/tools/bash';
 import { startHarness, type Harness } from './support/harness';
 import { toolContext } from './support/tool-context';
-import { apiErrorSchema, sessionSchema } from './support/managed-agents-schemas';
+import { apiErrorSchema, sessionSchema, valid } from './support/managed-agents-schemas';
 import { deletedResourceSchema, fileResourceSchema, sessionResourcePageSchema, sessionResourceSchema } from './support/files-schemas';
 
 const ENV = 'env_zero_lambda';
 
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 const errorOf = (e: unknown) => valid(apiErrorSchema, (e as InstanceType<typeof Anthropic.APIError>).error).error;
 
 /** Session resources (`client.beta.sessions.resources`): files and repositories in the working copy of the session's commands. */

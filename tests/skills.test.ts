@@ -8,15 +8,9 @@ import { unzipFiles } from '@zero/runtime/skills/zip';
 import { createRunCommandTool } from '@zero/runtime/tools/run-command';
 import { syncAgents } from '../local/stack';
 import { DEV_KEY, postJson, startHarness, type Harness } from './support/harness';
-import { agentSchema, apiErrorSchema, sessionEventSchema, type SessionEvent } from './support/managed-agents-schemas';
+import { agentSchema, apiErrorSchema, sessionEventSchema, type SessionEvent, valid } from './support/managed-agents-schemas';
 import { deletedSkillSchema, deletedSkillVersionSchema, pageSchema, skillSchema, skillVersionSchema } from './support/skills-schemas';
 
-/** Parses an answer with the schema written from the SDK's types: a missing required field fails the test. */
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'skills');
 

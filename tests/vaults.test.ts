@@ -10,7 +10,7 @@ import type * as z from 'zod';
 import type { ResolvedAddress } from '@zero/agent/net/outbound';
 import { createDynamoClient } from '@zero/runtime/store/clients';
 import { startHarness, DEV_KEY, type Harness } from './support/harness';
-import { apiErrorSchema, eventPageSchema, sessionEventSchema, sessionSchema, type SessionEvent } from './support/managed-agents-schemas';
+import { apiErrorSchema, eventPageSchema, sessionEventSchema, sessionSchema, type SessionEvent, valid } from './support/managed-agents-schemas';
 import { credentialPageSchema, credentialSchema, credentialValidationSchema, deletedCredentialSchema, deletedVaultSchema, vaultPageSchema, vaultSchema } from './support/vault-schemas';
 
 const ENV = 'env_zero_lambda';
@@ -26,11 +26,6 @@ const resolver = async (hostname: string): Promise<ResolvedAddress[]> => {
 const outbound = { resolver, dialAddress: (address: string) => (address === PUBLIC_IP || address === OTHER_PUBLIC_IP ? '127.0.0.1' : address) };
 
 /** Parses an answer with the schema written from the SDK's types: a missing required field (or a field they do not declare) fails the test. */
-function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 const errorOf = (e: unknown) => valid(apiErrorSchema, (e as InstanceType<typeof Anthropic.APIError>).error).error;
 

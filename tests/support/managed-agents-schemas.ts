@@ -205,3 +205,10 @@ export const sentEventsSchema = z.object({ data: z.array(sessionEventSchema).opt
 
 /** The API's error body. */
 export const apiErrorSchema = z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) });
+
+/** Parses an answer with the schema written from the SDK's types: a missing required field fails the test. */
+export function valid<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(`answer does not match the SDK's types: ${parsed.error.message}\n${JSON.stringify(value)}`);
+  return parsed.data;
+}
