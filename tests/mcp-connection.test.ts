@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnection, type McpConnectionOptions } from '@zero/integrations/mcp/connection';
-import { allowListed, outboundAllowFromEnv, refusedUrl } from '@zero/runtime/tools';
+import { allowListed, outboundAllowFromEnv, refusedUrl } from '@zero/agent/net/outbound';
 import { startTokenEndpoint, startWhoamiServer } from './support/mcp-servers';
 
 const REFRESH = 'refresh-secret-0a1b2c3d4e5f';
