@@ -109,7 +109,8 @@ export async function runDeploymentNow(deps: DeploymentDeps, deployment: Deploym
     const started = await startSession(deps, deployment, { sessionId, runId: `run_${randomUUID()}`, author: { id: caller.id, name: caller.name ?? caller.id }, reason: 'deployment' });
     run = { ...base, agent: started.agent, session_id: started.session.session_id, error: null };
   } catch (error) {
-    log.warn('a deployment run could not start its session', { deployment_id: deployment.id, error: errorText(error) });
+    if (error instanceof RunRefused) log.info('a deployment run started no session', { deployment_id: deployment.id, error: error.refusal.type });
+    else log.warn('a deployment run could not start its session', { deployment_id: deployment.id, error: errorText(error) });
     await deps.sessions.deleteSession(sessionId).catch(() => undefined);
     run = { ...base, session_id: null, error: runErrorOf(error) };
   }
