@@ -122,7 +122,8 @@ describe("Deployments and deployment runs through the official SDK, on Zero's sc
   afterEach(() => h.fake.reset());
 
   it('creates a deployment with a cron in a time zone, retrieves, updates and lists it; the next five times are 9:00 in Lisbon on weekdays', async () => {
-    const created = valid(deploymentSchema, await create({ schedule: weekdays, description: 'Every weekday', metadata: { team: 'support' } }));
+    const repository = { type: 'github_repository' as const, url: 'https://github.com/octo-org/hello', checkout: { type: 'branch' as const, name: 'main' } };
+    const created = valid(deploymentSchema, await create({ schedule: weekdays, description: 'Every weekday', metadata: { team: 'support' }, resources: [repository] }));
     expect(created).toMatchObject({
       name: 'Morning triage',
       description: 'Every weekday',
@@ -134,6 +135,7 @@ describe("Deployments and deployment runs through the official SDK, on Zero's sc
       metadata: { team: 'support' },
       initial_events: message('Triage the open issues.'),
       schedule: { type: 'cron', expression: '0 9 * * 1-5', timezone: 'Europe/Lisbon', last_run_at: null },
+      resources: [{ ...repository, mount_path: '/workspace/hello' }],
     });
     expect(created.id).toMatch(/^depl_/);
     const upcoming = created.schedule!.upcoming_runs_at!;
@@ -159,7 +161,9 @@ describe("Deployments and deployment runs through the official SDK, on Zero's sc
   });
 
   it('run starts a session now: the fake model answers in it, and deploymentRuns lists the run with its session', async () => {
-    const deployment = valid(deploymentSchema, await create({ initial_events: message('Summarise the new issues.') }));
+    const vault = await alice.beta.vaults.create({ display_name: 'Tracker' });
+    const deployment = valid(deploymentSchema, await create({ initial_events: message('Summarise the new issues.'), vault_ids: [vault.id] }));
+    expect(deployment.vault_ids).toEqual([vault.id]);
     h.fake.script({ text: 'Three new issues, none urgent.' });
     const run = valid(deploymentRunSchema, await alice.beta.deployments.run(deployment.id));
     expect(run).toMatchObject({ deployment_id: deployment.id, agent: { id: agentId }, error: null, trigger_context: { type: 'manual' } });
@@ -168,7 +172,7 @@ describe("Deployments and deployment runs through the official SDK, on Zero's sc
 
     // The session is the deployment owner's, a Managed Agents session of the pinned agent, and it ran.
     const session = valid(sessionSchema, await alice.beta.sessions.retrieve(run.session_id!));
-    expect(session).toMatchObject({ id: run.session_id, status: 'idle', environment_id: ENV, agent: { id: agentId, version: deployment.agent.version }, title: 'Morning triage' });
+    expect(session).toMatchObject({ id: run.session_id, status: 'idle', environment_id: ENV, agent: { id: agentId, version: deployment.agent.version }, title: 'Morning triage', vault_ids: [vault.id] });
     const events = valid(eventPageSchema, await alice.beta.sessions.events.list(run.session_id!, { limit: 100 }));
     expect(JSON.stringify(events.data.filter((e) => e.type === 'agent.message'))).toContain('Three new issues, none urgent.');
     expect(JSON.stringify(h.fake.requests.at(-1)!.body.messages)).toContain('Summarise the new issues.');

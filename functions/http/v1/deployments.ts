@@ -88,10 +88,10 @@ export function deploymentRoutes(deps: V1Deps) {
     ]);
     return deploymentResource(deployment, { schedule, runs: ownRuns, upcoming: (expression, timezone, count) => nextRuns(expression, timezone, new Date(), count) });
   };
-  /** Stores the deployment, then makes its schedule match. */
+  /** Stores the deployment, then makes its schedule match (the agent is looked up only for a schedule that stays). */
   const save = async (deployment: DeploymentRecord, catalogId?: string, options: { unpause?: boolean } = {}) => {
     await store.put(deployment);
-    await syncDeploymentSchedule(deps, deployment, catalogId ?? (await catalogIdOf(deps, deployment)), options);
+    await syncDeploymentSchedule(deps, deployment, async () => catalogId ?? (await catalogIdOf(deps, deployment)), options);
     return view(deployment);
   };
   const changeable = async (user: AuthUser, id: string) => {

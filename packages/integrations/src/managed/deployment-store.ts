@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { notFound } from '@zero/agent/errors';
+import { log } from '@zero/agent/log/log';
 import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
 import { sessionResourceSchema } from '@zero/runtime/store/session-record';
 
@@ -72,6 +73,8 @@ export const deploymentRunRecordSchema = z.object({
 });
 export type DeploymentRunRecord = z.infer<typeof deploymentRunRecordSchema>;
 
+const present = <T>(items: (T | undefined)[]) => items.filter((item): item is T => item !== undefined);
+
 const ownerPrefix = (owner: string) => `deployments/${encodeURIComponent(owner)}/`;
 const deploymentKey = (owner: string, id: string) => `${ownerPrefix(owner)}${id}/deployment.json`;
 const runKey = (owner: string, deploymentId: string, runId: string) => `${ownerPrefix(owner)}${deploymentId}/runs/${runId}.json`;
@@ -79,15 +82,22 @@ const runKey = (owner: string, deploymentId: string, runId: string) => `${ownerP
 export class DeploymentStore {
   constructor(private readonly artifacts: ArtifactStore) {}
 
+  /** An object read with its schema: one that does not parse is logged and reads as absent, never as a 500. */
+  private async read<T>(schema: z.ZodType<T>, key: string): Promise<T | undefined> {
+    const raw = await this.artifacts.getJson(key);
+    if (raw === undefined) return undefined;
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) log.error('unreadable deployment object', { key, error: parsed.error.message });
+    return parsed.success ? parsed.data : undefined;
+  }
+
   /** Creates or replaces the deployment (last writer wins, as every configuration in the bucket). */
   async put(record: DeploymentRecord): Promise<void> {
     await this.artifacts.putJson(deploymentKey(record.owner.user_id, record.id), deploymentRecordSchema.parse(record));
   }
 
   async get(owner: string, id: string): Promise<DeploymentRecord | undefined> {
-    if (!DEPLOYMENT_ID.test(id)) return undefined;
-    const raw = await this.artifacts.getJson(deploymentKey(owner, id));
-    return raw === undefined ? undefined : deploymentRecordSchema.parse(raw);
+    return DEPLOYMENT_ID.test(id) ? this.read(deploymentRecordSchema, deploymentKey(owner, id)) : undefined;
   }
 
   /** The owner's deployment, or a 404 (also for another user's: nobody learns it exists). */
@@ -100,10 +110,9 @@ export class DeploymentStore {
   /** The owner's deployments and runs, newest first, from one listing of their prefix. */
   async listAll(owner: string): Promise<{ deployments: DeploymentRecord[]; runs: DeploymentRunRecord[] }> {
     const keys = (await this.artifacts.list(ownerPrefix(owner))).map((o) => o.key);
-    const read = (key: string) => this.artifacts.getJson(key);
     const [deployments, runs] = await Promise.all([
-      Promise.all(keys.filter((k) => k.endsWith('/deployment.json')).map(async (k) => deploymentRecordSchema.parse(await read(k)))),
-      Promise.all(keys.filter((k) => k.includes('/runs/')).map(async (k) => deploymentRunRecordSchema.parse(await read(k)))),
+      Promise.all(keys.filter((k) => k.endsWith('/deployment.json')).map((k) => this.read(deploymentRecordSchema, k))).then(present),
+      Promise.all(keys.filter((k) => k.includes('/runs/')).map((k) => this.read(deploymentRunRecordSchema, k))).then(present),
     ]);
     const newestFirst = <T extends { created_at: string; id: string }>(a: T, b: T) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id);
     return { deployments: deployments.sort(newestFirst), runs: runs.sort(newestFirst) };
@@ -113,7 +122,7 @@ export class DeploymentStore {
   async runsOf(owner: string, deploymentId: string): Promise<DeploymentRunRecord[]> {
     if (!DEPLOYMENT_ID.test(deploymentId)) return [];
     const keys = (await this.artifacts.list(`${ownerPrefix(owner)}${deploymentId}/runs/`)).map((o) => o.key);
-    const runs = await Promise.all(keys.map(async (k) => deploymentRunRecordSchema.parse(await this.artifacts.getJson(k))));
+    const runs = present(await Promise.all(keys.map((k) => this.read(deploymentRunRecordSchema, k))));
     return runs.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
   }
 
@@ -125,8 +134,8 @@ export class DeploymentStore {
   /** The owner's run, or a 404. */
   async reachRun(owner: string, id: string): Promise<DeploymentRunRecord> {
     const match = RUN_ID.exec(id);
-    const raw = match ? await this.artifacts.getJson(runKey(owner, `depl_${match[1]}`, id)) : undefined;
-    if (raw === undefined) throw notFound(`no deployment run "${id}"`, 'deployment_run_id');
-    return deploymentRunRecordSchema.parse(raw);
+    const run = match ? await this.read(deploymentRunRecordSchema, runKey(owner, `depl_${match[1]}`, id)) : undefined;
+    if (!run) throw notFound(`no deployment run "${id}"`, 'deployment_run_id');
+    return run;
   }
 }

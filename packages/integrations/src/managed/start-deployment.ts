@@ -150,7 +150,13 @@ export async function fireDeployment(
  * with EventBridge Scheduler where there is one. Called after the deployment is stored: a schedule
  * that could not be written is written by the deployment's next change.
  */
-export async function syncDeploymentSchedule(deps: Pick<DeploymentDeps, 'schedules'>, deployment: DeploymentRecord, catalogId: string, options: { unpause?: boolean } = {}): Promise<ScheduleConfig | undefined> {
+export async function syncDeploymentSchedule(
+  deps: Pick<DeploymentDeps, 'schedules'>,
+  deployment: DeploymentRecord,
+  /** The id the deployment's sessions run under, asked for only when the schedule stays. */
+  catalogId: () => Promise<string>,
+  options: { unpause?: boolean } = {},
+): Promise<ScheduleConfig | undefined> {
   const { store, markers, trigger } = deps.schedules;
   const id = deploymentScheduleId(deployment.id);
   if (!deployment.schedule || deployment.archived_at) {
@@ -162,7 +168,7 @@ export async function syncDeploymentSchedule(deps: Pick<DeploymentDeps, 'schedul
   const { schedule } = await store.put(id, {
     cron: deployment.schedule.expression,
     timezone: deployment.schedule.timezone,
-    agent_id: catalogId,
+    agent_id: await catalogId(),
     prompt: promptOf(deployment.initial_events[0]!.content),
     owner: deployment.owner,
     members: [],
