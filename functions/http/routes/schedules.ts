@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { errorText, log } from '@zero/agent/log/log';
-import { forbidden, notFound } from '@zero/agent/errors';
+import { conflict, forbidden, notFound } from '@zero/agent/errors';
 import { requireAgent } from '@zero/agent/definitions/catalog';
 import { scheduleIdSchema, scheduleInputSchema, scheduleListSchema, scheduleResponseSchema, scheduleSyncResponseSchema } from '@zero/agent/wire';
 import type { ScheduleConfig } from '@zero/integrations/schedules';
@@ -25,6 +25,11 @@ export function scheduleRoutes(deps: AppDeps) {
     if (!c.get('user').admin) throw forbidden('managing schedules needs an administrator');
   };
   const id = param(z.object({ schedule_id: scheduleIdSchema }));
+  /** A deployment's schedule follows its deployment (`/v1/deployments`): replaced or deleted here, the deployment would no longer say what fires. */
+  const notADeployments = async (scheduleId: string) => {
+    const deploymentId = (await deps.schedules.store.get(scheduleId))?.deployment_id;
+    if (deploymentId) throw conflict(`schedule "${scheduleId}" fires deployment "${deploymentId}": change, pause or archive it through /v1/deployments with its owner's key`, { field: 'schedule_id' });
+  };
 
   // After an upgrade (schedules stored before they were EventBridge schedules), or to mend a change EventBridge refused.
   app.post('/schedules/sync', describe({ summary: 'Register every stored schedule again with what fires it (administrators)', responses: { 200: scheduleSyncResponseSchema } }), async (c) => {
@@ -47,6 +52,7 @@ export function scheduleRoutes(deps: AppDeps) {
   app.put('/schedules/:schedule_id', describe({ summary: 'Create or replace a schedule (administrators)', responses: { 200: scheduleResponseSchema, 201: scheduleResponseSchema } }), id, json(scheduleInputSchema), async (c) => {
     admin(c);
     const input = c.req.valid('json');
+    await notADeployments(c.req.valid('param').schedule_id);
     // A 400 naming `cron` when croner cannot read it in the time zone, or EventBridge Scheduler could not be given it.
     const { parseCron, schedulerExpressions } = await schedules();
     parseCron(input.cron, input.timezone);
@@ -70,6 +76,7 @@ export function scheduleRoutes(deps: AppDeps) {
   app.delete('/schedules/:schedule_id', describe({ summary: 'Delete a schedule (administrators)', responses: { 204: null } }), async (c) => {
     admin(c);
     const id = c.req.param('schedule_id');
+    await notADeployments(id);
     if (!(await deps.schedules.store.delete(id))) throw notFound(`no schedule "${id}"`, 'schedule_id');
     // The schedule is gone: a registration left behind takes itself down at its next firing (fireScheduleJob).
     await deps.schedules.trigger?.remove(id).catch((error) => log.warn('a deleted schedule is still registered with EventBridge Scheduler until it next fires', { schedule_id: id, error: errorText(error) }));

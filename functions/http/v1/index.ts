@@ -16,6 +16,8 @@ import { skillRoutes } from './skills';
 import { notApplicableRoutes } from './not-applicable';
 import { vaultRoutes } from './vaults';
 import { memoryStoreRoutes } from './memory-stores';
+import { deploymentRoutes } from './deployments';
+import { deploymentRunRoutes } from './deployment-runs';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -39,6 +41,8 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', notApplicableRoutes());
   app.route('/', vaultRoutes(deps));
   app.route('/', memoryStoreRoutes(deps));
+  app.route('/', deploymentRoutes(deps));
+  app.route('/', deploymentRunRoutes(deps));
   return app;
 }
 

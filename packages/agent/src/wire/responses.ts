@@ -301,9 +301,9 @@ export const hookSchema = hookInputSchema.extend({ id: z.string(), created_at: z
 export const hookResponseSchema = z.object({ hook: hookSchema });
 export const hookListSchema = z.object({ hooks: z.array(hookSchema) });
 
-/** A schedule as stored, with why it paused itself and its next five times (ISO, UTC). */
+/** A schedule as stored, with why it paused itself, the Managed Agents deployment it fires (if any), and its next five times (ISO, UTC). */
 export const scheduleSchema = scheduleInputSchema
-  .extend({ id: z.string(), paused_reason: z.string().optional(), failures: z.number().int(), created_at: z.string(), updated_at: z.string(), next_runs: z.array(z.string()) })
+  .extend({ id: z.string(), paused_reason: z.string().optional(), deployment_id: z.string().optional(), failures: z.number().int(), created_at: z.string(), updated_at: z.string(), next_runs: z.array(z.string()) })
   .loose();
 export const scheduleResponseSchema = z.object({ schedule: scheduleSchema });
 /** `GET /schedules`: every schedule, by id. */

@@ -3,11 +3,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinishedRun } from '@zero/runtime/sessions/runner-deps';
 import { keys } from '@zero/runtime/store/keys';
 import type { LogRecord } from '@zero/runtime/store/records';
-import { startUnattended, type UnattendedDeps } from '@zero/runtime/sessions/start-unattended';
+import { startUnattended } from '@zero/runtime/sessions/start-unattended';
 import { Table } from '@zero/runtime/store/table';
 import { errorText, log } from '@zero/agent/log/log';
 import type { ScheduleConfig, ScheduleStore } from './schedule-config';
 import type { ScheduleTrigger } from './trigger';
+import type { DeploymentDeps } from '../managed/start-deployment';
 
 /** Failed runs in a row after which a schedule pauses itself. */
 export const MAX_FAILURES_IN_A_ROW = 3;
@@ -51,8 +52,11 @@ export interface Schedules {
   trigger?: ScheduleTrigger;
 }
 
-/** What firing a schedule needs: the schedules, and what starts an unattended session (its stores, queue, and the message gate's budgets and rate limits). */
-export interface ScheduleDeps extends UnattendedDeps {
+/**
+ * What firing a schedule needs: the schedules, and what starts an unattended session (its stores, queue,
+ * and the message gate's budgets and rate limits) or a deployment's (its agent, environment and vaults).
+ */
+export interface ScheduleDeps extends DeploymentDeps {
   schedules: Schedules;
 }
 
@@ -189,7 +193,7 @@ async function runRecorded(deps: ScheduleDeps, marker: FireMarker): Promise<bool
 
 async function start(deps: ScheduleDeps, schedule: ScheduleConfig, at: string, ids: { session_id: string; run_id: string }, again: boolean): Promise<FireOutcome> {
   try {
-    await startRun(deps, schedule, { sessionId: ids.session_id, runId: ids.run_id, again });
+    await startRun(deps, schedule, at, { sessionId: ids.session_id, runId: ids.run_id, again });
     await deps.schedules.markers.settle(schedule.id, at, 'started');
     return { status: 'started', session_id: ids.session_id, run_id: ids.run_id };
   } catch (error) {
@@ -202,7 +206,10 @@ async function start(deps: ScheduleDeps, schedule: ScheduleConfig, at: string, i
   }
 }
 
-async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { sessionId: string; runId: string; again: boolean }): Promise<void> {
+async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, at: string, job: { sessionId: string; runId: string; again: boolean }): Promise<void> {
+  const author = { id: scheduleAuthorId(schedule.id), name: `Schedule (${schedule.id})` };
+  // A Managed Agents deployment's schedule starts the deployment's session (its agent version, environment, vaults), loaded then.
+  if (schedule.deployment_id) return (await import('../managed/start-deployment')).fireDeployment(deps, schedule, at, { ...job, author });
   await startUnattended(deps, {
     sessionId: job.sessionId,
     runId: job.runId,
@@ -213,7 +220,7 @@ async function startRun(deps: ScheduleDeps, schedule: ScheduleConfig, job: { ses
     members: schedule.members,
     grantAs: `schedule-${schedule.id}`,
     text: schedule.prompt,
-    author: { id: scheduleAuthorId(schedule.id), name: `Schedule (${schedule.id})` },
+    author,
     reason: 'schedule',
     again: job.again,
   });

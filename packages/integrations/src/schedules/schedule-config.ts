@@ -20,6 +20,8 @@ export const scheduleConfigSchema = z.object({
   id: storedScheduleIdSchema,
   /** Why the schedule paused itself; absent when an administrator paused it (or it runs). */
   paused_reason: z.string().optional(),
+  /** The Managed Agents API deployment this schedule fires (`client.beta.deployments`); absent on an administrator's schedule. */
+  deployment_id: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -41,8 +43,8 @@ export class ScheduleStore {
     return this.schedules.require(id);
   }
 
-  /** Creates or replaces a schedule (its failure count, in the table, is cleared by the caller). */
-  async put(id: string, input: z.output<typeof scheduleInputSchema>): Promise<{ schedule: ScheduleConfig; created: boolean }> {
+  /** Creates or replaces a schedule (its failure count, in the table, is cleared by the caller); a deployment's also names it and may keep its own pause. */
+  async put(id: string, input: z.output<typeof scheduleInputSchema> & Pick<ScheduleConfig, 'deployment_id' | 'paused_reason'>): Promise<{ schedule: ScheduleConfig; created: boolean }> {
     const { item, created } = await this.schedules.put(id, (stamps) => ({ v: 1, id, ...input, ...stamps }));
     return { schedule: item, created };
   }

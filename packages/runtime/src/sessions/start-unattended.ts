@@ -1,6 +1,7 @@
 import type { LoadBudgets } from '../budgets/limits';
 import type { LoadRateLimiter } from '../rate-limits/limits';
 import type { ProjectAccess } from '../projects/project-access';
+import type { InboxMessage } from '../store/items/inbox-message';
 import type { SessionMeta } from '../store/records';
 import type { SessionStore } from '../store/session-store';
 import type { Role } from '@zero/agent/wire';
@@ -31,6 +32,8 @@ export interface UnattendedSession {
   grantAs: string;
   text: string;
   author: { id: string; name: string };
+  /** Tools the session's client answers (a Managed Agents deployment's custom tools), offered to its run. */
+  clientTools?: NonNullable<InboxMessage['client_tools']>;
   /** Why the run job was queued (`webhook`, `schedule`). */
   reason: string;
   /** Other items written beside the session's own (a webhook's summary), given the creation time. */
@@ -74,7 +77,15 @@ export async function startUnattended(deps: UnattendedDeps, start: UnattendedSes
     ...(start.alongside?.(now) ?? []),
     ...((made && (await hasRun(deps, start)))
       ? []
-      : [deps.sessions.enqueue(start.sessionId, { run_id: start.runId, text: start.text, author: start.author, agent_id: start.agentId, project_id: start.projectId, at: now })]),
+      : [deps.sessions.enqueue(start.sessionId, {
+          run_id: start.runId,
+          text: start.text,
+          author: start.author,
+          agent_id: start.agentId,
+          project_id: start.projectId,
+          at: now,
+          ...(start.clientTools?.length ? { client_tools: start.clientTools } : {}),
+        })]),
   ]);
   const failed = written.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
