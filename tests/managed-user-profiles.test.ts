@@ -37,10 +37,10 @@ const profilePageSchema = z.object({ data: z.array(legacyProfileSchema), next_pa
 /** `BetaDeletedUserProfile`. */
 const deletedProfileSchema = z.strictObject({ id: z.string(), type: z.literal('user_profile_deleted') });
 
-/** The request headers that select the current shape (no legacy `user-profiles-*` beta). */
-const CURRENT = { headers: { 'anthropic-beta': 'managed-agents-2026-04-01' } };
+/** The beta that selects the current shape, beside the SDK's own legacy one. */
+const CURRENT = ['user-profiles-2026-09-04'] as const;
 
-const refusal = async (promise: Promise<unknown>, kind: typeof Anthropic.APIError) => {
+const refusal = async (promise: Promise<unknown>, kind: abstract new (...args: never[]) => InstanceType<typeof Anthropic.APIError>) => {
   const error = await promise.catch((e: unknown) => e);
   expect(error).toBeInstanceOf(kind);
   return valid(apiErrorSchema, (error as InstanceType<typeof Anthropic.APIError>).error).error;
@@ -67,13 +67,13 @@ describe("user profiles (client.beta.userProfiles) are Zero's users", () => {
     expect(created.id).toMatch(/^uprof_[0-9a-f]{24}$/);
     expect(valid(legacyProfileSchema, await admin.beta.userProfiles.retrieve(created.id))).toEqual(created);
     // The same profile without a legacy header: the details in one object.
-    expect(valid(currentProfileSchema, await admin.beta.userProfiles.retrieve(created.id, {}, CURRENT)).external_user_details).toEqual({
+    expect(valid(currentProfileSchema, await admin.beta.userProfiles.retrieve(created.id, { betas: [...CURRENT] })).external_user_details).toEqual({
       account_status: null, country: null, email_hash: null, entity_type: null, name_hash: null, onboarded_at: '2026-01-02T03:04:05Z', reference_id: 'acct-17',
     });
 
     const updated = valid(legacyProfileSchema, await admin.beta.userProfiles.update(created.id, { name: 'Acme Inc', metadata: { plan: 'team', region: '' } }));
     expect(updated).toMatchObject({ id: created.id, name: 'Acme Inc', metadata: { plan: 'team' }, external_id: 'acct-17', created_at: created.created_at });
-    const details = valid(currentProfileSchema, await admin.beta.userProfiles.update(created.id, { external_user_details: { country: 'FR', account_status: 'active' } } as never, CURRENT));
+    const details = valid(currentProfileSchema, await admin.beta.userProfiles.update(created.id, { external_user_details: { country: 'FR', account_status: 'active' }, betas: [...CURRENT] }));
     expect(details.external_user_details).toMatchObject({ country: 'FR', account_status: 'active', reference_id: 'acct-17' });
 
     const other = valid(legacyProfileSchema, await admin.beta.userProfiles.create({ name: 'beta labs' }));
@@ -117,8 +117,8 @@ describe("user profiles (client.beta.userProfiles) are Zero's users", () => {
     expect((await refusal(admin.beta.userProfiles.create({ external_user_onboarded_at: '2999-01-01T00:00:00Z' }), Anthropic.BadRequestError)).message).toMatch(/external_user_onboarded_at.*future/);
     // Each header's own fields: details under the SDK's legacy header, legacy fields without it.
     expect((await refusal(admin.beta.userProfiles.create({ external_user_details: { country: 'FR' } }), Anthropic.BadRequestError)).message).toMatch(/external_user_details.*user-profiles-2026-08-18/);
-    expect((await refusal(admin.beta.userProfiles.create({ external_id: 'x' }, CURRENT), Anthropic.BadRequestError)).message).toMatch(/external_id.*legacy/);
-    expect((await refusal(admin.beta.userProfiles.create({ external_user_details: { country: 'fr' } } as never, CURRENT), Anthropic.BadRequestError)).message).toMatch(/external_user_details\.country/);
+    expect((await refusal(admin.beta.userProfiles.create({ external_id: 'x', betas: [...CURRENT] }), Anthropic.BadRequestError)).message).toMatch(/external_id.*legacy/);
+    expect((await refusal(admin.beta.userProfiles.create({ external_user_details: { country: 'fr' }, betas: [...CURRENT] }), Anthropic.BadRequestError)).message).toMatch(/external_user_details\.country/);
     const profile = valid(legacyProfileSchema, await admin.beta.userProfiles.create({ name: 'Enrollee' }));
     const reasons = [
       await refusal(admin.beta.userProfiles.createEnrollmentURL(profile.id), Anthropic.NotFoundError),

@@ -5,12 +5,14 @@ import type { UserDetails, UserProfileRecord } from '@zero/runtime/auth/user-pro
 /**
  * Which shape of a user profile the caller speaks, from its `anthropic-beta` header: the SDK sends
  * `user-profiles-2026-08-18` (top-level `external_id` and `external_user_onboarded_at`); the older
- * `user-profiles-2026-03-24` has `external_id` only; without either, `external_user_details`.
+ * `user-profiles-2026-03-24` has `external_id` only; `user-profiles-2026-09-04` (which a caller adds
+ * to the SDK's own), or no `user-profiles-*` beta at all, `external_user_details`.
  */
 export type UserProfileDialect = 'current' | '2026-08-18' | '2026-03-24';
 
 export function userProfileDialect(betaHeader: string | undefined): UserProfileDialect {
   const betas = (betaHeader ?? '').split(',').map((b) => b.trim());
+  if (betas.includes('user-profiles-2026-09-04')) return 'current';
   if (betas.includes('user-profiles-2026-03-24')) return '2026-03-24';
   if (betas.includes('user-profiles-2026-08-18')) return '2026-08-18';
   return 'current';
