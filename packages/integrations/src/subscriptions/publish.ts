@@ -63,7 +63,7 @@ export function eventBody(event: ZeroEvent, at = new Date()): { type: string; ti
 }
 
 /** The body one subscriber receives, in its subscription's format (a Managed Agents webhook, or Zero's event). */
-export function subscriberBody(format: SubscriptionFormat, event: ZeroEvent, at = new Date()): string {
+function subscriberBody(format: SubscriptionFormat, event: ZeroEvent, at = new Date()): string {
   const managed = format === 'managed_agents' ? managedWebhookBody(event, eventMessageId(event), at) : undefined;
   return JSON.stringify(managed ?? eventBody(event, at));
 }
