@@ -45,7 +45,7 @@ describe('outcomes: a grader in its own context scores the answer against a rubr
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
 
-  it('through the SDK: define_outcome, a revision with the grader feedback, satisfied; the outcome on the session', async () => {
+  it('through the SDK: define_outcome, a revision with the grader feedback, satisfied (each grading with its ongoing heartbeat, streamed and listed); the outcome on the session', async () => {
     h.fake.respondWith(lyonThenParis);
     const agent = await client.beta.agents.create({ name: 'Geographer', model: 'claude-sonnet-4-6', system: 'You answer geography questions.' });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: ENV });
@@ -59,12 +59,20 @@ describe('outcomes: a grader in its own context scores the answer against a rubr
 
     const seen = await readUntil(events, (e) => e.type === 'span.outcome_evaluation_end' && e.result === 'satisfied');
     const spans = seen.filter((e) => e.type.startsWith('span.outcome_evaluation')).map((e) => [e.type, (e as { iteration: number }).iteration, (e as { result?: string }).result]);
-    expect(spans).toEqual([
+    const expectedSpans = [
       ['span.outcome_evaluation_start', 0, undefined],
+      ['span.outcome_evaluation_ongoing', 0, undefined],
       ['span.outcome_evaluation_end', 0, 'needs_revision'],
       ['span.outcome_evaluation_start', 1, undefined],
+      ['span.outcome_evaluation_ongoing', 1, undefined],
       ['span.outcome_evaluation_end', 1, 'satisfied'],
-    ]);
+    ];
+    expect(spans).toEqual(expectedSpans);
+    // The list has the same spans, the heartbeat included, each in the SDK's shape.
+    const listed: EventWithOutcomes[] = [];
+    for await (const e of client.beta.sessions.events.list(session.id)) listed.push(valid(eventWithOutcomesSchema, e));
+    const listedSpans = listed.filter((e) => e.type.startsWith('span.outcome_evaluation')).map((e) => [e.type, (e as { iteration: number }).iteration, (e as { result?: string }).result]);
+    expect(listedSpans).toEqual(expectedSpans);
     const ends = seen.filter((e) => e.type === 'span.outcome_evaluation_end');
     const starts = seen.filter((e) => e.type === 'span.outcome_evaluation_start');
     expect(ends.map((e) => (e as { outcome_evaluation_start_id: string }).outcome_evaluation_start_id)).toEqual(starts.map((e) => e.id));

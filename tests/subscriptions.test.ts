@@ -120,8 +120,8 @@ describe('signed outbound events', () => {
     const listed = await send(h, 'GET', '/subscriptions', DEV);
     expect(listed.status).toBe(200);
     expect(listed.json.subscriptions.filter((s: { id: string }) => s.id.startsWith('list-'))).toEqual([
-      { id: 'list-a', url: sub.url, events: ['session.created'], secret_ref: 'ZERO_WEBHOOK_SECRET_EVENTS', created_at: expect.any(String), updated_at: expect.any(String) },
-      { id: 'list-b', url: sub.url, events: ['run.completed'], secret_ref: 'ZERO_WEBHOOK_SECRET_EVENTS', created_at: expect.any(String), updated_at: expect.any(String) },
+      { id: 'list-a', url: sub.url, events: ['session.created'], secret_ref: 'ZERO_WEBHOOK_SECRET_EVENTS', format: 'zero', created_at: expect.any(String), updated_at: expect.any(String) },
+      { id: 'list-b', url: sub.url, events: ['run.completed'], secret_ref: 'ZERO_WEBHOOK_SECRET_EVENTS', format: 'zero', created_at: expect.any(String), updated_at: expect.any(String) },
     ]);
     expect((await send(h, 'GET', '/subscriptions', await h.userHeaders('alice'))).status).toBe(403);
     for (const id of ['list-a', 'list-b']) expect((await send(h, 'DELETE', `/subscriptions/${id}`, DEV)).status).toBe(204);

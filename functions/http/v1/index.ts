@@ -18,6 +18,7 @@ import { vaultRoutes } from './vaults';
 import { memoryStoreRoutes } from './memory-stores';
 import { deploymentRoutes } from './deployments';
 import { deploymentRunRoutes } from './deployment-runs';
+import { userProfileRoutes } from './user-profiles';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -43,6 +44,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', memoryStoreRoutes(deps));
   app.route('/', deploymentRoutes(deps));
   app.route('/', deploymentRunRoutes(deps));
+  app.route('/', userProfileRoutes(deps));
   return app;
 }
 

@@ -163,11 +163,12 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   /** A plan's step started, done or failed (a run of a plan, see `plan/progress.ts`); `step` is 1-based, of `steps`. */
   /**
    * An outcome's evaluation cycle (see `outcomes/evaluate-outcome.ts`): `start` as the grader is called after the
-   * run's answer, `end` with its result, score (0 to 1), explanation and the grader's own usage.
+   * run's answer, `ongoing` while the grader's model answers (its first output, then at most every 10 s of it),
+   * `end` with its result, score (0 to 1), explanation and the grader's own usage.
    */
   z.object({
     type: z.literal('outcome_evaluation'),
-    phase: z.enum(['start', 'end']),
+    phase: z.enum(['start', 'ongoing', 'end']),
     outcome_id: z.string(),
     iteration: z.number().int().nonnegative(),
     result: outcomeResultSchema.optional(),

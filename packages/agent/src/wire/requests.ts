@@ -310,6 +310,13 @@ export const subscriptionEventSchema = z.enum([
 ]);
 export type SubscriptionEvent = z.infer<typeof subscriptionEventSchema>;
 
+/**
+ * How a subscription's messages are shaped: `zero` (the default), Zero's own events; `managed_agents`,
+ * the Managed Agents API's webhook events (`BetaWebhookEvent`, for the SDK's `webhooks.unwrap`).
+ */
+export const subscriptionFormatSchema = z.enum(['zero', 'managed_agents']);
+export type SubscriptionFormat = z.infer<typeof subscriptionFormatSchema>;
+
 /** A subscription as an administrator sends it (`PUT /api/v2/subscriptions/:id`): where Zero POSTs which events, signed with which secret. */
 export const subscriptionInputSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000),
@@ -317,6 +324,7 @@ export const subscriptionInputSchema = z.strictObject({
   /** The signing secret's environment variable (`whsec_<base64>`, as Standard Webhooks' libraries expect). */
   secret_ref: secretRefSchema,
   description: z.string().max(500).optional(),
+  format: subscriptionFormatSchema.default('zero'),
 });
 
 /** The query of `POST /api/v2/projects/:owner/:repo/archive`: leading path segments to drop, as `tar --strip-components`. */

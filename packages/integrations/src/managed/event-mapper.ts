@@ -151,6 +151,8 @@ export function createEventMapper(
         if (e.phase === 'start') {
           outcomeStarts.set(key, eventId(position));
           emit('span.outcome_evaluation_start', { outcome_id: e.outcome_id, iteration: e.iteration });
+        } else if (e.phase === 'ongoing') {
+          emit('span.outcome_evaluation_ongoing', { outcome_id: e.outcome_id, iteration: e.iteration });
         } else {
           const u = e.usage;
           emit('span.outcome_evaluation_end', {

@@ -26,7 +26,7 @@ export function outcomeEvaluations(events: readonly (StreamEvent & { at?: string
       const known = byId.get(e.outcome_id);
       if (!known) continue;
       known.iteration = e.iteration;
-      if (e.phase === 'start') known.result = 'evaluating';
+      if (e.phase !== 'end') known.result = 'evaluating';
       else {
         known.result = e.result ?? 'failed';
         known.explanation = e.explanation ?? null;

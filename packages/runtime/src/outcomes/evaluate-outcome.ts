@@ -10,6 +10,9 @@ export interface OutcomeDeps {
   sessions: Pick<SessionStore, 'enqueue'>;
 }
 
+/** The longest gap between an evaluation's `ongoing` heartbeats while its grader's model streams. */
+export const OUTCOME_HEARTBEAT_MS = 10_000;
+
 /** The run whose answer is graded. */
 export interface GradedRun {
   sessionId: string;
@@ -38,7 +41,8 @@ export const revisionRunId = (runId: string) => `${runId}_revision`;
 /**
  * One evaluation cycle of an outcome, after the run's answer (a completed run whose message carries one):
  * `outcome_evaluation` start, the grader's model call in its own context (the rubric, the task, the
- * answer), `outcome_evaluation` end with the result. When the grade is `needs_revision` and cycles remain,
+ * answer) with an `ongoing` heartbeat when its model first answers and then at most every
+ * `OUTCOME_HEARTBEAT_MS` while it streams, `outcome_evaluation` end with the result. When the grade is `needs_revision` and cycles remain,
  * the grader's reasons go back to the agent as the session's next message (same outcome, next iteration).
  * Returns the grader's usage, counted in the run's. Must not throw: a grader whose model call fails ends
  * the outcome `failed` with the reason.
@@ -47,9 +51,15 @@ export async function evaluateOutcome(deps: OutcomeDeps, run: GradedRun): Promis
   const { outcome } = run.message;
   const base = { type: 'outcome_evaluation' as const, outcome_id: outcome.outcome_id, iteration: outcome.iteration, run_id: run.runId };
   run.emit({ ...base, phase: 'start' });
+  let heartbeatAt: number | undefined;
+  const onOutput = () => {
+    if (heartbeatAt !== undefined && Date.now() - heartbeatAt < OUTCOME_HEARTBEAT_MS) return;
+    heartbeatAt = Date.now();
+    run.emit({ ...base, phase: 'ongoing' });
+  };
   let grade: Awaited<ReturnType<typeof gradeAgainstRubric>>;
   try {
-    grade = await gradeAgainstRubric(deps.provider, run.model, { rubric: outcome.rubric, task: outcome.description, result: answerOf(run.history, run.runId) }, { signal: run.signal });
+    grade = await gradeAgainstRubric(deps.provider, run.model, { rubric: outcome.rubric, task: outcome.description, result: answerOf(run.history, run.runId) }, { signal: run.signal, onOutput });
   } catch (error) {
     const explanation = `the grader could not run: ${error instanceof Error ? error.message : String(error)}`;
     run.emit({ ...base, phase: 'end', result: 'failed', explanation });

@@ -51,8 +51,14 @@ const cut = (text: string) => (text.length > MAX_SHOWN_CHARS ? `${text.slice(0, 
  * Grades a result against a rubric with a model call of its own (its own context: the rubric, the task
  * and the result, never the agent's conversation). Must not throw for what the model answers: an answer
  * that is not a verdict is graded `failed` with that reason; a model failure is thrown to the caller.
+ * `onOutput` is called on each piece the grader's model streams (its progress, for a heartbeat).
  */
-export async function gradeAgainstRubric(provider: ModelProvider, model: string, input: GradeInput, options: { maxTokens?: number; signal?: AbortSignal } = {}): Promise<Grade> {
+export async function gradeAgainstRubric(
+  provider: ModelProvider,
+  model: string,
+  input: GradeInput,
+  options: { maxTokens?: number; signal?: AbortSignal; onOutput?: () => void } = {},
+): Promise<Grade> {
   const usage = zeroUsage();
   const prompt = [`Rubric:\n${fenceOutsideText(input.rubric)}`, `Task:\n${fenceOutsideText(cut(input.task))}`, `Result:\n${fenceOutsideText(cut(input.result) || '(no answer)')}`, 'Your verdict, as JSON:'].join('\n\n');
   let text = '';
@@ -60,6 +66,7 @@ export async function gradeAgainstRubric(provider: ModelProvider, model: string,
     { model, system: GRADER, tools: [], messages: [{ role: 'user', content: prompt }], maxTokens: options.maxTokens ?? 2048 },
     options.signal ?? new AbortController().signal,
   )) {
+    options.onOutput?.();
     if (event.type === 'message') {
       text = event.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim();
       addUsage(usage, { ...event.usage, ...stepCost(model, event) });
