@@ -142,4 +142,68 @@ describe('evals: datasets from recorded sessions, runs against variants, graded,
       await child.kill();
     }
   });
+  it('a cancelled run starts no further case: the case under way finishes, the run says cancelled, its results stay readable', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    h.fake.respondWith((request) => {
+      const turn = model(request);
+      // The second case's answer waits until the test has cancelled the run.
+      return !isGrader(request) && JSON.stringify(request.body.messages).includes('question 2') ? { ...turn, after: held } : turn;
+    });
+    const cases = Array.from({ length: 4 }, (_, i) => ({ id: `c${i + 1}`, messages: [`question ${i + 1}`] }));
+    expect((await postJson(`${h.url}/api/v2/evals/datasets`, { name: 'stoppable', content: { cases } })).status).toBe(201);
+    const started = await postJson(`${h.url}/api/v2/evals/runs`, { dataset: 'stoppable', variants: [{ name: 'only' }], concurrency: 1 });
+    expect(started.status).toBe(201);
+    const id = started.json.run.id as string;
+    const asked = () => h.fake.requests.filter((r) => !isGrader(r)).map((r) => /question (\d+)/.exec(JSON.stringify(r.body.messages))?.[1]);
+    await until(async () => asked(), (a) => a.includes('2'));
+
+    const cancelled = await postJson(`${h.url}/api/v2/evals/runs/${id}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(evalRunResponseSchema.parse(cancelled.json).run.status).toBe('cancelled');
+    release();
+
+    // The driver ends once the case under way has its result; it releases the run's lease then.
+    const driver = await until(() => h.server.runtime.leases.inspect(`evalrun:${id}`), (lease) => !lease?.active);
+    expect(driver?.active ?? false).toBe(false);
+    expect(asked()).toEqual(['1', '2']);
+    expect(await h.server.runtime.sessions.getSession(`${id}_v0_c2`)).toBeUndefined();
+    const run = evalRunResponseSchema.parse((await getJson(`${h.url}/api/v2/evals/runs/${id}`)).json);
+    expect(run).toMatchObject({ run: { status: 'cancelled' }, done: 2, total: 4 });
+    const report = evalReportSchema.parse((await getJson(`${h.url}/api/v2/evals/runs/${id}/results`)).json);
+    expect(report.cases.filter((c) => c.by_variant.only).map((c) => [c.case_id, c.by_variant.only!.answer])).toEqual([['c1', 'Answer 1.'], ['c2', 'Answer 2.']]);
+    // Cancelling again is harmless.
+    expect((await postJson(`${h.url}/api/v2/evals/runs/${id}/cancel`, {})).status).toBe(200);
+  });
+
+  it("a variant's system prompt replaces the agent's (or is appended) for that variant's cases only", async () => {
+    h.fake.respondWith((request) => {
+      if (isGrader(request)) return model(request);
+      const system = JSON.stringify(request.body.system ?? '');
+      return { text: `${system.includes('PIRATE CAPTAIN') ? 'pirate' : 'plain'} ${system.includes(', an agent of Zero.') ? 'agent' : 'no-agent'} ${system.includes('ALWAYS CITE') ? 'cites' : 'no-cite'}` };
+    });
+    const cases = [{ id: 'a', messages: ['question 1'] }, { id: 'b', messages: ['question 2'] }];
+    expect((await postJson(`${h.url}/api/v2/evals/datasets`, { name: 'prompts', content: { cases } })).status).toBe(201);
+    const gate = await runCli(['eval', 'run', 'prompts', '--variant', 'plain', '--variant', 'pirate:system=You are a PIRATE CAPTAIN.', '--variant', 'cite:append_system=ALWAYS CITE your sources.', '--format', 'json'], {
+      env: cliEnv({ ZERO_URL: h.url, ZERO_KEY: DEV_KEY }),
+      timeoutMs: 60_000,
+    });
+    expect(gate.code, gate.stderr).toBe(0);
+    const report = evalReportSchema.parse(JSON.parse(gate.stdout));
+    expect(report.run.variants).toEqual([{ name: 'plain' }, { name: 'pirate', system_prompt: 'You are a PIRATE CAPTAIN.' }, { name: 'cite', append_system_prompt: 'ALWAYS CITE your sources.' }]);
+    for (const c of report.cases) {
+      expect(c.by_variant.plain!.answer).toBe('plain agent no-cite');
+      expect(c.by_variant.pirate!.answer).toBe('pirate no-agent no-cite');
+      expect(c.by_variant.cite!.answer).toBe('plain agent cites');
+    }
+    // Zero's own sections stay in a replaced prompt; the grader never sees a variant's prompt.
+    const pirate = h.fake.requests.filter((r) => !isGrader(r) && JSON.stringify(r.body.system).includes('PIRATE CAPTAIN'));
+    expect(pirate).toHaveLength(2);
+    for (const r of pirate) expect(JSON.stringify(r.body.system)).toContain('## Who is speaking');
+    expect(h.fake.requests.filter((r) => isGrader(r) && /PIRATE|ALWAYS CITE/.test(JSON.stringify(r.body.system)))).toEqual([]);
+
+    const bad = await postJson(`${h.url}/api/v2/evals/runs`, { dataset: 'prompts', variants: [{ name: 'x', system_prompt: '' }] });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.json)).toContain('variants.0.system_prompt');
+  }, 90_000);
 });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { MAX_MESSAGE_CHARS, complexityLevelSchema, projectIdSchema } from './fields';
 import { MAX_RUBRIC_CHARS } from './outcome';
+import { MAX_SYSTEM_PROMPT_CHARS } from './system-prompt';
 
 /*
  * Eval datasets: cases (the user messages of a session to replay, the project they act on, what a good
@@ -89,6 +90,10 @@ export const evalVariantSchema = z.strictObject({
   max_tool_iterations: z.number().int().positive().max(1000).optional(),
   /** Text put before each case's first message: a prompt change tried without a new agent version. */
   prompt_prefix: z.string().max(20_000).optional(),
+  /** A system prompt that stands in for the agent's own definition in each case's runs (Zero's tools list, speaker rules, voice and project sections stay). */
+  system_prompt: z.string().min(1).max(MAX_SYSTEM_PROMPT_CHARS).optional(),
+  /** Text added at the end of the system prompt of each case's runs. */
+  append_system_prompt: z.string().min(1).max(MAX_SYSTEM_PROMPT_CHARS).optional(),
 });
 export type EvalVariant = z.infer<typeof evalVariantSchema>;
 

@@ -23,7 +23,8 @@ export async function pushDataset(profile: string | undefined, name: string, fil
 
 /**
  * A `--variant` as written: `name` alone (the agent as deployed), or `name:key=value,key=value` with
- * keys agent, model, complexity, thinking, max_iterations, prefix (a prompt put before the first message).
+ * keys agent, model, complexity, thinking, max_iterations, prefix (a prompt put before the first message),
+ * system (a system prompt standing in for the agent's) and append_system (text added to the system prompt).
  */
 export function parseVariant(spec: string): EvalVariant {
   const [name, rest] = spec.includes(':') ? [spec.slice(0, spec.indexOf(':')), spec.slice(spec.indexOf(':') + 1)] : [spec, ''];
@@ -40,9 +41,11 @@ export function parseVariant(spec: string): EvalVariant {
       thinking: ['thinking_budget', Number],
       max_iterations: ['max_tool_iterations', Number],
       prefix: ['prompt_prefix', String],
+      system: ['system_prompt', String],
+      append_system: ['append_system_prompt', String],
     };
     const known = map[key];
-    if (!known) throw new CliError(`--variant ${spec}: unknown key "${key}" (agent, model, complexity, thinking, max_iterations, prefix)`, EXIT.usage);
+    if (!known) throw new CliError(`--variant ${spec}: unknown key "${key}" (agent, model, complexity, thinking, max_iterations, prefix, system, append_system)`, EXIT.usage);
     fields[known[0]] = known[1](value);
   }
   const parsed = evalVariantSchema.safeParse(fields);

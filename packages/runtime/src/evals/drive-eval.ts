@@ -169,6 +169,7 @@ async function startCaseSession(deps: EvalDeps, run: EvalRun, slot: Slot, sessio
       ...(v.complexity ? { complexity: v.complexity } : {}),
       ...(v.thinking_budget !== undefined ? { thinking_budget: v.thinking_budget } : {}),
       ...(v.max_tool_iterations ? { max_tool_iterations: v.max_tool_iterations } : {}),
+      ...(v.system_prompt || v.append_system_prompt ? { system_prompt: { ...(v.system_prompt ? { replace: v.system_prompt } : {}), ...(v.append_system_prompt ? { append: v.append_system_prompt } : {}) } } : {}),
       at: new Date().toISOString(),
     });
   }
