@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { evalReportSchema, evalRunResponseSchema, datasetResponseSchema } from '@zero/agent/wire';
+import { evalReportSchema, evalRunListSchema, evalRunResponseSchema, datasetResponseSchema } from '@zero/agent/wire';
 import { cliEnv, runCli } from './support/cli';
 import { startChildServer } from './support/child';
 import { DEV, DEV_KEY, childConfig, getJson, postJson, startHarness, type Harness } from './support/harness';
 import type { FakeRequest, FakeTurn } from './support/fake-anthropic';
+import { FakeGitHub } from './support/fake-github';
 
 const isGrader = (r: FakeRequest) => JSON.stringify(r.body.system ?? '').includes('You are a strict grader');
 
@@ -35,10 +36,18 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, tries
 
 describe('evals: datasets from recorded sessions, runs against variants, graded, gated', () => {
   let h: Harness;
+  let gh: FakeGitHub;
+  const tokens: Record<string, string> = {};
   beforeAll(async () => {
-    h = await startHarness({ leaseTtlMs: 1000 });
+    gh = await new FakeGitHub().start();
+    gh.addRepo('acme/shop');
+    tokens.ZERO_GITHUB_TOKEN = gh.issueToken();
+    h = await startHarness({ leaseTtlMs: 1000, outbound: { allow: ['127.0.0.1'] }, github: { apiUrl: gh.url, retryBaseMs: 5 }, githubToken: (ref) => tokens[ref] });
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await h.close();
+    await gh.stop();
+  });
   afterEach(() => h.fake.reset());
 
   it('builds a dataset from two recorded sessions, runs it against a good and a worse variant: the rubric and a check catch it, the gate exits 9', async () => {
@@ -206,4 +215,36 @@ describe('evals: datasets from recorded sessions, runs against variants, graded,
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.json)).toContain('variants.0.system_prompt');
   }, 90_000);
+  it('puts the report on a commit as a GitHub check run: success when the gate passes, failure when a variant is worse', async () => {
+    h.fake.respondWith(model);
+    const cases = [{ id: 'one', messages: ['question 1'], checks: [{ type: 'answer_not_matches', pattern: 'not sure' }] }, { id: 'two', messages: ['question 2'], checks: [{ type: 'answer_not_matches', pattern: 'not sure' }] }];
+    expect((await postJson(`${h.url}/api/v2/evals/datasets`, { name: 'checked', content: { cases } })).status).toBe(201);
+    const sha = 'a'.repeat(40);
+    const env = cliEnv({ ZERO_URL: h.url, ZERO_KEY: DEV_KEY });
+
+    const passing = await runCli(['eval', 'run', 'checked', '--variant', 'one', '--variant', 'two', '--github-check', `acme/shop@${sha}`, '--format', 'markdown'], { env, timeoutMs: 60_000 });
+    expect(passing.code, passing.stderr).toBe(0);
+    const success = gh.checkRuns.at(-1)!;
+    expect(success).toMatchObject({ name: 'Zero eval (checked)', head_sha: sha, status: 'completed', conclusion: 'success' });
+    expect(success.output?.summary?.trimEnd()).toBe(passing.stdout.trimEnd());
+    expect(passing.stderr).toContain(`GitHub check run ${success.id}: success`);
+    expect(gh.requests.find((r) => r.path === '/repos/acme/shop/check-runs')?.authorization).toBe(`Bearer ${tokens.ZERO_GITHUB_TOKEN}`);
+
+    const failing = await runCli(['eval', 'run', 'checked', '--variant', 'good', '--variant', 'bad:prefix=BAD MODE', '--github-check', `acme/shop@${sha}`], { env, timeoutMs: 60_000 });
+    expect(failing.code).toBe(9);
+    const failure = gh.checkRuns.at(-1)!;
+    expect(failure).toMatchObject({ head_sha: sha, conclusion: 'failure', output: { title: 'Worse than the baseline: bad' } });
+    expect(failure.output?.summary).toContain('## Worse than the baseline');
+    const runs = evalRunListSchema.parse((await getJson(`${h.url}/api/v2/evals/runs`)).json).runs;
+    expect(runs.find((r) => r.github_check?.report?.check_run_id === failure.id)?.github_check).toMatchObject({ repo: 'acme/shop', sha, threshold: 0.05, report: { status: 'delivered', conclusion: 'failure' } });
+    expect(gh.checkRuns).toHaveLength(2);
+
+    // A bad commit or repository is refused, naming the field; so is the flag's shape in the CLI.
+    const badSha = await postJson(`${h.url}/api/v2/evals/runs`, { dataset: 'checked', variants: [{ name: 'a' }], github_check: { repo: 'acme/shop', sha: 'main' } });
+    expect(badSha.status).toBe(400);
+    expect(JSON.stringify(badSha.json)).toContain('github_check.sha');
+    const badFlag = await runCli(['eval', 'run', 'checked', '--github-check', 'acme/shop'], { env, timeoutMs: 30_000 });
+    expect(badFlag.code).not.toBe(0);
+    expect(badFlag.stderr).toContain('--github-check');
+  }, 120_000);
 });

@@ -14,8 +14,13 @@ import { caseSessionId } from './eval-run';
 import type { CaseResult, EvalRun } from '@zero/agent/wire';
 import type { EvalStore } from './eval-store';
 
-/** What driving an eval run needs: a session runner's deps (its sessions go through the worker queue) and the eval store. */
-export type EvalDeps = SessionRunnerDeps & { evals: EvalStore };
+/**
+ * What driving an eval run needs: a session runner's deps (its sessions go through the worker queue), the
+ * eval store, and what reports a run as it ends (a GitHub check run: the integrations' `github/eval-check.ts`):
+ * called once with the ended run before it is stored, it answers the run to store (with what it reported)
+ * and must not throw.
+ */
+export type EvalDeps = SessionRunnerDeps & { evals: EvalStore; reportEnded?: (run: EvalRun) => Promise<EvalRun> };
 
 /** A case's project copy: a project of its own, so that its tools' writes touch neither the original nor another case's. */
 export const caseProjectId = (sessionId: string) => `evals/${sessionId}`;
@@ -66,7 +71,8 @@ export async function driveEvalRun(deps: EvalDeps, runId: string, options: { sig
     if (stop.signal.aborted) throw new Error(String(stop.signal.reason ?? 'aborted'));
     const latest = (await deps.evals.getRun(runId)) ?? run;
     if (cancelled || latest.status === 'cancelled') return 'cancelled';
-    await deps.evals.putRun({ ...latest, status: 'completed', completed_at: new Date().toISOString() });
+    const completed: EvalRun = { ...latest, status: 'completed', completed_at: new Date().toISOString() };
+    await deps.evals.putRun((await deps.reportEnded?.(completed)) ?? completed);
     return 'completed';
   } finally {
     clearInterval(heartbeat);
