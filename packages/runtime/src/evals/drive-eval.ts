@@ -49,7 +49,7 @@ export async function driveEvalRun(deps: EvalDeps, runId: string, options: { sig
     deps.leases.heartbeat(lease).catch((error) => {
       if (LeaseLostError.isInstance(error)) stop.abort('the eval run lost its lease to another driver');
     });
-  }, Math.max(1000, deps.leases.ttlMs / 3));
+  }, Math.max(200, deps.leases.ttlMs / 3));
   try {
     const run = await deps.evals.getRun(runId);
     if (!run) return 'missing';
@@ -72,7 +72,10 @@ export async function driveEvalRun(deps: EvalDeps, runId: string, options: { sig
     const latest = (await deps.evals.getRun(runId)) ?? run;
     if (cancelled || latest.status === 'cancelled') return 'cancelled';
     const completed: EvalRun = { ...latest, status: 'completed', completed_at: new Date().toISOString() };
-    await deps.evals.putRun((await deps.reportEnded?.(completed)) ?? completed);
+    // Reported once: only while this driver still holds the run (the heartbeat throws once another took it over,
+    // and renews the lease for the report's time), and not again when a driver before it reported.
+    await deps.leases.heartbeat(lease);
+    await deps.evals.putRun(latest.github_check?.report ? completed : ((await deps.reportEnded?.(completed)) ?? completed));
     return 'completed';
   } finally {
     clearInterval(heartbeat);
