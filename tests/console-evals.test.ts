@@ -22,7 +22,7 @@ describe('the console: evals', () => {
     page
       .getByTestId('eval-case')
       .evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (cell) => cell.textContent!.trim()).join(' | ')));
-  /** Presses Tab until the focused element is one `matches` accepts (at most 30 times); its test id and label. */
+  /** Presses Tab until the focused element has this test id (at most 30 times); its test id and label. */
   const tabTo = async (page: Page, testId: string) => {
     for (let i = 0; i < 30; i++) {
       await page.keyboard.press('Tab');
