@@ -131,7 +131,7 @@ describe('the console: a new session', () => {
     await waitingLink.getByTestId('session-waiting').waitFor();
     await shot(page, '60-sidebar-desktop');
     const side = await box(page, sidebar);
-    for (const id of ['new-session', 'open-projects', 'open-memory', 'open-usage', 'sign-out']) expect(inside(await box(page, page.getByTestId(id)), side), id).toBe(true);
+    for (const id of ['new-session', 'open-projects', 'open-memory', 'open-usage', 'open-evals', 'sign-out']) expect(inside(await box(page, page.getByTestId(id)), side), id).toBe(true);
     // A marker shares its line with the title, however long the title.
     const sameLine = async (link: typeof busyLink, marker: string) => {
       const title = await box(page, link.locator('.title'));

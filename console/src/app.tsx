@@ -10,6 +10,8 @@ import { ChatView } from './chat-view';
 const STORAGE_KEY = 'zero.console.credentials';
 /** Few open the usage page: its code is a chunk of its own, fetched on opening. */
 const UsagePanel = lazy(() => import('./usage'));
+/** Nor the evals page (its chart included). */
+const EvalsPanel = lazy(() => import('./evals'));
 
 function storedCredentials(): Credentials | undefined {
   try {
@@ -130,6 +132,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
   const [memoryOpen, setMemoryOpen] = useState(false);
   const [projectsOpen, setProjectsOpen] = useState(false);
   const [usageOpen, setUsageOpen] = useState(false);
+  const [evalsOpen, setEvalsOpen] = useState(false);
 
   /** Opening a session, or leaving one followed live, is reading it (the server records as much). */
   const markRead = useCallback((id: string) => setSessions((list) => list?.map((s) => (s.session_id === id && s.unread ? { ...s, unread: false } : s))), []);
@@ -186,6 +189,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
     setMemoryOpen(false);
     setProjectsOpen(false);
     setUsageOpen(false);
+    setEvalsOpen(false);
   }
   function startNew() {
     const id = freshChat(fresh.current);
@@ -213,6 +217,9 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           <button className="secondary" data-testid="open-usage" onClick={() => (closePanels(), setUsageOpen(true))}>
             Usage
           </button>
+          <button className="secondary" data-testid="open-evals" onClick={() => (closePanels(), setEvalsOpen(true))}>
+            Evals
+          </button>
         </div>
         <div className="account" data-testid="account">
           <span className="account-name">
@@ -233,8 +240,8 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
           <button className="secondary menu" onClick={() => setMenuOpen(!menuOpen)} aria-label="Sessions" aria-expanded={menuOpen}>
             ☰
           </button>
-          {memoryOpen || projectsOpen || usageOpen ? (
-            <h2 data-testid="panel-title">{memoryOpen ? 'Memory' : projectsOpen ? 'Projects' : 'Usage'}</h2>
+          {memoryOpen || projectsOpen || usageOpen || evalsOpen ? (
+            <h2 data-testid="panel-title">{memoryOpen ? 'Memory' : projectsOpen ? 'Projects' : usageOpen ? 'Usage' : 'Evals'}</h2>
           ) : (
             <SessionTitle
               key={selected}
@@ -244,7 +251,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
               onDeleted={() => (void signedIn(refreshList()), startNew())}
             />
           )}
-          {current && !memoryOpen && !projectsOpen && !usageOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void signedIn(loadDetail(selected))} /> : null}
+          {current && !memoryOpen && !projectsOpen && !usageOpen && !evalsOpen ? <Members creds={creds} detail={current} me={me?.id} onChanged={() => void signedIn(loadDetail(selected))} /> : null}
         </header>
         {memoryOpen ? (
           <MemoryPanel creds={creds} />
@@ -253,6 +260,10 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
         ) : usageOpen ? (
           <Suspense fallback={<p className="loading">Loading…</p>}>
             <UsagePanel creds={creds} />
+          </Suspense>
+        ) : evalsOpen ? (
+          <Suspense fallback={<p className="loading">Loading…</p>}>
+            <EvalsPanel creds={creds} />
           </Suspense>
         ) : detail ? (
           <ChatView

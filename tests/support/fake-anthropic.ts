@@ -26,6 +26,8 @@ export interface FakeTurn {
   retryAfterSeconds?: number;
   /** Hold the response open without answering until the client gives up. */
   hang?: boolean;
+  /** Answer only once this settles (a test releases a response when it has done what it had to while the call was in flight). */
+  after?: Promise<unknown>;
   /** Send the headers and this many text chunks, then nothing more (a stream stalled after its headers). */
   stallAfterChunks?: number;
   /** Stream each tool call's input JSON in this many input_json_delta chunks (default 2)… */
@@ -146,6 +148,8 @@ export class FakeAnthropic {
     this.open.add(res);
     res.on('close', () => this.open.delete(res));
     if (turn.hang) return;
+    if (turn.after) await turn.after.catch(() => undefined);
+    if (res.destroyed) return;
     await this.stream(res, request, turn);
   }
 

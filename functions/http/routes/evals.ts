@@ -15,6 +15,7 @@ import {
 } from '@zero/agent/wire';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
+import type { EvalDeps } from '@zero/runtime/evals/drive-eval';
 
 // The evals code loads with the first evals request, not at cold start.
 const evals = () =>
@@ -38,9 +39,16 @@ export function evalRoutes(deps: AppDeps) {
   const app = new Hono<Env>();
   const evalDeps = async () => {
     const m = await evals();
-    return { m, deps: { ...deps, evals: new m.EvalStore(deps.artifacts) } };
+    const store = new m.EvalStore(deps.artifacts);
+    const reportEnded = (run: EvalRun) => import('@zero/integrations/github/eval-check').then((g) => g.reportEvalRunOnGitHub(deps.github, store, run));
+    return { m, deps: { ...deps, evals: store, reportEnded } };
   };
   const runId = param(z.object({ run_id: z.string().regex(/^evr_[a-f0-9]{20}$/, 'must be an eval run id (evr_…)') }));
+  /** How far the run is: cases with a result, of every case under every variant. */
+  const progress = async (store: EvalDeps['evals'], run: EvalRun) => {
+    const [results, dataset] = await Promise.all([store.results(run.id), store.getDataset(run.dataset, run.dataset_version)]);
+    return { done: results.length, total: run.variants.length * (dataset?.cases.length ?? 0) };
+  };
   const mine = (run: EvalRun | undefined, user: { id: string; admin: boolean }, id: string) => {
     if (!run || (run.created_by !== user.id && !user.admin)) throw notFound(`no eval run "${id}"`, 'run_id');
     return run;
@@ -92,6 +100,10 @@ export function evalRoutes(deps: AppDeps) {
     const body = c.req.valid('json');
     const user = c.get('user');
     const { m, deps: d } = await evalDeps();
+    if (body.github_check) {
+      const { githubClient } = await import('@zero/integrations/github/settings');
+      if (!githubClient(deps.github, undefined, body.github_check.repo, 'github_check').tokenRef) throw invalidField('github_check', 'this deployment has no GitHub credentials to post a check run with (ZERO_GITHUB_APP_ID or ZERO_GITHUB_TOKEN)');
+    }
     const dataset = await d.evals.getDataset(body.dataset, body.version);
     if (!dataset) throw invalidField(body.version ? 'version' : 'dataset', `no dataset "${body.dataset}"${body.version ? ` version ${body.version}` : ''}`);
     for (const [i, v] of body.variants.entries()) {
@@ -108,6 +120,7 @@ export function evalRoutes(deps: AppDeps) {
       concurrency: body.concurrency,
       ...(body.max_cost_usd_per_case ? { max_cost_usd_per_case: body.max_cost_usd_per_case } : {}),
       ...(body.grader_model ? { grader_model: body.grader_model } : {}),
+      ...(body.github_check ? { github_check: body.github_check } : {}),
       created_by: user.id,
       created_at: new Date().toISOString(),
     };
@@ -126,9 +139,8 @@ export function evalRoutes(deps: AppDeps) {
     const id = c.req.valid('param').run_id;
     const { m, deps: d } = await evalDeps();
     const run = mine(await d.evals.getRun(id), c.get('user'), id);
-    const [results, dataset] = await Promise.all([d.evals.results(id), d.evals.getDataset(run.dataset, run.dataset_version)]);
     m.wakeEvalRun(d, run);
-    return c.json({ run, done: results.length, total: run.variants.length * (dataset?.cases.length ?? 0) });
+    return c.json({ run, ...(await progress(d.evals, run)) });
   });
 
   app.post('/evals/runs/:run_id/cancel', describe({ summary: 'Cancel an eval run: no further case starts (cases under way finish)', responses: { 200: evalRunResponseSchema } }), runId, async (c) => {
@@ -136,11 +148,11 @@ export function evalRoutes(deps: AppDeps) {
     const { deps: d } = await evalDeps();
     const run = mine(await d.evals.getRun(id), c.get('user'), id);
     if (run.status === 'completed') throw conflict(`eval run "${id}" is already completed`);
-    const cancelled: EvalRun = { ...run, status: 'cancelled', completed_at: new Date().toISOString() };
+    if (run.status === 'cancelled') return c.json({ run, ...(await progress(d.evals, run)) });
+    let cancelled: EvalRun = { ...run, status: 'cancelled', completed_at: new Date().toISOString() };
     await d.evals.putRun(cancelled);
-    const results = await d.evals.results(id);
-    const dataset = await d.evals.getDataset(run.dataset, run.dataset_version);
-    return c.json({ run: cancelled, done: results.length, total: run.variants.length * (dataset?.cases.length ?? 0) });
+    if (cancelled.github_check) await d.evals.putRun((cancelled = await d.reportEnded(cancelled)));
+    return c.json({ run: cancelled, ...(await progress(d.evals, cancelled)) });
   });
 
   app.get(

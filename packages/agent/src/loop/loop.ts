@@ -1,7 +1,7 @@
 import type { AgentCatalog } from '../definitions/catalog';
 import type { AgentDefinition } from '../definitions/definition';
 import { defineErrorClass } from '../errors';
-import type { ClientTool, StreamEvent, Usage, VoiceMode } from '../wire';
+import type { ClientTool, StreamEvent, SystemPromptOverride, Usage, VoiceMode } from '../wire';
 import { costOf, maxCostOf, stepCost } from '../model/pricing';
 import { addUsage, zeroUsage } from '../events/usage';
 import { ModelCallAborted, ModelError, type ContentBlockParam, type MessageParam, type ModelProvider, type ModelUsage } from '../model/provider';
@@ -95,6 +95,8 @@ export interface RunOptions {
   frameworkHints?: string;
   /** The agent's skills for this session (the runtime's `skills/session-skills.ts`): listed in the prompt, loaded with read_skill; absent: none. */
   skills?: PromptSkills;
+  /** The message's change to the agent's system prompt (an eval variant's): its definition replaced, text appended. */
+  systemPrompt?: SystemPromptOverride;
 }
 
 /**
@@ -207,6 +209,7 @@ async function runSteps<S extends object>(context: LoopContext<S>, emit: Emit): 
     memory: c.run.options?.memory,
     skills: c.run.options?.skills,
     frameworkHints: c.run.options?.frameworkHints,
+    override: c.run.options?.systemPrompt,
     tools: [...c.deps.tools.describe(agent.tools), ...clientTools.map(({ name, description }) => ({ name, description }))],
   });
   const gauge = new ContextGauge(sizeOf(system) + sizeOf(toolDefinitions));

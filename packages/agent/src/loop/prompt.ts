@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '../definitions/definition';
-import type { VoiceMode } from '../wire';
+import type { SystemPromptOverride, VoiceMode } from '../wire';
 import type { TextBlockParam } from '../model/provider';
 import type { MemoryIndex } from './memory-index';
 import { fenceOutsideText } from './speaker';
@@ -23,9 +23,24 @@ export interface PromptInput {
   skills?: PromptSkills;
   /** The project's framework hints section, for an API tester (see `tools/api-testing/framework-hints.ts`). */
   frameworkHints?: string;
+  /** The run's message's change to the prompt (an eval variant's): the agent's definition replaced, text appended. */
+  override?: SystemPromptOverride;
 }
 
 const NEUTRAL_VOICE = 'Write plainly and precisely. No persona, no jokes; lead with the answer, then the evidence.';
+
+/** The agent's own definition, as its prompt states it: who it is, its role, process, knowledge and the rest of its file's body. */
+function definitionSections(agent: AgentDefinition): string[] {
+  const sections: string[] = [`You are ${agent.name}, an agent of Zero. ${agent.description}${agent.domain ? `\nYour domain: ${agent.domain}.` : ''}`];
+  if (agent.role) sections.push(`## Role\n${agent.role}`);
+  if (agent.capabilities.length) sections.push(`## Capabilities\n${list(agent.capabilities)}`);
+  if (agent.process) sections.push(`## Process\n${agent.process}`);
+  if (agent.knowledge.length) sections.push(`## Knowledge\n${list(agent.knowledge)}`);
+  if (agent.data_sources.length) sections.push(`## Data sources\n${list(agent.data_sources)}`);
+  if (agent.delegation.length) sections.push(`## Delegation\n${list(agent.delegation.map((d) => (d.when ? `${d.agent_id}: ${d.when}` : d.agent_id)))}`);
+  if (agent.extra) sections.push(agent.extra);
+  return sections;
+}
 
 /**
  * The system prompt, as two cached blocks: the agent's stable definition (the
@@ -33,15 +48,8 @@ const NEUTRAL_VOICE = 'Write plainly and precisely. No persona, no jokes; lead w
  * project). Each ends at a prompt-cache breakpoint, so a change of voice or
  * project keeps the first block cached.
  */
-export function buildSystemPrompt({ agent, voice, projectId, tools, memory, frameworkHints, skills }: PromptInput): TextBlockParam[] {
-  const stable: string[] = [`You are ${agent.name}, an agent of Zero. ${agent.description}${agent.domain ? `\nYour domain: ${agent.domain}.` : ''}`];
-  if (agent.role) stable.push(`## Role\n${agent.role}`);
-  if (agent.capabilities.length) stable.push(`## Capabilities\n${list(agent.capabilities)}`);
-  if (agent.process) stable.push(`## Process\n${agent.process}`);
-  if (agent.knowledge.length) stable.push(`## Knowledge\n${list(agent.knowledge)}`);
-  if (agent.data_sources.length) stable.push(`## Data sources\n${list(agent.data_sources)}`);
-  if (agent.delegation.length) stable.push(`## Delegation\n${list(agent.delegation.map((d) => (d.when ? `${d.agent_id}: ${d.when}` : d.agent_id)))}`);
-  if (agent.extra) stable.push(agent.extra);
+export function buildSystemPrompt({ agent, voice, projectId, tools, memory, frameworkHints, skills, override }: PromptInput): TextBlockParam[] {
+  const stable: string[] = override?.replace ? [override.replace] : definitionSections(agent);
   stable.push(
     tools.length
       ? `## Tools\nYou can call these tools:\n${list(tools.map((t) => `${t.name}: ${firstSentence(t.description)}`))}\n` +
@@ -70,6 +78,7 @@ export function buildSystemPrompt({ agent, voice, projectId, tools, memory, fram
   if (frameworkHints) session.push(frameworkHints);
   if (memory) session.push(memorySection(memory));
   if (skills?.section) session.push(skills.section);
+  if (override?.append) session.push(override.append);
 
   return [
     { type: 'text', text: stable.join('\n\n'), cache_control: { type: 'ephemeral' } },

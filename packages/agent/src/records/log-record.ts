@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { attachmentRefSchema } from '../wire/attachments';
 import { authorSchema, budgetScopeSchema, runStatusSchema, usageSchema, voiceModeSchema } from '../wire/fields';
 import { outcomeSpecSchema } from '../wire/outcome';
+import { systemPromptOverrideSchema } from '../wire/system-prompt';
 
 /**
  * The records a run writes to its session's log: one schema, read by the loop, kept by the store
@@ -51,6 +52,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     routed_tools: z.array(z.string()).optional(),
     /** The outcome the message works toward: after its run's answer a grader scores it against the rubric (`outcomes/`). */
     outcome: outcomeSpecSchema.optional(),
+    /** The message's change to the agent's system prompt (an eval variant's): a resumed run keeps it. */
+    system_prompt: systemPromptOverrideSchema.optional(),
     /**
      * An edit or a regenerate (see docs/sessions-steering.md): the conversation branches here. The
      * active branch keeps the records up to `branch_from` and goes on with this message; the records

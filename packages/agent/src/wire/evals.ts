@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { MAX_MESSAGE_CHARS, complexityLevelSchema, projectIdSchema } from './fields';
 import { MAX_RUBRIC_CHARS } from './outcome';
+import { MAX_SYSTEM_PROMPT_CHARS } from './system-prompt';
 
 /*
  * Eval datasets: cases (the user messages of a session to replay, the project they act on, what a good
@@ -89,9 +90,34 @@ export const evalVariantSchema = z.strictObject({
   max_tool_iterations: z.number().int().positive().max(1000).optional(),
   /** Text put before each case's first message: a prompt change tried without a new agent version. */
   prompt_prefix: z.string().max(20_000).optional(),
+  /** A system prompt that stands in for the agent's own definition in each case's runs (Zero's tools list, speaker rules, voice and project sections stay). */
+  system_prompt: z.string().min(1).max(MAX_SYSTEM_PROMPT_CHARS).optional(),
+  /** Text added at the end of the system prompt of each case's runs. */
+  append_system_prompt: z.string().min(1).max(MAX_SYSTEM_PROMPT_CHARS).optional(),
 });
 export type EvalVariant = z.infer<typeof evalVariantSchema>;
 
+
+/** Where an eval run reports on GitHub: a check run on a commit, its conclusion from the gate, its summary the Markdown report. */
+export const evalGitHubCheckSchema = z.strictObject({
+  /** `owner/name`. */
+  repo: z.string().regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'must be owner/name'),
+  /** The commit the check run is put on (a full sha). */
+  sha: z.string().regex(/^[0-9a-f]{40}$/, 'must be a commit sha (40 hex digits)'),
+  /** The gate's threshold: a variant worse than the baseline by more than this fails the check (as the report's `threshold`). */
+  threshold: z.number().min(0).max(1).default(0.05),
+});
+
+/** How an eval run's check run went: posted once, as the run ends. */
+export const evalGitHubCheckReportSchema = z.object({
+  status: z.enum(['delivered', 'failed']),
+  conclusion: z.enum(['success', 'failure', 'cancelled']),
+  check_run_id: z.number().int().optional(),
+  attempts: z.number().int(),
+  last_status: z.number().int().optional(),
+  last_error: z.string().optional(),
+  at: z.string(),
+});
 
 /** The record of an eval run: a dataset version against variants; its cases' results are stored one per object beside it. */
 export const evalRunSchema = z.object({
@@ -109,6 +135,8 @@ export const evalRunSchema = z.object({
   max_cost_usd_per_case: z.number().positive().optional(),
   /** The grader's model (the deployment's standard tier when absent). */
   grader_model: z.string().optional(),
+  /** A check run on GitHub with the report, posted as the run ends; `report` says how that went. */
+  github_check: evalGitHubCheckSchema.extend({ report: evalGitHubCheckReportSchema.optional() }).optional(),
   created_by: z.string(),
   created_at: z.string(),
   completed_at: z.string().optional(),
@@ -191,6 +219,7 @@ export const createEvalRunRequestSchema = z
     concurrency: z.number().int().min(1).max(50).default(4),
     max_cost_usd_per_case: z.number().positive().max(1000).optional(),
     grader_model: z.string().min(1).max(100).optional(),
+    github_check: evalGitHubCheckSchema.optional(),
   })
   .superRefine((body, ctx) => {
     const names = body.variants.map((v) => v.name);

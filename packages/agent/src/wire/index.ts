@@ -18,3 +18,4 @@ export * from './usage';
 export * from './operations';
 export * from './attachments';
 export * from './evals';
+export * from './system-prompt';

@@ -23,7 +23,8 @@ export async function pushDataset(profile: string | undefined, name: string, fil
 
 /**
  * A `--variant` as written: `name` alone (the agent as deployed), or `name:key=value,key=value` with
- * keys agent, model, complexity, thinking, max_iterations, prefix (a prompt put before the first message).
+ * keys agent, model, complexity, thinking, max_iterations, prefix (a prompt put before the first message),
+ * system (a system prompt standing in for the agent's) and append_system (text added to the system prompt).
  */
 export function parseVariant(spec: string): EvalVariant {
   const [name, rest] = spec.includes(':') ? [spec.slice(0, spec.indexOf(':')), spec.slice(spec.indexOf(':') + 1)] : [spec, ''];
@@ -40,9 +41,11 @@ export function parseVariant(spec: string): EvalVariant {
       thinking: ['thinking_budget', Number],
       max_iterations: ['max_tool_iterations', Number],
       prefix: ['prompt_prefix', String],
+      system: ['system_prompt', String],
+      append_system: ['append_system_prompt', String],
     };
     const known = map[key];
-    if (!known) throw new CliError(`--variant ${spec}: unknown key "${key}" (agent, model, complexity, thinking, max_iterations, prefix)`, EXIT.usage);
+    if (!known) throw new CliError(`--variant ${spec}: unknown key "${key}" (agent, model, complexity, thinking, max_iterations, prefix, system, append_system)`, EXIT.usage);
     fields[known[0]] = known[1](value);
   }
   const parsed = evalVariantSchema.safeParse(fields);
@@ -60,6 +63,14 @@ export interface EvalRunOptions {
   format: 'markdown' | 'json';
   out?: string;
   pollMs?: string;
+  githubCheck?: string;
+}
+
+/** `--github-check owner/repo@sha`: where the server puts the report as a check run. */
+export function parseGitHubCheck(spec: string, threshold: number): { repo: string; sha: string; threshold: number } {
+  const m = /^([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)@([0-9a-f]{40})$/.exec(spec);
+  if (!m) throw new CliError(`--github-check ${spec}: write owner/repo@<the commit's full sha>`, EXIT.usage);
+  return { repo: m[1]!, sha: m[2]!, threshold };
 }
 
 /**
@@ -72,6 +83,7 @@ export async function runEval(profile: string | undefined, dataset: string, opti
   const baseline = options.baseline ?? (variants.length > 1 ? variants[0]!.name : undefined);
   const threshold = Number(options.threshold);
   if (!(threshold >= 0 && threshold <= 1)) throw new CliError('--threshold must be a number from 0 to 1', EXIT.usage);
+  const githubCheck = options.githubCheck ? parseGitHubCheck(options.githubCheck, threshold) : undefined;
   const { client } = await connect(profile);
   const created = await client.createEvalRun({
     dataset,
@@ -80,6 +92,7 @@ export async function runEval(profile: string | undefined, dataset: string, opti
     ...(options.version ? { version: Number(options.version) } : {}),
     ...(options.concurrency ? { concurrency: Number(options.concurrency) } : {}),
     ...(options.maxCost ? { max_cost_usd_per_case: Number(options.maxCost) } : {}),
+    ...(githubCheck ? { github_check: githubCheck } : {}),
   });
   const id = created.run.id;
   process.stderr.write(`eval run ${id}: ${created.total} cases (${variants.map((v) => v.name).join(', ')})\n`);
@@ -99,6 +112,8 @@ export async function runEval(profile: string | undefined, dataset: string, opti
   const text = options.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : await client.evalResultsMarkdown(id, threshold);
   if (options.out) await writeFile(options.out, text);
   else process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  const posted = state.run.github_check?.report;
+  if (posted) process.stderr.write(posted.status === 'delivered' ? `GitHub check run ${posted.check_run_id}: ${posted.conclusion}\n` : `zero: the GitHub check run could not be posted: ${posted.last_error ?? posted.last_status}\n`);
   if (state.run.status !== 'completed') return EXIT.error;
   for (const r of report.regressions) process.stderr.write(`zero: ${r.variant} is worse than ${r.baseline}: score ${r.score_delta.toFixed(3)}, pass rate ${(r.pass_rate_delta * 100).toFixed(1)} points\n`);
   return report.regressions.length ? EXIT_REGRESSION : EXIT.ok;

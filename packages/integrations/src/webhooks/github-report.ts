@@ -4,12 +4,11 @@ import type { HookConfig } from './hook-config';
 import type { SessionSummary } from './webhook-store';
 import type { WebhookDeps } from './webhooks';
 import { log } from '@zero/agent/log/log';
+import { cutForGitHub } from '../github/cut-summary';
 
 type RunEnd = Extract<LogRecord, { kind: 'run_end' }>;
 type GitHubReport = NonNullable<NonNullable<SessionSummary['github']>['report']>;
 
-/** GitHub's cap on a comment's body and a check run's summary is 65,536 characters; the rest is cut with a note. */
-const MAX_BODY_CHARS = 60_000;
 /** Pages of comments looked through for Zero's earlier one (100 a page). */
 const MAX_COMMENT_PAGES = 10;
 
@@ -41,7 +40,7 @@ export async function reportOnGitHub(deps: WebhookDeps, hook: HookConfig, summar
     const { client } = githubClient(deps.github, hook.github_token_ref, github.repo, 'github_token_ref');
     const link = sessionLink(deps.github, summary.session_id);
     const footer = link ? `[Open the session in Zero](${link})` : `Zero session \`${summary.session_id}\``;
-    const body = `${cut(markdown)}\n\n---\n${footer}\n`;
+    const body = `${cutForGitHub(markdown)}\n\n---\n${footer}\n`;
     const repo = repoPath(github.repo);
     if (kind === 'comment') {
       if (github.number === undefined) throw new Error('the event is about no pull request or issue');
@@ -97,8 +96,4 @@ async function postComment(client: GitHubClient, repo: string, number: number, b
   }
   const created = await client.json<{ id: number }>('POST', `${repo}/issues/${number}/comments`, { body });
   return { kind: 'comment', status: 'delivered', attempts: attempts + created.attempts, id: created.value.id, updated: false };
-}
-
-function cut(markdown: string): string {
-  return markdown.length <= MAX_BODY_CHARS ? markdown : `${markdown.slice(0, MAX_BODY_CHARS)}\n\n_[cut: the report is ${markdown.length} characters; the whole of it is in Zero]_`;
 }

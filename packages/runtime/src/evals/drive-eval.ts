@@ -14,8 +14,13 @@ import { caseSessionId } from './eval-run';
 import type { CaseResult, EvalRun } from '@zero/agent/wire';
 import type { EvalStore } from './eval-store';
 
-/** What driving an eval run needs: a session runner's deps (its sessions go through the worker queue) and the eval store. */
-export type EvalDeps = SessionRunnerDeps & { evals: EvalStore };
+/**
+ * What driving an eval run needs: a session runner's deps (its sessions go through the worker queue), the
+ * eval store, and what reports a run as it ends (a GitHub check run: the integrations' `github/eval-check.ts`):
+ * called once with the ended run before it is stored, it answers the run to store (with what it reported)
+ * and must not throw.
+ */
+export type EvalDeps = SessionRunnerDeps & { evals: EvalStore; reportEnded?: (run: EvalRun) => Promise<EvalRun> };
 
 /** A case's project copy: a project of its own, so that its tools' writes touch neither the original nor another case's. */
 export const caseProjectId = (sessionId: string) => `evals/${sessionId}`;
@@ -44,7 +49,7 @@ export async function driveEvalRun(deps: EvalDeps, runId: string, options: { sig
     deps.leases.heartbeat(lease).catch((error) => {
       if (LeaseLostError.isInstance(error)) stop.abort('the eval run lost its lease to another driver');
     });
-  }, Math.max(1000, deps.leases.ttlMs / 3));
+  }, Math.max(200, deps.leases.ttlMs / 3));
   try {
     const run = await deps.evals.getRun(runId);
     if (!run) return 'missing';
@@ -66,7 +71,11 @@ export async function driveEvalRun(deps: EvalDeps, runId: string, options: { sig
     if (stop.signal.aborted) throw new Error(String(stop.signal.reason ?? 'aborted'));
     const latest = (await deps.evals.getRun(runId)) ?? run;
     if (cancelled || latest.status === 'cancelled') return 'cancelled';
-    await deps.evals.putRun({ ...latest, status: 'completed', completed_at: new Date().toISOString() });
+    const completed: EvalRun = { ...latest, status: 'completed', completed_at: new Date().toISOString() };
+    // Reported once: only while this driver still holds the run (the heartbeat throws once another took it over,
+    // and renews the lease for the report's time), and not again when a driver before it reported.
+    await deps.leases.heartbeat(lease);
+    await deps.evals.putRun(latest.github_check?.report ? completed : ((await deps.reportEnded?.(completed)) ?? completed));
     return 'completed';
   } finally {
     clearInterval(heartbeat);
@@ -169,6 +178,7 @@ async function startCaseSession(deps: EvalDeps, run: EvalRun, slot: Slot, sessio
       ...(v.complexity ? { complexity: v.complexity } : {}),
       ...(v.thinking_budget !== undefined ? { thinking_budget: v.thinking_budget } : {}),
       ...(v.max_tool_iterations ? { max_tool_iterations: v.max_tool_iterations } : {}),
+      ...(v.system_prompt || v.append_system_prompt ? { system_prompt: { ...(v.system_prompt ? { replace: v.system_prompt } : {}), ...(v.append_system_prompt ? { append: v.append_system_prompt } : {}) } } : {}),
       at: new Date().toISOString(),
     });
   }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { attachmentRefSchema, complexityLevelSchema, outcomeSpecSchema, voiceModeSchema } from '@zero/agent/wire';
+import { attachmentRefSchema, complexityLevelSchema, outcomeSpecSchema, systemPromptOverrideSchema, voiceModeSchema } from '@zero/agent/wire';
 import { keys } from '../keys';
 import { storedItem } from '../stored-item';
 import { authorSchema } from './fields';
@@ -35,6 +35,8 @@ export const inboxMessageSchema = z.object({
   tools_required: z.array(z.string()).optional(),
   /** The outcome the message works toward (see the `user_message` record). */
   outcome: outcomeSpecSchema.optional(),
+  /** The message's change to the agent's system prompt (see the `user_message` record). */
+  system_prompt: systemPromptOverrideSchema.optional(),
   /** An edit or a regenerate: the `user_message` record's `branch_from`. */
   branch_from: z.number().int().nonnegative().optional(),
   at: z.string(),
