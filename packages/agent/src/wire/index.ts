@@ -17,4 +17,5 @@ export * from './outcome';
 export * from './usage';
 export * from './operations';
 export * from './attachments';
+export * from './rewind';
 export * from './evals';
