@@ -69,6 +69,8 @@ class Repl {
   private lastInterrupt = 0;
   private rl!: Interface;
   private projectFiles?: { project: string; paths: Promise<readonly string[]> };
+  private readonly typed: string[] = [];
+  private lineWaiter?: (line: string) => void;
 
   constructor(
     private readonly connection: Connection,
@@ -107,6 +109,7 @@ class Repl {
       this.rl.write(null, { name: 'return' });
     });
     this.rl.on('SIGINT', () => this.interrupt());
+    this.rl.on('line', (line) => this.takeLine(line));
     const closed = new Promise<null>((resolve) => this.rl.once('close', () => resolve(null)));
     this.say(this.c.dim(`Zero at ${this.connection.target.url}. /help for commands, Ctrl+D to leave.`));
     while (true) {
@@ -135,24 +138,33 @@ class Repl {
   }
 
   /** One input: a line, or several when each but the last ends with a backslash. */
-  private readInput(): Promise<string> {
-    return new Promise((resolve) => {
-      const parts: string[] = [];
-      const onLine = (line: string) => {
-        if (line.endsWith('\\')) {
-          parts.push(line.slice(0, -1));
-          this.rl.setPrompt(this.prompt(true));
-          this.rl.prompt();
-          return;
-        }
-        parts.push(line);
-        this.rl.off('line', onLine);
-        resolve(parts.join('\n'));
-      };
-      this.rl.on('line', onLine);
-      this.rl.setPrompt(this.prompt());
+  private async readInput(): Promise<string> {
+    const parts: string[] = [];
+    this.rl.setPrompt(this.prompt());
+    this.rl.prompt();
+    while (true) {
+      const line = await this.nextLine();
+      if (!line.endsWith('\\')) return [...parts, line].join('\n');
+      parts.push(line.slice(0, -1));
+      this.rl.setPrompt(this.prompt(true));
       this.rl.prompt();
-    });
+    }
+  }
+
+  /** The next line typed at the prompt: one typed while the REPL was busy between runs (e.g. showing the status line) waits here, not lost. */
+  private nextLine(): Promise<string> {
+    const queued = this.typed.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    return new Promise((resolve) => (this.lineWaiter = resolve));
+  }
+
+  private takeLine(line: string) {
+    // During a run its own handler takes lines; during a question, readline answers it.
+    if (this.running || this.asking) return;
+    const waiter = this.lineWaiter;
+    this.lineWaiter = undefined;
+    if (waiter) waiter(line);
+    else this.typed.push(line);
   }
 
   /** Ctrl+C: cancels the running run; at the prompt, clears the line; twice in a row, leaves. */
@@ -222,7 +234,6 @@ class Repl {
       this.lastCalls = view.calls;
       this.lastToolUsage = [...view.toolUsage.values()];
       if (result.agent_id) this.agentId = result.agent_id;
-      await this.status().catch(() => undefined);
       if (result.status !== 'completed') {
         const why = result.error ? `: ${result.error.message}` : result.reason ? `: ${result.reason}` : '';
         this.say((result.status === 'cancelled' ? this.c.yellow : this.c.red)(`(${result.status}${why})`));
@@ -231,6 +242,8 @@ class Repl {
       this.rl.off('line', duringRun);
       this.running = undefined;
     }
+    // Once the run is over: what is typed meanwhile waits for the prompt.
+    await this.status().catch(() => undefined);
   }
 
   private async command(input: string): Promise<'exit' | void> {
