@@ -22,6 +22,8 @@ import { permissionRoutes } from './routes/permissions';
 import { approvalRoutes } from './routes/approvals';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { sessionForkRoutes } from './routes/session-forks';
+import { sessionRewindRoutes } from './routes/session-rewind';
+import { sessionArtifactRoutes } from './routes/session-artifacts';
 import { sessionEditRoutes } from './routes/session-edits';
 import { uiChatRoutes } from './routes/ui-chat';
 import { hookRoutes, webhookEndpoint } from './routes/webhooks';
@@ -71,6 +73,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   api.route('/', sessionRoutes(deps, options));
   api.route('/', attachmentRoutes(deps));
   api.route('/', sessionForkRoutes(deps));
+  api.route('/', sessionRewindRoutes(deps));
+  api.route('/', sessionArtifactRoutes(deps));
   api.route('/', sessionEditRoutes(deps));
   api.route('/', permissionRoutes(deps));
   api.route('/', approvalRoutes(deps));

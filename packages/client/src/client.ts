@@ -30,6 +30,8 @@ import {
   evalReportSchema,
   evalRunListSchema,
   evalRunResponseSchema,
+  filesRewoundSchema,
+  projectFilesSchema,
   type CreateDatasetRequest,
 } from '@zero/agent/wire';
 import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from './errors';
@@ -190,6 +192,14 @@ export class ZeroClient {
       throw error;
     }
   }
+  /** Forks a session at a history record (`seq`): a new session, the caller its owner (see docs/sessions-steering.md). */
+  forkSession(id: string, atEvent: number, title?: string) {
+    return this.request(sessionResponseSchema, 'POST', `/sessions/${encodeURIComponent(id)}/fork`, { json: { at_event: atEvent, ...(title ? { title } : {}) } });
+  }
+  /** Rewinds the files the session wrote to a history record (`seq`). */
+  rewindFiles(id: string, atEvent: number) {
+    return this.request(filesRewoundSchema, 'POST', `/sessions/${encodeURIComponent(id)}/rewind`, { json: { at_event: atEvent } });
+  }
   deleteSession(id: string) {
     return this.sendEmpty('DELETE', `/sessions/${encodeURIComponent(id)}`);
   }
@@ -277,6 +287,10 @@ export class ZeroClient {
   }
   getProject(projectId: string) {
     return this.request(projectDetailSchema, 'GET', `/projects/${projectPath(projectId)}`);
+  }
+  /** The paths of a project's files (under a folder, when given). */
+  listProjectFiles(projectId: string, under?: string) {
+    return this.request(projectFilesSchema, 'GET', `/projects/${projectPath(projectId)}/files${under ? `?under=${encodeURIComponent(under)}` : ''}`);
   }
   /** Replaces a project's files with a `.tar.gz` (editors); `strip` drops leading path segments as `tar --strip-components`. */
   uploadArchive(projectId: string, archive: BodyInit, options: { strip?: number; signal?: AbortSignal } = {}) {

@@ -3,6 +3,7 @@ import { budgetScopeSchema, complexityLevelSchema, doneStatusSchema, runStatusSc
 import { planStepStatusSchema } from './plan';
 import { attachmentRefSchema } from './attachments';
 import { outcomeResultSchema, outcomeSpecSchema } from './outcome';
+import { filesRewoundSchema } from './rewind';
 
 /**
  * Fields that tag an event with the agent and run that produced it. A child run
@@ -177,6 +178,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     usage: usageSchema.optional(),
     ...origin,
   }),
+  /** A member rewound the files the session wrote to a point of its history (see docs/sessions-steering.md); not part of any run. */
+  filesRewoundSchema.extend({ type: z.literal('files_rewound'), ...origin }),
   z.object({ type: z.literal('plan_progress'), step: z.number().int().positive(), steps: z.number().int().positive(), title: z.string(), status: planStepStatusSchema, note: z.string().optional(), ...origin }),
 ]);
 export type StreamEvent = z.infer<typeof streamEventSchema>;

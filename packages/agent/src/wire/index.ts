@@ -17,5 +17,6 @@ export * from './outcome';
 export * from './usage';
 export * from './operations';
 export * from './attachments';
+export * from './rewind';
 export * from './evals';
 export * from './system-prompt';

@@ -1,4 +1,5 @@
 import type { StreamEvent, ToolUsage } from '@zero/agent/wire';
+import { fileDiff } from './file-diff';
 import { MarkdownStream } from './markdown-stream';
 import { summariseInput, summariseResult } from './summary';
 import { agentPaint, colors, type Colors } from './theme';
@@ -146,6 +147,9 @@ export class RunView {
         // The line says so when the tool may be called no more in this run; the spinner shows every count.
         const count = 'usage' in shown && shown.usage?.remaining === 0 ? ` ${this.c.yellow(callCount(shown.usage))}` : '';
         this.toolLine(`${mark} ${this.c.bold(event.name)}${input}${count} ${this.c.dim('—')} ${summariseResult(event.content)}`, 'depth' in shown ? shown.depth : depth);
+        // What a file tool changed, as a diff under its line (on a terminal; plain output keeps one line per call).
+        const diff = event.is_error || !this.options.rich ? undefined : fileDiff(event.name, shown.input, this.c);
+        if (diff) for (const line of diff.split('\n')) this.line(`  ${line}`, 'depth' in shown ? shown.depth : depth);
         // The results go back to the model, which thinks about its next step.
         if (this.running.size === 0) this.setStatus('thinking…');
         break;

@@ -10,7 +10,9 @@ import { agentPaint, colors, richOutput } from '../render/theme';
 import { runTurn } from '../turn';
 import { agentColorMap } from '../commands/agent';
 import { promptAttachments } from '../attachments';
+import { replCompleter } from './completion';
 import { loadHistory, saveHistoryEntry } from './history';
+import { formatStatus, sessionStatus } from './status-line';
 
 export interface ReplOptions {
   project?: string;
@@ -28,10 +30,17 @@ const HELP = `  /agent <id>      talk to another agent (the session keeps its hi
   /session         this session's id; /session new; /session <id> to resume one
   /cancel          stop the running run (or Ctrl+C)
   /usage           tokens and cost of this session
+  /status          agent, model, context used and cost (shown after each answer)
+  /fork            fork the session at its latest record and go on in the fork
+  /rewind [seq]    undo what runs wrote after a history record (no seq: pick one)
   /last            the last tool call's input and result
   /tools           the last run's calls of each tool, its limit and what remains
   /help, /exit     this help; leave (or Ctrl+D, or Ctrl+C twice)
-  A line ending with \\ continues on the next line.`;
+  A line ending with \\ (or Alt+Enter) continues on the next line.
+  Tab completes /commands and @paths (files here and in the session's project).`;
+
+/** What Tab completes after `/`. */
+const COMMANDS = ['/agent', '/voice', '/project', '/session', '/cancel', '/usage', '/status', '/fork', '/rewind', '/last', '/tools', '/help', '/exit', '/quit'];
 
 /** `zero agent` without a message: a conversation in the terminal. */
 export async function startRepl(options: ReplOptions): Promise<number> {
@@ -59,6 +68,9 @@ class Repl {
   private asking = false;
   private lastInterrupt = 0;
   private rl!: Interface;
+  private projectFiles?: { project: string; paths: Promise<readonly string[]> };
+  private readonly typed: string[] = [];
+  private lineWaiter?: (line: string) => void;
 
   constructor(
     private readonly connection: Connection,
@@ -81,8 +93,23 @@ class Repl {
       this.rich ? import('../render/markdown').then((m) => m.loadMarkdownRenderer()) : Promise.resolve(undefined),
     ]);
     if (this.sessionId) await this.resume(this.sessionId);
-    this.rl = createInterface({ input: process.stdin, output: process.stdout, history, historySize: 1000, removeHistoryDuplicates: true, terminal: !!process.stdin.isTTY });
+    this.rl = createInterface({
+      input: process.stdin,
+      output: process.stdout,
+      history,
+      historySize: 1000,
+      removeHistoryDuplicates: true,
+      terminal: !!process.stdin.isTTY,
+      completer: replCompleter({ commands: COMMANDS, projectPaths: () => this.projectPaths() }),
+    });
+    // Alt+Enter continues the input on a new line, as a trailing backslash does (readline itself ignores it).
+    process.stdin.on('keypress', (_text: string, key?: { name?: string; meta?: boolean }) => {
+      if (!key?.meta || (key.name !== 'return' && key.name !== 'enter') || this.running) return;
+      this.rl.write('\\');
+      this.rl.write(null, { name: 'return' });
+    });
     this.rl.on('SIGINT', () => this.interrupt());
+    this.rl.on('line', (line) => this.takeLine(line));
     const closed = new Promise<null>((resolve) => this.rl.once('close', () => resolve(null)));
     this.say(this.c.dim(`Zero at ${this.connection.target.url}. /help for commands, Ctrl+D to leave.`));
     while (true) {
@@ -111,24 +138,33 @@ class Repl {
   }
 
   /** One input: a line, or several when each but the last ends with a backslash. */
-  private readInput(): Promise<string> {
-    return new Promise((resolve) => {
-      const parts: string[] = [];
-      const onLine = (line: string) => {
-        if (line.endsWith('\\')) {
-          parts.push(line.slice(0, -1));
-          this.rl.setPrompt(this.prompt(true));
-          this.rl.prompt();
-          return;
-        }
-        parts.push(line);
-        this.rl.off('line', onLine);
-        resolve(parts.join('\n'));
-      };
-      this.rl.on('line', onLine);
-      this.rl.setPrompt(this.prompt());
+  private async readInput(): Promise<string> {
+    const parts: string[] = [];
+    this.rl.setPrompt(this.prompt());
+    this.rl.prompt();
+    while (true) {
+      const line = await this.nextLine();
+      if (!line.endsWith('\\')) return [...parts, line].join('\n');
+      parts.push(line.slice(0, -1));
+      this.rl.setPrompt(this.prompt(true));
       this.rl.prompt();
-    });
+    }
+  }
+
+  /** The next line typed at the prompt: one typed while the REPL was busy between runs (e.g. showing the status line) waits here, not lost. */
+  private nextLine(): Promise<string> {
+    const queued = this.typed.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    return new Promise((resolve) => (this.lineWaiter = resolve));
+  }
+
+  private takeLine(line: string) {
+    // During a run its own handler takes lines; during a question, readline answers it.
+    if (this.running || this.asking) return;
+    const waiter = this.lineWaiter;
+    this.lineWaiter = undefined;
+    if (waiter) waiter(line);
+    else this.typed.push(line);
   }
 
   /** Ctrl+C: cancels the running run; at the prompt, clears the line; twice in a row, leaves. */
@@ -206,6 +242,8 @@ class Repl {
       this.rl.off('line', duringRun);
       this.running = undefined;
     }
+    // Once the run is over: what is typed meanwhile waits for the prompt.
+    await this.status().catch(() => undefined);
   }
 
   private async command(input: string): Promise<'exit' | void> {
@@ -246,6 +284,12 @@ class Repl {
       }
       case '/usage':
         return this.usage();
+      case '/status':
+        return this.status();
+      case '/fork':
+        return this.fork();
+      case '/rewind':
+        return this.rewind(arg);
       case '/last': {
         const call = this.lastCalls.at(-1);
         if (!call) return this.say(this.c.dim('no tool call yet'));
@@ -276,6 +320,64 @@ class Repl {
     this.voice = detail.session.voice_mode;
     const messages = detail.history.filter((r) => r.kind === 'user_message').length;
     this.say(this.c.dim(`resumed "${detail.session.title}" (${messages} messages, agent ${detail.session.agent_id})`));
+    this.say(this.c.dim(formatStatus(sessionStatus(detail))));
+  }
+
+  /** The status line: agent, model, context used, cost. */
+  private async status() {
+    if (!this.sessionId) return this.say(this.c.dim(`${this.agentId ?? 'zero'} · no session yet`));
+    this.say(this.c.dim(formatStatus(sessionStatus(await this.client.getSession(this.sessionId)))));
+  }
+
+  /** Forks the session at its latest record and goes on in the fork. */
+  private async fork() {
+    if (!this.sessionId) return this.say(this.c.dim('no session yet: nothing to fork'));
+    const last = (await this.client.getSession(this.sessionId)).history.at(-1);
+    if (!last) return this.say(this.c.dim('the session has no history yet: nothing to fork'));
+    const { session } = await this.client.forkSession(this.sessionId, last.seq);
+    const from = this.sessionId;
+    this.sessionId = session.session_id;
+    this.say(this.c.dim(`forked ${from} at record ${last.seq}: now in ${session.session_id} ("${session.title}"); /session ${from} goes back`));
+  }
+
+  /** Rewinds the files the session wrote to a history record: the one given, or one picked from the session's messages. */
+  private async rewind(arg: string) {
+    if (!this.sessionId) return this.say(this.c.dim('no session yet: nothing to rewind'));
+    let seq = arg ? Number(arg) : NaN;
+    if (!arg) {
+      const { history } = await this.client.getSession(this.sessionId);
+      const points = history.flatMap((record, i) =>
+        record.kind === 'user_message' && !record.parent_run_id ? [{ seq: i === 0 ? 0 : history[i - 1]!.seq, text: record.text }] : [],
+      );
+      if (!points.length) return this.say(this.c.dim('no message yet: nothing to rewind'));
+      this.say('Rewind the files to the point before which message?');
+      for (const point of points) this.say(`  ${this.c.bold(String(point.seq).padStart(4))}  ${oneLine(point.text)}`);
+      const answer = (await this.rl.question(this.c.dim('record (Enter: keep everything) › '))).trim();
+      if (!answer) return this.say(this.c.dim('nothing rewound'));
+      seq = Number(answer);
+    }
+    if (!Number.isInteger(seq) || seq < 0) return this.say(this.c.red(`/rewind takes a history record's number, not "${arg || seq}"`));
+    const rewound = await this.client.rewindFiles(this.sessionId, seq);
+    if (!rewound.files.length && !rewound.skipped.length) return this.say(this.c.dim(`nothing was written after record ${seq}`));
+    for (const file of rewound.files) this.say(`${file.action === 'restored' ? this.c.green('restored') : this.c.red('deleted')} ${file.path}`);
+    for (const file of rewound.skipped) this.say(this.c.yellow(`left as it is: ${file.path} (${file.reason})`));
+  }
+
+  /** The paths of the session's project, read once (Tab completion of `@` mentions). */
+  private projectPaths(): Promise<readonly string[]> {
+    if (!this.project) return Promise.resolve([]);
+    const project = this.project;
+    const known = this.projectFiles?.project === project ? this.projectFiles.paths : undefined;
+    if (known) return known;
+    const paths = this.client.listProjectFiles(project).then(
+      (listing) => listing.files.map((f) => f.path),
+      () => {
+        this.projectFiles = undefined;
+        return [];
+      },
+    );
+    this.projectFiles = { project, paths };
+    return paths;
   }
 
   private async usage() {
@@ -293,4 +395,10 @@ class Repl {
       `${runs} runs: ${total.input_tokens} input, ${total.output_tokens} output, ${total.cache_read_input_tokens} cache read, ${total.cache_creation_input_tokens} cache write tokens; $${total.cost_usd.toFixed(4)}`,
     );
   }
+}
+
+/** A message's first line, shortened for a list. */
+function oneLine(text: string): string {
+  const first = text.split('\n')[0]!;
+  return first.length > 70 ? `${first.slice(0, 69)}…` : first;
 }

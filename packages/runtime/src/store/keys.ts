@@ -31,6 +31,9 @@ export const keys = {
   /** A fork made of the session (the link from parent to child; the child's meta item names its parent). */
   fork: (childId: string) => `FORK#${childId}`,
   forkPrefix: 'FORK#',
+  /** A rewind of the session's written area, by the event position it was announced at. */
+  rewind: (eventSeq: number) => `REWIND#${pad(eventSeq)}`,
+  rewindPrefix: 'REWIND#',
   /** GSI `gsi1`: a user's memberships, newest session first. */
   userSessions: (userId: string) => `USER#${userId}`,
   /** The sort key of a membership in `gsi1`: the session's creation time, then its id. */

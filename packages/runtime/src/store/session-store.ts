@@ -11,6 +11,7 @@ import { LOG_ITEM_RECORDS_VERSION, MAX_RECORDS_PER_ITEM, RECORD_VERSION, logItem
 import { sessionArtifactItem, sessionArtifactKey, sessionArtifactPrefix, type SessionArtifact } from './items/session-artifact';
 import { seenEventSeq, sessionMemberIndex, sessionMemberItem, sessionMemberKey, type Member } from './items/session-member';
 import { sessionMetaItem, sessionMetaKey, type SessionMeta } from './items/session-meta';
+import { sessionRewindItem, sessionRewindKey, sessionRewindPrefix, type SessionRewind } from './items/session-rewind';
 import { sessionPermissionsItem, sessionPermissionsKey, type SessionPermissions } from './items/session-permissions';
 import { activeBranch } from './branches';
 import { runLeaseItem, runLeaseKey } from './items/run-lease';
@@ -369,6 +370,19 @@ export class SessionStore {
   async listArtifacts(sessionId: string): Promise<SessionArtifact[]> {
     const items = await this.items.query({ pk: keys.session(sessionId), prefix: sessionArtifactPrefix });
     return items.map((item) => sessionArtifactItem.decode(item)).sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  // --- rewinds ---------------------------------------------------------------------------
+
+  /** Records a rewind of the written area (one item beside the log, deleted with the session). */
+  async recordRewind(sessionId: string, rewind: Omit<SessionRewind, 'v'>): Promise<void> {
+    await this.putNew({ ...sessionRewindKey(sessionId, rewind.event_seq), v: sessionRewindItem.version, ...rewind }, `rewind ${rewind.event_seq} of session ${sessionId} was already recorded`);
+  }
+
+  /** The session's own rewinds (a fork's parent's are not its own), oldest first. */
+  async listRewinds(sessionId: string): Promise<SessionRewind[]> {
+    const items = await this.items.query({ pk: keys.session(sessionId), prefix: sessionRewindPrefix });
+    return items.map((item) => sessionRewindItem.decode(item));
   }
 
   // --- permission overrides -------------------------------------------------------------
