@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InProcessQueue } from '@zero/runtime/sessions/queue';
-import { DEV, DEV_KEY, openSessionAs, startHarness, type Harness } from './support/harness';
+import { DEV, DEV_KEY, openSessionAs, startHarness, storeEnv, type Harness } from './support/harness';
 import { apiErrorSchema, valid } from './support/managed-agents-schemas';
 import { memoryPageSchema, memorySchema, memoryStorePageSchema, memoryVersionPageSchema, memoryVersionSchema } from './support/memory-store-schemas';
 import { dreamPageSchema, dreamSchema, storeHeldErrorSchema } from './support/dream-schemas';
@@ -206,5 +206,27 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
     expect(withMySession).toBeInstanceOf(Anthropic.NotFoundError);
     expect(valid(dreamSchema, await client.beta.dreams.retrieve(mine.id))).toMatchObject({ status: 'completed', archived_at: null });
     expect(valid(memorySchema.array(), (await client.beta.memoryStores.memories.list(store.id)).data)).toHaveLength(1);
+  });
+
+  it('the worker function runs a dream job from the run queue as on AWS, once however often SQS delivers it; a job of a dream that does not exist does nothing', async () => {
+    const store = await storeWith('Queued', { '/q.md': 'queued' });
+    // A dream as the API records it before its job reaches SQS.
+    const id = 'drm_workerjob000000000000001';
+    await h.server.runtime.dreams.create({
+      id, owner: 'dev', status: 'pending', memory_store_id: store.id, session_ids: [], model: MODEL, instructions: null, output_behavior: 'update_existing',
+      output_store_id: null, created_at: new Date().toISOString(), started_at: null, ended_at: null, archived_at: null, error: null,
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, cost_usd: 0,
+    });
+    Object.assign(process.env, { ...storeEnv(h), ANTHROPIC_BASE_URL: h.fake.url, ANTHROPIC_API_KEY: 'sk-ant-worker-key-0123456789', ZERO_SESSION_TITLES: 'off' });
+    const { handler } = await import('../functions/worker');
+    h.fake.script({ text: answer([{ path: '/q.md', content: 'queued, tidied' }]) });
+    const job = JSON.stringify({ kind: 'dream', dream_id: id, owner: 'dev' });
+    const records = [{ messageId: 'first', body: job }, { messageId: 'again', body: job }, { messageId: 'nobody', body: JSON.stringify({ kind: 'dream', dream_id: 'drm_nosuchdream0000000000000', owner: 'dev' }) }];
+    const result = await handler({ Records: records });
+    // A job for a dream that does not exist (or ended, or runs elsewhere) does nothing: nothing to redeliver.
+    expect(result.batchItemFailures).toEqual([]);
+    expect(valid(dreamSchema, await client.beta.dreams.retrieve(id))).toMatchObject({ status: 'completed', outputs: [{ memory_store_id: store.id }] });
+    expect(await contentsOf(store.id)).toEqual({ '/q.md': 'queued, tidied' });
+    expect((await versionsOf(store.id)).filter((v) => v.operation === 'modified')).toHaveLength(1);
   });
 });

@@ -62,12 +62,14 @@ export class DreamStore {
     });
     const allowed = from.map((status, i) => {
       values[`:from${i}`] = status;
-      return status === 'running' && options.staleBefore ? `(#status = :from${i} AND started_at < :stale)` : `#status = :from${i}`;
+      return status === 'running' && options.staleBefore ? `#status = :from${i} AND started_at < :stale` : `#status = :from${i}`;
     });
+    // DynamoDB refuses redundant parentheses: a clause with AND is wrapped only beside others.
+    const statusCondition = allowed.length === 1 ? allowed[0] : `(${allowed.map((clause) => (clause.includes(' AND ') ? `(${clause})` : clause)).join(' OR ')})`;
     if (options.staleBefore) values[':stale'] = options.staleBefore;
     const updated = await this.table.update(keys.dream(dream.owner, dream.id), {
       set: `SET ${sets.join(', ')}`,
-      condition: `attribute_exists(pk) AND (${allowed.join(' OR ')})`,
+      condition: `attribute_exists(pk) AND ${statusCondition}`,
       names,
       values,
       returns: 'ALL_NEW',
