@@ -93,8 +93,9 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
     const sessionId = await openSessionAs(h, DEV, 'a chat to learn from');
     h.fake.script({ text: `Here it is:\n${answer([{ path: '/a.md', content: 'keep me' }, { path: '/b.md', content: 'new b' }, { path: '/d/lesson.md', content: 'learnt' }])}` });
 
-    const created = valid(dreamSchema, await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }, { type: 'sessions', session_ids: [sessionId] }], model: { id: MODEL, speed: 'standard' }, output_behavior: { type: 'update_existing' } }));
+    const created = valid(dreamSchema, await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }, { type: 'sessions', session_ids: [sessionId] }], model: { id: MODEL, speed: 'standard' }, output_behavior: { type: 'update_existing', memory_store_id: store.id } }));
     expect(created.inputs).toEqual([{ type: 'memory_store', memory_store_id: store.id }, { type: 'sessions', session_ids: [sessionId] }]);
+    expect(created.output_behavior).toEqual({ type: 'update_existing', memory_store_id: store.id });
     await workerIdle();
     const done = valid(dreamSchema, await client.beta.dreams.retrieve(created.id));
     expect(done).toMatchObject({ status: 'completed', outputs: [{ type: 'memory_store', memory_store_id: store.id }] });
@@ -118,10 +119,12 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
       ['I tidied your memories, they look great now!', 'no JSON object'],
       [answer([{ path: '../etc/passwd', content: 'x' }]), 'must start with "/"'],
       [answer([{ path: '/a', content: 'x' }, { path: '/a/b.md', content: 'y' }]), '/a/b.md lies inside /a'],
+      [answer([{ path: '/a\\..\\b.md', content: 'x' }]), 'backslash'],
+      [answer([{ path: '/%2e%2e/b.md', content: 'x' }]), 'percent escape'],
     ] as const) {
       for (const behavior of ['create_new', 'update_existing'] as const) {
         h.fake.script({ text });
-        const created = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: behavior } });
+        const created = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: behavior === 'create_new' ? { type: behavior } : { type: behavior, memory_store_id: store.id } });
         await workerIdle();
         const failed = valid(dreamSchema, await client.beta.dreams.retrieve(created.id));
         expect(failed, `${behavior}: ${text}`).toMatchObject({ status: 'failed', outputs: [], error: { type: 'invalid_output' } });
@@ -131,22 +134,30 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
         expect(failed.usage.output_tokens).toBeGreaterThan(0);
       }
     }
+    // A model call that fails (after the SDK's retries) fails the dream as model_error, also writing nothing.
+    h.fake.script({ status: 400 });
+    const refused = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing', memory_store_id: store.id } });
+    await workerIdle();
+    const failed = valid(dreamSchema, await client.beta.dreams.retrieve(refused.id));
+    expect(failed).toMatchObject({ status: 'failed', outputs: [], error: { type: 'model_error' } });
+    expect(failed.error!.message).toContain('the model call failed: the model API failed (HTTP 400)');
+    expect(failed.error!.message).not.toContain('sk-ant');
     expect(await contentsOf(store.id)).toEqual({ '/x.md': 'x' });
     expect(await versionsOf(store.id)).toEqual(versionsBefore);
     expect(valid(memoryStorePageSchema, await client.beta.memoryStores.list({ limit: 1000 })).data).toHaveLength(storesBefore);
-    expect(valid(dreamPageSchema, await client.beta.dreams.list({ statuses: ['failed'], limit: 100 })).data.length).toBeGreaterThanOrEqual(6);
+    expect(valid(dreamPageSchema, await client.beta.dreams.list({ statuses: ['failed'], limit: 100 })).data.length).toBeGreaterThanOrEqual(11);
   });
 
   it('cancel stops a running dream: its model call is abandoned and nothing is written; a running dream holds its store and cannot be archived', async () => {
     const store = await storeWith('Busy', { '/busy.md': 'busy' });
     const calls = h.fake.requests.length;
     h.fake.script({ hang: true });
-    const created = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing' } });
+    const created = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing', memory_store_id: store.id } });
     // The dream is running once its model call has reached the model.
     while (h.fake.requests.length === calls) await new Promise((r) => setTimeout(r, 10));
     expect(valid(dreamSchema, await client.beta.dreams.retrieve(created.id)).status).toBe('running');
 
-    const held = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing' } }).catch((e: unknown) => e);
+    const held = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing', memory_store_id: store.id } }).catch((e: unknown) => e);
     expect(held).toBeInstanceOf(Anthropic.ConflictError);
     expect(valid(storeHeldErrorSchema, errorBody(held)).error.message).toContain(created.id);
     const early = await client.beta.dreams.archive(created.id).catch((e: unknown) => e);
@@ -173,6 +184,8 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
       [{ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, instructions: 'x'.repeat(4097) }, 'instructions'],
       [{ inputs: [{ type: 'memory_store', memory_store_id: store.id }, { type: 'sessions', session_ids: ['s', 's'] }], model: MODEL }, 'must not repeat'],
       [{ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: '' }, 'model'],
+      [{ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing', memory_store_id: 'memstore_another' } }, 'output_behavior.memory_store_id: must be the memory store of inputs'],
+      [{ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing' } }, 'output_behavior'],
     ];
     for (const [body, message] of cases) {
       const error = await client.beta.dreams.create(body as never).catch((e: unknown) => e);

@@ -23,7 +23,7 @@ export const dreamSchema = z.strictObject({
   /** `BetaDreamModelConfig`. */
   model: z.strictObject({ id: z.string(), speed: z.enum(['standard', 'fast']).optional() }),
   /** `BetaOutputBehavior`. */
-  output_behavior: z.strictObject({ type: z.enum(['create_new', 'update_existing']) }),
+  output_behavior: z.discriminatedUnion('type', [z.strictObject({ type: z.literal('create_new') }), z.strictObject({ type: z.literal('update_existing'), memory_store_id: z.string().regex(/^memstore_/) })]),
   /** `BetaDreamOutput`. */
   outputs: z.array(memoryStoreRef),
   session_id: z.string().nullable(),

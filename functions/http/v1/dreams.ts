@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { invalidField, notFound } from '@zero/agent/errors';
 import { ApiMemoryStores } from '@zero/runtime/memory/api-stores';
 import { newDreamId } from '@zero/runtime/memory/dream-store';
-import { startDream } from '@zero/runtime/memory/dreams';
+import { startDream } from '@zero/runtime/memory/dream-job';
 import { FINAL_DREAM_STATUSES, dreamStatusSchema, type Dream } from '@zero/runtime/store/items/dream';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
@@ -32,7 +32,9 @@ const dreamCreate = z.strictObject({
     .refine((inputs) => inputs.filter((i) => i.type === 'sessions').length <= 1, 'must hold at most one sessions entry'),
   model: modelParam,
   instructions: z.string().min(1).max(4096).nullish(),
-  output_behavior: z.discriminatedUnion('type', [z.strictObject({ type: z.literal('create_new') }), z.strictObject({ type: z.literal('update_existing') })]).optional(),
+  output_behavior: z
+    .discriminatedUnion('type', [z.strictObject({ type: z.literal('create_new') }), z.strictObject({ type: z.literal('update_existing'), memory_store_id: z.string().min(1).max(128) })])
+    .optional(),
 });
 const time = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'must be an RFC 3339 time');
 const listQuery = z.object({ ...pageQuery, include_archived: queryBoolean.optional(), 'created_at[gt]': time.optional(), 'created_at[lt]': time.optional() });
@@ -49,7 +51,7 @@ function dreamResource(dream: Dream) {
     ],
     model: { id: dream.model, speed: 'standard' as const },
     instructions: dream.instructions,
-    output_behavior: { type: dream.output_behavior },
+    output_behavior: dream.output_behavior === 'update_existing' ? { type: 'update_existing' as const, memory_store_id: dream.memory_store_id } : { type: 'create_new' as const },
     outputs: dream.output_store_id ? [{ type: 'memory_store' as const, memory_store_id: dream.output_store_id }] : [],
     // Zero runs a dream in the worker, not in a session.
     session_id: null,
@@ -84,6 +86,9 @@ export function dreamRoutes(deps: V1Deps) {
       if (!(await deps.sessions.getMember(id, user.id))) throw notFound(`no session "${id}"`, `inputs.${sessionsIndex}.session_ids`);
     }
     const behavior = params.output_behavior?.type ?? 'create_new';
+    if (params.output_behavior?.type === 'update_existing' && params.output_behavior.memory_store_id !== store.id) {
+      throw invalidField('output_behavior.memory_store_id', `must be the memory store of inputs (${store.id})`);
+    }
     if (behavior === 'update_existing') {
       const holder = (await deps.dreams.list(user.id)).find((d) => d.output_behavior === 'update_existing' && d.memory_store_id === store.id && !FINAL_DREAM_STATUSES.includes(d.status));
       if (holder) {

@@ -1,13 +1,15 @@
 import * as z from 'zod';
-import { ZeroError, conflict } from '@zero/agent/errors';
+import { ZeroError } from '@zero/agent/errors';
 import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import { errorText, log } from '@zero/agent/log/log';
+import { describeFailure } from '@zero/agent/loop/end-run';
 import { fenceOutsideText } from '@zero/agent/loop/speaker';
 import type { ModelProvider, TextBlockParam } from '@zero/agent/model/provider';
 import { stepCost } from '@zero/agent/model/pricing';
 import type { Usage } from '@zero/agent/wire';
 import type { LoadBudgets } from '../budgets/limits';
 import type { RunQueue } from '../sessions/queue';
+import { PathError, normalizeProjectPath } from '../projects/paths';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { Dream } from '../store/items/dream';
 import type { SessionStore } from '../store/session-store';
@@ -28,16 +30,8 @@ export interface DreamDeps {
   provider: ModelProvider;
   budgets?: LoadBudgets;
   queue: RunQueue;
-}
-
-/** Records a new `pending` dream and queues its job for the worker; a queue that takes only run jobs refuses it (409) before anything is recorded. */
-export async function startDream(deps: DreamDeps, dream: Dream): Promise<Dream> {
-  const send = deps.queue.sendMessage?.bind(deps.queue);
-  if (!send) throw conflict('this deployment\'s worker queue runs no dreams');
-  await deps.dreams.create(dream);
-  const job: DreamJob = { kind: 'dream', dream_id: dream.id, owner: dream.owner };
-  await send(job);
-  return dream;
+  /** The model and provider keys: never in a dream's error. */
+  secrets?: readonly string[];
 }
 
 /** Runs the dream a worker message asks for; a message that is no dream job is refused (thrown, for the queue to log). */
@@ -148,7 +142,8 @@ async function dream(deps: DreamDeps, claimed: Dream, usage: Usage, cancelPollMs
     }
   } catch (error) {
     if (controller.signal.aborted) return;
-    throw new DreamFailure('model_error', `the model call failed: ${ZeroError.isInstance(error) ? error.message : errorText(error)}`);
+    // Described as a run's model failure is to its client: a message without the deployment's secrets.
+    throw new DreamFailure('model_error', `the model call failed: ${describeFailure(error, deps.secrets ?? []).message}`);
   } finally {
     stopWatching();
   }
@@ -172,6 +167,15 @@ function parseConsolidated(text: string, stopReason: string | null): Consolidate
   }
   const parsed = consolidatedSchema.safeParse(json);
   if (!parsed.success) throw fail(z.prettifyError(parsed.error).replaceAll('\n', ' '));
+  // Zero's memory paths are project paths too (no backslash, no percent escape): one it refuses is refused here, before anything is written.
+  for (const { path } of parsed.data.memories) {
+    try {
+      normalizeProjectPath(path.slice(1));
+    } catch (error) {
+      if (PathError.isInstance(error)) throw fail(`${path}: ${(error as Error).message}`);
+      throw error;
+    }
+  }
   const paths = parsed.data.memories.map((m) => m.path).sort();
   for (const [i, path] of paths.entries()) {
     const next = paths[i + 1];
