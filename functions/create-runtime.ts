@@ -32,6 +32,7 @@ import { ProjectStore } from '@zero/runtime/projects/project-store';
 import { ProjectMemberStore } from '@zero/runtime/store/project-member-store';
 import { ReportOwnerStore } from '@zero/runtime/store/report-owner-store';
 import { DEFAULT_MEMORY_LIMITS, MemoryStore, type MemoryLimits } from '@zero/runtime/memory/memory-store';
+import { DreamStore } from '@zero/runtime/memory/dream-store';
 import { MemoryLocks } from '@zero/runtime/memory/memory-lock';
 import { VaultStore } from '@zero/runtime/vaults/vault-store';
 import { LocalKeyWrapper, Sealer } from '@zero/runtime/vaults/sealer';
@@ -162,6 +163,8 @@ export interface Runtime extends ChatDeps {
   vaults: VaultStore;
   /** How the deployment reaches other servers (a vault credential's MCP server and token endpoint, when validated). */
   outbound: OutboundOptions;
+  /** Users' dreams (`/v1/dreams`): consolidations of a memory store, run by the worker. */
+  dreams: DreamStore;
 }
 
 /** The built-in tools every deployment registers (listed beside the registry, in the runtime). */
@@ -209,6 +212,8 @@ export function createRuntime(config: RuntimeConfig): Runtime {
         beforeDrive: async (job) => (job.reason === 'webhook' ? (await import('@zero/integrations/webhooks/prepare')).prepareInvestigation(runtime, job.session_id) : undefined),
         afterDrive: async (sessionId) => (await investigations()).settleInvestigation(runtime, sessionId),
       }),
+      // A dream's job, as the worker runs it on AWS (functions/worker.ts).
+      { onMessage: async (message) => (await import('@zero/runtime/memory/dreams')).runDreamMessage(runtime, message) },
     );
   const rateLimits = loadRateLimiter(db, config.store.table, config.rateLimits);
   const runtime: Runtime = {
@@ -248,6 +253,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     memory: new MemoryStore(artifacts, new MemoryLocks(db, config.store.table), memoryLimits(config.memory)),
     vaults: new VaultStore(artifacts, vaultSealer(config.vaultKey, s3)),
     outbound: config.outbound ?? {},
+    dreams: new DreamStore(db, config.store.table),
     projectAccess: new ProjectAccess(
       new ProjectMemberStore(db, config.store.table),
       new ReportOwnerStore(db, config.store.table),

@@ -3,6 +3,7 @@ import { prepareInvestigation, settleInvestigation } from '@zero/integrations/we
 import { scheduleFireOf, type ScheduleFire } from '@zero/integrations/schedules/trigger';
 import { outboxSweepTime } from '@zero/integrations/subscriptions/sweep-message';
 import { errorText, log } from '@zero/agent/log/log';
+import { dreamJobOf } from '@zero/runtime/memory/dream-job';
 import { lambdaRuntime } from './runtime';
 
 const runtime = lambdaRuntime();
@@ -29,9 +30,11 @@ export async function handler(event: SqsEvent, context?: { getRemainingTimeInMil
   // Outbox sweeps (delayed messages sent when an event delivery is written or to be retried): never fail, never redelivered.
   const sweeps = records.filter((record) => outboxSweepTime(record.body));
   if (sweeps.length) await (await import('@zero/integrations/subscriptions')).sweepOutbox(runtime, new Date());
+  const dreams = records.filter((record) => dreamJobOf(record.body));
+  const dreamFailures = await runDreams(dreams);
   const jobs = await handleRunJobs(
     runtime,
-    records.filter((record) => !fires.some((fire) => fire.record === record) && !sweeps.includes(record)),
+    records.filter((record) => !fires.some((fire) => fire.record === record) && !sweeps.includes(record) && !dreams.includes(record)),
     {
       deadline,
       // A webhook's job hydrates the hook's project from GitHub before the run, when the hook asks.
@@ -39,7 +42,25 @@ export async function handler(event: SqsEvent, context?: { getRemainingTimeInMil
       afterDrive: (sessionId) => settleInvestigation(runtime, sessionId),
     },
   );
-  return { batchItemFailures: [...failures, ...jobs.batchItemFailures] };
+  return { batchItemFailures: [...failures, ...dreamFailures, ...jobs.batchItemFailures] };
+}
+
+/** Runs each dream job (the dreams' code is loaded with the first); a job whose dream record cannot be written is redelivered. */
+async function runDreams(records: { messageId: string; body: string }[]): Promise<{ itemIdentifier: string }[]> {
+  if (!records.length) return [];
+  const { runDreamMessage } = await import('@zero/runtime/memory/dreams');
+  const failed: { itemIdentifier: string }[] = [];
+  await Promise.all(
+    records.map(async (record) => {
+      try {
+        await runDreamMessage(runtime, record.body);
+      } catch (error) {
+        log.error('dream job failed', { message_id: record.messageId, error: errorText(error) });
+        failed.push({ itemIdentifier: record.messageId });
+      }
+    }),
+  );
+  return failed;
 }
 
 /**

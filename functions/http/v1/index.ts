@@ -19,6 +19,7 @@ import { memoryStoreRoutes } from './memory-stores';
 import { deploymentRoutes } from './deployments';
 import { deploymentRunRoutes } from './deployment-runs';
 import { userProfileRoutes } from './user-profiles';
+import { dreamRoutes } from './dreams';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -45,6 +46,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', deploymentRoutes(deps));
   app.route('/', deploymentRunRoutes(deps));
   app.route('/', userProfileRoutes(deps));
+  app.route('/', dreamRoutes(deps));
   return app;
 }
 

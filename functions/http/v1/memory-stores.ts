@@ -11,6 +11,7 @@ import {
   type ApiMemoryStore,
   type ApiMemoryVersion,
 } from '@zero/runtime/memory/api-stores';
+import { FORBIDDEN_CHARACTERS, MAX_API_MEMORY_BYTES, apiMemoryPath } from '@zero/runtime/memory/api-memory-path';
 import { memoryHash } from '@zero/runtime/memory/memory-store';
 import { memoryPrefix, type MemoryStoreRef } from '@zero/runtime/memory/paths';
 import { PathError, normalizeProjectPath } from '@zero/runtime/projects/paths';
@@ -21,23 +22,11 @@ import { pageOf, pageQuery, queryBoolean } from './pages';
 
 const metadata = z.record(z.string().min(1).max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
 const metadataPatch = z.record(z.string().min(1).max(64), z.string().max(512).nullable()).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
-// No control characters (C0, C1), format characters (Cf) or line and paragraph separators.
-const FORBIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
-const storeName = z.string().min(1).max(255).refine((name) => !FORBIDDEN.test(name), 'must not contain control characters');
+const storeName = z.string().min(1).max(255).refine((name) => !FORBIDDEN_CHARACTERS.test(name), 'must not contain control characters');
 const description = z.string().max(1024);
-const MAX_CONTENT_BYTES = 102_400;
+const MAX_CONTENT_BYTES = MAX_API_MEMORY_BYTES;
 const content = z.string().refine((text) => Buffer.byteLength(text) <= MAX_CONTENT_BYTES, `must be at most ${MAX_CONTENT_BYTES} bytes`);
-/** A memory's path as the API gives it: `/a/b.md`, 1–20 segments, no "." or "..", NFC, at most 1,024 bytes. */
-const memoryPath = z
-  .string()
-  .refine((p) => p.startsWith('/'), 'must start with "/"')
-  .refine((p) => Buffer.byteLength(p) <= 1024, 'must be at most 1,024 bytes')
-  .refine((p) => !FORBIDDEN.test(p), 'must not contain control or format characters')
-  .refine((p) => p === p.normalize('NFC'), 'must be in Unicode Normalization Form C')
-  .refine((p) => {
-    const segments = p.slice(1).split('/');
-    return segments.length >= 1 && segments.length <= 20 && segments.every((s) => s !== '' && s !== '.' && s !== '..');
-  }, 'must have 1 to 20 segments, none empty, "." or ".."');
+const memoryPath = apiMemoryPath;
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hexadecimal characters');
 const view = z.enum(['basic', 'full']);
 

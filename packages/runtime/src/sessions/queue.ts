@@ -18,6 +18,8 @@ export interface RunQueue {
   send(job: RunJob): Promise<void>;
   /** Sends another message for the worker after a delay (SQS: at most 900 s), e.g. an outbox sweep; absent where nothing can wait (the local queue). */
   sendLater?(message: Record<string, string>, delaySeconds: number): Promise<void>;
+  /** Sends another kind of message for the worker now (a dream's job), told apart by its fields; absent where the worker takes only run jobs. */
+  sendMessage?(message: Record<string, string>): Promise<void>;
 }
 
 /** The local stand-in for SQS: jobs run in this process, one at a time per session, failures retried with backoff. */
@@ -27,19 +29,36 @@ export class InProcessQueue implements RunQueue {
 
   constructor(
     private readonly handle: (job: RunJob) => Promise<void>,
-    private readonly options: { attempts?: number; retryBaseMs?: number } = {},
-  ) {}
+    private readonly options: {
+      attempts?: number;
+      retryBaseMs?: number;
+      /** Handles the other messages (`sendMessage`); absent: the queue takes only run jobs. */
+      onMessage?: (message: Record<string, string>) => Promise<void>;
+    } = {},
+  ) {
+    if (!options.onMessage) this.sendMessage = undefined;
+  }
+
+  /** Runs the message's handler here, retried as a run job is (each message on its own, not one at a time). */
+  sendMessage?: (message: Record<string, string>) => Promise<void> = async (message) => {
+    const handle = this.options.onMessage!;
+    this.track(this.retried(() => handle(message), { message: JSON.stringify(message).slice(0, 200) }));
+  };
 
   async send(job: RunJob): Promise<void> {
     const parsed = runJobSchema.parse(job);
     const previous = this.running.get(parsed.session_id) ?? Promise.resolve();
-    const next = previous.then(() => this.attempt(parsed));
+    const next = previous.then(() => this.retried(() => this.handle(parsed), { session_id: parsed.session_id }));
     this.running.set(parsed.session_id, next);
-    this.pending.add(next);
+    this.track(next);
     void next.finally(() => {
-      this.pending.delete(next);
       if (this.running.get(parsed.session_id) === next) this.running.delete(parsed.session_id);
     });
+  }
+
+  private track(work: Promise<void>) {
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
   }
 
   /** Resolves when every job sent so far has been handled (tests, shutdown). */
@@ -47,14 +66,14 @@ export class InProcessQueue implements RunQueue {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  private async attempt(job: RunJob) {
+  private async retried(work: () => Promise<void>, about: Record<string, string>) {
     const attempts = this.options.attempts ?? 3;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
-        await this.handle(job);
+        await work();
         return;
       } catch (error) {
-        log.error('run job failed', { session_id: job.session_id, attempt, error: errorText(error) });
+        log.error('run job failed', { ...about, attempt, error: errorText(error) });
         if (attempt < attempts) await new Promise((r) => setTimeout(r, (this.options.retryBaseMs ?? 500) * 2 ** (attempt - 1)));
       }
     }

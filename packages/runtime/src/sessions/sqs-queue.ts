@@ -13,6 +13,10 @@ export class SqsRunQueue implements RunQueue {
     return this.post({ MessageBody: JSON.stringify(job) });
   }
 
+  sendMessage(message: Record<string, string>): Promise<void> {
+    return this.post({ MessageBody: JSON.stringify(message) });
+  }
+
   sendLater(message: Record<string, string>, delaySeconds: number): Promise<void> {
     return this.post({ MessageBody: JSON.stringify(message), DelaySeconds: Math.min(900, Math.max(0, Math.round(delaySeconds))) });
   }

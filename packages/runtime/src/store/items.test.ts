@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiKeyItem, userKeyItem } from './items/api-key';
+import { dreamItem } from './items/dream';
 import { environmentItem } from './items/environment';
 import { eventBatchItem } from './items/event-batch';
 import { inboxMessageItem } from './items/inbox-message';
@@ -29,6 +30,7 @@ const itemTypes: Record<string, StoredItem<unknown>> = {
   'active-run': activeRunItem,
   'api-key': apiKeyItem,
   'audit-record': auditRecordItem,
+  dream: dreamItem,
   environment: environmentItem,
   'event-batch': eventBatchItem,
   'inbox-message': inboxMessageItem,

@@ -99,6 +99,10 @@ export const keys = {
   work: (environmentId: string, workId: string) => ({ pk: `ENV#${environmentId}`, sk: `WORK#${workId}` }),
   environmentPartition: (id: string) => `ENV#${id}`,
   workPrefix: 'WORK#',
+  /** A user's dreams share the user's partition (`USER#<owner>` / `DREAM#<id>`). */
+  dream: (owner: string, dreamId: string) => ({ pk: `USER#${owner}`, sk: `DREAM#${dreamId}` }),
+  userPartition: (userId: string) => `USER#${userId}`,
+  dreamPrefix: 'DREAM#',
 };
 
 export const pad = (n: number) => String(n).padStart(12, '0');
