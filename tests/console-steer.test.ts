@@ -163,10 +163,10 @@ describe('the console: steering a session, in a real browser', () => {
     await page.getByTestId('session-usage').getByText('220 tokens').waitFor();
     expect(await page.getByTestId('session-usage').textContent()).not.toBe(before);
 
-    // Reloaded, each answer still names its model (the effort where its message chose one).
+    // Reloaded, each answer still names its model and effort (recorded with its message).
     await page.reload();
     await assistant(page).last().getByTestId('answer-model').getByText(`${other} · low effort`).waitFor();
-    expect(await assistant(page).first().getByTestId('answer-model').textContent()).toBe('claude-test-model');
+    expect(await assistant(page).first().getByTestId('answer-model').textContent()).toBe('claude-test-model · no thinking');
     await shot(page, 'console-steer-model');
   }, 60_000);
 

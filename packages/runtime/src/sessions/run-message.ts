@@ -266,7 +266,8 @@ export async function runMessage(
       // The agent that answered the session's last message, before this one is recorded.
       const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
       const previousAgent = lastMessage?.agent_id ?? session.agent_id;
-      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, model, effort: runEffort(model, { thinking_budget: message.thinking_budget ?? agent?.thinking_budget }, deps.limits) });
+      const effort = runEffort(model, { thinking_budget: message.thinking_budget ?? agent?.thinking_budget }, deps.limits);
+      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, model, effort });
       // A message's id is its position in the log: ids follow the order the session answered its messages in.
       const messageId = await logPositions.next();
       await append(
@@ -282,6 +283,7 @@ export async function runMessage(
           voice_mode: voice,
           ...(clientTools?.length ? { client_tools: clientTools } : {}),
           ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
+          effort,
           ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
           ...(message.max_tool_iterations ? { max_tool_iterations: message.max_tool_iterations } : {}),
           ...(routedTools ? { routed_tools: routedTools } : {}),
