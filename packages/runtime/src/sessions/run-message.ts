@@ -267,7 +267,7 @@ export async function runMessage(
       const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
       const previousAgent = lastMessage?.agent_id ?? session.agent_id;
       const effort = runEffort(model, { thinking_budget: message.thinking_budget ?? agent?.thinking_budget }, deps.limits);
-      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, model, effort });
+      emit({ type: 'start', session_id: sessionId, run_id: runId, model, effort, agent_id: agent?.id ?? agentId });
       // A message's id is its position in the log: ids follow the order the session answered its messages in.
       const messageId = await logPositions.next();
       await append(
@@ -311,7 +311,7 @@ export async function runMessage(
       if (message.message_id !== undefined) background.push(deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined));
       if (stale) background.push(deps.sessions.updateSession(sessionId, { ...changed, updated_at: now }).catch(() => undefined));
     } else {
-      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, model, effort: runEffort(model, { thinking_budget: spec.record.thinking_budget ?? agent?.thinking_budget }, deps.limits), resumed: true });
+      emit({ type: 'start', session_id: sessionId, run_id: runId, model, effort: runEffort(model, { thinking_budget: spec.record.thinking_budget ?? agent?.thinking_budget }, deps.limits), agent_id: agent?.id ?? agentId, resumed: true });
     }
 
     // A routed run uses only its routed tools (none: text only); its agent's MCP tools are not listed.
