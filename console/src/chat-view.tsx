@@ -65,7 +65,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   const [all, setAll] = useState<SessionDetail>();
   /** The version picked after a record (by the record's seq), where a person paged away from the latest. */
   const [chosen, setChosen] = useState<ReadonlyMap<number, number>>(new Map());
-  /** What runs that ended since `all` was read used, from the session's events (other members' runs too). */
+  /** What runs that ended used, from the session's events as they end (other members' runs too). */
   const [ended, setEnded] = useState<ReadonlyMap<string, Usage>>(new Map());
   /** Another member branched the conversation: said once, until the next branch. */
   const [branchNote, setBranchNote] = useState<string>();
@@ -157,8 +157,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       // Read after a run or a sync: what is shown is the latest version.
       paged.current = false;
       setChosen(new Map());
+      // Runs ended meanwhile stay counted once each: the cost is kept by run id.
       setAll(read);
-      setEnded(new Map());
     } catch {
       // The arrows and fork buttons wait for the next read.
     }
