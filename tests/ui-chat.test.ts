@@ -230,7 +230,7 @@ describe('useChat against Zero: the AI SDK UI message stream', () => {
     expect(seeded[1]!.id).toBe(streamed.id);
     const toolFields = ({ type, toolCallId, state, input, output, errorText }: Record<string, unknown>) => ({ type, toolCallId, state, input, output, errorText });
     expect(seeded[1]!.parts).toEqual(streamed.parts.map((p) => ('toolCallId' in p ? toolFields(p) : p)));
-    expect(seeded[1]!.metadata).toEqual({ run_id: streamed.id, agent_id: 'tester', status: 'completed', usage: (streamed.metadata as { usage: unknown }).usage });
+    expect(seeded[1]!.metadata).toEqual({ run_id: streamed.id, agent_id: 'tester', model: 'claude-test-model', effort: 'off', status: 'completed', usage: (streamed.metadata as { usage: unknown }).usage });
 
     // An app opens the chat with these messages and goes on.
     const reopened = new NodeChat(h.url, id, DEV);

@@ -278,6 +278,7 @@ function Workspace({ creds, agents, onSignOut }: { creds: Credentials; agents: A
               void signedIn(loadDetail(selected));
             }}
             onListChanged={() => void signedIn(refreshList())}
+            userId={me?.id}
           />
         ) : (
           <p className="loading">Loading…</p>

@@ -2,12 +2,27 @@ import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, type FileUIPart } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { agentColour } from './agent-colour';
-import { projectListSchema, sessionDetailSchema, streamEventSchema, uiDataPartSchemas, type AgentInfo as Agent, type SessionDetail, type VoiceMode as Voice } from '@zero/agent/wire';
+import {
+  EFFORT_BUDGETS,
+  projectListSchema,
+  sessionDetailSchema,
+  sessionResponseSchema,
+  streamEventSchema,
+  uiDataPartSchemas,
+  type AgentInfo as Agent,
+  type Effort,
+  type SessionDetail,
+  type Usage,
+  type VoiceMode as Voice,
+} from '@zero/agent/wire';
 import { api, keyFetch, type Credentials } from './api';
 import type { Approvals, PendingCall, ShownDecision } from './approvals';
 import { historyToMessages, userMessageId, type ConsoleMessage } from './history';
 import { MessageView, RunError } from './message-view';
 import { ATTACH_ACCEPT, AttachmentReader, AttachmentTray, toFilePart } from './attachments';
+import { branchPath } from './branches';
+import { sessionCost } from './session-cost';
+import type { Steering } from './steering';
 
 export interface ChatViewProps {
   creds: Credentials;
@@ -19,13 +34,18 @@ export interface ChatViewProps {
   onChanged(): void;
   /** A run ended or waits: the sessions list's markers may have changed. */
   onListChanged(): void;
+  /** The signed-in user's id: their own messages are theirs to edit. */
+  userId?: string;
 }
 
 /** One session: its history, streaming answers through `useChat`, and other members' runs as they happen. */
-export function ChatView({ creds, sessionId, agents, detail, onChanged, onListChanged }: ChatViewProps) {
+export function ChatView({ creds, sessionId, agents, detail, onChanged, onListChanged, userId }: ChatViewProps) {
   const [agentId, setAgentId] = useState(detail?.session.agent_id ?? agents.find((a) => a.id === 'zero')?.id ?? agents[0]?.id ?? '');
   const [projectId, setProjectId] = useState(detail?.session.project_id ?? '');
   const [voice, setVoice] = useState<Voice | ''>(detail?.session.voice_mode ?? '');
+  // The next message's model and effort ('': the agent's).
+  const [model, setModel] = useState('');
+  const [effort, setEffort] = useState<Effort | ''>('');
   const [input, setInput] = useState('');
   // Images and PDFs picked, pasted or dropped, sent with the next message.
   const [files, setFiles] = useState<FileUIPart[]>([]);
@@ -39,8 +59,20 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       () => undefined,
     );
   }, []);
-  const options = useRef({ agentId, projectId, voice, created: Boolean(detail) });
-  options.current = { agentId, projectId, voice, created: options.current.created };
+  const options = useRef({ agentId, projectId, voice, model, effort, created: Boolean(detail) });
+  options.current = { agentId, projectId, voice, model, effort, created: options.current.created };
+  /** Every branch's records (`?branches=all`): the branch arrows page through them, the fork button names their records. */
+  const [all, setAll] = useState<SessionDetail>();
+  /** The version picked after a record (by the record's seq), where a person paged away from the latest. */
+  const [chosen, setChosen] = useState<ReadonlyMap<number, number>>(new Map());
+  /** What runs that ended used, from the session's events as they end (other members' runs too). */
+  const [ended, setEnded] = useState<ReadonlyMap<string, Usage>>(new Map());
+  /** Another member branched the conversation: said once, until the next branch. */
+  const [branchNote, setBranchNote] = useState<string>();
+  const loadBranchesNow = useRef(async () => undefined as void);
+  /** An earlier version is shown (paged to with the arrows). */
+  const paged = useRef(false);
+  const loadBranches = () => loadBranchesNow.current();
   const pendingSync = useRef(false);
   const [pending, setPending] = useState<ReadonlyMap<string, PendingCall>>(() => pendingOf(detail));
   const pendingNow = useRef(pending);
@@ -75,6 +107,9 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
               messageId,
               messages: messages.slice(-1),
               ...(o.created ? {} : { agent_id: o.agentId || undefined, project_id: o.projectId.trim() || undefined, voice_mode: o.voice || undefined }),
+              // This message's own model and effort, over the agent's.
+              model: o.model || undefined,
+              thinking: o.effort === '' ? undefined : o.effort === 'off' ? false : { budget_tokens: EFFORT_BUDGETS[o.effort] },
             },
           };
         },
@@ -93,6 +128,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
         onChanged();
       } else onListChanged();
       if (pendingSync.current) void sync();
+      void loadBranches();
     },
   });
   const { messages, status, setMessages, resumeStream, error } = chat;
@@ -101,18 +137,37 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   const state = useRef({ messages, status });
   state.current = { messages, status };
 
-  /** Replaces what is shown with the server's history, then attaches to a run in progress. */
+  /** Replaces what is shown with the server's history (the latest version), then attaches to a run in progress. */
   async function sync() {
     pendingSync.current = false;
     const fresh = await api(creds, 'GET', `/sessions/${sessionId}`, undefined, sessionDetailSchema);
+    paged.current = false;
+    setChosen(new Map());
     setMessages(historyToMessages(fresh));
     setPending(pendingOf(fresh));
     if (fresh.active_run_id) void resumeStream();
+    void loadBranches();
   }
 
-  // A run already in progress when the page opened: re-attach to it.
+  // Reads every branch's records again (after a run, a branch): the arrows, fork buttons and cost follow.
+  loadBranchesNow.current = async () => {
+    if (!options.current.created) return;
+    try {
+      const read = await api(creds, 'GET', `/sessions/${sessionId}?branches=all`, undefined, sessionDetailSchema);
+      // Read after a run or a sync: what is shown is the latest version.
+      paged.current = false;
+      setChosen(new Map());
+      // Runs ended meanwhile stay counted once each: the cost is kept by run id.
+      setAll(read);
+    } catch {
+      // The arrows and fork buttons wait for the next read.
+    }
+  };
+
+  // A run already in progress when the page opened: re-attach to it. Its branches are read once.
   useEffect(() => {
     if (detail?.active_run_id) void resumeStream();
+    void loadBranchesNow.current();
   }, []);
 
   // Other members' messages arrive on the session's events; their answers stream through useChat's resume.
@@ -129,6 +184,8 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       const { messages: shown, status: now } = state.current;
       // A run ended or began to wait: the list's markers and order follow.
       if (event.type === 'done') listChanged.current();
+      // What it used counts in the session's cost at once.
+      if (event.type === 'done' && event.status !== 'awaiting_approval') setEnded((before) => new Map(before).set(event.run_id, event.usage));
       if (event.type === 'confirmation_required') {
         if (event.run_id) waited.current.add(event.run_id);
         pendingNow.current = new Map(pendingNow.current).set(event.id, { toolCallId: event.id, name: event.name });
@@ -163,7 +220,23 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       }
       if (event.type !== 'message') return;
       if (shown.some((m) => m.id === event.run_id || m.id === userMessageId(event.run_id))) return;
-      if (now === 'submitted' || now === 'streaming') {
+      if (paged.current) {
+        // A new message goes on the latest version: it is shown again.
+        void sync();
+        return;
+      }
+      const busyNow = now === 'submitted' || now === 'streaming';
+      if (event.branch_from !== undefined) {
+        // An edit or a regenerate: our own streams here; another member's is said, and the history shown becomes the new branch.
+        const lastOwn = shown.findLast((m) => m.role === 'user')?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+        if (busyNow && lastOwn?.trim() === event.text.trim()) return;
+        const who = event.author ? (event.author.name ?? event.author.id) : 'Someone';
+        setBranchNote(`${who} ${shown.some((m) => m.role === 'user' && m.parts.some((p) => p.type === 'text' && p.text.trim() === event.text.trim())) ? 'asked for a new answer' : 'edited a message'}: the conversation branched (earlier versions stay readable with the ‹ › arrows).`);
+        if (busyNow) pendingSync.current = true;
+        else void sync();
+        return;
+      }
+      if (busyNow) {
         // Our own message coming back, or someone else's queued behind our run.
         const lastOwn = shown.findLast((m) => m.role === 'user');
         const ownText = lastOwn?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
@@ -184,7 +257,14 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
   }, [messages, error]);
 
   const busy = status === 'submitted' || status === 'streaming';
-  const spent = sessionUsage(messages);
+  const spent = sessionCost(all?.history ?? [], messages, ended);
+  /** The branch shown: its records, each message's versions, and whether it is the latest (the one a new message goes on). */
+  const path = useMemo(() => (all ? branchPath(all.history, chosen) : undefined), [all, chosen]);
+  const latest = !path || path.active;
+  // The model has said nothing yet of the answer being written: no words, thoughts or calls.
+  const last = messages.at(-1);
+  const said = last?.role === 'assistant' && last.parts.some((p) => (p.type === 'text' || p.type === 'reasoning' ? p.text.length > 0 : p.type.startsWith('tool-') || p.type === 'data-delegation'));
+  const thinking = busy && !said;
   const busyNow = useRef(busy);
   busyNow.current = busy;
   // Esc stops the answer being written, wherever the focus is (a dialog's own Esc is its to handle).
@@ -196,6 +276,9 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     return () => removeEventListener('keydown', onKey);
   }, []);
   const canWrite = !detail || detail.role !== 'viewer';
+  const currentAgent = agents.find((a) => a.id === agentId);
+  /** The models the deployment's agents run on, offered for one message. */
+  const models = [...new Set(agents.map((a) => a.model))].sort();
   const approvals: Approvals = {
     pending,
     decided,
@@ -254,6 +337,71 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     const last = messages.findLast((m) => m.role === 'user');
     const text = last?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
     if (text) void chat.sendMessage({ text });
+  }
+
+  /** The run a shown message is of: an answer's id is its run's; a question's, the answer after it (one sent here has the client's id until then). */
+  function runOf(i: number): string | undefined {
+    const m = messages[i]!;
+    if (m.role === 'assistant') return m.id;
+    const next = messages[i + 1];
+    if (next?.role === 'assistant') return next.id;
+    return m.id.endsWith(':user') ? m.id.slice(0, -':user'.length) : undefined;
+  }
+
+  /** Shows the version written after record `from` as `seq` (and, after it, the latest of each). */
+  function page(from: number, seq: number) {
+    if (!all) return;
+    const next = new Map(chosen).set(from, seq);
+    const shown = branchPath(all.history, next);
+    // Back on the latest version, the path follows it again.
+    paged.current = !shown.active;
+    setChosen(shown.active ? new Map() : next);
+    setMessages(historyToMessages({ ...all, history: shown.records, queued: shown.active ? all.queued : [] }));
+  }
+
+  /** Sends the message at `i` again with new text, through useChat (`sendMessage` with its id): the conversation branches there. */
+  async function edit(i: number, text: string) {
+    const runId = runOf(i);
+    if (!runId) return;
+    // useChat replaces the message by its id; the server knows a message by its run's (`<run id>:user`).
+    const id = userMessageId(runId);
+    if (messages[i]!.id !== id) setMessages(messages.map((m, j) => (j === i ? { ...m, id } : m)));
+    setBranchNote(undefined);
+    await chat.sendMessage({ text, messageId: id });
+  }
+
+  /** Forks the session after the answer of `runId` (its last record in the branch shown) and opens the fork. */
+  async function fork(runId: string) {
+    const at = path?.records.findLast((r) => r.run_id === runId && r.kind === 'run_end')?.seq;
+    if (at === undefined) return;
+    try {
+      const { session } = await api(creds, 'POST', `/sessions/${sessionId}/fork`, { at_event: at }, sessionResponseSchema);
+      onListChanged();
+      location.hash = `#/s/${session.session_id}`;
+    } catch (err) {
+      setNotice((err as Error).message);
+    }
+  }
+
+  /** What a person may do at the message at `i`: edit their own (an owner anyone's), regenerate the last answer, fork after an answer, page its versions. */
+  function steeringOf(i: number): Steering {
+    const m = messages[i]!;
+    const runId = runOf(i);
+    const steer = canWrite && !busy && latest && runId !== undefined;
+    const mayEdit = (message: ConsoleMessage | undefined) => !detail || detail.role === 'owner' || !message?.metadata?.author || message.metadata.author.id === userId;
+    if (m.role === 'user') {
+      return {
+        versions: runId ? path?.versions.get(runId) : undefined,
+        ...(busy ? {} : { page }),
+        ...(steer && mayEdit(m) ? { edit: (text: string) => void edit(i, text) } : {}),
+      };
+    }
+    const finished = runId !== undefined && path?.records.some((r) => r.run_id === runId && r.kind === 'run_end');
+    const question = messages.findLast((q, j) => j < i && q.role === 'user');
+    return {
+      ...(steer && i === messages.length - 1 && mayEdit(question) ? { regenerate: () => (setBranchNote(undefined), void chat.regenerate()) } : {}),
+      ...(finished && !busy ? { fork: () => void fork(runId) } : {}),
+    };
   }
 
   async function cancel() {
@@ -325,8 +473,29 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
               <option value="neutral">neutral</option>
             </select>
           </label>
+          <label title="The next message's model: the agent's, or another the deployment's agents run on">
+            Model
+            <select data-testid="model" value={model} onChange={(e) => setModel(e.target.value)} disabled={!canWrite}>
+              <option value="">{currentAgent ? `agent's (${currentAgent.model})` : "agent's"}</option>
+              {models.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label title="How hard the next answer thinks (extended thinking); a model that cannot think answers with none">
+            Effort
+            <select data-testid="effort" value={effort} onChange={(e) => setEffort(e.target.value as Effort | '')} disabled={!canWrite}>
+              <option value="">{`agent's (${agentEffort(currentAgent)})`}</option>
+              <option value="off">no thinking</option>
+              <option value="low">low</option>
+              <option value="medium">medium</option>
+              <option value="high">high</option>
+            </select>
+          </label>
           {spent.runs ? (
-            <span className="session-usage" data-testid="session-usage" title="What this session's answers used, as shown here">
+            <span className="session-usage" data-testid="session-usage" title="What this session's answers used, every version's, updated as each answer ends">
               {spent.tokens.toLocaleString()} tokens · ${spent.cost.toFixed(4)}
             </span>
           ) : null}
@@ -356,11 +525,22 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
                 agentName={agentName}
                 agentLook={agentLook}
                 onRetry={last && canWrite && !busy ? retry : undefined}
+                steering={steeringOf(i)}
                 // A run that failed while it streamed: its answer shows the error (until the history has it).
                 streamError={last && error && m.role === 'assistant' && !m.metadata?.error ? streamError(error) : undefined}
               />
             );
           })}
+          {thinking ? (
+            <div className="thinking-indicator" data-testid="thinking-indicator" role="status">
+              {agentName(last?.role === 'assistant' ? last.metadata?.agent_id : undefined)} is thinking…
+            </div>
+          ) : null}
+          {branchNote ? (
+            <div className="note" data-testid="branch-note" role="status">
+              {branchNote}
+            </div>
+          ) : null}
           {/* A request refused before any answer began. */}
           {error && messages.at(-1)?.role !== 'assistant' ? (
             <article className="message message-assistant">
@@ -374,7 +554,14 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
           ) : null}
         </div>
 
-        {canWrite ? (
+        {!latest ? (
+          <div className="version-notice empty" data-testid="earlier-version">
+            <span>You are reading an earlier version of this conversation. New messages go on the latest.</span>
+            <button type="button" className="secondary small" data-testid="latest-version" onClick={() => void sync()}>
+              Back to the latest
+            </button>
+          </div>
+        ) : canWrite ? (
           <form
             className="composer"
             data-testid="composer-form"
@@ -448,19 +635,11 @@ export function agentLabel(agent: Agent, agents: readonly Agent[]): string {
   return version ? `${name} (${version[1]} v${version[2]})` : `${name} (${agent.id})`;
 }
 
-/** What the session's answers used: each finished answer's tokens and cost (a delegate's are in its caller's). */
-function sessionUsage(messages: ConsoleMessage[]): { runs: number; tokens: number; cost: number } {
-  let runs = 0;
-  let tokens = 0;
-  let cost = 0;
-  for (const m of messages) {
-    const usage = m.metadata?.usage;
-    if (m.role !== 'assistant' || !usage) continue;
-    runs += 1;
-    tokens += usage.input_tokens + usage.output_tokens;
-    cost += usage.cost_usd;
-  }
-  return { runs, tokens, cost };
+/** An agent's own effort, as the Effort box names its default. */
+function agentEffort(agent: Agent | undefined): string {
+  const thinking = agent?.thinking;
+  if (!thinking || 'off' in thinking) return 'no thinking';
+  return thinking.adaptive?.effort ?? `${thinking.budget_tokens.toLocaleString()} tokens`;
 }
 
 /** The calls the session's run waits on, as the server last said. */

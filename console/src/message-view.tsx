@@ -4,7 +4,9 @@ import type { Delegation, PlanProgressPart } from '@zero/agent/wire';
 import type { ConsoleMessage } from './history';
 import { Markdown } from './markdown';
 import { FilePreview } from './attachments';
+import { useState } from 'react';
 import { describeRunError } from './run-error';
+import { BranchArrows, EditBox, modelLabel, type Steering } from './steering';
 
 type Part = ConsoleMessage['parts'][number];
 type ToolPart = { type: string; toolCallId: string; state: string; input?: unknown; output?: unknown; errorText?: string };
@@ -149,10 +151,10 @@ const answerText = (message: ConsoleMessage) =>
     .filter(Boolean)
     .join('\n\n');
 
-function Footer({ message }: { message: ConsoleMessage }) {
+function Footer({ message, steering }: { message: ConsoleMessage; steering?: Steering }) {
   const meta = message.metadata;
   const hasText = message.role === 'assistant' && message.parts.some((p) => p.type === 'text' && p.text.trim());
-  if (!meta?.status && !hasText) return null;
+  if (!meta?.status && !hasText && !steering?.regenerate && !steering?.fork) return null;
   const usage = meta?.usage;
   return (
     <div className="footer">
@@ -165,7 +167,19 @@ function Footer({ message }: { message: ConsoleMessage }) {
       ) : (
         <span />
       )}
-      {hasText ? <CopyButton text={() => answerText(message)} label="Copy answer" testId="copy-answer" /> : null}
+      <span className="footer-actions">
+        {steering?.regenerate ? (
+          <button type="button" className="copy" data-testid="regenerate" title="Answer the message again (this answer stays readable as a version)" onClick={steering.regenerate}>
+            Regenerate
+          </button>
+        ) : null}
+        {steering?.fork ? (
+          <button type="button" className="copy" data-testid="fork" title="A new session whose history is this one up to here" onClick={steering.fork}>
+            Fork
+          </button>
+        ) : null}
+        {hasText ? <CopyButton text={() => answerText(message)} label="Copy answer" testId="copy-answer" /> : null}
+      </span>
     </div>
   );
 }
@@ -203,10 +217,13 @@ export interface MessageViewProps {
   onRetry?: () => void;
   /** The error that ended this answer's stream, before the history records it. */
   streamError?: { code: string; message: string };
+  /** Edit, regenerate, fork and the branch arrows, where this message has them. */
+  steering?: Steering;
 }
 
 /** One message: who wrote it (a person by the name they chose and by their user id, which no one else can take), then its parts in order. */
-export function MessageView({ message, approvals, agentName, agentLook, onRetry, streamError }: MessageViewProps) {
+export function MessageView({ message, approvals, agentName, agentLook, onRetry, streamError, steering }: MessageViewProps) {
+  const [editing, setEditing] = useState(false);
   const failure = message.metadata?.error ?? streamError;
   const delegated = new Set(message.parts.flatMap((p) => (p.type === 'data-delegation' && p.data.tool_call_id ? [p.data.tool_call_id] : [])));
   const writer = message.role === 'user' ? message.metadata?.author : undefined;
@@ -230,17 +247,37 @@ export function MessageView({ message, approvals, agentName, agentLook, onRetry,
             {writer.id}
           </span>
         ) : null}
+        {message.role === 'assistant' && message.metadata?.model ? (
+          <span className="answer-model" data-testid="answer-model" title="model · thinking effort">
+            {modelLabel(message.metadata.model, message.metadata.effort)}
+          </span>
+        ) : null}
+        {steering?.versions ? <BranchArrows versions={steering.versions} page={steering.page} /> : null}
+        {steering?.edit && !editing ? (
+          <button type="button" className="copy" data-testid="edit" title="Edit this message: the conversation branches here (this version stays readable)" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        ) : null}
       </div>
-      {message.parts.map((part, i) => (
-        <PartView key={i} part={part} approvals={approvals} markdown={message.role === 'assistant'} delegated={delegated} />
-      ))}
+      {editing && steering?.edit ? (
+        <EditBox
+          text={message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')}
+          onCancel={() => setEditing(false)}
+          onSave={(text) => {
+            setEditing(false);
+            steering.edit?.(text);
+          }}
+        />
+      ) : (
+        message.parts.map((part, i) => <PartView key={i} part={part} approvals={approvals} markdown={message.role === 'assistant'} delegated={delegated} />)
+      )}
       {message.metadata?.status === 'cancelled' ? (
         <div className="note" data-testid="stopped">
           Stopped
         </div>
       ) : null}
       {failure ? <RunError error={failure} agent={author} onRetry={onRetry} /> : null}
-      <Footer message={message} />
+      <Footer message={message} steering={steering} />
     </article>
   );
 }

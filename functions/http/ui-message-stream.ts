@@ -90,7 +90,7 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
       case 'start':
         if (started) break;
         started = true;
-        yield { type: 'start', messageId: event.run_id, messageMetadata: { session_id: event.session_id, run_id: event.run_id, agent_id: event.agent_id } };
+        yield { type: 'start', messageId: event.run_id, messageMetadata: { session_id: event.session_id, run_id: event.run_id, agent_id: event.agent_id, ...(event.model ? { model: event.model } : {}), ...(event.effort ? { effort: event.effort } : {}) } };
         break;
       case 'message':
         // The user's message is already on the client (or, for a watcher, in the session's history).

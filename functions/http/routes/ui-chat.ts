@@ -102,6 +102,19 @@ function newMessage(messages: unknown[]): { message: string; attachments?: Attac
   return { message: text || '(attachments)', ...(attachments.length ? { attachments } : {}) };
 }
 
+/**
+ * A `sendMessage` that replaces an earlier message (`useChat`'s edit: `sendMessage({ text, messageId })`):
+ * the request's last message is a user message with that id. Its id names the run it started,
+ * `<run id>:user` (`userMessageId`; what `historyToUIMessages` gives a stored message). None: a new message.
+ */
+function editedMessage(messages: unknown[], trigger: string, messageId: string | undefined): { runId: string; message: ReturnType<typeof newMessage> } | undefined {
+  const last = messages.at(-1) as { id?: unknown; role?: unknown } | undefined;
+  if (trigger !== 'submit-message' || messageId === undefined || last?.role !== 'user' || last.id !== messageId) return undefined;
+  const runId = /^(.+):user$/.exec(messageId)?.[1];
+  if (!runId) throw invalidField('messageId', `"${messageId}" is not a message id Zero gave (\`<run id>:user\`, as historyToUIMessages names a stored message); a message sent in this page is named so once its answer started`);
+  return { runId, message: newMessage(messages) };
+}
+
 /** A `useChat` file part: the bytes as a data URL (what `sendMessage({ files })` sends). */
 const filePart = z.looseObject({
   mediaType: z.string().max(100),
@@ -123,13 +136,16 @@ export function uiChatRoutes(deps: AppDeps) {
     describe({ summary: "Send a message from the AI SDK's useChat: the run streams as the UI message stream", responses: {}, events: uiMessageChunkSchema }),
     json(uiChatRequestSchema, { maxBytes: Math.max(MAX_UI_CHAT_BODY_BYTES, MAX_BODY_WITH_ATTACHMENTS_BYTES), hint: `; send only the last message (prepareSendMessagesRequest)${ATTACHMENTS_BODY_HINT}` }),
     async (c) => {
-      // `messageId` names the message to answer; Zero always answers the new one.
-      const { id, messages, trigger, messageId: _messageId, ...options } = c.req.valid('json');
+      const { id, messages, trigger, messageId, ...options } = c.req.valid('json');
       const user = c.get('user');
-      if (trigger === 'regenerate-message') {
-        // The answer to the session's last message again, as a branch (see docs/sessions-steering.md); the earlier answer stays readable.
-        if (!(await deps.sessions.getSession(id))) throw new ZeroError('invalid_request', `chat "${id}" has no message to regenerate an answer to`, { field: 'trigger' });
-        const run = await editMessage(deps, user, id, {}, { deadline: c.get('deadline') });
+      const edited = editedMessage(messages, trigger, messageId);
+      if (trigger === 'regenerate-message' || edited) {
+        // The answer to the session's last message again, or an edited message answered: a branch (see
+        // docs/sessions-steering.md); the earlier one stays readable.
+        if (!(await deps.sessions.getSession(id))) throw new ZeroError('invalid_request', `chat "${id}" has no message to ${edited ? 'edit' : 'regenerate an answer to'}`, { field: edited ? 'messageId' : 'trigger' });
+        const asked = { ...(options.model ? { model: options.model } : {}), ...(options.thinking !== undefined ? { thinking: options.thinking } : {}) };
+        const target = edited ? { runId: edited.runId, text: edited.message.message, with: { ...asked, ...(edited.message.attachments ? { attachments: edited.message.attachments } : {}) } } : { with: asked };
+        const run = await editMessage(deps, user, id, target, { deadline: c.get('deadline') });
         c.set('sessionId', id);
         c.set('runId', run.runId);
         return (await uiMessageStream()).streamUIMessages(c, (signal) => run.events(signal), { finished: run.finished });

@@ -1,5 +1,6 @@
-/** Claude Code's `effort` levels as extended-thinking budgets (tokens). */
-export const EFFORT_BUDGETS = { low: 2_048, medium: 8_192, high: 24_576 } as const;
+import { EFFORT_BUDGETS, type Effort } from '../wire/fields';
+
+export { EFFORT_BUDGETS };
 
 /** Model ids as the Anthropic API or Bedrock name them: `bedrock:claude-…`, `anthropic.claude-…`, `eu.anthropic.claude-…`. */
 const CLAUDE = '^(bedrock:)?([a-z]{2,4}\\.)?(anthropic\\.)?claude-';
@@ -49,4 +50,10 @@ export function describeThinking(
   if (budget <= 0) return { off: agent.thinking_budget === 0 ? 'the agent file turns thinking off' : 'no thinking budget is set (agent effort/thinking, or ZERO_THINKING_BUDGET)' };
   if (!supportsThinking(model)) return { off: `model "${model}" does not support extended thinking` };
   return ADAPTIVE.test(model) ? { budget_tokens: budget, adaptive: { effort: effortOf(budget) } } : { budget_tokens: budget };
+}
+
+/** The effort a run's thinking is shown as: its budget's level (see `effortOf`), `off` when it does not think. */
+export function runEffort(model: string, agent: { thinking_budget?: number }, deployment: { thinkingBudgetTokens: number }): Effort {
+  const thinking = thinkingFor(model, agent, deployment);
+  return thinking ? effortOf(thinking.budgetTokens) : 'off';
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { attachmentRefSchema } from '../wire/attachments';
-import { authorSchema, budgetScopeSchema, runStatusSchema, usageSchema, voiceModeSchema } from '../wire/fields';
+import { authorSchema, budgetScopeSchema, effortSchema, runStatusSchema, usageSchema, voiceModeSchema } from '../wire/fields';
 import { outcomeSpecSchema } from '../wire/outcome';
 import { systemPromptOverrideSchema } from '../wire/system-prompt';
 
@@ -44,6 +44,8 @@ export const logRecordSchema = z.discriminatedUnion('kind', [
     client_tools: z.array(clientToolRecord).optional(),
     /** The message's own thinking budget (0: off), over the agent's: a resumed run thinks as the message asked. */
     thinking_budget: z.number().int().nonnegative().optional(),
+    /** How hard the run thinks on `model`, as its answer shows it (the message's, the agent's or the deployment's budget; absent in records written before). */
+    effort: effortSchema.optional(),
     /** The steps of the plan the message was made from: the run reports its progress through them (see `plan/progress.ts`). */
     plan_steps: z.array(z.string()).optional(),
     /** The message's own cap on the tool loop's iterations (`max_tool_iterations`): a resumed run keeps it. */

@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai';
 import type { DelegateTool, Delegation, HistoryRecord, PlanProgressPart, QueuedMessage, UIDataTypes, UIMessageMetadata } from '../wire';
 import { planProgressPartId, planReportOf, withPlanReport } from './plan-progress';
+import { effortOf } from '../model/thinking';
 
 /** A chat message as `useChat` holds it, with Zero's metadata and data parts. */
 export type ZeroUIMessage = UIMessage<UIMessageMetadata, UIDataTypes>;
@@ -25,11 +26,13 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
   const answers = new Map<string, ZeroUIMessage>();
   /** The agent each run was addressed to: an answer that failed before the model spoke still names it. */
   const agentOf = new Map<string, string>();
+  /** The model and effort each run's message was answered on. */
+  const askedOf = new Map<string, Pick<UIMessageMetadata, 'model' | 'effort'>>();
   const answerFor = (runId: string) => {
     let answer = answers.get(runId);
     if (!answer) {
       const agentId = agentOf.get(runId);
-      answer = { id: runId, role: 'assistant', parts: [], metadata: { run_id: runId, ...(agentId ? { agent_id: agentId } : {}) } };
+      answer = { id: runId, role: 'assistant', parts: [], metadata: { run_id: runId, ...(agentId ? { agent_id: agentId } : {}), ...askedOf.get(runId) } };
       answers.set(runId, answer);
       messages.push(answer);
     }
@@ -120,6 +123,7 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
     switch (record.kind) {
       case 'user_message':
         agentOf.set(record.run_id, record.agent_id);
+        askedOf.set(record.run_id, { model: record.model, ...effortRecorded(record) });
         if (record.plan_steps?.length) plans.set(record.run_id, { steps: record.plan_steps, calls: new Map() });
         messages.push({
           id: userMessageId(record.run_id),
@@ -196,6 +200,13 @@ export function historyToUIMessages(history: readonly HistoryRecord[], queued: r
     });
   }
   return messages;
+}
+
+/** The effort a message's run thinks at: as recorded, else (a record written before) the message's own budget's, if it set one. */
+function effortRecorded(record: Extract<HistoryRecord, { kind: 'user_message' }>): Pick<UIMessageMetadata, 'effort'> {
+  if (record.effort) return { effort: record.effort };
+  if (record.thinking_budget === undefined) return {};
+  return { effort: record.thinking_budget > 0 ? effortOf(record.thinking_budget) : 'off' };
 }
 
 /** A delegate's call in its delegation part. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { budgetScopeSchema, complexityLevelSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
+import { budgetScopeSchema, complexityLevelSchema, doneStatusSchema, effortSchema, runStatusSchema, usageSchema } from './fields';
 import { planStepStatusSchema } from './plan';
 import { attachmentRefSchema } from './attachments';
 import { outcomeResultSchema, outcomeSpecSchema } from './outcome';
@@ -38,6 +38,10 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     session_id: z.string(),
     run_id: z.string(),
     agent_id: z.string(),
+    /** The model the run answers on (the request's, the routed tier's or the agent's). */
+    model: z.string().optional(),
+    /** How hard it thinks: the message's, the agent's or the deployment's thinking budget as an effort level; `off` where the model does not think. */
+    effort: effortSchema.optional(),
     /** Set when an unfinished run is carried on (after a crash or a handover). */
     resumed: z.boolean().optional(),
   }),

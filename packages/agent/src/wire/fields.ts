@@ -13,6 +13,11 @@ export const MAX_UI_CHAT_BODY_BYTES = 5 * 1_048_576;
 export const MAX_WEBHOOK_BYTES = 2 * 1024 * 1024;
 
 export const voiceModeSchema = z.enum(['full', 'minimal', 'neutral']);
+/** How hard a run's model thinks: an extended-thinking budget as Claude Code's effort level (`model/thinking.ts`), or `off`. */
+export const effortSchema = z.enum(['off', 'low', 'medium', 'high']);
+export type Effort = z.infer<typeof effortSchema>;
+/** Claude Code's `effort` levels as extended-thinking budgets (tokens): what an agent file's `effort:` and a client's effort choice ask for. */
+export const EFFORT_BUDGETS = { low: 2_048, medium: 8_192, high: 24_576 } as const;
 export type VoiceMode = z.infer<typeof voiceModeSchema>;
 
 /** What a message that arrives during a run does: wait its turn, be refused, or stop the run. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { authorSchema, doneStatusSchema, runStatusSchema, usageSchema } from './fields';
+import { authorSchema, doneStatusSchema, effortSchema, runStatusSchema, usageSchema } from './fields';
 import { toolUsageSchema } from './events';
 import { planStepStatusSchema } from './plan';
 
@@ -58,6 +58,9 @@ export const uiMessageMetadataSchema = z.object({
   session_id: z.string().optional(),
   run_id: z.string().optional(),
   agent_id: z.string().optional(),
+  /** The model an answer was asked of, and how hard it thinks (a reloaded answer: the effort its message asked for, if any). */
+  model: z.string().optional(),
+  effort: effortSchema.optional(),
   status: doneStatusSchema.optional(),
   usage: usageSchema.optional(),
   /** A failed run's error, as its `run_end` recorded it. */

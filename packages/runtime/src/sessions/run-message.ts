@@ -14,6 +14,7 @@ import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
 import { resolveRunSetup } from '@zero/agent/loop/run-setup';
 import { tierModel } from '@zero/agent/model/aliases';
+import { runEffort } from '@zero/agent/model/thinking';
 import { decideComplexity, routeOf } from '@zero/agent/model/complexity-routing';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
@@ -265,7 +266,8 @@ export async function runMessage(
       // The agent that answered the session's last message, before this one is recorded.
       const lastMessage = history.findLast((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && !r.parent_run_id);
       const previousAgent = lastMessage?.agent_id ?? session.agent_id;
-      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId });
+      const effort = runEffort(model, { thinking_budget: message.thinking_budget ?? agent?.thinking_budget }, deps.limits);
+      emit({ type: 'start', session_id: sessionId, run_id: runId, model, effort, agent_id: agent?.id ?? agentId });
       // A message's id is its position in the log: ids follow the order the session answered its messages in.
       const messageId = await logPositions.next();
       await append(
@@ -281,6 +283,7 @@ export async function runMessage(
           voice_mode: voice,
           ...(clientTools?.length ? { client_tools: clientTools } : {}),
           ...(message.thinking_budget !== undefined ? { thinking_budget: message.thinking_budget } : {}),
+          effort,
           ...(message.plan_steps?.length ? { plan_steps: message.plan_steps } : {}),
           ...(message.max_tool_iterations ? { max_tool_iterations: message.max_tool_iterations } : {}),
           ...(routedTools ? { routed_tools: routedTools } : {}),
@@ -309,7 +312,7 @@ export async function runMessage(
       if (message.message_id !== undefined) background.push(deps.sessions.removeFromInbox(sessionId, message.message_id).catch(() => undefined));
       if (stale) background.push(deps.sessions.updateSession(sessionId, { ...changed, updated_at: now }).catch(() => undefined));
     } else {
-      emit({ type: 'start', session_id: sessionId, run_id: runId, agent_id: agent?.id ?? agentId, resumed: true });
+      emit({ type: 'start', session_id: sessionId, run_id: runId, model, effort: runEffort(model, { thinking_budget: spec.record.thinking_budget ?? agent?.thinking_budget }, deps.limits), agent_id: agent?.id ?? agentId, resumed: true });
     }
 
     // A routed run uses only its routed tools (none: text only); its agent's MCP tools are not listed.
