@@ -16,6 +16,7 @@ import { skillRoutes } from './skills';
 import { notApplicableRoutes } from './not-applicable';
 import { vaultRoutes } from './vaults';
 import { memoryStoreRoutes } from './memory-stores';
+import { sessionThreadRoutes } from './session-threads';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -39,6 +40,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', notApplicableRoutes());
   app.route('/', vaultRoutes(deps));
   app.route('/', memoryStoreRoutes(deps));
+  app.route('/', sessionThreadRoutes(deps));
   return app;
 }
 
