@@ -4,34 +4,16 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { DEV_KEY, postJson, startHarness, type Harness } from './support/harness';
-import { agentSchema, sessionEventSchema, valid } from './support/managed-agents-schemas';
+import { agentSchema, eventPageSchema, sessionEventSchema, valid } from './support/managed-agents-schemas';
 
 const ENV = 'env_zero_lambda';
 
 /**
- * Session threads and their events, written from the SDK's types
- * (`resources/beta/sessions/threads/threads.d.ts`, `resources/beta/sessions/events.d.ts`).
+ * Session threads, written from the SDK's types (`resources/beta/sessions/threads/threads.d.ts`); their
+ * events are in the session's event schema (support/managed-agents-schemas.ts).
  */
-const textBlock = z.object({ type: z.literal('text'), text: z.string() });
-const at = { id: z.string(), processed_at: z.string() };
-const stopReason = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('end_turn') }),
-  z.object({ type: z.literal('requires_action'), event_ids: z.array(z.string()) }),
-  z.object({ type: z.literal('retries_exhausted') }),
-  z.object({ type: z.literal('budget_reached') }),
-  z.object({ type: z.literal('refusal') }),
-]);
-/** `BetaManagedAgentsSessionThreadCreatedEvent`, `…AgentThreadMessageSentEvent`, `…ReceivedEvent`, `…SessionThreadStatus{Running,Idle}Event`. */
-const threadEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('session.thread_created'), ...at, agent_name: z.string(), session_thread_id: z.string(), workflow_run_id: z.string().nullable() }),
-  z.object({ type: z.literal('agent.thread_message_sent'), ...at, content: z.array(textBlock), to_session_thread_id: z.string(), to_agent_name: z.string().nullish() }),
-  z.object({ type: z.literal('agent.thread_message_received'), ...at, content: z.array(textBlock), from_session_thread_id: z.string(), from_agent_name: z.string().nullish() }),
-  z.object({ type: z.literal('session.thread_status_running'), ...at, agent_name: z.string(), session_thread_id: z.string() }),
-  z.object({ type: z.literal('session.thread_status_idle'), ...at, agent_name: z.string(), session_thread_id: z.string(), stop_details: z.unknown().nullable(), stop_reason: stopReason }),
-]);
-const eventSchema = z.union([sessionEventSchema, threadEventSchema]);
+const eventSchema = sessionEventSchema;
 type Event = z.infer<typeof eventSchema>;
-const eventPageSchema = z.object({ data: z.array(eventSchema), next_page: z.string().nullable().optional() });
 
 const modelConfig = z.object({ id: z.string(), effort: z.object({ type: z.string() }).optional(), speed: z.enum(['standard', 'fast']).optional(), inference_geo: z.string().optional() });
 /** `BetaManagedAgentsSessionThread` (with its agent, `BetaManagedAgentsSessionThreadAgent`). */
