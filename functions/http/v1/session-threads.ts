@@ -56,8 +56,8 @@ export function sessionThreadRoutes(deps: V1Deps) {
     const first = run.records[0]!;
     const last = run.records.at(-1)!;
     const ended = run.records.findLast((r) => r.kind === 'run_end' || r.kind === 'run_wait');
-    // A thread that waited and was carried on runs again after its wait.
-    const running = !ended || run.records.indexOf(ended) < run.records.length - 1 && run.records.slice(run.records.indexOf(ended) + 1).some((r) => r.kind === 'assistant' || r.kind === 'tool_result');
+    // A thread that waited and was carried on runs again after its wait (a decision alone does not carry it on).
+    const running = !ended || run.records.slice(run.records.indexOf(ended) + 1).some((r) => r.kind === 'assistant' || r.kind === 'tool_result');
     const archivedAt = archived.get(id) ?? null;
     const status: ThreadStatus = archivedAt ? 'terminated' : running ? 'running' : 'idle';
     const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
