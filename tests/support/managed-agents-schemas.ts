@@ -190,6 +190,25 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     }),
     budget: z.unknown().nullish(),
   }),
+  /** The thread events (`BetaManagedAgentsSessionThreadCreatedEvent`, `…AgentThreadMessage{Sent,Received}Event`, `…SessionThreadStatus{Running,Idle}Event`). */
+  z.object({ type: z.literal('session.thread_created'), ...at, agent_name: z.string(), session_thread_id: z.string(), workflow_run_id: z.string().nullable() }),
+  z.object({ type: z.literal('agent.thread_message_sent'), ...at, content: z.array(textBlock), to_session_thread_id: z.string(), to_agent_name: z.string().nullish() }),
+  z.object({ type: z.literal('agent.thread_message_received'), ...at, content: z.array(textBlock), from_session_thread_id: z.string(), from_agent_name: z.string().nullish() }),
+  z.object({ type: z.literal('session.thread_status_running'), ...at, agent_name: z.string(), session_thread_id: z.string() }),
+  z.object({
+    type: z.literal('session.thread_status_idle'),
+    ...at,
+    agent_name: z.string(),
+    session_thread_id: z.string(),
+    stop_details: z.unknown().nullable(),
+    stop_reason: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('end_turn') }),
+      z.object({ type: z.literal('requires_action'), event_ids: z.array(z.string()) }),
+      z.object({ type: z.literal('retries_exhausted') }),
+      z.object({ type: z.literal('budget_reached') }),
+      z.object({ type: z.literal('refusal') }),
+    ]),
+  }),
   z.object({
     type: z.literal('span.model_request_end'),
     ...at,

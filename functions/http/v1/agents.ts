@@ -15,6 +15,7 @@ import {
   type ManagedAgentVersion,
 } from '@zero/integrations/managed';
 import { skillsOf } from '@zero/integrations/managed/agent-skills';
+import { multiagentOf } from '@zero/integrations/managed/multiagent';
 import { skillStore } from '@zero/runtime/skills/skill-store';
 import { json, query } from './validate';
 import type { Env } from '../env';
@@ -42,6 +43,7 @@ export function agentRoutes(deps: V1Deps) {
       tools: toolsOf(params.tools ?? [], deps.tools.names()),
       metadata: params.metadata ?? {},
       skills: await skillsOf(params.skills ?? [], c.get('user').id, skillStore(deps.artifacts)),
+      multiagent: params.multiagent ? await multiagentOf(params.multiagent, deps) : null,
       created_at: now,
       updated_at: now,
       archived_at: null,
@@ -85,6 +87,7 @@ export function agentRoutes(deps: V1Deps) {
       metadata: params.metadata === null ? {} : metadata,
       // Skills are the agent owner's: an administrator's update attaches the owner's, not their own.
       skills: params.skills === undefined ? newest.skills : await skillsOf(params.skills ?? [], newest.owner, skillStore(deps.artifacts)),
+      multiagent: params.multiagent === undefined ? newest.multiagent : params.multiagent && (await multiagentOf(params.multiagent, deps)),
       updated_at: new Date().toISOString(),
     };
     // An update that changes nothing makes no version.

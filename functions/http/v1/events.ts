@@ -44,7 +44,7 @@ const sendParams = z.strictObject({
     .max(20),
 });
 
-const listQuery = z.object({
+export const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   page: z.string().max(100).optional(),
   order: z.enum(['asc', 'desc']).optional(),
@@ -54,19 +54,23 @@ const listQuery = z.object({
 
 const previewType = z.enum(['agent.message', 'agent.thinking']);
 /** `GET …/events/stream` (`EventStreamParams`): the SDK sends `event_deltas[]=agent.message`. */
-const streamQuery = z.object({
+export const streamQuery = z.object({
   'event_deltas[]': z.union([previewType, z.array(previewType)]).optional(),
   event_deltas: z.union([previewType, z.array(previewType)]).optional(),
 });
 
-/** Every managed event of the session so far, oldest first: its log through one mapper, and its updates where they were made. */
-async function loggedEvents(deps: V1Deps, sessionId: string, record: ManagedSessionRecord | undefined): Promise<ManagedEvent[]> {
-  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)));
+/**
+ * Every managed event of the session so far, oldest first: its log through one mapper, and its updates where they were made.
+ * `thread`: the delegated run whose thread's events these are (see session-threads.ts); absent: the primary thread's.
+ */
+export async function loggedEvents(deps: V1Deps, sessionId: string, record: ManagedSessionRecord | undefined, thread?: string): Promise<ManagedEvent[]> {
+  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)), undefined, thread);
   const out: ManagedEvent[] = [];
   for (const batch of await deps.sessions.readEvents(sessionId, 0)) {
     for (const [index, event] of batch.events.entries()) out.push(...map({ ...event, event_id: formatEventId({ seq: batch.seq, index }) } as IdentifiedEvent));
   }
-  out.push(...(await readSessionUpdates(deps.artifacts, sessionId)).values());
+  // The session's updates are the session's: its primary thread shows them.
+  if (thread === undefined) out.push(...(await readSessionUpdates(deps.artifacts, sessionId)).values());
   return out.sort(compareManaged);
 }
 
@@ -142,52 +146,53 @@ export function managedEventRoutes(deps: V1Deps) {
     return c.json({ data });
   });
 
-  app.get('/sessions/:id/events', query(listQuery), async (c) => {
-    const id = c.req.param('id');
-    const { record } = await managedSession(deps, id, c.get('user'), 'viewer');
-    // As every read of a session, at either door: a run its dead holder left goes on.
-    await wakeSession(deps, id);
-    const q = c.req.valid('query');
-    // The SDK sends `types[]=a&types[]=b`: every value, not the query's first.
-    const types = [q['types[]'] === undefined ? [] : (c.req.queries('types[]') ?? []), q.types === undefined ? [] : (c.req.queries('types') ?? [])].flat();
-    let events = await loggedEvents(deps, id, record);
-    if (types.length) events = events.filter((e) => types.includes(e.event.type));
-    const desc = q.order === 'desc';
-    if (desc) events.reverse();
-    const after = q.page === undefined ? undefined : parseCursor(q.page);
-    const rest = after === undefined ? events : events.filter((e) => (desc ? compareManaged(e, after) < 0 : compareManaged(e, after) > 0));
-    const page = rest.slice(0, q.limit ?? 100);
-    return c.json({ data: page.map((e) => e.event), next_page: page.length < rest.length ? managedCursor(page.at(-1)!) : null });
-  });
-
-  app.get('/sessions/:id/events/stream', query(streamQuery), async (c) => {
-    const id = c.req.param('id');
-    const q = c.req.valid('query');
-    const previews = new Set<PreviewType>([
-      ...(q['event_deltas[]'] === undefined ? [] : [q['event_deltas[]']].flat()),
-      ...(q.event_deltas === undefined ? [] : [q.event_deltas].flat()),
-    ]);
-    const user = c.get('user');
-    const { record } = await managedSession(deps, id, user, 'viewer');
-    const lastEventId = c.req.header('last-event-id');
-    const resumeAfter = lastEventId ? parseCursor(lastEventId, 'Last-Event-ID') : undefined;
-    // Without Last-Event-ID the stream shows what happens from now on (the list has the past).
-    const from = resumeAfter ?? { position: { seq: await deps.sessions.lastEventSeq(id), index: Number.MAX_SAFE_INTEGER }, k: 0 };
-    await wakeSession(deps, id);
-    const maxDurationMs = 10 * 60_000;
-    // The same caps as Zero's own live view: per user, and per session with all its members together.
-    const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);
-    if (!release) throw conflict(`you already have ${deps.streams.perUser} live streams open, the most one user may; close one and retry`);
-    const releaseSession = await deps.streams.acquireSession(id, maxDurationMs + 60_000);
-    if (!releaseSession) {
-      await release();
-      throw conflict(`this session already has ${deps.streams.perSession} live streams open, the most one session may; close one and retry`);
-    }
-    const releaseBoth = () => Promise.all([release(), releaseSession()]).then(() => undefined);
-    return followMapped(c, deps, id, user, record, from, releaseBoth, maxDurationMs, previews);
-  });
+  app.get('/sessions/:id/events', query(listQuery), (c) => listManagedEvents(deps, c, c.req.param('id'), c.req.valid('query')));
+  app.get('/sessions/:id/events/stream', query(streamQuery), (c) => streamManagedEvents(deps, c, c.req.param('id'), c.req.valid('query')));
 
   return app;
+}
+
+/** `GET …/events` (and a thread's, `thread`: its delegated run): a page of the events so far, filtered by type. */
+export async function listManagedEvents(deps: V1Deps, c: Context<Env>, id: string, q: z.infer<typeof listQuery>, thread?: string) {
+  const { record } = await managedSession(deps, id, c.get('user'), 'viewer');
+  // As every read of a session, at either door: a run its dead holder left goes on.
+  await wakeSession(deps, id);
+  // The SDK sends `types[]=a&types[]=b`: every value, not the query's first.
+  const types = [q['types[]'] === undefined ? [] : (c.req.queries('types[]') ?? []), q.types === undefined ? [] : (c.req.queries('types') ?? [])].flat();
+  let events = await loggedEvents(deps, id, record, thread);
+  if (types.length) events = events.filter((e) => types.includes(e.event.type));
+  const desc = q.order === 'desc';
+  if (desc) events.reverse();
+  const after = q.page === undefined ? undefined : parseCursor(q.page);
+  const rest = after === undefined ? events : events.filter((e) => (desc ? compareManaged(e, after) < 0 : compareManaged(e, after) > 0));
+  const page = rest.slice(0, q.limit ?? 100);
+  return c.json({ data: page.map((e) => e.event), next_page: page.length < rest.length ? managedCursor(page.at(-1)!) : null });
+}
+
+/** `GET …/events/stream` (and a thread's, `thread`: its delegated run): what happens from now on, or after `Last-Event-ID`. */
+export async function streamManagedEvents(deps: V1Deps, c: Context<Env>, id: string, q: z.infer<typeof streamQuery>, thread?: string) {
+  const previews = new Set<PreviewType>([
+    ...(q['event_deltas[]'] === undefined ? [] : [q['event_deltas[]']].flat()),
+    ...(q.event_deltas === undefined ? [] : [q.event_deltas].flat()),
+  ]);
+  const user = c.get('user');
+  const { record } = await managedSession(deps, id, user, 'viewer');
+  const lastEventId = c.req.header('last-event-id');
+  const resumeAfter = lastEventId ? parseCursor(lastEventId, 'Last-Event-ID') : undefined;
+  // Without Last-Event-ID the stream shows what happens from now on (the list has the past).
+  const from = resumeAfter ?? { position: { seq: await deps.sessions.lastEventSeq(id), index: Number.MAX_SAFE_INTEGER }, k: 0 };
+  await wakeSession(deps, id);
+  const maxDurationMs = 10 * 60_000;
+  // The same caps as Zero's own live view: per user, and per session with all its members together.
+  const release = await deps.streams.acquire(user.id, maxDurationMs + 60_000);
+  if (!release) throw conflict(`you already have ${deps.streams.perUser} live streams open, the most one user may; close one and retry`);
+  const releaseSession = await deps.streams.acquireSession(id, maxDurationMs + 60_000);
+  if (!releaseSession) {
+    await release();
+    throw conflict(`this session already has ${deps.streams.perSession} live streams open, the most one session may; close one and retry`);
+  }
+  const releaseBoth = () => Promise.all([release(), releaseSession()]).then(() => undefined);
+  return followMapped(c, deps, id, user, record, from, releaseBoth, maxDurationMs, previews, thread);
 }
 
 /**
@@ -205,8 +210,9 @@ function followMapped(
   release: () => Promise<void>,
   maxDurationMs: number,
   previews: ReadonlySet<PreviewType>,
+  thread?: string,
 ) {
-  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)), previews);
+  const map = createEventMapper(new Set(record?.custom_tools.map((t) => t.name)), undefined, new Set(record?.environment_tools?.map((t) => t.name)), previews, thread);
   return sseFrame(
     c,
     async (stream, signal) => {
@@ -222,7 +228,7 @@ function followMapped(
         if (mapped.preview) await stream.writeSSE({ event: mapped.event.type, data: JSON.stringify(mapped.event) });
         else await stream.writeSSE({ id: managedCursor(mapped), event: mapped.event.type, data: JSON.stringify(mapped.event) });
       };
-      void followSessionChanges(deps, id, from, following.signal, write).then((gone) => {
+      void followSessionChanges(deps, id, from, following.signal, thread === undefined ? write : async () => undefined).then((gone) => {
         deleted = gone;
         following.abort();
       });

@@ -20,6 +20,7 @@ import { deploymentRoutes } from './deployments';
 import { deploymentRunRoutes } from './deployment-runs';
 import { userProfileRoutes } from './user-profiles';
 import { dreamRoutes } from './dreams';
+import { sessionThreadRoutes } from './session-threads';
 
 /**
  * Anthropic's Managed Agents API (`/v1/agents`, `/v1/sessions`, `/v1/environments`), so the official
@@ -47,6 +48,7 @@ export function managedAgentsApi(runtime: AppDeps) {
   app.route('/', deploymentRunRoutes(deps));
   app.route('/', userProfileRoutes(deps));
   app.route('/', dreamRoutes(deps));
+  app.route('/', sessionThreadRoutes(deps));
   return app;
 }
 

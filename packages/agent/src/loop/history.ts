@@ -34,9 +34,10 @@ export function toMessages(records: readonly LogRecord[], options: { openRunId?:
   return rebuild(records, options).messages;
 }
 
-/** The calls of `runId`'s last assistant turn that have no recorded result. */
+/** The calls of `runId`'s last assistant turn that have no recorded result (a delegated run's too: its records are its own conversation). */
 export function pendingToolCalls(records: readonly LogRecord[], runId: string): ToolUse[] {
-  return rebuild(records, { openRunId: runId }).pending;
+  const delegated = records.some((r) => r.run_id === runId && r.parent_run_id);
+  return rebuild(records, delegated ? { runId, openRunId: runId } : { openRunId: runId }).pending;
 }
 
 function rebuild(all: readonly LogRecord[], options: { openRunId?: string; runId?: string; attachments?: AttachmentData }) {

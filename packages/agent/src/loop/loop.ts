@@ -258,8 +258,9 @@ async function runSteps<S extends object>(context: LoopContext<S>, emit: Emit): 
         );
         // A delegated run's model usage counts toward this run's usage and token limit.
         if (result.usage) addUsage(usage, result.usage);
-        // Waiting for a person: no result yet; the run carries the call on once it is decided.
-        if (result.waiting) return (await step.durable(), { waiting: call.id });
+        // Waiting for a person: no result yet; the run carries the call on once it is decided (or, for a
+        // delegated run's calls it waits on, once they are: the call is then run again and the delegate resumes).
+        if (result.waiting) return (await step.durable(), { waiting: result.waitsOn ?? [call.id] });
         await step.appendAfter({
           kind: 'tool_result',
           run_id: runId,
@@ -285,7 +286,7 @@ async function runSteps<S extends object>(context: LoopContext<S>, emit: Emit): 
         return { type: 'tool_result' as const, tool_use_id: call.id, content: toolResultContent(result.content, result.images), ...(result.is_error ? { is_error: true } : {}) };
       }),
     );
-    const waiting = results.flatMap((r) => ('waiting' in r && r.waiting ? [r.waiting] : []));
+    const waiting = results.flatMap((r) => ('waiting' in r && r.waiting ? r.waiting : []));
     if (waiting.length) return waiting;
     // Results answer the calls in the order the model made them.
     const byId = new Map(results.flatMap((r) => ('waiting' in r ? [] : [[r.tool_use_id, r] as const])));

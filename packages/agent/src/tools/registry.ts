@@ -15,6 +15,8 @@ export interface ToolResult {
   usage?: Usage;
   /** The call was not run: it waits for a person's decision, and has no result yet. */
   waiting?: true;
+  /** With `waiting`: the calls whose decisions it waits for, when they are not itself (a delegated run's). */
+  waitsOn?: string[];
 }
 
 /** A tool run by the model provider; Zero only sends its definition and relays its blocks as events. */
@@ -166,6 +168,7 @@ export class ToolRegistry<S extends object = any> {
     try {
       const output = await Promise.race([tool.execute(parsed.data, { ...context, signal: controller.signal }), timeout]);
       if (typeof output === 'string') return truncate({ content: output, is_error: false }, options.maxOutputChars);
+      if (output.waitsOn?.length) return { content: output.content, is_error: true, truncated: false, waiting: true, waitsOn: output.waitsOn, ...(output.usage ? { usage: output.usage } : {}) };
       const result = truncate({ content: output.content, is_error: !!output.is_error }, options.maxOutputChars);
       return { ...result, ...(output.usage ? { usage: output.usage } : {}), ...(output.images?.length ? { images: output.images } : {}) };
     } catch (error) {

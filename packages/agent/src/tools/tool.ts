@@ -98,7 +98,19 @@ export interface Delegator {
  * A tool's answer; a plain string is a successful result. `usage` is what the
  * tool spent on model calls (a delegated run), added to the calling run's usage.
  */
-export type ToolOutput = string | { content: string; is_error?: boolean; usage?: Usage; images?: ToolImage[] };
+export type ToolOutput =
+  | string
+  | {
+      content: string;
+      is_error?: boolean;
+      usage?: Usage;
+      images?: ToolImage[];
+      /**
+       * The call has no result yet: it waits for people's decisions on these calls of a delegated run
+       * (their ids). The calling run waits on them as on its own; a decision carries it on, and the call is run again.
+       */
+      waitsOn?: string[];
+    };
 
 /** An image a tool returns (an MCP server's image content): the model sees it as an image block beside the text. */
 export interface ToolImage {

@@ -27,6 +27,17 @@ export type CustomTool = z.infer<typeof customToolSchema>;
 
 export const managedModelSchema = z.object({ id: z.string(), effort: z.object({ type: z.enum(['low', 'medium', 'high']) }).optional() });
 
+/** A resolved roster entry (`BetaManagedAgentsAgentReference`): a managed agent's version, or a Markdown agent (version 1). */
+export const agentReferenceSchema = z.object({ type: z.literal('agent'), id: z.string(), version: z.number().int().positive() });
+export const multiagentSchema = z.object({ type: z.literal('coordinator'), agents: z.array(agentReferenceSchema) });
+export type Multiagent = z.infer<typeof multiagentSchema>;
+
+/**
+ * The catalog id a roster entry runs under: a managed agent's pinned version (`<id>@<n>`; its ids are `agent_…`,
+ * which no Markdown agent's file name is, see agents.ts), a Markdown agent's own id.
+ */
+export const rosterCatalogId = (ref: z.infer<typeof agentReferenceSchema>) => (ref.id.startsWith('agent_') ? pinnedAgentId(ref.id, ref.version) : ref.id);
+
 const versionFields = {
   id: z.string(),
   version: z.number().int().positive(),
@@ -38,6 +49,11 @@ const versionFields = {
   metadata: z.record(z.string(), z.string()),
   /** Custom skills, each pinned to the version it resolved to when the version was written (none in versions written before skills). */
   skills: z.array(z.object({ type: z.literal('custom'), skill_id: z.string(), version: z.string() })).default([]),
+  /**
+   * A coordinator's roster (`BetaManagedAgentsMultiagentCoordinator`), each agent resolved to a version when the version
+   * was written: it delegates to them, each delegation a session thread. Null: it delegates to no one (none in older versions).
+   */
+  multiagent: multiagentSchema.nullable().default(null),
   created_at: z.string(),
   updated_at: z.string(),
   archived_at: z.string().nullable(),
@@ -67,7 +83,6 @@ export function agentResource(doc: ManagedAgentVersion) {
     tools: rest.tools.map(toolResource),
     execution_identity: { type: 'service_account' as const },
     mcp_servers: [],
-    multiagent: null,
   };
 }
 export type AgentResource = ReturnType<typeof agentResource>;

@@ -50,6 +50,24 @@ const skillParams = z.strictObject({
   version: z.string().max(64).nullish(),
 });
 
+/** The most agents a coordinator's roster may list (`BetaManagedAgentsMultiagentCoordinatorParams.agents`). */
+export const MAX_ROSTER_AGENTS = 20;
+
+/** One roster entry (`BetaManagedAgentsMultiagentRosterEntryParams`): an agent id, a versioned reference, `self` or an advisor. */
+const rosterEntryParams = z.union([
+  z.string().min(1).max(200),
+  z.strictObject({ type: z.literal('agent'), id: z.string().min(1).max(200), version: z.number().int().positive().nullish() }),
+  z.strictObject({ type: z.literal('self') }),
+  z.strictObject({ type: z.literal('advisor'), model: z.string().min(1).max(100) }),
+]);
+export type RosterEntryParams = z.infer<typeof rosterEntryParams>;
+
+/** `multiagent` (`BetaManagedAgentsMultiagentParams`): a coordinator's roster; the `multiagent_20261001` form is refused by name (see multiagent.ts). */
+const multiagentParams = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('coordinator'), agents: z.array(rosterEntryParams).min(1, 'name 1 to 20 agents').max(MAX_ROSTER_AGENTS, `at most ${MAX_ROSTER_AGENTS} agents`) }),
+  z.looseObject({ type: z.literal('multiagent_20261001') }),
+]);
+
 const metadata = z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'at most 16 keys');
 
 /** The fields of `POST /v1/agents` (`AgentCreateParams`); a field Zero does not know is refused by name. */
@@ -62,7 +80,7 @@ export const agentCreateParamsSchema = z.strictObject({
   metadata: metadata.optional(),
   mcp_servers: z.array(z.unknown()).optional(),
   skills: z.array(skillParams).max(MAX_AGENT_SKILLS, `at most ${MAX_AGENT_SKILLS} skills`).optional(),
-  multiagent: z.unknown().optional(),
+  multiagent: multiagentParams.nullish(),
   execution_identity: z.unknown().optional(),
 });
 export type AgentCreateParams = z.infer<typeof agentCreateParamsSchema>;
@@ -79,7 +97,6 @@ export type AgentUpdateParams = z.infer<typeof agentUpdateParamsSchema>;
 /** Refuses, naming the field, what Zero cannot honour rather than dropping it. */
 export function refuseUnsupported(params: Partial<AgentCreateParams>) {
   if (params.mcp_servers?.length) throw invalidField('mcp_servers', 'MCP servers are not supported through the Managed Agents API yet; define them in an agent file (agents/*.md, `mcpServers:`)');
-  if (params.multiagent != null) throw invalidField('multiagent', 'not supported; Zero agents delegate with `delegates_to:` in an agent file');
   if (params.execution_identity != null && (params.execution_identity as { type?: unknown }).type !== 'service_account') {
     throw invalidField('execution_identity', 'Zero runs every agent as its own Lambda role (service_account)');
   }

@@ -5,6 +5,10 @@ import { userMessageContent } from './user-message-content';
 import { STOP_REASONS } from '@zero/agent/loop/stop-reasons';
 import { sumManagedUsage } from './session-usage';
 import { TOOLSET_TOOLS } from './toolset';
+import { callerRunOf, isDelegatedRun, parentThreadIdOf, threadIdOf } from './session-threads';
+
+/** Zero's tool that hands a task to another agent: each call that delegates is a child thread. */
+const DELEGATE_TOOL = 'delegate_agent';
 
 /**
  * One event of the Managed Agents API, with the position in Zero's event log it comes from, and
@@ -55,12 +59,17 @@ const text = (t: string) => [{ type: 'text' as const, text: t }];
  *
  * `customTools`: the names of the session's custom tools, whose calls are `agent.custom_tool_use`.
  * `environmentTools`: a self-hosted environment's tools, whose results a worker sends (`user.tool_result`).
+ * `thread`: the delegated run whose thread is shown (see session-threads.ts); absent: the primary thread.
+ * Each thread shows its own run's events; a delegation it makes shows as `session.thread_created`,
+ * `agent.thread_message_sent` (the task), the child's status events and `agent.thread_message_received`
+ * (its answer), and the child's thread starts with the task received and ends idle.
  */
 export function createEventMapper(
   customTools: ReadonlySet<string>,
   now: () => string = () => new Date().toISOString(),
   environmentTools: ReadonlySet<string> = new Set(),
   previews: ReadonlySet<PreviewType> = new Set(),
+  thread?: string,
 ) {
   let message: { text: string; id: string; position: EventPosition } | undefined;
   let thinking: { id: string; position: EventPosition } | undefined;
@@ -73,6 +82,14 @@ export function createEventMapper(
   /** Each outcome evaluation's start event id, by outcome and iteration, for its end's `outcome_evaluation_start_id`. */
   const outcomeStarts = new Map<string, string>();
   const environmentCalls = new Set<string>();
+  /** Each `delegate_agent` call's task, by call id: what its thread is sent. */
+  const tasks = new Map<string, string>();
+  /** Each delegation's answer, by the caller's call id, once its child returned: what the caller receives. */
+  const answered = new Map<string, { runId: string; agent: string }>();
+  /** The child threads already shown created (a child that waited for a person starts again when it resumes). */
+  const created = new Set<string>();
+  /** The calls a delegated run asked a person about, by call id: its run and agent. */
+  const asked = new Map<string, { runId: string; agent: string }>();
   let last: { position: EventPosition; k: number } | undefined;
   /** The next `k` at a position: 0 for its first event. */
   const kAt = (position: EventPosition) => {
@@ -98,6 +115,21 @@ export function createEventMapper(
       out.push({ position: where, k: kAt(where), event: { id, type, processed_at: at, ...fields } });
     const preview = (event: ManagedEvent['event']) => out.push({ position, k: -1, preview: true, event });
 
+    // The thread each event is on: a delegated run's events carry its caller's run id (`parent_run_id`).
+    const runId = 'run_id' in e ? e.run_id : undefined;
+    const parentRunId = 'parent_run_id' in e ? e.parent_run_id : undefined;
+    if (e.type === 'tool_call' && e.name === DELEGATE_TOOL) tasks.set(e.id, taskOf(e.input));
+    if (e.type === 'confirmation_required' && parentRunId && runId) asked.set(e.id, { runId, agent: e.agent_id ?? '' });
+    const delegation = e.type === 'agent_switch' && parentRunId && runId && e.tool_call_id && e.reason !== 'switch' ? { e, runId, parentRunId } : undefined;
+    // The top-level run waits on a delegated run's calls: that thread idles (on its stream and its caller's).
+    const waits = e.type === 'done' && e.status === 'awaiting_approval' && !parentRunId;
+    const onThread = e.type === 'approval' && runId && isDelegatedRun(runId) ? runId : parentRunId ? runId : undefined;
+    const shown = delegation
+      ? delegation.runId === thread || (isDelegatedRun(delegation.parentRunId) ? delegation.parentRunId : undefined) === thread
+      : // A decision on a delegated run's call shows on its thread and on the primary thread, where the person answered it.
+        onThread === thread || (e.type === 'approval' && thread === undefined) || (waits && thread !== undefined);
+    if (!shown) return out;
+
     if (started && e.type !== 'start') {
       // The API has the user's message before the session runs: the held start follows a `message`,
       // at the message's position (its ids keep the start's), so positions never go back.
@@ -113,6 +145,12 @@ export function createEventMapper(
       spanStart = `${eventId(startPosition)}_span`;
       emit('session.status_running', {}, eventId(startPosition), startPosition);
       emit('span.model_request_start', {}, spanStart, startPosition);
+    }
+    if (delegation || (waits && thread !== undefined)) {
+      flush(out);
+      if (delegation) threadSwitch(delegation.e as Extract<StreamEvent, { type: 'agent_switch' }>, delegation.runId, delegation.parentRunId, emit, eventId(position));
+      else threadsWaiting((e as Extract<StreamEvent, { type: 'done' }>).pending ?? [], emit);
+      return out;
     }
     if (e.type === 'text') {
       if (thinking) flush(out);
@@ -176,6 +214,11 @@ export function createEventMapper(
         }
         break;
       case 'tool_result':
+        if (answered.has(e.id)) {
+          const from = answered.get(e.id)!;
+          answered.delete(e.id);
+          emit('agent.thread_message_received', { from_session_thread_id: threadIdOf(from.runId), from_agent_name: from.agent, content: text(e.content) }, `${eventId(position)}_received`);
+        }
         if (customCalls.has(e.id)) emit('user.custom_tool_result', { custom_tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
         else if (environmentCalls.has(e.id)) emit('user.tool_result', { tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
         else emit('agent.tool_result', { tool_use_id: e.id, content: text(e.content), is_error: e.is_error });
@@ -217,6 +260,7 @@ export function createEventMapper(
           `${eventId(position)}_span_end`,
         );
         spanStart = undefined;
+        if (e.status === 'awaiting_approval') threadsWaiting(e.pending ?? [], emit);
         runUsage.set(e.run_id, usage);
         emit('session.usage', { usage: sumManagedUsage(runUsage.values()) }, `${eventId(position)}_usage`);
         emit('session.status_idle', { stop_reason: stopReasonOf(e), stop_details: null });
@@ -229,6 +273,68 @@ export function createEventMapper(
     }
     return out;
   };
+
+  /** A delegation's start or return, on the caller's thread and on the child's. */
+  function threadSwitch(e: Extract<StreamEvent, { type: 'agent_switch' }>, runId: string, parentRunId: string, emit: Emit, base: string) {
+    const callerThread = isDelegatedRun(parentRunId) ? parentRunId : undefined;
+    const child = threadIdOf(runId);
+    const agent = e.reason === 'return' ? e.from ?? '' : e.to;
+    const shown = { session_thread_id: child, agent_name: agent };
+    if (e.reason === 'return') {
+      const idle = { ...shown, stop_reason: threadStopReason(e.status), stop_details: null };
+      if (callerThread === thread) {
+        answered.set(e.tool_call_id!, { runId, agent });
+        emit('session.thread_status_idle', idle);
+      } else if (runId === thread) emit('session.thread_status_idle', idle);
+      return;
+    }
+    const first = !created.has(runId);
+    created.add(runId);
+    const task = text(tasks.get(e.tool_call_id!) ?? '');
+    if (callerThread === thread) {
+      if (first) {
+        emit('session.thread_created', { ...shown, workflow_run_id: null }, `${base}_created`);
+        emit('agent.thread_message_sent', { to_session_thread_id: child, to_agent_name: agent, content: task }, `${base}_sent`);
+      }
+      emit('session.thread_status_running', shown);
+    } else if (runId === thread) {
+      emit('session.thread_status_running', shown);
+      if (first) emit('agent.thread_message_received', { from_session_thread_id: parentThreadIdOf(runId), content: task }, `${base}_received`);
+    }
+  }
+
+  /** The top-level run waits for people: each child thread it waits on idles, requiring the calls it asked about. */
+  function threadsWaiting(pending: readonly string[], emit: Emit) {
+    const byRun = new Map<string, { agent: string; ids: string[] }>();
+    for (const id of pending) {
+      const ask = asked.get(id);
+      if (!ask) continue;
+      const entry = byRun.get(ask.runId) ?? { agent: ask.agent, ids: [] };
+      entry.ids.push(id);
+      byRun.set(ask.runId, entry);
+    }
+    for (const [runId, { agent, ids }] of byRun) {
+      const callerRun = callerRunOf(runId)!;
+      const callerThread = isDelegatedRun(callerRun) ? callerRun : undefined;
+      if (runId !== thread && callerThread !== thread && thread !== undefined) continue;
+      emit('session.thread_status_idle', { session_thread_id: threadIdOf(runId), agent_name: agent, stop_reason: { type: 'requires_action', event_ids: ids }, stop_details: null }, `sevt_wait_${ids[0]}`);
+    }
+  }
+}
+
+type Emit = (type: string, fields?: Record<string, unknown>, id?: string) => void;
+
+/** `delegate_agent`'s task, from its call's input. */
+function taskOf(input: unknown): string {
+  const task = (input as { task?: unknown } | undefined)?.task;
+  return typeof task === 'string' ? task : '';
+}
+
+/** How a thread's run stopped, as `session.thread_status_idle` says it. */
+function threadStopReason(status: string | undefined) {
+  if (status === 'limit' || status === 'budget_reached') return { type: 'budget_reached' };
+  if (status === 'error') return { type: 'retries_exhausted' };
+  return { type: 'end_turn' };
 }
 
 /** `limit` (a run's steps, tokens or time) and `budget_reached` (spend) both stop the agent until a person raises or resends. */

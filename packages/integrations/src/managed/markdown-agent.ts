@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '@zero/agent/definitions/definition';
-import type { ManagedAgentVersion } from './agent-document';
+import { splitPinnedId, type ManagedAgentVersion } from './agent-document';
 import { TOOLSET_TOOLS } from './toolset';
 
 /** When a Markdown agent was made is not known to the catalog: it answers with the epoch. */
@@ -35,9 +35,17 @@ export function markdownAgentVersion(agent: AgentDefinition, defaultModel: strin
     metadata: { source: `agents/${agent.id}.md` },
     // A file's skills are names resolved per session (the starter's skills): no version to pin here.
     skills: [],
+    // A file that delegates (`delegates_to:`) coordinates the agents it names, as a roster of version-1 references.
+    multiagent: agent.delegation.length ? { type: 'coordinator', agents: agent.delegation.map((rule) => ({ type: 'agent' as const, ...splitRef(rule.agent_id) })) } : null,
     created_at: UNKNOWN_TIME,
     updated_at: UNKNOWN_TIME,
     archived_at: null,
     owner: null,
   };
+}
+
+/** A delegation rule's agent as a reference: a pinned managed version keeps its version; any other agent is version 1. */
+function splitRef(agentId: string) {
+  const { id, version } = splitPinnedId(agentId);
+  return { id, version: version ?? 1 };
 }

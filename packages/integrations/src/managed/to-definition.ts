@@ -1,9 +1,12 @@
 import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import { EFFORT_BUDGETS } from '@zero/agent/model/thinking';
 import type { PermissionMap } from '@zero/agent/wire';
-import { pinnedAgentId, type ManagedAgentVersion } from './agent-document';
+import { pinnedAgentId, rosterCatalogId, type ManagedAgentVersion } from './agent-document';
 import { SKILL_TOOL } from '@zero/agent/definitions/claude-code-tools';
 import { TOOLSET_TOOLS, type ToolsetToolName } from './toolset';
+
+/** Zero's tool that hands a task to another agent (runtime's tools/delegate-agent.ts). */
+const DELEGATE_TOOL = 'delegate_agent';
 
 const POLICY_RULES = { always_allow: 'allow', always_ask: 'ask' } as const;
 
@@ -29,6 +32,9 @@ export function definitionOf(doc: ManagedAgentVersion, pinned: boolean): AgentDe
   // Its skills are its owner's, who attached them: a run reads them as the owner's whoever runs it.
   const skills = doc.owner ? doc.skills.map((s) => ({ skill_id: s.skill_id, version: s.version, owner: doc.owner! })) : [];
   if (skills.length) tools.push(SKILL_TOOL);
+  // A coordinator delegates to its roster, and to no one else: each delegation is a session thread.
+  const delegation = (doc.multiagent?.agents ?? []).map((ref) => ({ agent_id: rosterCatalogId(ref), when: '' }));
+  if (delegation.length) tools.push(DELEGATE_TOOL);
   return {
     id: pinned ? pinnedAgentId(doc.id, doc.version) : doc.id,
     name: doc.name,
@@ -42,7 +48,7 @@ export function definitionOf(doc: ManagedAgentVersion, pinned: boolean): AgentDe
     process: '',
     knowledge: [],
     data_sources: [],
-    delegation: [],
+    delegation,
     voices: {},
     default_voice: 'full',
     ...(Object.keys(permissions).length ? { permissions } : {}),

@@ -13,6 +13,8 @@ import { runLoop, type Emit, type RunDeps, type RunOutcome } from '@zero/agent/l
 import { redact } from '@zero/agent/log/redact';
 import { refuseInDelegatedRun, withoutServerCommands, type RunEnvironment } from '@zero/agent/loop/environment-tools';
 import { resolveRunSetup, type RunSetup } from '@zero/agent/loop/run-setup';
+import type { ApprovalPort } from '../sessions/ask-person';
+import { resumeState } from '../sessions/resume';
 
 /** What every delegation under one top-level run shares: the session, its log and its stream. */
 export interface DelegationScope {
@@ -37,6 +39,12 @@ export interface DelegationScope {
   appendTogether?: (records: readonly NewLogRecord[]) => Promise<void>;
   /** The top-level run's `emit`: child events go to the same stream, tagged. */
   emit: Emit;
+  /**
+   * Asks a person about a child's call its policy marks `ask`, as the top-level run asks about its own (the
+   * session's `askPerson`): the request is recorded and reported, the child and its callers wait, and a decision
+   * carries the top-level run on, which runs the delegation again and the child from its log. Absent: `ask` refuses.
+   */
+  approvals?: ApprovalPort;
   /** The top-level run's stop signal; a child stops at its next safe point too. */
   signal?: AbortSignal;
   /** When the top-level run's time is up (epoch ms); a child run gets what is left. */
@@ -166,13 +174,15 @@ export class RunDelegator implements Delegator {
     };
 
     let messages: MessageParam[];
+    // A child that waited for a person carries on from its log: its last step's calls without results run now.
+    const resume = earlier.length ? resumeState(earlier, runId) : undefined;
     try {
       if (earlier.length === 0) {
         const text = taskText(caller.agent, request);
         await append({ kind: 'user_message', run_id: runId, text, agent_id: target.id, model, voice_mode: voice });
         messages = [{ role: 'user', content: [{ type: 'text', text }] }];
       } else {
-        messages = toMessages(earlier, { runId });
+        messages = toMessages(earlier, { runId, openRunId: runId });
       }
     } catch (error) {
       const usage = zeroUsage();
@@ -193,6 +203,7 @@ export class RunDelegator implements Delegator {
           voice,
           projectId: scope.projectId,
           messages,
+          ...(resume?.pending.length ? { resume } : {}),
           options: {
             ...(scope.environment ? { clientTools: scope.environment.tools } : {}),
             memory: await memoryIndexFor(scope.deps, scope.sessionId, target, scope.projectId),
@@ -208,12 +219,18 @@ export class RunDelegator implements Delegator {
           permissionOverrides: async () => (await scope.deps.sessions.getPermissions(scope.sessionId))?.permissions,
           delegator: new RunDelegator(scope, { agent: target, runId, chain: [...caller.chain, target.id] }),
           confirmLease: scope.confirmLease,
+          ...(scope.approvals ? { requestApproval: scope.approvals({ runId, agentId: () => target.id, append, emit }) } : {}),
           ...(scope.environment ? { callClientTool: async (call) => refuseInDelegatedRun(scope.environment!, call.name) } : {}),
         },
         signal: AbortSignal.any(signals),
       },
       emit,
     );
+    // The child waits for people: so does its caller, on the same calls; their decisions run this call again, and the
+    // child goes on from its log (no switch back: it has not returned, and its next invocation switches to it again).
+    if (outcome.status === 'awaiting_approval' && outcome.pending?.length) {
+      return { content: `${target.name} (${target.id}) waits for a person's decision.`, is_error: true, usage: outcome.usage, waitsOn: outcome.pending };
+    }
     switchBack(outcome);
     return answerOf(target, outcome, answer);
   }

@@ -30,22 +30,31 @@ export interface WaitingRun {
 }
 
 /**
+ * Whether `runId` is `rootRunId` or one of the runs it delegated to, however deep: a delegated run's id
+ * is its caller's, a colon and the caller's tool call (see run/delegate.ts).
+ */
+export const inRunFamily = (runId: string, rootRunId: string) => runId === rootRunId || runId.startsWith(`${rootRunId}:`);
+
+/**
  * The run the log shows waiting: its last record (decisions aside) is a
  * `run_wait` and some call it waits for has no decision yet. A run whose
  * calls are all decided is not waiting: it is unfinished, and resumed.
+ * A call it waits for may be one of a delegated run's (that run asked a person;
+ * its request and decision carry that run's id): it waits as the run's own.
  */
 export function waitingRun(history: readonly LogRecord[]): WaitingRun | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const record = history[i]!;
     if (record.kind === 'void' || record.kind === 'approval' || record.parent_run_id) continue;
     if (record.kind !== 'run_wait') return undefined;
+    const ours = (r: LogRecord) => inRunFamily(r.run_id, record.run_id);
     // Decisions come after the wait they answer: a call may wait twice (a person's approval, then a client's result).
-    const decided = new Set(history.slice(i + 1).filter((r): r is ApprovalRecord => r.kind === 'approval' && r.run_id === record.run_id).map((r) => r.tool_use_id));
+    const decided = new Set(history.slice(i + 1).filter((r): r is ApprovalRecord => r.kind === 'approval' && ours(r)).map((r) => r.tool_use_id));
     const undecided = new Set(record.pending.filter((id) => !decided.has(id)));
     if (undecided.size === 0) return undefined;
     // Each call's latest request is what it waits for now.
     const latest = new Map<string, RequestRecord>();
-    for (const r of history.slice(0, i)) if (r.kind === 'approval_request' && r.run_id === record.run_id && undecided.has(r.tool_use_id)) latest.set(r.tool_use_id, r);
+    for (const r of history.slice(0, i)) if (r.kind === 'approval_request' && ours(r) && undecided.has(r.tool_use_id)) latest.set(r.tool_use_id, r);
     return { runId: record.run_id, pending: [...latest.values()] };
   }
   return undefined;

@@ -59,9 +59,12 @@ export async function decideApprovals(
       const at = new Date().toISOString();
       const recorded: ApprovalRecord[] = [];
       for (const d of decisions) {
+        // A delegated run's call is decided under that run's id: it reads its decision when it resumes.
+        const asked = waiting?.pending.find((p) => p.tool_use_id === d.toolCallId);
         const record = {
           kind: 'approval' as const,
-          run_id: runId,
+          run_id: asked?.run_id ?? runId,
+          ...(asked?.parent_run_id ? { parent_run_id: asked.parent_run_id } : {}),
           tool_use_id: d.toolCallId,
           decision: d.decision,
           ...(d.message ? { message: d.message } : {}),

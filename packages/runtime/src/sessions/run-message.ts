@@ -21,8 +21,9 @@ import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import { MAX_RECORDS_PER_ITEM } from '../store/items/log-record';
 import type { LogRecord, NewLogRecord, SessionMeta } from '../store/records';
 import type { ToolResult } from '@zero/agent/tools/registry';
-import { toolServices, type ApprovalAnswer, type ApprovalRequest } from '../tools/tool';
-import { APPROVERS, askedBefore, clientAnswerOf, decisionOf, deciderName } from './approvals';
+import { toolServices } from '../tools/tool';
+import { APPROVERS, clientAnswerOf, deciderName } from './approvals';
+import { askPerson } from './ask-person';
 import type { PermissionMap } from '@zero/agent/wire';
 import { resumeState } from './resume';
 import { selfHostedEnvironmentOf } from './session-environment';
@@ -199,19 +200,9 @@ export async function runMessage(
   // The agent that answers, once resolved: it tags the run's `confirmation_required` events.
   let agentOf: string | undefined;
   let agentOfRun: AgentDefinition | undefined;
-  /**
-   * A call the policy marks `ask`: answered by its recorded decision when it has one (a resumed run), else
-   * recorded as waiting (once) and reported; the run then waits once its step's other calls are done.
-   */
-  const requestApproval = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
-    const decided = decisionOf(history, runId, request.toolCallId);
-    if (decided) return { decision: decided.decision, ...(decided.message ? { message: decided.message } : {}), by: deciderName(decided) };
-    if (!askedBefore(history, runId, request.toolCallId)) {
-      await append({ kind: 'approval_request', run_id: runId, tool_use_id: request.toolCallId, name: request.name, input: request.input, policy: request.policy });
-      emit({ type: 'confirmation_required', id: request.toolCallId, name: request.name, input: request.input, policy: request.policy, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
-    }
-    return { decision: 'wait' };
-  };
+  // A call the policy marks `ask` waits for a person (see ask-person.ts); so does a delegated run's.
+  const approvals = askPerson(history);
+  const requestApproval = approvals({ runId, agentId: () => agentOf, append, emit });
   /**
    * A call of a client tool: answered by the result a client sent (a resumed run), or by the note of a
    * call nobody answered in time (expired or interrupted, as an approval); else recorded as waiting
@@ -359,7 +350,7 @@ export async function runMessage(
           services,
           permissionOverrides,
           delegator: RunDelegator.forRun(
-            { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
+            { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, approvals, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
             agent,
             runId,
           ),
