@@ -11,7 +11,6 @@ import type { AppDeps, Env } from './env';
 import { errorResponse } from './errors';
 import { agentRoutes } from './routes/agents';
 import { chatRoutes } from './routes/chat';
-import { mcpRoutes } from './routes/mcp';
 import { sessionRoutes, type SessionRouteOptions } from './routes/sessions';
 import { uiChatRoutes } from './routes/ui-chat';
 import { webhookEndpoint } from './routes/webhooks';
@@ -46,7 +45,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   // Registered before the API's bearer auth: a delivery is authenticated by its hook's HMAC signature.
   app.route('/api/v2', webhookEndpoint(deps));
   // Zero as an MCP server, beside the API, with the API's bearer credentials.
-  app.route('/', mcpRoutes(deps));
+  app.route('/', lazyRoutes(['/mcp'], () => import('./routes/mcp').then((m) => m.mcpRoutes(deps))));
 
   const api = new Hono<Env>();
   // Every door admits its caller the same way: credential, suspension, requests per credential and window
