@@ -30,33 +30,12 @@ const outerContexts = new WeakMap<Request, Context>();
  */
 export function lazyRoutes<E extends HonoEnv>(paths: readonly string[], load: () => Promise<Hono<any>>): Hono<E> {
   const group: LazyGroup = { paths, load: once(load) };
-  // One forwarding app per place the group is mounted at (a base pattern such as `/api/v2`).
-  const forwarders = new Map<string, Promise<Hono<any>>>();
+  // One forwarding app per place the group is mounted at (a base pattern such as `/api/v2`), made once.
+  const forwarders = new Map<string, () => Promise<Hono<any>>>();
   const forwarderAt = (base: string) => {
     let forwarder = forwarders.get(base);
-    if (!forwarder) {
-      forwarder = group.load().then((routes) => {
-        const app = new Hono<any>();
-        app.use('*', async (inner, next) => {
-          const outer = outerContexts.get(inner.req.raw);
-          for (const [name, value] of Object.entries(outer?.var ?? {})) inner.set(name as never, value as never);
-          try {
-            await next();
-          } finally {
-            for (const [name, value] of Object.entries(inner.var)) outer?.set(name as never, value as never);
-          }
-        });
-        app.route(base, routes);
-        app.onError((error) => {
-          throw error;
-        });
-        app.notFound(() => new Response(null, { status: 404, headers: { [MISSED]: '1' } }));
-        return app;
-      });
-      forwarder.catch(() => forwarders.delete(base));
-      forwarders.set(base, forwarder);
-    }
-    return forwarder;
+    if (!forwarder) forwarders.set(base, (forwarder = once(async () => forwardingApp(base, await group.load()))));
+    return forwarder();
   };
   const forward = Object.assign(
     async (c: Context, next: () => Promise<void>) => {
@@ -71,6 +50,26 @@ export function lazyRoutes<E extends HonoEnv>(paths: readonly string[], load: ()
   const stub = new Hono<E>();
   for (const path of paths) stub.all(path, forward);
   return stub;
+}
+
+/** The group's routes under `base`, run with the outer context's variables; its errors and misses left to the caller. */
+function forwardingApp(base: string, routes: Hono<any>): Hono<any> {
+  const app = new Hono<any>();
+  app.use('*', async (inner, next) => {
+    const outer = outerContexts.get(inner.req.raw);
+    for (const [name, value] of Object.entries(outer?.var ?? {})) inner.set(name as never, value as never);
+    try {
+      await next();
+    } finally {
+      for (const [name, value] of Object.entries(inner.var)) outer?.set(name as never, value as never);
+    }
+  });
+  app.route(base, routes);
+  app.onError((error) => {
+    throw error;
+  });
+  app.notFound(() => new Response(null, { status: 404, headers: { [MISSED]: '1' } }));
+  return app;
 }
 
 // The group's app answers a path it does not serve with this header, never seen by a client.
@@ -117,8 +116,11 @@ async function refuseUncovered(paths: readonly string[], routes: Hono<any>) {
 function once<T>(load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | undefined;
   return () => {
-    loading ??= load();
-    loading.catch(() => (loading = undefined));
-    return loading;
+    if (loading) return loading;
+    const attempt = load();
+    attempt.catch(() => {
+      if (loading === attempt) loading = undefined;
+    });
+    return (loading = attempt);
   };
 }
