@@ -34,9 +34,7 @@ import { ReportOwnerStore } from '@zero/runtime/store/report-owner-store';
 import { DEFAULT_MEMORY_LIMITS, MemoryStore, type MemoryLimits } from '@zero/runtime/memory/memory-store';
 import { DreamStore } from '@zero/runtime/memory/dream-store';
 import { MemoryLocks } from '@zero/runtime/memory/memory-lock';
-import { VaultStore } from '@zero/runtime/vaults/vault-store';
-import { LocalKeyWrapper, Sealer } from '@zero/runtime/vaults/sealer';
-import { KmsKeyWrapper } from '@zero/runtime/vaults/kms';
+import type { VaultStore } from '@zero/runtime/vaults/vault-store';
 import { StoredWebFetchCache } from '@zero/runtime/tools/web-fetch-cache';
 import { commandOptionsFromEnv, type CommandOptions } from '@zero/runtime/tools/command/command-policy';
 import type { OutboundOptions } from '@zero/agent/net/outbound';
@@ -159,8 +157,11 @@ export interface Runtime extends ChatDeps {
   environments: EnvironmentStore;
   /** Self-hosted environments' queues of tool calls (`/v1/environments/:id/work`). */
   work: WorkQueue;
-  /** Users' vaults of write-only credentials (`/v1/vaults`), used by http_request for the sessions they are given to. */
-  vaults: VaultStore;
+  /**
+   * Users' vaults of write-only credentials (`/v1/vaults`), used by http_request for the sessions they
+   * are given to: the store and its sealer are loaded with the first call, not at cold start.
+   */
+  vaults: () => Promise<VaultStore>;
   /** How the deployment reaches other servers (a vault credential's MCP server and token endpoint, when validated). */
   outbound: OutboundOptions;
   /** Users' dreams (`/v1/dreams`): consolidations of a memory store, run by the worker. */
@@ -216,6 +217,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       { onMessage: async (message) => (await import('@zero/runtime/memory/dreams')).runDreamMessage(runtime, message) },
     );
   const rateLimits = loadRateLimiter(db, config.store.table, config.rateLimits);
+  let vaults: Promise<VaultStore> | undefined;
   const runtime: Runtime = {
     auth,
     environments: new EnvironmentStore(db, config.store.table),
@@ -251,7 +253,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     projects,
     projectFiles: new ProjectFileCache(projects, config.projectCache),
     memory: new MemoryStore(artifacts, new MemoryLocks(db, config.store.table), memoryLimits(config.memory)),
-    vaults: new VaultStore(artifacts, vaultSealer(config.vaultKey, s3)),
+    vaults: () => (vaults ??= vaultStore(artifacts, config.vaultKey, s3)),
     outbound: config.outbound ?? {},
     dreams: new DreamStore(db, config.store.table),
     projectAccess: new ProjectAccess(
@@ -392,18 +394,23 @@ function schedulerFromEnv(env: Record<string, string | undefined>): EventBridgeS
   };
 }
 
-/** The sealer of vault secrets: KMS with the deployment's own AWS credentials and region (the S3 client's), or the key file. */
-function vaultSealer(key: RuntimeConfig['vaultKey'], s3: ReturnType<typeof createS3Client>): Sealer | undefined {
-  if (!key) return undefined;
-  if ('file' in key) return new Sealer(new LocalKeyWrapper(key.file));
-  return new Sealer(
-    new KmsKeyWrapper({
-      keyId: key.kmsKeyId,
-      ...(key.kmsEndpoint ? { endpoint: key.kmsEndpoint } : {}),
-      region: () => s3.config.region(),
-      credentials: () => s3.config.credentials(),
-    }),
-  );
+/**
+ * The vault store, its code imported now (with the first use of a vault): its secrets sealed with KMS
+ * with the deployment's own AWS credentials and region (the S3 client's), or with the key file; without
+ * a key, vaults hold no credentials.
+ */
+async function vaultStore(artifacts: ArtifactStore, key: RuntimeConfig['vaultKey'], s3: ReturnType<typeof createS3Client>): Promise<VaultStore> {
+  const [{ VaultStore }, { LocalKeyWrapper, Sealer }] = await Promise.all([import('@zero/runtime/vaults/vault-store'), import('@zero/runtime/vaults/sealer')]);
+  if (!key) return new VaultStore(artifacts, undefined);
+  if ('file' in key) return new VaultStore(artifacts, new Sealer(new LocalKeyWrapper(key.file)));
+  const { KmsKeyWrapper } = await import('@zero/runtime/vaults/kms');
+  const wrapper = new KmsKeyWrapper({
+    keyId: key.kmsKeyId,
+    ...(key.kmsEndpoint ? { endpoint: key.kmsEndpoint } : {}),
+    region: () => s3.config.region(),
+    credentials: () => s3.config.credentials(),
+  });
+  return new VaultStore(artifacts, new Sealer(wrapper));
 }
 
 /** The memory caps: the defaults, with what the configuration sets. */

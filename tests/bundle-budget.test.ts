@@ -10,10 +10,10 @@ describe('the API bundle budget', () => {
   it('loads no more bytes at cold start than the baseline bundle has, and keeps rarely needed libraries out of it', async () => {
     const [api, baseline] = await Promise.all([bundleApi(), bundleBaseline()]);
     const atInit = initialBytes(api);
-    // Issue 32's target is 1.0× the baseline; the files, vaults, evals, fork and edit routes of issues 34–36
-    // took the API to 1.045× (1,018,115 against 974,238 bytes), reported as missed with what would close it
-    // (bench/FINDINGS.md). This guard holds today's size so nothing grows it further unnoticed.
-    expect(atInit, `API loads ${atInit} bytes at init; the baseline is ${baseline.bytes}`).toBeLessThanOrEqual(Math.ceil(baseline.bytes * 1.05));
+    // Issue 32's target: 1.0× the baseline. Route groups a first request rarely needs are imported with
+    // their own first request (functions/http/lazy-routes.ts), the vault store behind a loader: 972,937
+    // against 974,238 bytes (bench/FINDINGS.md). A new route group that pushes this over goes behind lazyRoutes.
+    expect(atInit, `API loads ${atInit} bytes at init; the baseline is ${baseline.bytes}`).toBeLessThanOrEqual(baseline.bytes);
 
     // Loaded with the first use, never at init: the agent parser's YAML library,
     // and any of these once a tool brings them in.

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { RouterRoute } from 'hono/types';
 import * as z from 'zod';
 import * as wire from '@zero/agent/wire';
 import { specOf, type Operation, type RouteSpec } from './declare';
@@ -40,9 +40,10 @@ function wireComponents() {
 /**
  * The OpenAPI 3.1 document of an app whose routes are declared with
  * `json`/`query`/`param`/`body`/`describe` (declare.ts): every route the app
- * serves, its parameters, body and answers, read off `app.routes`.
+ * serves, its parameters, body and answers, read off `app.routes` (an app's, or `lazyRouteTable`'s
+ * with its lazy groups loaded).
  */
-export function openApiDocument(app: Hono<any>, info: { title: string; version: string }) {
+export function openApiDocument(app: { routes: readonly RouterRoute[] }, info: { title: string; version: string }) {
   const { schemas, nameOf } = wireComponents();
   const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
     const name = nameOf.get(schema);

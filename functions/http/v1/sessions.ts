@@ -68,7 +68,7 @@ export function managedSessionRoutes(deps: V1Deps) {
     // The caller's own vaults only, none archived: the session's tools use their credentials on the caller's behalf.
     const vaultIds = [...new Set(params.vault_ids ?? [])];
     for (const [i, id] of vaultIds.entries()) {
-      const vault = await deps.vaults.reachVault(user.id, id).catch(() => undefined);
+      const vault = await (await deps.vaults()).reachVault(user.id, id).catch(() => undefined);
       if (!vault) throw invalidField(`vault_ids.${i}`, `no vault "${id}"`);
       if (vault.archived_at) throw invalidField(`vault_ids.${i}`, `vault "${id}" is archived`);
     }

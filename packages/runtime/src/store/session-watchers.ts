@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { User } from '../auth/roles';
 import { sessionWatcherItem, sessionWatcherKey } from './items/session-watcher';
 import { keys } from './keys';
 import { Table } from './table';
@@ -9,6 +8,12 @@ import { Table } from './table';
 export const WATCH_TTL_MS = 45_000;
 /** How often an open stream says it is still there (well inside `WATCH_TTL_MS`). */
 export const WATCH_REFRESH_MS = 15_000;
+
+/** Who opens a live view: the caller as auth verified them (any `User` is one), by id and display name. */
+export interface Viewer {
+  id: string;
+  name?: string;
+}
 
 /** Who watches a session now: one member per entry, with the earliest of their open views. */
 export interface Watcher {
@@ -35,7 +40,7 @@ export class SessionWatchers {
    * returned function is called (which a caller awaits where the process may
    * be frozen right after, as a Lambda invocation is once its response ends).
    */
-  async watch(sessionId: string, user: User, signal: AbortSignal): Promise<() => Promise<void>> {
+  async watch(sessionId: string, user: Viewer, signal: AbortSignal): Promise<() => Promise<void>> {
     const key = sessionWatcherKey(sessionId, user.id, randomBytes(8).toString('hex'));
     const since = new Date().toISOString();
     const write = () => {

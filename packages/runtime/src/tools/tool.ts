@@ -38,8 +38,12 @@ export interface ToolServices {
   environments?: EnvironmentStore;
   /** Writes a session's repository resources into a run's working copy (the composition fetches them from GitHub). Absent: such resources cannot be mounted. */
   mountRepositories?: (dir: string, resources: readonly GitHubRepositoryResource[]) => Promise<void>;
-  /** Users' vaults (see `vaults/`): http_request puts a session's vault credentials on the wire. Absent: sessions have no vault credentials. */
-  vaults?: VaultStore;
+  /**
+   * Users' vaults (see `vaults/`), loaded with the first call (a cold start does not load the store
+   * nor its sealer): http_request puts a session's vault credentials on the wire. Absent: sessions
+   * have no vault credentials.
+   */
+  vaults?: () => Promise<VaultStore>;
 }
 
 /** Picks the tool services out of a deployment's wider set of dependencies. */

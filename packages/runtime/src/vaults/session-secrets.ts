@@ -19,21 +19,22 @@ export type VaultSecretLookup = (names: readonly string[]) => Promise<Map<string
  * vault holding a name wins), as their owner (the session's creator) holds them now. An archived
  * vault or credential gives nothing. Only the secrets named are unsealed.
  */
-export async function sessionVaultSecrets(services: { artifacts: ArtifactStore; vaults?: VaultStore }, sessionId: string, names: readonly string[]): Promise<Map<string, VaultSecret>> {
+export async function sessionVaultSecrets(services: { artifacts: ArtifactStore; vaults?: () => Promise<VaultStore> }, sessionId: string, names: readonly string[]): Promise<Map<string, VaultSecret>> {
   const found = new Map<string, VaultSecret>();
   if (!services.vaults || names.length === 0) return found;
   const record = await readSessionRecord(services.artifacts, sessionId);
   if (!record?.vaults) return found;
   const { owner, ids } = record.vaults;
+  const vaults = await services.vaults();
   for (const vaultId of ids) {
-    const vault = await services.vaults.reachVault(owner, vaultId).catch(() => undefined);
+    const vault = await vaults.reachVault(owner, vaultId).catch(() => undefined);
     if (!vault || vault.archived_at) continue;
-    for (const credential of await services.vaults.listCredentials(owner, vaultId)) {
+    for (const credential of await vaults.listCredentials(owner, vaultId)) {
       const auth = credential.auth;
       if (credential.archived_at || auth.type !== 'environment_variable' || !names.includes(auth.secret_name) || found.has(auth.secret_name)) continue;
       // A credential not bound to hosts goes nowhere (the API refuses to store one; this holds for a hand-made record too).
       if (auth.networking.type !== 'limited' || !auth.injection_location.header) continue;
-      const secret = await services.vaults.openSecret(credential);
+      const secret = await vaults.openSecret(credential);
       if (!secret.secret_value) continue;
       found.set(auth.secret_name, {
         label: `${auth.secret_name} (credential ${credential.id} of vault ${vaultId})`,
