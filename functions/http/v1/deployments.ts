@@ -53,8 +53,9 @@ function resourcesOf(user: AuthUser, params: readonly SessionResourceParams[], s
 /** The caller's own vaults, none archived: each session's tools use their credentials on the caller's behalf. */
 async function vaultsOf(deps: V1Deps, user: AuthUser, ids: readonly string[]) {
   const unique = [...new Set(ids)];
+  const vaults = await deps.vaults();
   for (const [i, id] of unique.entries()) {
-    const vault = await deps.vaults.reachVault(user.id, id).catch(() => undefined);
+    const vault = await vaults.reachVault(user.id, id).catch(() => undefined);
     if (!vault) throw invalidField(`vault_ids.${i}`, `no vault "${id}"`);
     if (vault.archived_at) throw invalidField(`vault_ids.${i}`, `vault "${id}" is archived`);
   }

@@ -23,7 +23,8 @@ export interface DeploymentDeps extends UnattendedDeps {
   catalog: AgentCatalog;
   defaultModel: string;
   environments: EnvironmentStore;
-  vaults: VaultStore;
+  /** The vault store, loaded with its first use (it is not in a cold start). */
+  vaults: () => Promise<VaultStore>;
   schedules: { store: ScheduleStore; markers: ScheduleMarkers; trigger?: ScheduleTrigger };
 }
 
@@ -59,7 +60,7 @@ async function startSession(deps: DeploymentDeps, deployment: DeploymentRecord, 
   if (!environment) throw refused('environment_not_found_error', `environment "${deployment.environment_id}" no longer exists`);
   if (environment.archived_at) throw refused('environment_archived_error', `environment "${deployment.environment_id}" is archived`);
   for (const id of deployment.vault_ids) {
-    const vault = await deps.vaults.reachVault(deployment.owner.user_id, id).catch(() => undefined);
+    const vault = await (await deps.vaults()).reachVault(deployment.owner.user_id, id).catch(() => undefined);
     if (!vault) throw refused('vault_not_found_error', `vault "${id}" no longer exists`);
     if (vault.archived_at) throw refused('vault_archived_error', `vault "${id}" is archived`);
   }
