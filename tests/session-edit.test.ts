@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, postJson, startHarness, type Harness } from './support/harness';
 import { NodeChat, newChatId } from './support/node-chat';
 import { readSse, type ReceivedEvent } from './support/sse';
+import { countingStoreRequests, writesOf } from './support/store-requests';
 
 const api = (h: Harness, path: string) => `${h.url}/api/v2${path}`;
 
@@ -25,6 +26,35 @@ describe('editing a message and regenerating an answer: the session branches in 
   });
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
+
+  it('an edit writes what a new message writes: the history before it is not copied', async () => {
+    const id = (await postJson(api(h, '/sessions'), { title: 'long', agent_id: 'tester' }, alice)).json.session.session_id as string;
+    h.fake.script({ text: 'First.' });
+    expect((await postJson(api(h, '/chat'), { session_id: id, message: 'the question to edit' }, alice)).status).toBe(200);
+    // A long history after the edited message: what an edit would cost if it copied the log.
+    for (let n = 0; n < 5; n++) {
+      h.fake.script({ text: `answer ${n} `.repeat(1500) });
+      expect((await postJson(api(h, '/chat'), { session_id: id, message: `more ${n}` }, alice)).status).toBe(200);
+    }
+    const history = (await getJson(api(h, `/sessions/${id}`), alice)).json.history as HistoryRecord[];
+    const historyBytes = Buffer.byteLength(JSON.stringify(history));
+    const asked = history.find((r) => r.kind === 'user_message')!;
+
+    h.fake.script({ text: 'Same answer.' });
+    const plain = writesOf(await countingStoreRequests(h, () => postJson(api(h, '/chat'), { session_id: id, message: 'a new question' }, alice)));
+    h.fake.script({ text: 'Same answer.' });
+    let edited!: { status: number };
+    const edit = await countingStoreRequests(h, async () => {
+      edited = await postJson(api(h, `/sessions/${id}/messages/${asked.seq}/edit`), { text: 'a new question' }, alice);
+    });
+    expect(edited.status).toBe(200);
+    const editWrites = writesOf(edit);
+    console.log(`edit cost: ${edit.length} DynamoDB requests (${editWrites.writes.length} writes, ${editWrites.bytes} bytes written); the same message sent anew: ${plain.writes.length} writes, ${plain.bytes} bytes; the history: ${history.length} records, ${historyBytes} bytes`);
+    // The branch is a field of the new message's record, not a copy: the edit's writes are the new message's, give or take the field.
+    expect(editWrites.writes.length).toBeLessThanOrEqual(plain.writes.length + 1);
+    expect(editWrites.bytes).toBeLessThan(plain.bytes + 1000);
+    expect(editWrites.bytes).toBeLessThan(historyBytes / 4);
+  });
 
   it('in a shared session the author edits, another editor is refused, and everyone sees the branch', async () => {
     const id = (await postJson(api(h, '/sessions'), { title: 'shared', agent_id: 'tester' }, alice)).json.session.session_id as string;

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, postJson, startHarness, type Harness } from './support/harness';
 import { readSse, type ReceivedEvent } from './support/sse';
+import { countingStoreRequests } from './support/store-requests';
 
 const api = (h: Harness, path: string) => `${h.url}/api/v2${path}`;
 
@@ -10,27 +11,6 @@ interface HistoryRecord {
   run_id: string;
   text?: string;
   content?: { type: string; text?: string; name?: string }[];
-}
-
-/** Every DynamoDB request the runtime sends while `body` runs, and the bytes of their bodies (observed on the SDK client). */
-async function countingStoreRequests(h: Harness, body: () => Promise<unknown>) {
-  const seen: { command: string; bytes: number }[] = [];
-  const stack = h.server.runtime.sessions.db.middlewareStack;
-  const name = `count-${Math.random()}`;
-  stack.add(
-    (next, context) => async (args) => {
-      const request = args.request as { body?: unknown };
-      seen.push({ command: String(context.commandName), bytes: typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body instanceof Uint8Array ? request.body.byteLength : -1 });
-      return next(args);
-    },
-    { step: 'finalizeRequest', name },
-  );
-  try {
-    await body();
-  } finally {
-    stack.remove(name);
-  }
-  return seen;
 }
 
 const textOf = (records: HistoryRecord[]) => JSON.stringify(records);
