@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Files that hold a real deadline or kill a real process (a Lambda invocation's last 1.8 s, a lease's
- * expiry, `npm start` restarted, SST's program evaluated under Pulumi's mocks): they run one at a time,
+ * expiry, a tool's 300 ms time limit, `npm start` restarted, SST's program evaluated under Pulumi's mocks): they run one at a time,
  * after the rest, so that what they time is their own work and not a neighbour's.
  */
 const serial = [
@@ -14,6 +14,8 @@ const serial = [
   'tests/lease.test.ts',
   'tests/self-hosted-worker.test.ts',
   'tests/infra*.test.ts',
+  'tests/switching.test.ts',
+  'tests/loop.test.ts',
 ];
 
 /**

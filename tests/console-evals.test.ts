@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { evalReportSchema } from '@zero/agent/wire';
+import { evalReportSchema } from '@zero/agent/wire/evals';
 import { ConsoleBrowser, seriousViolations, shot } from './support/browser';
 import { DEV_KEY, getJson, postJson, type Harness } from './support/harness';
 import type { FakeRequest, FakeTurn } from './support/fake-anthropic';

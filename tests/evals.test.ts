@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { evalReportSchema, evalRunListSchema, evalRunResponseSchema, datasetResponseSchema } from '@zero/agent/wire';
+import { evalReportSchema, evalRunListSchema, evalRunResponseSchema, datasetResponseSchema } from '@zero/agent/wire/evals';
 import { cliEnv, runCli } from './support/cli';
 import { startChildServer } from './support/child';
 import { DEV, DEV_KEY, childConfig, getJson, postJson, startHarness, type Harness } from './support/harness';

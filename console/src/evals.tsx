@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { evalReportSchema, evalRunListSchema, evalRunResponseSchema, type EvalReportBody, type EvalRun } from '@zero/agent/wire';
+import { evalReportSchema, evalRunListSchema, evalRunResponseSchema, type EvalReportBody, type EvalRun } from '@zero/agent/wire/evals';
 import { api, type Credentials } from './api';
 
 /** How often a running run's report is read again (each read of the run also carries it on should its driver have died). */

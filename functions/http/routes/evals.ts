@@ -2,17 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { conflict, invalidField, notFound } from '@zero/agent/errors';
 import { requireAgent } from '@zero/agent/definitions/catalog';
-import {
-  createDatasetRequestSchema,
-  createEvalRunRequestSchema,
-  datasetListSchema,
-  datasetNameSchema,
-  datasetResponseSchema,
-  evalReportSchema,
-  evalRunListSchema,
-  evalRunResponseSchema,
-  type EvalRun,
-} from '@zero/agent/wire';
+import { createDatasetRequestSchema, createEvalRunRequestSchema, datasetListSchema, datasetNameSchema, datasetResponseSchema, evalReportSchema, evalRunListSchema, evalRunResponseSchema, type EvalRun } from '@zero/agent/wire/evals';
 import { describe, json, param, query } from '../declare';
 import type { AppDeps, Env } from '../env';
 import type { EvalDeps } from '@zero/runtime/evals/drive-eval';

@@ -1,39 +1,6 @@
 import type * as z from 'zod';
-import {
-  agentListSchema,
-  approvalResponseSchema,
-  archiveUploadSchema,
-  cancelResponseSchema,
-  chatResultSchema,
-  createdKeySchema,
-  errorResponseSchema,
-  keyListSchema,
-  projectDetailSchema,
-  projectListSchema,
-  sessionDetailSchema,
-  sessionListSchema,
-  sessionMemberResponseSchema,
-  sessionPermissionsSchema,
-  sessionResponseSchema,
-  switchAgentResponseSchema,
-  uploadTicketSchema,
-  type ChatRequestBody,
-  type CreateSessionRequest,
-  type PermissionMap,
-  type Role,
-  type UpdateSessionRequest,
-  type UploadRequest,
-  type UploadTicket,
-  createEvalRunRequestSchema,
-  datasetListSchema,
-  datasetResponseSchema,
-  evalReportSchema,
-  evalRunListSchema,
-  evalRunResponseSchema,
-  filesRewoundSchema,
-  projectFilesSchema,
-  type CreateDatasetRequest,
-} from '@zero/agent/wire';
+import { agentListSchema, approvalResponseSchema, archiveUploadSchema, cancelResponseSchema, chatResultSchema, createdKeySchema, errorResponseSchema, keyListSchema, projectDetailSchema, projectListSchema, sessionDetailSchema, sessionListSchema, sessionMemberResponseSchema, sessionPermissionsSchema, sessionResponseSchema, switchAgentResponseSchema, uploadTicketSchema, type ChatRequestBody, type CreateSessionRequest, type PermissionMap, type Role, type UpdateSessionRequest, type UploadRequest, type UploadTicket, filesRewoundSchema, projectFilesSchema } from '@zero/agent/wire';
+import { createEvalRunRequestSchema, datasetListSchema, datasetResponseSchema, evalReportSchema, evalRunListSchema, evalRunResponseSchema, type CreateDatasetRequest } from '@zero/agent/wire/evals';
 import { ZeroApiError, ZeroConnectionError, ZeroProtocolError } from './errors';
 import { RunStream, type FollowOptions } from './follow';
 

@@ -18,5 +18,4 @@ export * from './usage';
 export * from './operations';
 export * from './attachments';
 export * from './rewind';
-export * from './evals';
 export * from './system-prompt';

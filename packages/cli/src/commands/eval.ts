@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { evalVariantSchema, type EvalVariant } from '@zero/agent/wire';
+import { evalVariantSchema, type EvalVariant } from '@zero/agent/wire/evals';
 import { connect } from '../connect';
 import { CliError, EXIT } from '../exit';
 

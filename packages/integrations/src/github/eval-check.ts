@@ -1,4 +1,4 @@
-import type { EvalRun } from '@zero/agent/wire';
+import type { EvalRun } from '@zero/agent/wire/evals';
 import { log } from '@zero/agent/log/log';
 import type { EvalStore } from '@zero/runtime/evals/eval-store';
 import { evalReport, reportMarkdown } from '@zero/runtime/evals/report';

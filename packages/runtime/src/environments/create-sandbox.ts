@@ -1,7 +1,7 @@
 import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { LambdaSandbox } from './lambda/lambda-sandbox';
-import { LocalSandbox } from './local/bubblewrap';
-import type { Sandbox, SandboxSettings } from './sandbox';
+import type { LocalSandboxOptions } from './local/bubblewrap';
+import type { Sandbox, SandboxRunSpec, SandboxSettings } from './sandbox';
 
 /** How a deployment builds its sandboxes (`ZERO_SANDBOX`, `ZERO_BWRAP`, `ZERO_SANDBOX_FUNCTION`). */
 export interface SandboxOptions {
@@ -35,5 +35,27 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   if ((options.kind ?? 'local') === 'lambda') {
     return new LambdaSandbox({ functionName: options.functionName! });
   }
-  return new LocalSandbox({ bwrap: options.bwrap, outbound: options.outbound });
+  return new LazyLocalSandbox({ bwrap: options.bwrap, outbound: options.outbound });
+}
+
+/**
+ * The `local` kind, its code (bubblewrap's arguments, the egress proxy) loaded with its first use: a
+ * deployment whose commands run in the sandbox function never loads it, and no cold start does.
+ */
+class LazyLocalSandbox implements Sandbox {
+  readonly kind = 'local' as const;
+  private made?: Promise<Sandbox>;
+  constructor(private readonly options: LocalSandboxOptions) {}
+
+  availability() {
+    return this.sandbox().then((sandbox) => sandbox.availability());
+  }
+
+  run(spec: SandboxRunSpec) {
+    return this.sandbox().then((sandbox) => sandbox.run(spec));
+  }
+
+  private sandbox() {
+    return (this.made ??= import('./local/bubblewrap').then(({ LocalSandbox }) => new LocalSandbox(this.options)));
+  }
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { EvalCheck } from '@zero/agent/wire';
+import type { EvalCheck } from '@zero/agent/wire/evals';
 import type { CaseOutcome } from './case-outcome';
-import type { CheckResult } from '@zero/agent/wire';
+import type { CheckResult } from '@zero/agent/wire/evals';
 
 /** Reads a file of the case's project copy after its runs; undefined when there is none. */
 export type ReadProjectFile = (path: string) => Promise<string | undefined>;

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { datasetContentSchema, type Dataset, type DatasetContent, type EvalCase } from '@zero/agent/wire';
+import { datasetContentSchema, type Dataset, type DatasetContent, type EvalCase } from '@zero/agent/wire/evals';
 
 /** Why a dataset file could not be read: the line (JSONL) or the path of the offending field. */
 export class DatasetFileError extends Error {

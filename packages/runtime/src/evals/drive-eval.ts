@@ -7,11 +7,11 @@ import type { SessionRunnerDeps } from '../sessions/runner-deps';
 import { watchSession } from '../sessions/watch-session';
 import { gradeAgainstRubric } from '../outcomes/grade';
 import { rubricOf } from './dataset';
-import type { Dataset, EvalCase, EvalVariant } from '@zero/agent/wire';
+import type { Dataset, EvalCase, EvalVariant } from '@zero/agent/wire/evals';
 import { caseOutcome } from './case-outcome';
 import { runChecks } from './checks';
 import { caseSessionId } from './eval-run';
-import type { CaseResult, EvalRun } from '@zero/agent/wire';
+import type { CaseResult, EvalRun } from '@zero/agent/wire/evals';
 import type { EvalStore } from './eval-store';
 
 /**

@@ -1,6 +1,6 @@
 import type { ArtifactStore } from '../store/artifact-store';
-import { datasetSchema, type Dataset } from '@zero/agent/wire';
-import { caseResultSchema, evalRunSchema, type CaseResult, type EvalRun } from '@zero/agent/wire';
+import { datasetSchema, type Dataset } from '@zero/agent/wire/evals';
+import { caseResultSchema, evalRunSchema, type CaseResult, type EvalRun } from '@zero/agent/wire/evals';
 
 const pad = (n: number) => String(n).padStart(6, '0');
 const datasetPrefix = (name: string) => `evals/datasets/${name}/`;

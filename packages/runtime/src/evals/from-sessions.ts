@@ -1,6 +1,6 @@
 import type { SessionStore } from '../store/session-store';
 import { caseOutcome } from './case-outcome';
-import type { EvalCase, SessionPick } from '@zero/agent/wire';
+import type { EvalCase, SessionPick } from '@zero/agent/wire/evals';
 
 
 /**

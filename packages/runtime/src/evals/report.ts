@@ -1,5 +1,5 @@
-import type { Dataset } from '@zero/agent/wire';
-import type { CaseResult, EvalRun } from '@zero/agent/wire';
+import type { Dataset } from '@zero/agent/wire/evals';
+import type { CaseResult, EvalRun } from '@zero/agent/wire/evals';
 
 /** One variant's figures over its cases. */
 export interface VariantSummary {
