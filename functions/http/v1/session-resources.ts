@@ -26,7 +26,7 @@ export async function resourceOf(deps: V1Deps, user: AuthUser, params: SessionRe
   if (params.type === 'file') return fileResource(params, await new FileStore(deps.artifacts).get(params.file_id, user, `${field}.file_id`), field);
   if (params.type === 'memory_store') {
     const store = await new ApiMemoryStores(deps.artifacts).reachStore(user.id, params.memory_store_id).catch((error: unknown) => {
-      throw ZeroError.isInstance(error) && error.status === 404 ? notFound(`no memory store "${params.memory_store_id}"`, `${field}.memory_store_id`) : error;
+      throw ZeroError.isInstance(error) && error.status === 404 ? notFound(`${field}.memory_store_id: no memory store "${params.memory_store_id}"`, `${field}.memory_store_id`) : error;
     });
     return memoryStoreResource(params, store, field);
   }

@@ -29,6 +29,7 @@ import { resumeState } from './resume';
 import { selfHostedEnvironmentOf } from './session-environment';
 import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
+import { readSessionRecord } from '../store/session-record';
 
 /** How finely a session's `updated_at` follows its activity. */
 const ACTIVITY_GRAIN_MS = 60_000;
@@ -308,6 +309,10 @@ export async function runMessage(
 
     // A routed run uses only its routed tools (none: text only); its agent's MCP tools are not listed.
     if (agent && routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
+    // A session with memory stores attached (Managed Agents `resources`) reaches them with the memory tool.
+    if (agent && !routedTools && !agent.tools.includes('memory') && (await readSessionRecord(deps.artifacts, sessionId))?.resources?.some((r) => r.type === 'memory_store')) {
+      agent = { ...agent, tools: [...agent.tools, 'memory'] };
+    }
     agentOf = agent?.id;
     agentOfRun = agent;
     if (!agent) {
