@@ -93,6 +93,10 @@ describe('memory stores as session resources, through the official SDK', () => {
       { id: 'rules', input: { command: 'view', path: '/mnt/memory/policy/rules.md' } },
       { id: 'refused', input: { command: 'create', path: '/mnt/memory/policy/new.md', file_text: 'deploy anytime' } },
     ]);
+    // The prompt says where each store is, whether it may be written, and the attacher's instructions.
+    const system = JSON.stringify(h.fake.requests.at(-1)!.body.system);
+    expect(system).toContain('/mnt/memory/user-preferences (\\"User Preferences\\", read and write): What alice likes Check before answering.');
+    expect(system).toContain('/mnt/memory/policy (\\"Policy\\", read only)');
     expect(read).toMatchObject({ is_error: false });
     expect(read!.text).toContain('alice takes her coffee black');
     expect(wrote).toMatchObject({ is_error: false, text: expect.stringContaining('/mnt/memory/user-preferences/tea.md') });
@@ -102,7 +106,7 @@ describe('memory stores as session resources, through the official SDK', () => {
 
     const memories = valid(memoryPageSchema, await alice.beta.memoryStores.memories.list(prefs.id).then((p) => ({ data: p.data, next_page: p.next_page })));
     expect(memories.data.map((m) => m.path).sort()).toEqual(['/coffee.md', '/tea.md']);
-    const tea = memories.data.find((m) => m.path === '/tea.md')!;
+    const tea = memories.data.find((m) => m.type === 'memory' && m.path === '/tea.md')! as z.infer<typeof memorySchema>;
     expect(valid(memorySchema, await alice.beta.memoryStores.memories.retrieve(tea.id, { memory_store_id: prefs.id, view: 'full' })).content).toBe('alice drinks green tea after lunch');
     expect((await alice.beta.memoryStores.memories.list(policy.id)).data.map((m) => m.path)).toEqual(['/rules.md']);
 
