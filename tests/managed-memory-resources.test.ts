@@ -115,7 +115,7 @@ describe('memory stores as session resources, through the official SDK', () => {
     expect(gone).toMatchObject({ is_error: true, text: expect.stringContaining('attached: /mnt/memory/user-preferences') });
   });
 
-  it("refuses another user's store (404 naming memory_store_id), at create and with resources.add", async () => {
+  it("refuses another user's store (404 naming memory_store_id), at create and with resources.add, and two stores at one mount path", async () => {
     const secret = await alice.beta.memoryStores.create({ name: 'Secret' });
     const agent = await mallory.beta.agents.create({ name: 'Snoop', model: 'claude-sonnet-4-6' });
     const atCreate = await mallory.beta.sessions.create({ agent: agent.id, environment_id: ENV, resources: [{ type: 'memory_store', memory_store_id: secret.id }] }).catch((e: unknown) => e);
@@ -128,5 +128,14 @@ describe('memory stores as session resources, through the official SDK', () => {
     expect(added).toBeInstanceOf(Anthropic.NotFoundError);
     expect(errorText(added)).toContain('body.memory_store_id');
     expect((await mallory.beta.sessions.resources.list(session.id)).data).toEqual([]);
+
+    // Two stores of one name would share a mount path: the second is refused, naming it.
+    const twin = await alice.beta.memoryStores.create({ name: 'secret' });
+    const mine = await alice.beta.agents.create({ name: 'Owner', model: 'claude-sonnet-4-6' });
+    const clash = await alice.beta.sessions
+      .create({ agent: mine.id, environment_id: ENV, resources: [{ type: 'memory_store', memory_store_id: secret.id }, { type: 'memory_store', memory_store_id: twin.id, access: 'read_only' }] })
+      .catch((e: unknown) => e);
+    expect(clash).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(errorText(clash)).toContain('/mnt/memory/secret overlaps /mnt/memory/secret');
   });
 });

@@ -95,8 +95,8 @@ export function sessionResourceRoutes(deps: V1Deps) {
     const resource = find(current, id, c.req.param('resource_id'));
     throw invalidField(
       'authorization_token',
-      resource.type === 'file'
-        ? 'a file resource has no token to update; delete it and attach the file again to change it'
+      resource.type !== 'github_repository'
+        ? `a ${resource.type} resource has no token to update; delete it and attach it again to change it`
         : "Zero keeps no token in a session: public repositories are read anonymously, and an administrator's resources with the deployment's GitHub credentials",
     );
   });

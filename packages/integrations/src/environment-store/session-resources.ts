@@ -58,12 +58,15 @@ export function fileResource(params: Extract<SessionResourceParams, { type: 'fil
   return { type: 'file', id: newResourceId(), file_id: file.id, sha256: file.sha256, mount_path: mountPathOf(params.mount_path ?? `${WORKSPACE}/uploads/${file.filename}`, `${field}.mount_path`), created_at: now, updated_at: now };
 }
 
+/** A kept mount path as the API shows it: a memory store's is absolute, the others are under `/workspace`. */
+const shown = (mount: string) => (mount.startsWith('/') ? mount : `${WORKSPACE}/${mount}`);
+
 /** Refuses a second resource at the same mount path (or one inside another's), naming `field`. */
 export function checkMountPaths(resources: readonly SessionResource[], field: string): void {
   for (const [i, a] of resources.entries()) {
     for (const b of resources.slice(i + 1)) {
       if (a.mount_path === b.mount_path || b.mount_path.startsWith(`${a.mount_path}/`) || a.mount_path.startsWith(`${b.mount_path}/`)) {
-        throw invalidField(field, `${WORKSPACE}/${b.mount_path} overlaps ${WORKSPACE}/${a.mount_path}, already a mount path of the session`);
+        throw invalidField(field, `${shown(b.mount_path)} overlaps ${shown(a.mount_path)}, already a mount path of the session`);
       }
     }
   }
