@@ -177,7 +177,6 @@ except OSError as e:
       [{ type: 'github_repository', url: 'https://github.com/acme/widgets', authorization_token: 'ghp_x' }, 'resources.0.authorization_token'],
       [{ type: 'github_repository', url: 'https://gitlab.com/acme/widgets' }, 'resources.0.url'],
       [{ type: 'github_repository', url: 'https://github.com/acme/widgets', mount_path: '/etc/x' }, 'resources.0.mount_path'],
-      [{ type: 'memory_store', memory_store_id: 'memstore_1' }, 'resources.0.type'],
     ] as const) {
       const refused = await postJson(`${h.url}/v1/sessions`, { agent: 'commander', environment_id: 'env_zero_lambda', resources: [resource] });
       expect({ field, status: refused.status }).toEqual({ field, status: 400 });

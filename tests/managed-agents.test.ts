@@ -222,8 +222,8 @@ describe("Anthropic's Managed Agents API, through the official SDK", () => {
     expect((error as Error).message).toContain('env_elsewhere');
     for (const [params, field] of [
       [{ budget: { type: 'limit', max_list_cost: { amount: '1', currency: 'USD' } } }, 'budget'],
-      // Repositories and files are mounted into the working copy (tests/environment-settings.test.ts, tests/session-resources.test.ts); memory stores are not yet.
-      [{ resources: [{ type: 'memory_store', memory_store_id: 'memstore_1' }] }, 'resources.0.type'],
+      // Repositories and files are mounted into the working copy (tests/environment-settings.test.ts, tests/session-resources.test.ts); a memory store must be the caller's (tests/managed-memory-resources.test.ts).
+      [{ resources: [{ type: 'memory_store', memory_store_id: 'memstore_1' }] }, 'resources.0.memory_store_id'],
     ] as const) {
       const refused = await client.beta.sessions.create({ agent: agent.id, environment_id: ENV, ...(params as object) }).catch((e: unknown) => e);
       expect((refused as Error).message).toContain(field);

@@ -98,7 +98,8 @@ describe("a session's resources, through the official SDK", () => {
     const memory = await alice.beta.sessions
       .create({ agent: agent.id, environment_id: ENV, resources: [{ type: 'memory_store', memory_store_id: 'memstore_1' }] })
       .catch((e: unknown) => e);
-    expect(memory).toBeInstanceOf(Anthropic.BadRequestError);
-    expect(errorOf(memory).message).toContain('memory_store resources are not supported yet');
+    // A memory store is attached by its owner only (tests/managed-memory-resources.test.ts): an unknown one is a 404 naming the field.
+    expect(memory).toBeInstanceOf(Anthropic.NotFoundError);
+    expect(errorOf(memory).message).toContain('resources.0.memory_store_id');
   });
 });

@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { invalidField, notFound } from '@zero/agent/errors';
+import { ZeroError, invalidField, notFound } from '@zero/agent/errors';
 import type { AuthUser } from '@zero/runtime/auth/authenticator';
 import { BlobStore } from '@zero/runtime/files/blob-store';
 import { FileStore } from '@zero/runtime/files/file-store';
+import { ApiMemoryStores } from '@zero/runtime/memory/api-stores';
 import type { SessionResource } from '@zero/runtime/store/session-record';
 import { writeSessionRecord, type ManagedSessionRecord } from '@zero/runtime/store/session-record';
-import { checkMountPaths, fileResource, githubRepositoryResource, memoryStoreRefusal, sessionResourceParams, sessionResourceView, type SessionResourceParams } from '@zero/integrations/environment-store';
+import { checkMountPaths, fileResource, githubRepositoryResource, memoryStoreResource, sessionResourceParams, sessionResourceView, type SessionResourceParams } from '@zero/integrations/environment-store';
 import { json, query } from './validate';
 import type { Env } from '../env';
 import type { V1Deps } from './deps';
@@ -18,11 +19,17 @@ export const MAX_SESSION_RESOURCES = 20;
 
 /**
  * A resource from its params, checked and nothing written: a repository (see githubRepositoryResource),
- * a file the caller may reach (their own; an administrator any), a memory store refused by name.
+ * a file the caller may reach (their own; an administrator any), a memory store of the caller's
+ * (another user's is a 404 naming `memory_store_id`).
  */
 export async function resourceOf(deps: V1Deps, user: AuthUser, params: SessionResourceParams, field: string): Promise<SessionResource> {
   if (params.type === 'file') return fileResource(params, await new FileStore(deps.artifacts).get(params.file_id, user, `${field}.file_id`), field);
-  if (params.type === 'memory_store') throw memoryStoreRefusal(field);
+  if (params.type === 'memory_store') {
+    const store = await new ApiMemoryStores(deps.artifacts).reachStore(user.id, params.memory_store_id).catch((error: unknown) => {
+      throw ZeroError.isInstance(error) && error.status === 404 ? notFound(`${field}.memory_store_id: no memory store "${params.memory_store_id}"`, `${field}.memory_store_id`) : error;
+    });
+    return memoryStoreResource(params, store, field);
+  }
   return githubRepositoryResource(params, user.admin, field);
 }
 
@@ -88,8 +95,8 @@ export function sessionResourceRoutes(deps: V1Deps) {
     const resource = find(current, id, c.req.param('resource_id'));
     throw invalidField(
       'authorization_token',
-      resource.type === 'file'
-        ? 'a file resource has no token to update; delete it and attach the file again to change it'
+      resource.type !== 'github_repository'
+        ? `a ${resource.type} resource has no token to update; delete it and attach it again to change it`
         : "Zero keeps no token in a session: public repositories are read anonymously, and an administrator's resources with the deployment's GitHub credentials",
     );
   });

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
-import type { FileResource, GitHubRepositoryResource, SessionResource } from '@zero/runtime/store/session-record';
+import type { FileResource, GitHubRepositoryResource, MemoryStoreResource, SessionResource } from '@zero/runtime/store/session-record';
+import type { ApiMemoryStore } from '@zero/runtime/memory/api-stores';
 import type { FileRecord } from '@zero/runtime/files/file-store';
 import { normalizeProjectFolder, PathError } from '@zero/runtime/projects/paths';
 
 /** Where a session's working copy is, inside its sandbox (`SANDBOX_WORKSPACE`). */
 const WORKSPACE = '/workspace';
 
-/** One of `resources` of `POST /v1/sessions` (`BetaManagedAgentsGitHubRepositoryResourceParams` and the other types, refused by name). */
+/** One of `resources` of `POST /v1/sessions` (`BetaManagedAgentsGitHubRepositoryResourceParams`, `…FileResourceParams`, `…MemoryStoreResourceParam`). */
 export const sessionResourceParams = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('github_repository'),
@@ -23,7 +24,12 @@ export const sessionResourceParams = z.discriminatedUnion('type', [
     mount_path: z.string().max(1024).nullish(),
   }),
   z.strictObject({ type: z.literal('file'), file_id: z.string().min(1).max(100), mount_path: z.string().max(1024).nullish() }),
-  z.looseObject({ type: z.literal('memory_store') }),
+  z.strictObject({
+    type: z.literal('memory_store'),
+    memory_store_id: z.string().min(1).max(100),
+    access: z.enum(['read_write', 'read_only']).nullish(),
+    instructions: z.string().max(4096).nullish(),
+  }),
 ]);
 export type SessionResourceParams = z.infer<typeof sessionResourceParams>;
 
@@ -52,27 +58,58 @@ export function fileResource(params: Extract<SessionResourceParams, { type: 'fil
   return { type: 'file', id: newResourceId(), file_id: file.id, sha256: file.sha256, mount_path: mountPathOf(params.mount_path ?? `${WORKSPACE}/uploads/${file.filename}`, `${field}.mount_path`), created_at: now, updated_at: now };
 }
 
+/** A kept mount path as the API shows it: a memory store's is absolute, the others are under `/workspace`. */
+const shown = (mount: string) => (mount.startsWith('/') ? mount : `${WORKSPACE}/${mount}`);
+
 /** Refuses a second resource at the same mount path (or one inside another's), naming `field`. */
 export function checkMountPaths(resources: readonly SessionResource[], field: string): void {
   for (const [i, a] of resources.entries()) {
     for (const b of resources.slice(i + 1)) {
       if (a.mount_path === b.mount_path || b.mount_path.startsWith(`${a.mount_path}/`) || a.mount_path.startsWith(`${b.mount_path}/`)) {
-        throw invalidField(field, `${WORKSPACE}/${b.mount_path} overlaps ${WORKSPACE}/${a.mount_path}, already a mount path of the session`);
+        throw invalidField(field, `${shown(b.mount_path)} overlaps ${shown(a.mount_path)}, already a mount path of the session`);
       }
     }
   }
 }
 
-/** The refusal of a memory_store resource: the memory stores API is not part of this deployment. */
+/** Where the memory tool reaches attached memory stores: `/mnt/memory/<slug of the store's name>`. */
+export const MEMORY_MOUNT_ROOT = '/mnt/memory';
+
+/** A deployment's refusal of a memory_store resource: a store is attached to each session it starts. */
 export const memoryStoreRefusal = (field: string) =>
-  invalidField(`${field}.type`, "memory_store resources are not supported yet: Zero's memory stores API (/v1/memory_stores) is not part of this deployment; attach files or a github_repository, or use Zero's memory tools");
+  invalidField(`${field}.type`, 'memory_store resources are not supported on a deployment yet: attach the store to each session it starts (client.beta.sessions.resources.add)');
+
+/**
+ * A memory store resource as the session keeps it: the caller's store (reached by the caller, so
+ * another user's is a 404), `read_write` unless asked otherwise, its name and description
+ * snapshotted, mounted at `/mnt/memory/<slug of its name>` (the store id when the name has no
+ * letter or digit). Two stores of one name in a session are refused by checkMountPaths.
+ */
+export function memoryStoreResource(params: Extract<SessionResourceParams, { type: 'memory_store' }>, store: ApiMemoryStore, field: string): MemoryStoreResource {
+  if (store.archived_at) throw invalidField(`${field}.memory_store_id`, `memory store "${store.id}" is archived`);
+  const slug = store.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || store.id;
+  const now = new Date().toISOString();
+  return {
+    type: 'memory_store',
+    id: newResourceId(),
+    memory_store_id: store.id,
+    owner: store.owner,
+    access: params.access ?? 'read_write',
+    instructions: params.instructions ?? null,
+    name: store.name,
+    description: store.description,
+    mount_path: `${MEMORY_MOUNT_ROOT}/${slug}`,
+    created_at: now,
+    updated_at: now,
+  };
+}
 
 /**
  * A repository resource as the session keeps it. The URL names a repository on github.com
  * (`https://github.com/owner/name`, optionally `.git`); the mount path is under `/workspace`
  * (default `/workspace/<name>`). Tokens are refused: Zero keeps no secret in a session; an
  * administrator's resource is read with the deployment's GitHub credentials, anyone else's
- * anonymously (public repositories). Memory stores are refused by name. Throws a 400
+ * anonymously (public repositories). Memory stores are refused (deployments). Throws a 400
  * naming `field`.
  */
 export function githubRepositoryResource(params: SessionResourceParams, admin: boolean, field: string): GitHubRepositoryResource {
@@ -99,8 +136,12 @@ export function githubRepositoryResource(params: SessionResourceParams, admin: b
   };
 }
 
-/** A kept resource as the API shows it (`BetaManagedAgentsGitHubRepositoryResource`, `BetaManagedAgentsFileResource`). */
+/** A kept resource as the API shows it (`BetaManagedAgentsGitHubRepositoryResource`, `…FileResource`, `…MemoryStoreResource`). */
 export function sessionResourceView(resource: SessionResource) {
+  if (resource.type === 'memory_store') {
+    const { id, type, memory_store_id, access, instructions, name, description, mount_path, created_at, updated_at } = resource;
+    return { id, type, memory_store_id, access, instructions, name, description, mount_path, created_at, updated_at };
+  }
   const mount_path = `${WORKSPACE}/${resource.mount_path}`;
   if (resource.type === 'file') {
     const { id, type, file_id, created_at, updated_at } = resource;

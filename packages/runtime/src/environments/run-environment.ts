@@ -1,5 +1,5 @@
 import type { SandboxLimits } from './sandbox';
-import { readSessionRecord, type SessionResource } from '../store/session-record';
+import { readSessionRecord, type MemoryStoreResource, type SessionResource } from '../store/session-record';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { EnvironmentLimits, EnvironmentNetwork, EnvironmentRecord } from '../store/items/environment';
 import { defaultEnvironment, DEFAULT_ENVIRONMENT_ID, type EnvironmentStore } from './environment-store';
@@ -10,7 +10,8 @@ export const PACKAGE_MANAGER_HOSTS = ['registry.npmjs.org', 'registry.yarnpkg.co
 /** What a session's commands run under: its environment as it is now, and the repositories and files mounted into its working copy. */
 export interface RunEnvironment {
   environment: EnvironmentRecord;
-  resources: SessionResource[];
+  /** Memory stores are not in the working copy: the memory tool reaches them. */
+  resources: Exclude<SessionResource, MemoryStoreResource>[];
 }
 
 /**
@@ -24,7 +25,7 @@ export async function runEnvironment(deps: { artifacts: ArtifactStore; environme
   const id = record?.environment_id ?? DEFAULT_ENVIRONMENT_ID;
   const environment = deps.environments ? await deps.environments.get(id) : id === DEFAULT_ENVIRONMENT_ID ? defaultEnvironment() : undefined;
   if (!environment) throw new Error(`the session's environment "${id}" no longer exists, so its commands cannot run`);
-  return { environment, resources: record?.resources ?? [] };
+  return { environment, resources: (record?.resources ?? []).filter((r) => r.type !== 'memory_store') };
 }
 
 /** An environment's limits as a sandbox takes them; an absent one stays the deployment's. */

@@ -29,6 +29,8 @@ import { resumeState } from './resume';
 import { selfHostedEnvironmentOf } from './session-environment';
 import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
+import { readSessionRecord } from '../store/session-record';
+import { attachedStoresSection } from '../memory/attached-stores';
 
 /** How finely a session's `updated_at` follows its activity. */
 const ACTIVITY_GRAIN_MS = 60_000;
@@ -308,6 +310,14 @@ export async function runMessage(
 
     // A routed run uses only its routed tools (none: text only); its agent's MCP tools are not listed.
     if (agent && routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
+    // A session with memory stores attached (Managed Agents `resources`) reaches them with the memory tool; its prompt says where.
+    if (agent && !routedTools) {
+      const attached = ((await readSessionRecord(deps.artifacts, sessionId))?.resources ?? []).filter((r) => r.type === 'memory_store');
+      if (attached.length) {
+        const section = attachedStoresSection(attached);
+        agent = { ...agent, tools: agent.tools.includes('memory') ? agent.tools : [...agent.tools, 'memory'], extra: agent.extra ? `${agent.extra}\n\n${section}` : section };
+      }
+    }
     agentOf = agent?.id;
     agentOfRun = agent;
     if (!agent) {

@@ -42,8 +42,29 @@ export const fileResourceSchema = z.object({
 });
 export type FileResource = z.infer<typeof fileResourceSchema>;
 
-/** What a session mounts into its working copy. */
-export const sessionResourceSchema = z.discriminatedUnion('type', [githubRepositoryResourceSchema, fileResourceSchema]);
+/**
+ * A Managed Agents memory store (`memstore_…`) of the session's owner, attached at attach time:
+ * the memory tool reaches its memories under `mount_path` (`/mnt/memory/<slug>`, absolute, not in
+ * the working copy), reading always and writing only when `access` is `read_write`. `name` and
+ * `description` are snapshots; `owner` is whose store it is (never shown).
+ */
+export const memoryStoreResourceSchema = z.object({
+  type: z.literal('memory_store'),
+  id: z.string(),
+  memory_store_id: z.string(),
+  owner: z.string(),
+  access: z.enum(['read_write', 'read_only']),
+  instructions: z.string().nullable(),
+  name: z.string(),
+  description: z.string(),
+  mount_path: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type MemoryStoreResource = z.infer<typeof memoryStoreResourceSchema>;
+
+/** What a session mounts into its working copy, and the memory stores its memory tool reaches. */
+export const sessionResourceSchema = z.discriminatedUnion('type', [githubRepositoryResourceSchema, fileResourceSchema, memoryStoreResourceSchema]);
 export type SessionResource = z.infer<typeof sessionResourceSchema>;
 
 /**
