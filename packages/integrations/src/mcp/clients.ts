@@ -7,6 +7,7 @@ import type { McpConnection, McpConnectionOptions, McpStatus } from './connectio
 import { referencedSecrets } from './secrets';
 import type { McpServerStore } from './server-store';
 import { log } from '@zero/agent/log/log';
+import { mcpToolName } from './tool-name';
 
 // The connection (and the MCP SDK behind it) and the result mapping load with the first MCP server used, not at cold start.
 let connectionModule: Promise<typeof import('./connection')> | undefined;
@@ -23,10 +24,7 @@ const MAX_DESCRIPTION = 4000;
 /** How long this instance reuses the list of deployment-wide servers (a change made through this instance applies at once). */
 const DEPLOYMENT_LIST_TTL_MS = 5_000;
 
-/** `create-issue` → itself; characters the model's tool names cannot hold become `_`; the whole name at most 128. */
-export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 128);
-}
+export { mcpToolName } from './tool-name';
 
 /**
  * The MCP servers of a deployment as this warm instance knows them: one
