@@ -141,12 +141,12 @@ export class McpClients implements AgentToolSource {
   }
 
   /**
-   * The session's vault credential for a remote server that sets no Authorization header of its own;
+   * The session's vault credential for a remote server that sets no Authorization header (nor OAuth) of its own;
    * undefined when there is none or the vaults cannot be read (the server is then called without one).
    */
   private async bearer(server: AgentServer, sessionId: string): Promise<McpBearer | undefined> {
     const { config } = server;
-    if (!this.options.bearerFor || config.type === 'stdio' || Object.keys(config.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')) return undefined;
+    if (!this.options.bearerFor || config.type === 'stdio' || config.oauth || Object.keys(config.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')) return undefined;
     try {
       return await this.options.bearerFor(sessionId, config.url);
     } catch (error) {
