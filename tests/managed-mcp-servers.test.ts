@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import Anthropic from '@anthropic-ai/sdk';
+import { createDynamoClient } from '@zero/runtime/store/clients';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, DEV_KEY, type Harness } from './support/harness';
 import { startWhoamiServer } from './support/mcp-servers';
@@ -39,6 +41,14 @@ describe('Managed Agents mcp_servers: MCP servers authorized by a session vault 
     await Promise.all([keyed?.close(), open?.close()]);
     await rm(dataDir, { recursive: true, force: true });
   });
+
+  /** Everything the deployment stored: the bucket's objects and the table's items, as text. */
+  async function everythingStored(): Promise<string> {
+    const objects = await h.server.runtime.artifacts.list('');
+    const texts = await Promise.all(objects.map(async ({ key }) => `${key}\n${(await h.server.runtime.artifacts.getText(key)) ?? ''}`));
+    const items = await createDynamoClient(h.stack.store).send(new ScanCommand({ TableName: h.stack.store.table }));
+    return [...texts, JSON.stringify(items.Items ?? [])].join('\n');
+  }
 
   it('refuses a toolset naming no listed server and a server no toolset references, naming the field', async () => {
     const unknownServer = await client.beta.agents
@@ -110,5 +120,35 @@ describe('Managed Agents mcp_servers: MCP servers authorized by a session vault 
     expect(JSON.stringify(events)).not.toContain(SECRET);
     expect(JSON.stringify(h.fake.requests.map((r) => r.body))).not.toContain(SECRET);
     expect(JSON.stringify(valid(eventPageSchema, await client.beta.sessions.events.list(session.id, { limit: 100 })))).not.toContain(SECRET);
+    expect(await everythingStored()).not.toContain(SECRET);
+  });
+
+  it('calls a server without credentials when the session has no vault: it refuses (401), lists no tools, and a call of one is an error result', async () => {
+    const agent = valid(
+      agentSchema,
+      await client.beta.agents.create({
+        name: 'No vault',
+        model: 'claude-sonnet-4-6',
+        mcp_servers: [{ type: 'url', name: 'keyed', url: keyed.url }],
+        tools: [{ type: 'mcp_toolset', mcp_server_name: 'keyed', default_config: { permission_policy: { type: 'always_allow' } } }],
+      }),
+    );
+    const session = valid(sessionSchema, await client.beta.sessions.create({ agent: agent.id, environment_id: ENV }));
+    const before = keyed.state.authorizations.length;
+    h.fake.script({ toolCalls: [{ id: 'call_refused', name: 'mcp__keyed__whoami', input: {} }] }, { text: 'It refused.' });
+    const stream = await client.beta.sessions.events.stream(session.id);
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Who am I?' }] }] });
+    const events: SessionEvent[] = [];
+    for await (const raw of stream) {
+      const event = valid(sessionEventSchema, raw);
+      events.push(event);
+      if (event.type === 'session.status_idle') break;
+    }
+    expect(keyed.state.authorizations.length).toBeGreaterThan(before);
+    expect(new Set(keyed.state.authorizations.slice(before))).toEqual(new Set(['']));
+    const result = events.find((e) => e.type === 'agent.tool_result' && e.tool_use_id === 'call_refused');
+    expect(result).toMatchObject({ is_error: true });
+    // The server's tools could not be listed: the run has none of them, and the call says which tool it lacks.
+    expect(JSON.stringify(result)).toContain('Unknown tool \\"mcp__keyed__whoami\\"');
   });
 });
