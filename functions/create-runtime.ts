@@ -241,6 +241,11 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       toolsTtlMs: config.mcp?.toolsTtlMs ?? 5 * 60_000,
       // Lambda cannot start processes: a stdio server is refused there, with the reason.
       canSpawn: !process.env.AWS_LAMBDA_FUNCTION_NAME,
+      // A session's vault credential bound to a server's URL authorizes it (read when a run lists the server's tools).
+      bearerFor: async (sessionId, url) => {
+        const { sessionMcpBearer } = await import('@zero/runtime/vaults/session-mcp-bearer');
+        return sessionMcpBearer({ artifacts, vaults: () => (vaults ??= vaultStore(artifacts, config.vaultKey, s3)) }, sessionId, url);
+      },
     }),
     budgets: config.budgets === false ? undefined : loadBudgets(db, config.store.table, config.budgets ?? {}),
     rateLimits,

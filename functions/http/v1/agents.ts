@@ -15,6 +15,7 @@ import {
   type ManagedAgentVersion,
 } from '@zero/integrations/managed';
 import { skillsOf } from '@zero/integrations/managed/agent-skills';
+import { checkMcpReferences } from '@zero/integrations/managed/agent-mcp';
 import { multiagentOf } from '@zero/integrations/managed/multiagent';
 import { skillStore } from '@zero/runtime/skills/skill-store';
 import { json, query } from './validate';
@@ -31,6 +32,9 @@ export function agentRoutes(deps: V1Deps) {
   app.post('/agents', json(agentCreateParamsSchema), async (c) => {
     const params = c.req.valid('json');
     refuseUnsupported(params);
+    const tools = toolsOf(params.tools ?? [], deps.tools.names());
+    const mcpServers = params.mcp_servers ?? [];
+    checkMcpReferences(mcpServers, tools);
     const now = new Date().toISOString();
     const doc: ManagedAgentVersion = {
       v: 2,
@@ -40,7 +44,8 @@ export function agentRoutes(deps: V1Deps) {
       description: params.description ?? null,
       system: params.system ?? null,
       model: modelOf(params.model),
-      tools: toolsOf(params.tools ?? [], deps.tools.names()),
+      tools,
+      mcp_servers: mcpServers,
       metadata: params.metadata ?? {},
       skills: await skillsOf(params.skills ?? [], c.get('user').id, skillStore(deps.artifacts)),
       multiagent: params.multiagent ? await multiagentOf(params.multiagent, deps) : null,
@@ -66,11 +71,15 @@ export function agentRoutes(deps: V1Deps) {
     // Only its owner and administrators change an agent; anyone else learns nothing from the refusal (the store checks again).
     if (!mayChangeAgent(agent, c.get('user'))) throw notFound(`no agent "${c.req.param('id')}"`, 'agent_id');
     if (agent.archived_at) throw invalidField('agent_id', 'the agent is archived');
-    refuseUnsupported({ ...params, tools: params.tools ?? undefined, metadata: undefined });
+    refuseUnsupported({ ...params, tools: params.tools ?? undefined, mcp_servers: undefined, metadata: undefined });
     const newest = agent.versions.at(-1)!;
     if (params.version !== undefined && params.version !== newest.version) {
       throw conflict(`the agent is at version ${newest.version}, not ${params.version}: read it again and reapply the change`, { field: 'version' });
     }
+    // `mcp_servers` and `tools` each replace in full when given; the result must reference every server it lists.
+    const tools = params.tools === undefined ? newest.tools : toolsOf(params.tools ?? [], deps.tools.names());
+    const mcpServers = params.mcp_servers === undefined ? newest.mcp_servers : (params.mcp_servers ?? []);
+    checkMcpReferences(mcpServers, tools);
     const metadata = { ...newest.metadata };
     for (const [key, value] of Object.entries(params.metadata ?? {})) {
       if (value === null) delete metadata[key];
@@ -83,7 +92,8 @@ export function agentRoutes(deps: V1Deps) {
       description: params.description === undefined ? newest.description : params.description,
       system: params.system === undefined ? newest.system : params.system,
       model: params.model === undefined ? newest.model : modelOf(params.model),
-      tools: params.tools === undefined ? newest.tools : toolsOf(params.tools ?? [], deps.tools.names()),
+      tools,
+      mcp_servers: mcpServers,
       metadata: params.metadata === null ? {} : metadata,
       // Skills are the agent owner's: an administrator's update attaches the owner's, not their own.
       skills: params.skills === undefined ? newest.skills : await skillsOf(params.skills ?? [], newest.owner, skillStore(deps.artifacts)),

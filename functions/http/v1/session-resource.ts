@@ -23,7 +23,7 @@ export async function sessionResource(deps: V1Deps, meta: SessionMeta, record?: 
   ]);
   const { type: _type, created_at: _c, updated_at: _u, archived_at: _a, metadata: _m, ...agentFields } = agent
     ? agentResource(agent.doc)
-    : agentResource({ v: 2, id: meta.agent_id, version: 1, name: meta.agent_id, description: null, system: null, model: { id: deps.defaultModel }, tools: [], metadata: {}, skills: [], multiagent: null, created_at: '', updated_at: '', archived_at: null, owner: null });
+    : agentResource({ v: 2, id: meta.agent_id, version: 1, name: meta.agent_id, description: null, system: null, model: { id: deps.defaultModel }, tools: [], mcp_servers: [], metadata: {}, skills: [], multiagent: null, created_at: '', updated_at: '', archived_at: null, owner: null });
   return {
     type: 'session' as const,
     id: meta.session_id,

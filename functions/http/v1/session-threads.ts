@@ -105,7 +105,7 @@ export function sessionThreadRoutes(deps: V1Deps) {
   /** The agent a thread runs (`BetaManagedAgentsSessionThreadAgent`), the version it ran. */
   const threadAgent = async (zeroAgentId: string) => {
     const found = await agentOfSession(deps, zeroAgentId);
-    const doc = found?.doc ?? { v: 2 as const, id: zeroAgentId, version: 1, name: zeroAgentId, description: null, system: null, model: { id: deps.defaultModel }, tools: [], metadata: {}, skills: [], multiagent: null, created_at: '', updated_at: '', archived_at: null, owner: null };
+    const doc = found?.doc ?? { v: 2 as const, id: zeroAgentId, version: 1, name: zeroAgentId, description: null, system: null, model: { id: deps.defaultModel }, tools: [], mcp_servers: [], metadata: {}, skills: [], multiagent: null, created_at: '', updated_at: '', archived_at: null, owner: null };
     const { created_at: _c, updated_at: _u, archived_at: _a, metadata: _m, multiagent: _ma, ...agent } = agentResource(doc);
     return agent;
   };

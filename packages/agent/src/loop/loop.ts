@@ -436,7 +436,7 @@ async function runSteps<S extends object>(context: LoopContext<S>, emit: Emit): 
  * granted to the agent for this run only (a resumed run lists them again).
  */
 async function withFoundTools<S extends object>(c: LoopContext<S>): Promise<LoopContext<S>> {
-  const fromServers = c.deps.mcp ? await c.deps.mcp.toolsFor(c.run.agent).catch(() => []) : [];
+  const fromServers = c.deps.mcp ? await c.deps.mcp.toolsFor(c.run.agent, { sessionId: c.run.sessionId }).catch(() => []) : [];
   // A run of a plan reports its progress through the plan's steps (see plan/progress.ts).
   const found = c.run.options?.planSteps?.length ? [...fromServers, createPlanProgressTool(c.run.options?.planSteps)] : fromServers;
   if (found.length === 0) return c;

@@ -176,7 +176,8 @@ export interface ToolSpec<I = unknown, S extends object = {}> {
  * servers' tools). Must not throw: a source that cannot answer gives what it can.
  */
 export interface AgentToolSource<S extends object = any> {
-  toolsFor(agent: AgentDefinition): Promise<ToolSpec<any, S>[]>;
+  /** `run.sessionId`: the session the tools are for (its vault credentials may authorize its servers). */
+  toolsFor(agent: AgentDefinition, run?: { sessionId: string }): Promise<ToolSpec<any, S>[]>;
 }
 
 /** What `defineTool` takes: a tool whose input type is inferred from its schema `Sch`, over the services `S`. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { mcpServerDefinitionSchema, mcpToolsetSchema } from './agent-mcp';
 
 /**
  * The stored form of one version of an agent made through the Managed Agents API
@@ -45,7 +46,9 @@ const versionFields = {
   description: z.string().nullable(),
   system: z.string().nullable(),
   model: managedModelSchema,
-  tools: z.array(z.discriminatedUnion('type', [agentToolsetSchema, customToolSchema])),
+  tools: z.array(z.discriminatedUnion('type', [agentToolsetSchema, customToolSchema, mcpToolsetSchema])),
+  /** The MCP servers its `mcp_toolset` tools reach, by URL (none in versions written before MCP servers). */
+  mcp_servers: z.array(mcpServerDefinitionSchema).default([]),
   metadata: z.record(z.string(), z.string()),
   /** Custom skills, each pinned to the version it resolved to when the version was written (none in versions written before skills). */
   skills: z.array(z.object({ type: z.literal('custom'), skill_id: z.string(), version: z.string() })).default([]),
@@ -82,7 +85,6 @@ export function agentResource(doc: ManagedAgentVersion) {
     ...rest,
     tools: rest.tools.map(toolResource),
     execution_identity: { type: 'service_account' as const },
-    mcp_servers: [],
   };
 }
 export type AgentResource = ReturnType<typeof agentResource>;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
 import type { ManagedAgentVersion, PermissionPolicy } from './agent-document';
 import { TOOLSET_TOOLS, type ToolsetToolName } from './toolset';
+import { mcpServersParams, mcpToolsetOf, mcpToolsetParams } from './agent-mcp';
 
 const toolsetNames = Object.keys(TOOLSET_TOOLS) as [ToolsetToolName, ...ToolsetToolName[]];
 
@@ -28,7 +29,7 @@ const customToolParams = z.strictObject({
   input_schema: z.looseObject({ type: z.literal('object', 'must be a JSON Schema of type "object"') }),
 });
 
-const toolParams = z.union([toolsetParams, customToolParams, z.looseObject({ type: z.literal('mcp_toolset') })]);
+const toolParams = z.union([toolsetParams, customToolParams, mcpToolsetParams]);
 
 const modelParams = z.union([
   z.string().min(1).max(100),
@@ -78,7 +79,7 @@ export const agentCreateParamsSchema = z.strictObject({
   system: z.string().max(100_000).nullish(),
   tools: z.array(toolParams).max(128).optional(),
   metadata: metadata.optional(),
-  mcp_servers: z.array(z.unknown()).optional(),
+  mcp_servers: mcpServersParams.optional(),
   skills: z.array(skillParams).max(MAX_AGENT_SKILLS, `at most ${MAX_AGENT_SKILLS} skills`).optional(),
   multiagent: multiagentParams.nullish(),
   execution_identity: z.unknown().optional(),
@@ -90,13 +91,13 @@ export const agentUpdateParamsSchema = z.strictObject({
   ...agentCreateParamsSchema.partial().shape,
   metadata: z.record(z.string().max(64), z.string().max(512).nullable()).nullish(),
   tools: z.array(toolParams).max(128).nullish(),
+  mcp_servers: mcpServersParams.nullish(),
   version: z.number().int().positive().optional(),
 });
 export type AgentUpdateParams = z.infer<typeof agentUpdateParamsSchema>;
 
 /** Refuses, naming the field, what Zero cannot honour rather than dropping it. */
 export function refuseUnsupported(params: Partial<AgentCreateParams>) {
-  if (params.mcp_servers?.length) throw invalidField('mcp_servers', 'MCP servers are not supported through the Managed Agents API yet; define them in an agent file (agents/*.md, `mcpServers:`)');
   if (params.execution_identity != null && (params.execution_identity as { type?: unknown }).type !== 'service_account') {
     throw invalidField('execution_identity', 'Zero runs every agent as its own Lambda role (service_account)');
   }
@@ -104,9 +105,6 @@ export function refuseUnsupported(params: Partial<AgentCreateParams>) {
     if (params.model.speed === 'fast') throw invalidField('model.speed', 'Zero has no fast mode');
     if (params.model.inference_geo) throw invalidField('model.inference_geo', 'Zero calls the model where its deployment says');
   }
-  params.tools?.forEach((tool, i) => {
-    if (tool.type === 'mcp_toolset') throw invalidField(`tools.${i}`, 'mcp_toolset is not supported through the Managed Agents API yet');
-  });
 }
 
 /** The model as stored: an id, and an effort Zero maps to a thinking budget (low, medium, high). */
@@ -134,6 +132,7 @@ export function toolsOf(tools: NonNullable<AgentCreateParams['tools']>, known: R
       custom.add(t.name);
       return { type: 'custom' as const, name: t.name, description: t.description, input_schema: t.input_schema };
     }
+    if (tool.type === 'mcp_toolset') return mcpToolsetOf(tool as z.infer<typeof mcpToolsetParams>);
     const toolset = tool as z.infer<typeof toolsetParams>;
     const defaults = { enabled: toolset.default_config?.enabled ?? true, permission_policy: toolset.default_config?.permission_policy ?? DEFAULT_POLICY };
     const given = new Map((toolset.configs ?? []).map((c, j) => [c.name, { c, j }]));

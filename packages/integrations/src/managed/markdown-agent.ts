@@ -32,6 +32,7 @@ export function markdownAgentVersion(agent: AgentDefinition, defaultModel: strin
         })),
       },
     ],
+    mcp_servers: [],
     metadata: { source: `agents/${agent.id}.md` },
     // A file's skills are names resolved per session (the starter's skills): no version to pin here.
     skills: [],

@@ -4,6 +4,7 @@ import type { PermissionMap } from '@zero/agent/wire';
 import { pinnedAgentId, rosterCatalogId, type ManagedAgentVersion } from './agent-document';
 import { SKILL_TOOL } from '@zero/agent/definitions/claude-code-tools';
 import { TOOLSET_TOOLS, type ToolsetToolName } from './toolset';
+import { mcpToolName } from '../mcp/tool-name';
 
 /** Zero's tool that hands a task to another agent (runtime's tools/delegate-agent.ts). */
 const DELEGATE_TOOL = 'delegate_agent';
@@ -29,6 +30,7 @@ export function definitionOf(doc: ManagedAgentVersion, pinned: boolean): AgentDe
       if (rule) permissions[name] = rule;
     }
   }
+  const mcp = mcpOf(doc, permissions);
   // Its skills are its owner's, who attached them: a run reads them as the owner's whoever runs it.
   const skills = doc.owner ? doc.skills.map((s) => ({ skill_id: s.skill_id, version: s.version, owner: doc.owner! })) : [];
   if (skills.length) tools.push(SKILL_TOOL);
@@ -43,6 +45,7 @@ export function definitionOf(doc: ManagedAgentVersion, pinned: boolean): AgentDe
     tools,
     unavailable_tools: [],
     ...(skills.length ? { skills } : {}),
+    ...(mcp ? { mcp } : {}),
     role: '',
     capabilities: [],
     process: '',
@@ -56,4 +59,31 @@ export function definitionOf(doc: ManagedAgentVersion, pinned: boolean): AgentDe
     extra: doc.system ?? '',
     warnings: [],
   };
+}
+
+/**
+ * Its `mcp_servers` as Zero's MCP servers (Streamable HTTP, no headers: a session's vault credential bound
+ * to a server's URL is sent as its bearer, see mcp/clients.ts), and its `mcp_toolset` entries as grants
+ * (`mcp__<server>__*`, less the tools disabled; only the tools enabled when the default is off) and rules.
+ */
+function mcpOf(doc: ManagedAgentVersion, permissions: PermissionMap): AgentDefinition['mcp'] {
+  if (doc.mcp_servers.length === 0) return undefined;
+  const servers = Object.fromEntries(doc.mcp_servers.map((s) => [s.name, { type: 'http' as const, url: s.url }]));
+  const tools: string[] = [];
+  const disallowed: string[] = [];
+  for (const tool of doc.tools) {
+    if (tool.type !== 'mcp_toolset') continue;
+    const all = `mcp__${tool.mcp_server_name}__*`;
+    if (tool.default_config.enabled) tools.push(all);
+    const rule = POLICY_RULES[tool.default_config.permission_policy.type as keyof typeof POLICY_RULES];
+    if (rule) permissions[all] = rule;
+    for (const config of tool.configs) {
+      const name = mcpToolName(tool.mcp_server_name, config.name);
+      if (config.enabled && !tool.default_config.enabled) tools.push(name);
+      if (!config.enabled && tool.default_config.enabled) disallowed.push(name);
+      const own = POLICY_RULES[config.permission_policy.type as keyof typeof POLICY_RULES];
+      if (config.enabled && own) permissions[name] = own;
+    }
+  }
+  return { servers, references: [], tools, disallowed };
 }

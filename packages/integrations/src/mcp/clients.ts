@@ -2,11 +2,14 @@ import type picomatchModule from 'picomatch';
 import * as z from 'zod';
 import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { AgentToolSource, ToolSpec } from '@zero/runtime/tools/tool';
-import type { McpServerConfig, McpServerView } from '@zero/agent/wire/mcp-servers';
+import { createHash } from 'node:crypto';
+import { MCP_SECRET_PREFIX, type McpServerConfig, type McpServerView } from '@zero/agent/wire/mcp-servers';
+import type { McpBearer } from '@zero/runtime/vaults/session-mcp-bearer';
 import type { McpConnection, McpConnectionOptions, McpStatus } from './connection';
 import { referencedSecrets } from './secrets';
 import type { McpServerStore } from './server-store';
 import { log } from '@zero/agent/log/log';
+import { mcpToolName } from './tool-name';
 
 // The connection (and the MCP SDK behind it) and the result mapping load with the first MCP server used, not at cold start.
 let connectionModule: Promise<typeof import('./connection')> | undefined;
@@ -23,10 +26,7 @@ const MAX_DESCRIPTION = 4000;
 /** How long this instance reuses the list of deployment-wide servers (a change made through this instance applies at once). */
 const DEPLOYMENT_LIST_TTL_MS = 5_000;
 
-/** `create-issue` → itself; characters the model's tool names cannot hold become `_`; the whole name at most 128. */
-export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 128);
-}
+export { mcpToolName } from './tool-name';
 
 /**
  * The MCP servers of a deployment as this warm instance knows them: one
@@ -40,7 +40,10 @@ export class McpClients implements AgentToolSource {
 
   constructor(
     readonly store: McpServerStore,
-    private readonly options: McpConnectionOptions,
+    private readonly options: McpConnectionOptions & {
+      /** The session's vault credential bound to a server's URL, if any (see runtime's vaults/session-mcp-bearer.ts). */
+      bearerFor?: (sessionId: string, url: string) => Promise<McpBearer | undefined>;
+    },
   ) {}
 
   /** Whether a secret a server references is set (its value never leaves here). */
@@ -68,7 +71,7 @@ export class McpClients implements AgentToolSource {
   }
 
   /** The agent's granted MCP tools, listed by their servers (cached per instance). Never throws: a server that cannot be reached adds none. */
-  async toolsFor(agent: AgentDefinition): Promise<ToolSpec<any>[]> {
+  async toolsFor(agent: AgentDefinition, run?: { sessionId: string }): Promise<ToolSpec<any>[]> {
     const grants = agent.mcp;
     if (!grants || grants.tools.length === 0) return [];
     // The glob library loads with the first run that has MCP grants, not at cold start.
@@ -84,7 +87,7 @@ export class McpClients implements AgentToolSource {
     }
     const lists = await Promise.all(
       servers.map(async (server) => {
-        const connection = await this.connection(server);
+        const connection = await this.connection(server, run && (await this.bearer(server, run.sessionId)));
         const tools = await connection.listTools().catch(() => []);
         return tools.flatMap((tool) => {
           // A tool's name reaches the model too: cleaned like everything else the server says.
@@ -137,19 +140,42 @@ export class McpClients implements AgentToolSource {
     return servers;
   }
 
-  /** The connection for a server definition; a changed definition gets a new one and the old one is closed. */
-  private async connection(server: AgentServer): Promise<McpConnection> {
+  /**
+   * The session's vault credential for a remote server that sets no Authorization header (nor OAuth) of its own;
+   * undefined when there is none or the vaults cannot be read (the server is then called without one).
+   */
+  private async bearer(server: AgentServer, sessionId: string): Promise<McpBearer | undefined> {
+    const { config } = server;
+    if (!this.options.bearerFor || config.type === 'stdio' || config.oauth || Object.keys(config.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')) return undefined;
+    try {
+      return await this.options.bearerFor(sessionId, config.url);
+    } catch (error) {
+      log.error('the session vault credentials for an MCP server could not be read', { server: server.name, error: (error as Error).message });
+      return undefined;
+    }
+  }
+
+  /**
+   * The connection for a server definition; a changed definition gets a new one and the old one is closed.
+   * With a vault credential: a connection of that credential's own, sending its token as the bearer
+   * (through a secret reference, so the token is scrubbed from whatever the server sends back like any secret).
+   */
+  private async connection(server: AgentServer, bearer?: McpBearer): Promise<McpConnection> {
     const { McpConnection } = await (connectionModule ??= import('./connection'));
-    const key = keyOf(server);
+    const scope = bearer ? `${server.source}+${bearer.label}` : server.source;
+    const config: McpServerConfig =
+      bearer && server.config.type !== 'stdio' ? { ...server.config, headers: { ...server.config.headers, Authorization: `Bearer \${${VAULT_BEARER}}` } } : server.config;
+    const key = `${scope}:${server.name}:${bearer ? createHash('sha256').update(bearer.token).digest('hex').slice(0, 16) : ''}:${JSON.stringify(config)}`;
     let connection = this.connections.get(key);
     if (!connection) {
       for (const [other, old] of this.connections) {
-        if (other.startsWith(`${server.source}:${server.name}:`)) {
+        if (other.startsWith(`${scope}:${server.name}:`)) {
           this.connections.delete(other);
           void old.close();
         }
       }
-      connection = new McpConnection(server.name, server.config, this.options);
+      const options = bearer ? { ...this.options, resolveSecret: (name: string) => (name === VAULT_BEARER ? bearer.token : this.options.resolveSecret(name)) } : this.options;
+      connection = new McpConnection(server.name, config, options);
       this.connections.set(key, connection);
     }
     return connection;
@@ -195,5 +221,8 @@ export class McpClients implements AgentToolSource {
 }
 
 function keyOf(server: AgentServer): string {
-  return `${server.source}:${server.name}:${JSON.stringify(server.config)}`;
+  return `${server.source}:${server.name}::${JSON.stringify(server.config)}`;
 }
+
+/** The secret name a vault credential's token is sent under: in that credential's connection, it resolves to the token before any deployment secret. */
+const VAULT_BEARER = `${MCP_SECRET_PREFIX}VAULT_BEARER__`;
