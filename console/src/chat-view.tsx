@@ -128,7 +128,9 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     messages: detail ? historyToMessages(detail) : [],
     transport,
     dataPartSchemas: uiDataPartSchemas,
-    onFinish: () => {
+    onFinish: ({ message }) => {
+      // A grader sent the answer back: the revision is the session's next run (started by the server), read from the history and followed.
+      if (message.parts.some((p) => p.type === 'data-outcome' && p.data.result === 'needs_revision')) pendingSync.current = true;
       if (!options.current.created) {
         options.current.created = true;
         onChanged();
