@@ -52,7 +52,7 @@ describe('the console: a message with a rubric, graded, in a real browser', () =
     await toggle.focus();
     await ada.keyboard.press('Enter');
     expect(await toggle.getAttribute('aria-expanded')).toBe('true');
-    await ada.keyboard.press('Shift+Tab');
+    await ada.keyboard.press('Tab');
     expect(await ada.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('rubric');
     await ada.keyboard.type(RUBRIC);
     await ada.getByTestId('composer').fill('What is the capital of France?');

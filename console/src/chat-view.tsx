@@ -591,21 +591,6 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
             }}
           >
             <AttachmentTray files={files} onRemove={(i) => setFiles((current) => current.filter((_, j) => j !== i))} />
-            {rubricOpen ? (
-              <textarea
-                id="rubric-box"
-                data-testid="rubric"
-                className="rubric"
-                aria-label="Rubric: a grader checks the answer against it and may send the agent back"
-                placeholder="Rubric: what a good answer must do (a grader checks it)"
-                value={rubric}
-                rows={2}
-                onChange={(e) => setRubric(e.target.value)}
-              />
-            ) : null}
-            <button type="button" className="secondary" data-testid="rubric-toggle" aria-expanded={rubricOpen} aria-controls="rubric-box" title="Have a grader check the answer against a rubric" onClick={() => setRubricOpen((open) => !open)}>
-              Rubric
-            </button>
             <label className="attach secondary" title="Attach images or PDFs">
               Attach
               <input
@@ -639,6 +624,21 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
                 }
               }}
             />
+            <button type="button" className="secondary" data-testid="rubric-toggle" aria-expanded={rubricOpen} aria-controls="rubric-box" title="Have a grader check the answer against a rubric" onClick={() => setRubricOpen((open) => !open)}>
+              Rubric
+            </button>
+            {rubricOpen ? (
+              <textarea
+                id="rubric-box"
+                data-testid="rubric"
+                className="rubric"
+                aria-label="Rubric: a grader checks the answer against it and may send the agent back"
+                placeholder="Rubric: what a good answer must do (a grader checks it)"
+                value={rubric}
+                rows={2}
+                onChange={(e) => setRubric(e.target.value)}
+              />
+            ) : null}
             {busy ? (
               <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()} title="Stop the answer (Esc)">
                 Stop
