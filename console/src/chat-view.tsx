@@ -59,6 +59,11 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
       () => undefined,
     );
   }, []);
+  /** The outcome rubric the next message carries (the Rubric box, collapsed until opened): a grader scores the answer against it. */
+  const [rubricOpen, setRubricOpen] = useState(false);
+  const [rubric, setRubric] = useState('');
+  /** The rubric of the message being sent, read by the transport (set just before `sendMessage`). */
+  const sendingRubric = useRef('');
   const options = useRef({ agentId, projectId, voice, model, effort, created: Boolean(detail) });
   options.current = { agentId, projectId, voice, model, effort, created: options.current.created };
   /** Every branch's records (`?branches=all`): the branch arrows page through them, the fork button names their records. */
@@ -110,6 +115,7 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
               // This message's own model and effort, over the agent's.
               model: o.model || undefined,
               thinking: o.effort === '' ? undefined : o.effort === 'off' ? false : { budget_tokens: EFFORT_BUDGETS[o.effort] },
+              outcome: trigger === 'submit-message' && !messageId && sendingRubric.current ? { rubric: sendingRubric.current } : undefined,
             },
           };
         },
@@ -122,7 +128,9 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     messages: detail ? historyToMessages(detail) : [],
     transport,
     dataPartSchemas: uiDataPartSchemas,
-    onFinish: () => {
+    onFinish: ({ message }) => {
+      // A grader sent the answer back: the revision is the session's next run (started by the server), read from the history and followed.
+      if (message.parts.some((p) => p.type === 'data-outcome' && p.data.result === 'needs_revision')) pendingSync.current = true;
       if (!options.current.created) {
         options.current.created = true;
         onChanged();
@@ -299,7 +307,14 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
     const attached = files;
     setInput('');
     setFiles([]);
+    // The rubric goes with this message only; the box empties and closes.
+    sendingRubric.current = rubricOpen ? rubric.trim() : '';
+    if (sendingRubric.current) {
+      setRubric('');
+      setRubricOpen(false);
+    }
     await chat.sendMessage(attached.length ? { text, files: attached } : { text });
+    sendingRubric.current = '';
   }
 
   /** A stored message's attachment, read with the key (an <img> cannot send it). */
@@ -609,6 +624,21 @@ export function ChatView({ creds, sessionId, agents, detail, onChanged, onListCh
                 }
               }}
             />
+            <button type="button" className="secondary" data-testid="rubric-toggle" aria-expanded={rubricOpen} aria-controls="rubric-box" title="Have a grader check the answer against a rubric" onClick={() => setRubricOpen((open) => !open)}>
+              Rubric
+            </button>
+            {rubricOpen ? (
+              <textarea
+                id="rubric-box"
+                data-testid="rubric"
+                className="rubric"
+                aria-label="Rubric: a grader checks the answer against it and may send the agent back"
+                placeholder="Rubric: what a good answer must do (a grader checks it)"
+                value={rubric}
+                rows={2}
+                onChange={(e) => setRubric(e.target.value)}
+              />
+            ) : null}
             {busy ? (
               <button type="button" className="secondary" data-testid="cancel" onClick={() => void cancel()} title="Stop the answer (Esc)">
                 Stop

@@ -21,5 +21,9 @@ export function historyToMessages(detail: SessionDetail): ConsoleMessage[] {
       message?.parts.push({ type: 'file', mediaType: a.media_type, ...(a.filename ? { filename: a.filename } : {}), url: `/sessions/${detail.session.session_id}/attachments/${a.sha256}` });
     }
   }
+  // Each graded answer's grade and the grader's reasons, under the answer as the stream left them.
+  for (const { run_id, ...grade } of detail.outcome_grades ?? []) {
+    messages.find((m) => m.id === run_id && m.role === 'assistant')?.parts.push({ type: 'data-outcome', id: `outcome-${run_id}`, data: grade });
+  }
   return messages;
 }

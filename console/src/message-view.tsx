@@ -1,6 +1,6 @@
 import { ApprovalView, type Approvals } from './approvals';
 import { CopyButton } from './copy';
-import type { Delegation, PlanProgressPart } from '@zero/agent/wire';
+import type { Delegation, OutcomeGradePart, PlanProgressPart } from '@zero/agent/wire';
 import type { ConsoleMessage } from './history';
 import { Markdown } from './markdown';
 import { FilePreview } from './attachments';
@@ -90,6 +90,29 @@ function DelegationView({ delegation: d, approvals }: { delegation: Delegation; 
 const PLAN_MARK = { pending: '○', started: '◐', done: '✓', failed: '✗' } as const;
 
 /** A run of a plan: every step, in order, with where it stands (a step not reported yet is pending) and its note. */
+const OUTCOME_RESULT: Record<string, string> = { satisfied: 'accepted', needs_revision: 'sent back', max_iterations_reached: 'not met (no attempts left)', failed: 'could not be graded' };
+
+/** An answer's grade against its message's rubric: "grading…" while the grader works, then the grade and its reasons. */
+function OutcomeView({ grade }: { grade: OutcomeGradePart }) {
+  const of = `iteration ${grade.iteration + 1}${grade.max_iterations ? ` of ${grade.max_iterations}` : ''}`;
+  if (grade.phase !== 'end') {
+    return (
+      <div className="outcome" data-testid="outcome" data-phase={grade.phase} role="status">
+        <span className="tool-label">Rubric · grading… ({of})</span>
+      </div>
+    );
+  }
+  return (
+    <div className="outcome" data-testid="outcome" data-phase="end" data-result={grade.result}>
+      <div className="tool-label">
+        Rubric · <strong data-testid="outcome-result">{OUTCOME_RESULT[grade.result ?? 'failed'] ?? grade.result}</strong> ({of})
+        {grade.score !== undefined ? ` · score ${grade.score}` : ''}
+      </div>
+      {grade.explanation ? <p className="outcome-reasons" data-testid="outcome-reasons">{grade.explanation}</p> : null}
+    </div>
+  );
+}
+
 function PlanView({ plan }: { plan: PlanProgressPart }) {
   const reported = new Map(plan.reported.map((r) => [r.step, r]));
   const steps = Array.from({ length: plan.steps }, (_, i) => reported.get(i + 1) ?? { step: i + 1, title: '', status: 'pending' as const, note: undefined });
@@ -115,6 +138,7 @@ function PartView({ part, approvals, markdown, delegated }: { part: Part; approv
   // A delegate_agent call shows as its delegation.
   if ('toolCallId' in part && delegated.has(part.toolCallId)) return null;
   if (part.type === 'data-plan-progress') return <PlanView plan={part.data} />;
+  if (part.type === 'data-outcome') return <OutcomeView grade={part.data} />;
   if (part.type === 'data-delegation') return <DelegationView delegation={part.data} approvals={approvals} />;
   // A person's message shows as they typed it; an answer is Markdown.
   if (part.type === 'file') return <FilePreview part={part} />;

@@ -163,6 +163,13 @@ export async function* toUIMessageChunks(events: AsyncIterable<StreamEvent>): As
         yield { type: 'data-plan-progress', id: planProgressPartId(event.run_id ?? ''), data: plan };
         break;
       }
+      case 'outcome_evaluation': {
+        // Kept in the message, one part per run replaced at each phase: "grading…", then the grade and the grader's reasons.
+        yield* closeText();
+        const { outcome_id, iteration, max_iterations, phase, result, score, explanation } = event;
+        yield { type: 'data-outcome', id: `outcome-${event.run_id ?? outcome_id}`, data: { outcome_id, iteration, ...(max_iterations ? { max_iterations } : {}), phase, ...(result ? { result } : {}), ...(score !== undefined ? { score } : {}), ...(explanation ? { explanation } : {}) } };
+        break;
+      }
       case 'retry':
         yield* closeText();
         yield { type: 'data-retry', data: { step: event.step, attempt: event.attempt, reason: event.reason, ...(event.provider ? { provider: event.provider } : {}) } };

@@ -11,6 +11,7 @@ import { requireAgent } from '@zero/agent/definitions/catalog';
 import { stopRun } from '@zero/runtime/sessions/stop-run';
 import { watchSession } from '@zero/runtime/sessions/watch-session';
 import { activeBranch, branchPoints } from '@zero/runtime/store/branches';
+import { outcomeGrades } from '@zero/agent/ui/outcome-grades';
 import { eventsWithoutThinking, hidesThinking, historyWithoutThinking } from '@zero/runtime/sessions/thinking-visibility';
 import {
   cancelResponseSchema,
@@ -104,6 +105,8 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
       ...(branches.length ? { branches } : {}),
       artifacts,
       ...(spend ? { spend } : {}),
+      // Grades live in the event log: read only for a session with an outcome message.
+      ...(shown.some((r) => r.kind === 'user_message' && r.outcome) ? { outcome_grades: outcomeGrades((await deps.sessions.readEvents(id, 0)).flatMap((b) => b.events)) } : {}),
     });
   });
 

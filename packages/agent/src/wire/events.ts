@@ -176,6 +176,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     phase: z.enum(['start', 'ongoing', 'end']),
     outcome_id: z.string(),
     iteration: z.number().int().nonnegative(),
+    /** The outcome's most cycles (events stored before it was carried lack it). */
+    max_iterations: z.number().int().positive().optional(),
     result: outcomeResultSchema.optional(),
     score: z.number().min(0).max(1).optional(),
     explanation: z.string().optional(),

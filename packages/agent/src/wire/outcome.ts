@@ -33,3 +33,18 @@ export type OutcomeVerdict = z.infer<typeof outcomeVerdictSchema>;
 /** What ends an evaluation cycle: the verdict, or `max_iterations_reached` when the cycles are spent with criteria unmet. */
 export const outcomeResultSchema = z.enum(['satisfied', 'needs_revision', 'failed', 'max_iterations_reached']);
 export type OutcomeResult = z.infer<typeof outcomeResultSchema>;
+
+/** Where a run's evaluation stands, as the console shows it (the `data-outcome` part): `iteration` is 0-based. */
+export const outcomeGradePartSchema = z.object({
+  outcome_id: z.string(),
+  iteration: z.number().int().nonnegative(),
+  max_iterations: z.number().int().positive().optional(),
+  phase: z.enum(['start', 'ongoing', 'end']),
+  result: outcomeResultSchema.optional(),
+  score: z.number().optional(),
+  explanation: z.string().optional(),
+});
+export type OutcomeGradePart = z.infer<typeof outcomeGradePartSchema>;
+/** A graded run's evaluation, by run (`GET /sessions/:id`'s `outcome_grades`). */
+export const outcomeGradeSchema = outcomeGradePartSchema.extend({ run_id: z.string() });
+export type OutcomeGrade = z.infer<typeof outcomeGradeSchema>;

@@ -95,7 +95,7 @@ export const chatRequestSchema = chatMessageSchema
   });
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 
-const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true, thinking: true, max_tool_iterations: true, complexity: true, tools_required: true });
+const chatOptions = chatMessageSchema.pick({ agent_id: true, project_id: true, voice_mode: true, model: true, strategy: true, client_tools: true, thinking: true, max_tool_iterations: true, complexity: true, tools_required: true, outcome: true });
 
 /** The body of `POST /api/v2/ui/chat`: the AI SDK's default chat transport, plus Zero's options as extra body fields. */
 export const uiChatRequestSchema = z.strictObject({

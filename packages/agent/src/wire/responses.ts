@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { hookInputSchema, scheduleInputSchema, subscriptionInputSchema } from './requests';
 import { logRecordSchema, type LogRecord } from '../records/log-record';
+import { outcomeGradeSchema } from './outcome';
 import { authorSchema, roleSchema, runStatusSchema, strategySchema, usageSchema, voiceModeSchema } from './fields';
 import { permissionMapSchema, permissionModeSchema, toolPolicySchema } from './permissions';
 import { mcpServerViewSchema } from './mcp-servers';
@@ -184,6 +185,8 @@ export const sessionDetailSchema = z.object({
   artifacts: z.array(artifactInfoSchema),
   /** What the session's runs have spent in all, and its budget. */
   spend: sessionSpendSchema.optional(),
+  /** The grades of the runs whose message worked toward an outcome (see docs/console.md): present only when there are such runs. */
+  outcome_grades: z.array(outcomeGradeSchema).optional(),
 });
 export type SessionDetail = z.infer<typeof sessionDetailSchema>;
 

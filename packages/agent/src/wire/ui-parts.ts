@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { authorSchema, doneStatusSchema, effortSchema, runStatusSchema, usageSchema } from './fields';
 import { toolUsageSchema } from './events';
 import { planStepStatusSchema } from './plan';
+import { outcomeGradePartSchema } from './outcome';
 
 /** A tool call of a delegate, as its delegation part shows it. */
 export const delegateToolSchema = z.object({
@@ -87,6 +88,11 @@ export const uiDataPartSchemas = {
   'tool-usage': toolUsageSchema,
   /** A run of a plan's steps so far: id `plan-<run id>`, replaced at each report (see `planProgressPartSchema`). */
   'plan-progress': planProgressPartSchema,
+  /**
+   * The grade of a run's answer against its message's outcome rubric: id `outcome-<run id>`, replaced as the
+   * evaluation goes (`grading` while the grader works, then its result, score and reasons). `iteration` is 0-based.
+   */
+  outcome: outcomeGradePartSchema,
 };
 export type UIDataTypes = { [K in keyof typeof uiDataPartSchemas]: z.infer<(typeof uiDataPartSchemas)[K]> };
 
@@ -108,5 +114,6 @@ export const uiMessageChunkSchema = z.union([
   dataPart('delegation'),
   dataPart('tool-usage'),
   dataPart('plan-progress'),
+  dataPart('outcome'),
   z.looseObject({ type: z.string() }),
 ]);

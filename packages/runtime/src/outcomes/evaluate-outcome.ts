@@ -49,7 +49,7 @@ export const revisionRunId = (runId: string) => `${runId}_revision`;
  */
 export async function evaluateOutcome(deps: OutcomeDeps, run: GradedRun): Promise<{ result: OutcomeResult; usage?: Usage }> {
   const { outcome } = run.message;
-  const base = { type: 'outcome_evaluation' as const, outcome_id: outcome.outcome_id, iteration: outcome.iteration, run_id: run.runId };
+  const base = { type: 'outcome_evaluation' as const, outcome_id: outcome.outcome_id, iteration: outcome.iteration, max_iterations: outcome.max_iterations, run_id: run.runId };
   run.emit({ ...base, phase: 'start' });
   let heartbeatAt: number | undefined;
   const onOutput = () => {
