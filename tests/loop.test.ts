@@ -14,7 +14,7 @@ const done = (events: ReceivedEvent[]) => events.at(-1) as Extract<ReceivedEvent
 describe('the tool-use loop', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ limits: { maxSteps: 4, maxCallsPerTool: 3, maxToolOutputChars: 1000, toolTimeoutMs: 300 } });
+    h = await startHarness({ limits: { maxSteps: 4, maxCallsPerTool: 3, maxToolOutputChars: 1000, toolTimeoutMs: 2000 } });
   });
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
@@ -67,9 +67,9 @@ describe('the tool-use loop', () => {
   });
 
   it('stops a tool at its timeout with an error result', async () => {
-    h.fake.script({ toolCalls: [{ name: 'slow', input: { ms: 5000 } }] }, { text: 'ok' });
+    h.fake.script({ toolCalls: [{ name: 'slow', input: { ms: 20_000 } }] }, { text: 'ok' });
     const { events } = await chatStream(h.url, { agent_id: 'tester', message: 'too slow' });
-    expect(results(events)[0]).toMatchObject({ is_error: true, content: expect.stringContaining('timed out after 300 ms') });
+    expect(results(events)[0]).toMatchObject({ is_error: true, content: expect.stringContaining('timed out after 2000 ms') });
     expect(done(events).status).toBe('completed');
   });
 

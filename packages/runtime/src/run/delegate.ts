@@ -175,14 +175,17 @@ export class RunDelegator implements Delegator {
 
     let messages: MessageParam[];
     // A child that waited for a person carries on from its log: its last step's calls without results run now.
-    const resume = earlier.length ? resumeState(earlier, runId) : undefined;
+    // A child whose process died in the middle of a call does not run it again: the model is told it was interrupted.
+    const lastStep = earlier.findLastIndex((record) => record.kind === 'assistant');
+    const waitedForPerson = lastStep >= 0 && earlier.slice(lastStep).some((record) => record.kind === 'approval_request');
+    const resume = waitedForPerson ? resumeState(earlier, runId) : undefined;
     try {
       if (earlier.length === 0) {
         const text = taskText(caller.agent, request);
         await append({ kind: 'user_message', run_id: runId, text, agent_id: target.id, model, voice_mode: voice });
         messages = [{ role: 'user', content: [{ type: 'text', text }] }];
       } else {
-        messages = toMessages(earlier, { runId, openRunId: runId });
+        messages = toMessages(earlier, waitedForPerson ? { runId, openRunId: runId } : { runId });
       }
     } catch (error) {
       const usage = zeroUsage();
