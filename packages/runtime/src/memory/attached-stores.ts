@@ -1,11 +1,12 @@
 import { readSessionRecord, type MemoryStoreResource } from '../store/session-record';
 import type { ArtifactStore } from '../store/artifact-store';
 import { ApiMemoryStores, newMemoryId, newMemoryVersionId, type ApiMemory, type ApiMemoryVersion } from './api-stores';
-import { MEMORY_ROOT } from './paths';
+import { ATTACHED_ROOT, MEMORY_ROOT } from './paths';
+
 import type { MemoryStore } from './memory-store';
 
 /** Where attached memory stores are mounted (see `memoryStoreResource` in @zero/integrations). */
-export const ATTACHED_ROOT = '/mnt/memory';
+export { ATTACHED_ROOT };
 
 /**
  * The system prompt's section on the session's attached stores: where each is, whether it may be

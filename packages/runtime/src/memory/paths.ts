@@ -7,6 +7,9 @@ export type MemoryStoreRef = { kind: 'user'; userId: string } | { kind: 'project
 /** The folder the memory tool shows the model, as Anthropic's memory tool does. */
 export const MEMORY_ROOT = '/memories';
 
+/** Where memory stores attached to a session (Managed Agents `resources`) are mounted, each under its own folder. */
+export const ATTACHED_ROOT = '/mnt/memory';
+
 /**
  * A store's key prefix in the bucket, ending in "/": `memories/users/<id>/`
  * or `memories/projects/<owner>/<repo>/`. A user id may hold any character

@@ -30,7 +30,6 @@ import { selfHostedEnvironmentOf } from './session-environment';
 import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 import { readSessionRecord } from '../store/session-record';
-import { attachedStoresSection } from '../memory/attached-stores';
 
 /** How finely a session's `updated_at` follows its activity. */
 const ACTIVITY_GRAIN_MS = 60_000;
@@ -314,7 +313,7 @@ export async function runMessage(
     if (agent && !routedTools) {
       const attached = ((await readSessionRecord(deps.artifacts, sessionId))?.resources ?? []).filter((r) => r.type === 'memory_store');
       if (attached.length) {
-        const section = attachedStoresSection(attached);
+        const section = (await import('../memory/attached-stores')).attachedStoresSection(attached);
         agent = { ...agent, tools: agent.tools.includes('memory') ? agent.tools : [...agent.tools, 'memory'], extra: agent.extra ? `${agent.extra}\n\n${section}` : section };
       }
     }

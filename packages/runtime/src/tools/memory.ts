@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { roleAtLeast } from '../auth/roles';
 import { memoryPathOf, shownPath } from '../memory/paths';
 import { sessionMemory } from '../memory/session-memory';
-import { attachedCall, syncAttachedStore, type AttachedCall } from '../memory/attached-stores';
+import type { AttachedCall } from '../memory/attached-stores';
 import type { MemoryStore } from '../memory/memory-store';
-import { MEMORY_ROOT } from '../memory/paths';
+import { ATTACHED_ROOT, MEMORY_ROOT } from '../memory/paths';
 import { toolError } from './project-scope';
 import { defineTool, type ToolContext } from './tool';
 
@@ -91,7 +91,10 @@ export const memoryTool = defineTool({
   async execute(input, context) {
     try {
       if (!context.memory) return { content: 'memory is not available: this deployment keeps no memory.', is_error: true };
-      const attached = await attachedCall(context.artifacts, context.sessionId, input);
+      // The attached stores' code loads with the first call that names one: most sessions attach none.
+      const attached = [input.path, input.old_path, input.new_path].some((path) => path?.startsWith(ATTACHED_ROOT))
+        ? await (await import('../memory/attached-stores')).attachedCall(context.artifacts, context.sessionId, input)
+        : undefined;
       if (attached) return await runAttached(attached, context.memory, context);
       const where = await sessionMemory(context, context.sessionId, context.agent, context.projectId);
       if (!where.ok) return { content: `memory is not available: ${where.reason}.`, is_error: true };
@@ -120,6 +123,6 @@ async function runAttached(call: AttachedCall<MemoryInput>, memory: MemoryStore,
   const { run } = await import('./memory-commands');
   const output = await run(input, memory, { kind: 'store', storeId: resource.memory_store_id });
   if (input.command === 'view') return output;
-  await syncAttachedStore(context.artifacts, memory, resource);
+  await (await import('../memory/attached-stores')).syncAttachedStore(context.artifacts, memory, resource);
   return typeof output === 'string' ? output.replaceAll(`${MEMORY_ROOT}/`, `${resource.mount_path}/`) : output;
 }
