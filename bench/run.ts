@@ -102,8 +102,10 @@ async function main() {
     }
     if (options.loop) {
       log('loop overhead…');
-      const { results } = await loopOverhead(ctx, runners, LOOP_RUNS.quick);
-      console.log([`load average ${loadBefore.join(' / ')} before, ${loadavg().map((l) => l.toFixed(1)).join(' / ')} after`, printLoop(results), ...(options.cloud ? [printCloud(results)] : [])].join('\n'));
+      const file = options.profile ? join(dir, `profile-loop-${stamp}.cpuprofile`) : undefined;
+      const { results, profile } = await loopOverhead(ctx, runners, LOOP_RUNS.quick, file);
+      const summary = profile ? [printProfile('the loop-overhead runs', await summariseProfile(profile), profile)] : [];
+      console.log([`load average ${loadBefore.join(' / ')} before, ${loadavg().map((l) => l.toFixed(1)).join(' / ')} after`, printLoop(results), ...(options.cloud ? [printCloud(results)] : []), ...summary].join('\n'));
       return;
     }
     log('loop overhead…');
