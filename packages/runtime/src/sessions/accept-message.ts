@@ -53,14 +53,18 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     if (!deps.tools.names().has(name)) throw invalidField(`tools_required.${i}`, `"${name}" is not one of Zero's tools`);
   });
   // A suspended user, a spent budget, a session over its message rate: refused before anything is written.
-  await admitMessage(deps, user.id, request.session_id);
+  const admitted = admitMessage(deps, user.id, request.session_id);
+  // The caller's role in an existing session is read meanwhile (reads only); a refused admission is the answer first.
+  const access = request.session_id ? requireAccess(deps.sessions, request.session_id, user, 'editor') : undefined;
+  access?.catch(() => undefined);
+  await admitted;
   // Attachments are checked against the model's limits and stored (by the session's editor; before a new session is made).
   const store = () => (request.attachments?.length ? storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : Promise.resolve(undefined));
   let session: SessionMeta;
   let attachments: Awaited<ReturnType<typeof store>>;
   let created = false;
   if (request.session_id) {
-    session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
+    session = (await access!).session;
     if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
     attachments = await store();
   } else {

@@ -140,7 +140,7 @@ async function drain(deps: SessionRunnerDeps, sessionId: string, claim: ClaimedS
       if (outcome?.status === 'awaiting_approval') return waiting;
     }
     if (first && !lost) {
-      const outcome = await run({ runId: first.run_id, message: first, onRecorded: () => claim.onDurable?.('log') });
+      const outcome = await run({ runId: first.run_id, message: first, onRecorded: () => claim.onDurable?.('log'), newSession: claim.created });
       if (outcome?.status === 'handover') return { handedOver: true, settled: false };
       if (outcome?.status === 'awaiting_approval') return waiting;
     }

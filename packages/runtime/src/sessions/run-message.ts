@@ -26,7 +26,7 @@ import { APPROVERS, clientAnswerOf, deciderName } from './approvals';
 import { askPerson } from './ask-person';
 import type { PermissionMap } from '@zero/agent/wire';
 import { resumeState } from './resume';
-import { selfHostedEnvironmentOf } from './session-environment';
+import { selfHostedEnvironmentIn } from './session-environment';
 import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
 import { readSessionRecord } from '../store/session-record';
@@ -42,8 +42,15 @@ const SUMMARY_MAX_TOKENS = 4096;
  * in the log) to carry on. `onRecorded` is called once the message is in the log.
  */
 export type RunSpec =
-  | { runId: string; message: NewMessage & { message_id?: number }; record?: undefined; onRecorded?: () => void }
-  | { runId: string; record: Extract<LogRecord, { kind: 'user_message' }>; message?: undefined; onRecorded?: undefined };
+  | {
+      runId: string;
+      message: NewMessage & { message_id?: number };
+      record?: undefined;
+      onRecorded?: () => void;
+      /** The session was created with this message: nothing of it is stored beyond its meta item and its owner (no `/v1` record to read). */
+      newSession?: boolean;
+    }
+  | { runId: string; record: Extract<LogRecord, { kind: 'user_message' }>; message?: undefined; onRecorded?: undefined; newSession?: undefined };
 
 /**
  * Runs one message (or carries an unfinished run on) and ends it: whatever
@@ -194,7 +201,10 @@ export async function runMessage(
 
   // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
   // Read while the run sets up; a session in a self-hosted environment sends its commands to the environment's worker.
-  const environmentRead = selfHostedEnvironmentOf(deps, sessionId);
+  // The session's `/v1` record (its environment, attached memory stores), read once per run; a session created with
+  // this message has none yet (one written meanwhile applies from its next run, as a changed record always does).
+  const recordRead = spec.newSession ? Promise.resolve(undefined) : readSessionRecord(deps.artifacts, sessionId);
+  const environmentRead = recordRead.then(selfHostedEnvironmentIn);
   environmentRead.catch(() => undefined);
   let overrides: Promise<PermissionMap | undefined> | undefined;
   const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
@@ -311,7 +321,7 @@ export async function runMessage(
     if (agent && routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
     // A session with memory stores attached (Managed Agents `resources`) reaches them with the memory tool; its prompt says where.
     if (agent && !routedTools) {
-      const attached = ((await readSessionRecord(deps.artifacts, sessionId))?.resources ?? []).filter((r) => r.type === 'memory_store');
+      const attached = ((await recordRead)?.resources ?? []).filter((r) => r.type === 'memory_store');
       if (attached.length) {
         const section = (await import('../memory/attached-stores')).attachedStoresSection(attached);
         agent = { ...agent, tools: agent.tools.includes('memory') ? agent.tools : [...agent.tools, 'memory'], extra: agent.extra ? `${agent.extra}\n\n${section}` : section };

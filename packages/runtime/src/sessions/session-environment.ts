@@ -1,4 +1,4 @@
-import { readSessionRecord } from '../store/session-record';
+import { readSessionRecord, type ManagedSessionRecord } from '../store/session-record';
 import type { RunEnvironment } from '@zero/agent/loop/environment-tools';
 import type { ArtifactStore } from '../store/artifact-store';
 import type { WorkQueue } from '../environments/work-queue';
@@ -14,7 +14,11 @@ import { clientAnswerOf } from './approvals';
  * uses it, whichever door its message came through, so its commands go to the environment's work queue.
  */
 export async function selfHostedEnvironmentOf(deps: { artifacts: ArtifactStore }, sessionId: string): Promise<RunEnvironment | undefined> {
-  const record = await readSessionRecord(deps.artifacts, sessionId);
+  return selfHostedEnvironmentIn(await readSessionRecord(deps.artifacts, sessionId));
+}
+
+/** The self-hosted environment a session's `/v1` record names, or undefined (see `selfHostedEnvironmentOf`). */
+export function selfHostedEnvironmentIn(record: ManagedSessionRecord | undefined): RunEnvironment | undefined {
   if (!record?.environment_tools) return undefined;
   return { id: record.environment_id, tools: record.environment_tools };
 }
