@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV, send, startHarness, type Harness } from './support/harness';
-import { chatStream, type ReceivedEvent } from './support/sse';
+import { chatStream, chatUntil, type ReceivedEvent } from './support/sse';
 
 /**
  * With no budget configured anywhere (no deployment limit, no session or daily limit on a counter), a
@@ -45,5 +45,24 @@ describe('budgets off', () => {
     expect(detail.json.spend).toMatchObject({ cost_usd: 0.024, input_tokens: 4000, output_tokens: 800, max_cost_usd: null });
     const report = await send(h, 'GET', '/usage?group_by=session', DEV);
     expect(report.json.groups).toMatchObject([{ key: sessionId, cost_usd: 0.024, runs: 1, tool_calls: { echo: 3 } }]);
+  });
+
+  it("a user's day read with no limit is not read again by their next message on this instance, until an administrator sets a limit there", async () => {
+    const zed = await h.userHeaders('zed');
+    const zedsDay = (keys: string[]) => keys.filter((key) => key.includes('"pk":"USER#zed"'));
+    spendReads.length = 0;
+    h.fake.script({ text: 'One.' }, { text: 'Two.' });
+    // The second message follows the first's start: well within the 2 s the read stands for.
+    const first = await chatUntil(h.url, { agent_id: 'tester', message: 'one' }, (e) => e.type === 'start', zed);
+    const second = await chatStream(h.url, { agent_id: 'tester', message: 'two' }, zed);
+    expect(second.events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    expect((await first.rest()).at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    expect(zedsDay(spendReads)).toHaveLength(1);
+
+    // A limit set here applies to the very next message here.
+    expect((await send(h, 'PUT', '/admin/budgets/users/zed', DEV, { daily_usd: 0.000001 })).status).toBe(200);
+    const refused = await send(h, 'POST', '/chat', zed, { agent_id: 'tester', message: 'three' });
+    expect(refused.status).toBe(402);
+    expect(refused.json.error).toMatchObject({ code: 'budget_reached', budget: 'user' });
   });
 });

@@ -19,7 +19,11 @@ export interface ScopeSpend {
 
 const usd = (micros: number) => `$${Number(toUsd(micros).toFixed(6))}`;
 
-/** How long a counter read as a message is admitted stands in for the read of the run it starts (a limitless one only). */
+/**
+ * How long a counter read with no limit and no hold stands in for reading it again, on this instance: for
+ * the next messages' admission and for the first check of the runs they start. A limit an administrator
+ * sets applies at once on the instance that set it, and within this on the others.
+ */
 const ADMITTED_READ_MS = 2_000;
 
 /** The words a refusal or a `done` gives for a spent budget: which, how much, and who can raise it. */
@@ -67,7 +71,8 @@ export class Budgets {
   async refuseIfSpent(userId: string): Promise<void> {
     const day = dayOf();
     const scopes = [['user', { scope: 'user', userId, day }], ['deployment', { scope: 'deployment', day }]] as const;
-    const reads = await Promise.all(scopes.map(([, scope]) => this.spend.inspect(scope)));
+    // A scope read just now with no limit is not read again: nothing can be spent against no limit.
+    const reads: { counter: SpendCounter; holds: SpendHold[]; cached?: true }[] = await Promise.all(scopes.map(([, scope]) => this.freshUnlimited(scope) ?? this.spend.inspect(scope)));
     const now = Date.now();
     // Oldest first (a Map keeps insertion order): those past their use are dropped as new ones come.
     for (const [key, read] of this.admitted) {
@@ -75,9 +80,9 @@ export class Budgets {
       this.admitted.delete(key);
     }
     for (const [i, [scope, spendScope]] of scopes.entries()) {
-      const { counter, holds } = reads[i]!;
+      const { counter, holds, cached } = reads[i]!;
       const spend = this.spendOf(scope, counter);
-      if (spend.limitMicros === undefined && holds.length === 0) {
+      if (spend.limitMicros === undefined && holds.length === 0 && !cached) {
         const key = JSON.stringify(spendKey(spendScope));
         this.admitted.delete(key);
         this.admitted.set(key, { at: now, counter });
@@ -102,6 +107,12 @@ export class Budgets {
     return read && Date.now() - read.at < ADMITTED_READ_MS ? read.counter : undefined;
   }
 
+  /** `admittedRead` as a read of the counter (no holds, it had none), marked as not read now. */
+  private freshUnlimited(scope: SpendScope): { counter: SpendCounter; holds: SpendHold[]; cached: true } | undefined {
+    const counter = this.admittedRead(scope);
+    return counter ? { counter, holds: [], cached: true } : undefined;
+  }
+
   /** Sets a session's budget (its owner, or a hook at creation), capped by the deployment's maximum. */
   async setSessionBudget(sessionId: string, maxCostUsd: number | null, by: string): Promise<SpendCounter> {
     return this.spend.setLimit({ scope: 'session', sessionId }, this.checkSessionBudget(maxCostUsd), by);
@@ -111,7 +122,12 @@ export class Budgets {
   async setDailyBudget(scope: 'user' | 'deployment', userId: string | undefined, dailyUsd: number | null, by: string): Promise<SpendCounter> {
     const day = dayOf();
     const micros = dailyUsd === null ? undefined : toMicros(dailyUsd);
-    return this.spend.setLimit(scope === 'user' ? { scope, userId: userId!, day } : { scope, day }, micros, by);
+    const spendScope: SpendScope = scope === 'user' ? { scope, userId: userId!, day } : { scope, day };
+    // This instance forgets what it read of the scope without a limit: the new limit applies to its next message.
+    this.admitted.delete(JSON.stringify(spendKey(spendScope)));
+    const counter = await this.spend.setLimit(spendScope, micros, by);
+    this.admitted.delete(JSON.stringify(spendKey(spendScope)));
+    return counter;
   }
 
   /** A session's total spend and tokens, and its budget. */
