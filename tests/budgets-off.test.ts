@@ -4,15 +4,17 @@ import { chatStream, chatUntil, type ReceivedEvent } from './support/sse';
 
 /**
  * With no budget configured anywhere (no deployment limit, no session or daily limit on a counter), a
- * run's step writes one spend counter, the session's; the user's and deployment's days and the usage
- * cell get the run's spend once, as it ends. Requests are seen where they leave the runtime's DynamoDB client.
+ * run's steps write no spend counter: the session's gains the run's first call at once (the runs list's
+ * cost), then at most once a second (here: once a minute), and what is left as the run ends; the user's
+ * and deployment's days and the usage cell get the run's spend once, as it ends. Requests are seen where
+ * they leave the runtime's DynamoDB client.
  */
 describe('budgets off', () => {
   let h: Harness;
   const updates: string[] = [];
   const spendReads: string[] = [];
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ budgets: { sessionSpendEveryMs: 60_000 } });
     h.server.runtime.sessions.db.middlewareStack.add(
       (next, context) => async (args) => {
         const key = JSON.stringify((args.input as { Key?: unknown }).Key ?? {});
@@ -25,7 +27,7 @@ describe('budgets off', () => {
   });
   afterAll(() => h.close());
 
-  it("a four-step run writes the session's counter per step, the days and its usage cell once as it ends, reads each once, and every step is counted", async () => {
+  it("a four-step run writes the session's counter at its first call and as it ends, the days and its usage cell once as it ends, reads each once, and every step is counted", async () => {
     const usage = { input_tokens: 1000, output_tokens: 200 };
     const step = (i: number) => ({ toolCalls: [{ name: 'echo', input: { text: `round ${i}` } }], usage });
     h.fake.script(step(1), step(2), step(3), { text: 'Done.', usage });
@@ -33,9 +35,9 @@ describe('budgets off', () => {
     expect(run.events.at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 4 });
     const sessionId = (run.events.find((e) => e.type === 'start') as Extract<ReceivedEvent, { type: 'start' }>).session_id;
 
-    // The session's counter gains each step (the runs list shows what a run has cost so far); the user's day and
-    // the deployment's day one ADD each, as the run ends; the usage cell one.
-    expect(updates.filter((u) => u === 'SPEND')).toHaveLength(4 + 2);
+    // The session's counter gains the first call (the runs list shows what a run has cost so far) and the other three
+    // as the run ends; the user's day and the deployment's day one ADD each, as the run ends; the usage cell one.
+    expect(updates.filter((u) => u === 'SPEND')).toHaveLength(2 + 2);
     expect(updates.filter((u) => u === 'C#')).toHaveLength(1);
     // The user's and the deployment's day as the message is admitted (the run takes them from there), the session's as the run starts.
     expect(spendReads).toHaveLength(3);

@@ -213,6 +213,9 @@ interface ScopedHold extends BudgetHold {
   scopes: BudgetScope[];
 }
 
+/** Budgets off: how often, at most, a run's spend is added to its session's counter while it goes on (`BudgetLimits.sessionSpendEveryMs`). */
+const SESSION_SPEND_EVERY_MS = 1_000;
+
 /** How long a call waiting for holds of another process waits before reading again (doubling up to the most). */
 const HOLD_POLL_MS = { first: 50, most: 2_000 };
 
@@ -226,12 +229,13 @@ const HOLD_POLL_MS = { first: 50, most: 2_000 };
  * written per step. Before each model call, `reserve` holds the call's most on each scope with a
  * limit (one conditional update each), and the call's `ADD` settles it.
  *
- * When none of the run's scopes has a limit (budgets off: nothing to check), a step writes one `ADD`,
- * to the session's counter (what the runs list shows a run has cost), and no check waits for it; the
- * user's and deployment's days and the usage cell get the run's sum once, as it ends. The price: a
- * process that dies mid-run leaves its run's spend out of the days and the usage report (the session's
- * counter and the log's records still have each step), and a limit set while such a run goes on
- * applies from its next run.
+ * When none of the run's scopes has a limit (budgets off: nothing to check), a step writes nothing:
+ * the session's counter (what the runs list shows a run has cost) gains the run's first call at once,
+ * then what the run spent at most once a second (`SESSION_SPEND_EVERY_MS`), and no check waits for it;
+ * it, the user's and deployment's days and the usage cell get what is left once, as the run ends. The
+ * price: a process that dies mid-run leaves its run's spend out of the days and the usage report, and
+ * its last second out of the session's counter (the log's records still have each step), and a limit
+ * set while such a run goes on applies from its next run.
  */
 class ScopedRunBudget implements ActiveRunBudget {
   private readonly known = new Map<BudgetScope, ScopeSpend>();
@@ -249,6 +253,9 @@ class ScopedRunBudget implements ActiveRunBudget {
   private readonly countedCalls = new Map<string, number>();
   /** Budgets off: the spend of the run's model calls not yet added to the user's and deployment's days and the usage cell (written as it ends). */
   private deferred?: { usage: Usage; calls: number };
+  /** Budgets off: the spend not yet added to the session's counter, and when it was last added to (epoch ms; 0: never). */
+  private sessionDeferred?: { usage: Usage; calls: number };
+  private sessionAddedAt = 0;
 
   constructor(
     private readonly budgets: Budgets,
@@ -289,6 +296,7 @@ class ScopedRunBudget implements ActiveRunBudget {
   }
 
   async ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void> {
+    this.addToSession();
     const deferred = this.deferred;
     this.deferred = undefined;
     if (deferred) for (const [name, scope] of this.scopes()) if (name !== 'session') this.track(this.budgets.spend.add(scope, deferred.usage, deferred.calls).catch(() => undefined));
@@ -385,11 +393,10 @@ class ScopedRunBudget implements ActiveRunBudget {
     const none = usage.cost_usd === 0 && usage.input_tokens === 0 && usage.output_tokens === 0;
     if (none && !held) return;
     if (!held && this.unlimited()) {
-      // The session's counter still gains each call (the runs list's cost and calls are what it gains); the rest waits for the end.
-      this.track(this.budgets.spend.add({ scope: 'session', sessionId: this.run.sessionId }, usage).catch(() => undefined));
-      this.deferred ??= { usage: zeroUsage(), calls: 0 };
-      addUsage(this.deferred.usage, usage);
-      this.deferred.calls++;
+      // The session's counter gains the run's calls at most once a second (the runs list's cost and calls are what it gains); the rest waits for the end.
+      this.sessionDeferred = added(this.sessionDeferred, usage);
+      if (Date.now() - this.sessionAddedAt >= (this.budgets.limits.sessionSpendEveryMs ?? SESSION_SPEND_EVERY_MS)) this.addToSession();
+      this.deferred = added(this.deferred, usage);
       return;
     }
     const { spend } = this.budgets;
@@ -411,6 +418,15 @@ class ScopedRunBudget implements ActiveRunBudget {
     this.countUsage({ usage, toolCalls: this.uncountedCalls(this.run.toolCalls) });
   }
 
+  /** Adds what the session's counter has not gained of the run yet (budgets off), and none when there is nothing. */
+  private addToSession(): void {
+    const pending = this.sessionDeferred;
+    this.sessionDeferred = undefined;
+    if (!pending) return;
+    this.sessionAddedAt = Date.now();
+    this.track(this.budgets.spend.add({ scope: 'session', sessionId: this.run.sessionId }, pending.usage, pending.calls).catch(() => undefined));
+  }
+
   /** Budgets off for this run: every scope read, none with a limit. */
   private unlimited(): boolean {
     return this.known.size === this.scopes().length && [...this.known.values()].every((spend) => spend.limitMicros === undefined);
@@ -420,4 +436,12 @@ class ScopedRunBudget implements ActiveRunBudget {
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));
   }
+}
+
+/** `sum` (a new one when undefined) with one more model call's usage added. */
+function added(sum: { usage: Usage; calls: number } | undefined, usage: Usage): { usage: Usage; calls: number } {
+  const next = sum ?? { usage: zeroUsage(), calls: 0 };
+  addUsage(next.usage, usage);
+  next.calls++;
+  return next;
 }

@@ -9,6 +9,11 @@ export interface BudgetLimits {
   userDailyMicros?: number;
   /** What the whole deployment may spend per UTC day (`ZERO_BUDGET_DAILY_USD`), unless an administrator raised that day's. */
   deploymentDailyMicros?: number;
+  /**
+   * With no limit on a run's scopes: how often, at most, the run's spend is added to its session's counter
+   * while it goes on (the runs list's cost), in milliseconds; its first call's at once, the rest as it ends. Default 1000.
+   */
+  sessionSpendEveryMs?: number;
 }
 
 /** Reads the budget settings; a value that is not a positive number of dollars is refused at start-up. */
