@@ -63,19 +63,33 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   let session: SessionMeta;
   let attachments: Awaited<ReturnType<typeof store>>;
   let created = false;
+  const runId = `run_${randomUUID()}`;
+  // A new session's lease, taken while its items are written (its id is a fresh UUID: nobody else's).
+  let leased: Promise<Awaited<ReturnType<typeof deps.leases.acquire>>> | undefined;
   if (request.session_id) {
     session = (await access!).session;
     if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
     attachments = await store();
   } else {
     attachments = await store();
-    session = await openSession(deps, user, { ...request, title: titleFrom(request.message) });
+    // The agent is checked before anything of the session is written (a 404 leaves nothing behind).
+    const agent = await requireAgent(deps.catalog, request.agent_id ?? deps.defaultAgentId);
+    const freshId = randomUUID();
+    leased = deps.leases.acquire(freshId, deps.instanceId, runId, POSITION_BLOCKS);
+    leased.catch(() => undefined);
+    try {
+      session = await openSession(deps, user, { ...request, title: titleFrom(request.message) }, { freshId, agent });
+      await holdAttachments(deps.artifacts, freshId, attachments);
+    } catch (error) {
+      // The message is refused: the lease taken for its session is given up (it would only expire otherwise).
+      void leased.then((taken) => taken && deps.leases.release(taken.lease)).catch(() => undefined);
+      throw error;
+    }
     created = true;
   }
   const sessionId = session.session_id;
-  await holdAttachments(deps.artifacts, sessionId, attachments);
+  if (!created) await holdAttachments(deps.artifacts, sessionId, attachments);
   const strategy = request.strategy ?? session.strategy ?? 'enqueue';
-  const runId = `run_${randomUUID()}`;
   const message: NewMessage = {
     run_id: runId,
     text: request.message,
@@ -96,7 +110,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
     at: new Date().toISOString(),
   };
 
-  const claimed = await deps.leases.acquire(sessionId, deps.instanceId, runId, POSITION_BLOCKS).catch((error: unknown) => {
+  const claimed = await (leased ?? deps.leases.acquire(sessionId, deps.instanceId, runId, POSITION_BLOCKS)).catch((error: unknown) => {
     if (strategy === 'reject') throw error;
     // The lease cannot be taken now: the message waits in the inbox, as at a busy session, and the drive that follows reports the failure.
     return undefined;

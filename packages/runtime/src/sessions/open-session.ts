@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '@zero/agent/definitions/catalog';
+import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { SessionMeta } from '../store/records';
 import type { User } from '../auth/roles';
 import type { SessionRunnerDeps } from './runner-deps';
@@ -14,12 +15,22 @@ export interface NewSession {
   strategy?: SessionMeta['strategy'];
 }
 
-/** Opens a session owned by `user`, after checking the agent (404 listing the agents). */
-export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'sessions' | 'defaultAgentId' | 'onSessionCreated'>, user: User, fields: NewSession): Promise<SessionMeta> {
-  const agent = await requireAgent(deps.catalog, fields.agent_id ?? deps.defaultAgentId);
+/**
+ * Opens a session owned by `user`, after checking the agent (404 listing the agents). A caller that needs
+ * them first may give the id for a session it named none for (`freshId`, a new UUID by default) and the
+ * agent it checked already (`agent`).
+ */
+export async function openSession(
+  deps: Pick<SessionRunnerDeps, 'catalog' | 'sessions' | 'defaultAgentId' | 'onSessionCreated'>,
+  user: User,
+  fields: NewSession,
+  known: { freshId?: string; agent?: AgentDefinition } = {},
+): Promise<SessionMeta> {
+  const agent = known.agent ?? (await requireAgent(deps.catalog, fields.agent_id ?? deps.defaultAgentId));
+  const freshId = known.freshId ?? randomUUID();
   const now = new Date().toISOString();
   const meta = {
-    session_id: fields.session_id ?? randomUUID(),
+    session_id: fields.session_id ?? freshId,
     title: fields.title,
     agent_id: agent.id,
     project_id: fields.project_id,

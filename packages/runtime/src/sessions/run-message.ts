@@ -243,6 +243,7 @@ export async function runMessage(
   let next = session;
   // The run's budgets; it is listed among the active runs (GET /admin/runs) until it ends here.
   let budget: ActiveRunBudget | undefined;
+  let budgetOpened: Promise<ActiveRunBudget | undefined> | undefined;
   try {
     const message = spec.message;
     // The voice the message or the session asked for: delegates without one speak in their own default voice.
@@ -256,6 +257,11 @@ export async function runMessage(
       deps.defaultModel,
       deps.tiers,
     );
+    // Spend counts against the session, the user who sent the message (its creator for a resumed run's older records) and the deployment.
+    const payer = (message ? message.author?.id : spec.record.author?.id) ?? session.created_by ?? 'unknown';
+    // The run's budget reads the session's counter and lists the run while the run sets up and records its message.
+    budgetOpened = agent ? deps.budgets?.().then((budgets) => budgets.forRun({ sessionId, runId, userId: payer, agentId: agent!.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000, toolCalls })) : undefined;
+    budgetOpened?.catch(() => undefined);
     // Read while the agent was resolved.
     const environment = await environmentRead;
     // Whichever door the message came through, the environment's tools are the run's (recorded with the message, so a resumed run has them).
@@ -334,9 +340,7 @@ export async function runMessage(
       return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
     }
 
-    // Spend counts against the session, the user who sent the message (its creator for a resumed run's older records) and the deployment.
-    const payer = (message ? message.author?.id : spec.record.author?.id) ?? session.created_by ?? 'unknown';
-    budget = (await deps.budgets?.())?.forRun({ sessionId, runId, userId: payer, agentId: agent.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000, toolCalls });
+    budget = await budgetOpened;
     const runDeps = { ...deps, budget };
     const outcome = await runLoop(
       {
@@ -395,7 +399,8 @@ export async function runMessage(
     if (outcome.error?.code === LEASE_LOST) return { session: next, outcome };
     throw error;
   } finally {
-    background.push(budget?.ended({ finished, toolCalls }) ?? Promise.resolve());
+    // A run that ended before it waited for its budget (its message could not be recorded) is unlisted all the same.
+    background.push((budget ? Promise.resolve(budget) : (budgetOpened ?? Promise.resolve(undefined))).then((opened) => opened?.ended({ finished, toolCalls })));
     await Promise.allSettled(background);
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
