@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { until } from './support/until';
 import { startSubscriber, type Delivery } from './support/subscriber';
 import { DEV, DEV_KEY, send, startHarness, type Harness } from './support/harness';
 import { valid } from './support/managed-agents-schemas';
@@ -27,16 +28,6 @@ const webhookEventSchema = z.strictObject({
 type WebhookEvent = z.infer<typeof webhookEventSchema>;
 
 const headersOf = (delivery: Delivery) => Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)]));
-
-async function until<T>(what: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = what();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("signed events in the Managed Agents webhook shape, verified by the SDK's webhooks.unwrap", () => {
   let h: Harness;
