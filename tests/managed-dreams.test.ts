@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InProcessQueue } from '@zero/runtime/sessions/queue';
-import { DEV, DEV_KEY, openSessionAs, startHarness, storeEnv, type Harness } from './support/harness';
+import { DEV, openSessionAs, storeEnv, type Harness } from './support/harness';
+import { sdkClientAs, startHarnessWithSdk } from './support/sdk';
 import { apiErrorSchema, valid } from './support/managed-agents-schemas';
 import { memoryPageSchema, memorySchema, memoryStorePageSchema, memoryVersionPageSchema, memoryVersionSchema } from './support/memory-store-schemas';
 import { dreamPageSchema, dreamSchema, storeHeldErrorSchema } from './support/dream-schemas';
@@ -12,10 +13,7 @@ const MODEL = 'claude-sonnet-4-6';
 describe('dreams through the official SDK: a memory store consolidated by the worker into new versions', () => {
   let h: Harness;
   let client: Anthropic;
-  beforeAll(async () => {
-    h = await startHarness();
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
-  });
+  beforeAll(async () => ({ h, client } = await startHarnessWithSdk()));
   afterAll(() => h.close());
 
   /** Every job the worker (the in-process queue) was given has run. */
@@ -205,7 +203,7 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
     h.fake.script({ text: answer([{ path: '/p.md', content: 'private, tidied' }]) });
     const mine = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL });
     await workerIdle();
-    const mallory = new Anthropic({ apiKey: (await h.userHeaders('mallory')).authorization!.slice('Bearer '.length), baseURL: h.url, maxRetries: 0 });
+    const mallory = await sdkClientAs(h, 'mallory');
     const attempts: (() => Promise<unknown>)[] = [
       () => mallory.beta.dreams.retrieve(mine.id),
       () => mallory.beta.dreams.cancel(mine.id),

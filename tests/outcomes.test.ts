@@ -1,32 +1,22 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { DEV_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
+import { getJson, postJson, type Harness } from './support/harness';
+import { startHarnessWithSdk, streamReader } from './support/sdk';
 import { RUBRIC, isGrader, lyonThenParis, verdict } from './support/outcome-graders';
 import { sessionSchema, valid } from './support/managed-agents-schemas';
 import { eventWithOutcomesSchema, outcomeEvaluationSchema, type EventWithOutcomes } from './support/outcome-schemas';
 
 const ENV = 'env_zero_lambda';
 
-async function readUntil(events: AsyncIterator<unknown>, stop: (event: EventWithOutcomes) => boolean): Promise<EventWithOutcomes[]> {
-  const out: EventWithOutcomes[] = [];
-  for (;;) {
-    const { value, done } = await events.next();
-    if (done) throw new Error(`the stream ended before the expected event; got ${out.map((e) => e.type).join(', ')}`);
-    const event = valid(eventWithOutcomesSchema, value);
-    out.push(event);
-    if (stop(event)) return out;
-  }
-}
+/** Reads the SDK's event stream until `stop` says so, each event checked against the SDK's types; a later call reads on. */
+const readUntil = streamReader(eventWithOutcomesSchema);
 
 describe('outcomes: a grader in its own context scores the answer against a rubric and may send the agent back', () => {
   let h: Harness;
   let client: Anthropic;
 
-  beforeAll(async () => {
-    h = await startHarness();
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
-  });
+  beforeAll(async () => ({ h, client } = await startHarnessWithSdk()));
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
 
