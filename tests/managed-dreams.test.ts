@@ -109,6 +109,18 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
     expect(valid(memoryVersionSchema, await client.beta.memoryStores.memoryVersions.retrieve(oldC.id, { memory_store_id: store.id })).content).toBe('stale c');
   });
 
+  it('update_existing: a memory whose file is already gone (a delete that stopped half way) is deleted as the API deletes it, and the dream completes', async () => {
+    const store = await storeWith('Half deleted', { '/keep.md': 'Keep this.', '/gone.md': 'Its file is gone.' });
+    await h.server.runtime.artifacts.delete(`memories/stores/${store.id}/gone.md`);
+    h.fake.script({ text: answer([{ path: '/keep.md', content: 'Keep this.' }]) });
+
+    const created = valid(dreamSchema, await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing', memory_store_id: store.id } }));
+    await workerIdle();
+    expect(valid(dreamSchema, await client.beta.dreams.retrieve(created.id))).toMatchObject({ status: 'completed', error: null });
+    expect(await contentsOf(store.id)).toEqual({ '/keep.md': 'Keep this.' });
+    expect((await versionsOf(store.id)).filter((v) => v.operation === 'deleted').map((v) => v.path)).toEqual(['/gone.md']);
+  });
+
   it('an answer that is not a valid set of memories fails the dream with a clear error and changes nothing', async () => {
     const store = await storeWith('Fragile', { '/x.md': 'x' });
     const storesBefore = valid(memoryStorePageSchema, await client.beta.memoryStores.list({ limit: 1000 })).data.length;
