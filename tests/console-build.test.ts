@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { transform } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { consoleIsStale } from '../local/console-build';
 
@@ -26,5 +27,13 @@ describe("the browser tests' console bundle", () => {
     // A source edited after the build, however deep.
     at(source, 3_000);
     expect(consoleIsStale(dist, [src])).toBe(true);
+  });
+});
+
+describe("the console's stylesheet", () => {
+  it('parses without a warning: every rule is closed, so no rule after one swallows the rest', async () => {
+    const css = readFileSync(join(import.meta.dirname, '../console/src/styles.css'), 'utf8');
+    const { warnings } = await transform(css, { loader: 'css' });
+    expect(warnings.map((w) => `${w.location?.line}: ${w.text}`)).toEqual([]);
   });
 });

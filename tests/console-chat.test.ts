@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { agentColour } from '../console/src/agent-colour';
 import { syncAgents } from '../local/stack';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ask, assistantMessages } from './support/console-chat';
 import { ConsoleBrowser, PHONE, shot } from './support/browser';
 import { getJson, openSessionAs, postJson, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
@@ -26,12 +27,6 @@ describe('the console chat, in a real browser', () => {
   beforeAll(async () => ({ h, browser } = await ConsoleBrowser.open()));
   afterAll(() => browser?.closeAll());
   afterEach(() => browser.settle());
-  const assistant = (page: Page) => page.getByTestId('message-assistant');
-
-  async function ask(page: Page, text: string) {
-    await page.getByTestId('composer').fill(text);
-    await page.getByTestId('send').click();
-  }
 
   it('renders an answer as Markdown while it streams, without raw HTML, with safe links, highlighted code and copy buttons', async () => {
     const page = await browser.signIn('mara', 'Mara');
@@ -40,15 +35,15 @@ describe('the console chat, in a real browser', () => {
     await ask(page, 'Write the release notes');
 
     // The heading is on screen while the rest still streams, and it is the same element at the end: nothing is redrawn from scratch.
-    const heading = assistant(page).locator('.markdown h1');
+    const heading = assistantMessages(page).locator('.markdown h1');
     await heading.waitFor();
-    expect(await assistant(page).getByTestId('run-status').count()).toBe(0);
+    expect(await assistantMessages(page).getByTestId('run-status').count()).toBe(0);
     const first = await heading.elementHandle();
-    await assistant(page).getByTestId('run-status').getByText('completed').waitFor();
+    await assistantMessages(page).getByTestId('run-status').getByText('completed').waitFor();
     expect(await first!.evaluate((el) => el.isConnected)).toBe(true);
     expect(await heading.textContent()).toBe('Release notes');
 
-    const answer = assistant(page).getByTestId('markdown');
+    const answer = assistantMessages(page).getByTestId('markdown');
     expect(await answer.locator('strong').textContent()).toBe('green');
     expect(await answer.locator('em').textContent()).toBe('fast');
     expect(await answer.locator('ul > li').allTextContents()).toEqual(['one item', 'two items']);
@@ -69,7 +64,7 @@ describe('the console chat, in a real browser', () => {
     await code.getByTestId('copy-code').getByText('Copied').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const answer: number = 42;');
 
-    await assistant(page).getByTestId('copy-answer').click();
+    await assistantMessages(page).getByTestId('copy-answer').click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(ANSWER.join(''));
     // A person's own message is shown as typed.
     expect(await page.getByTestId('message-user').locator('.markdown').count()).toBe(0);
@@ -81,8 +76,8 @@ describe('the console chat, in a real browser', () => {
     await page.getByTestId('agent').selectOption('tester');
     h.fake.script({ text: ANSWER });
     await ask(page, 'Release notes, please');
-    await assistant(page).getByTestId('run-status').getByText('completed').waitFor();
-    await assistant(page).locator('.markdown table').waitFor();
+    await assistantMessages(page).getByTestId('run-status').getByText('completed').waitFor();
+    await assistantMessages(page).locator('.markdown table').waitFor();
     // The page itself never scrolls sideways; a wide table or code block scrolls within its box.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await shot(page, '21-markdown-answer-phone');
@@ -96,10 +91,10 @@ describe('the console chat, in a real browser', () => {
     await page.getByTestId('agent').selectOption('cereal');
     h.fake.script({ text: 'Dependencies checked.' });
     await ask(page, 'Check the dependencies');
-    await assistant(page).getByTestId('run-status').waitFor();
-    expect(await assistant(page).getByTestId('agent-domain').textContent()).toBe('supply-chain security');
+    await assistantMessages(page).getByTestId('run-status').waitFor();
+    expect(await assistantMessages(page).getByTestId('agent-domain').textContent()).toBe('supply-chain security');
     // Cereal's file says yellow.
-    expect(await assistant(page).getByTestId('agent-dot').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(212, 165, 20)');
+    expect(await assistantMessages(page).getByTestId('agent-dot').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(212, 165, 20)');
 
     await shot(page, '24-agent-colour');
 
@@ -108,11 +103,11 @@ describe('the console chat, in a real browser', () => {
     await other.getByTestId('agent').selectOption('razor');
     h.fake.script({ text: 'MIT, mostly.' });
     await ask(other, 'Which licences?');
-    await assistant(other).getByTestId('run-status').waitFor();
-    expect(await assistant(other).getByTestId('agent-domain').textContent()).toBe('licence compliance');
+    await assistantMessages(other).getByTestId('run-status').waitFor();
+    expect(await assistantMessages(other).getByTestId('agent-domain').textContent()).toBe('licence compliance');
     const hex = agentColour({ domain: 'licence compliance' })!;
     const rgb = `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
-    expect(await assistant(other).getByTestId('agent-dot').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(rgb);
+    expect(await assistantMessages(other).getByTestId('agent-dot').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(rgb);
   }, 60_000);
 
   it('a failed answer names the agent, says what happened in a sentence with its code, and Retry sends the message again', async () => {
@@ -127,12 +122,12 @@ describe('the console chat, in a real browser', () => {
     expect(await failed.textContent()).toContain('scripted 400');
     // Neither the upstream JSON nor a nameless "Agent".
     expect(await page.getByTestId('messages').textContent()).not.toContain('{"type"');
-    expect(await assistant(page).getByTestId('author').textContent()).toBe('Tester');
+    expect(await assistantMessages(page).getByTestId('author').textContent()).toBe('Tester');
     await shot(page, '22-error-with-retry');
 
     h.fake.script({ text: 'Here is the summary.' });
     await failed.getByTestId('retry').click();
-    await assistant(page).getByText('Here is the summary.').waitFor();
+    await assistantMessages(page).getByText('Here is the summary.').waitFor();
     expect(h.fake.requests).toHaveLength(2);
     expect(JSON.stringify(h.fake.requests[1]!.body.messages)).toContain('Summarise the report');
 
@@ -157,21 +152,21 @@ describe('the console chat, in a real browser', () => {
       { text: 'Cereal found one problem: lodash.', usage },
     );
     await ask(page, 'Is acme/web safe?');
-    const delegation = assistant(page).getByTestId('delegation');
+    const delegation = assistantMessages(page).getByTestId('delegation');
     // While cereal works, its part is open and says so.
     await delegation.getByTestId('delegation-status').getByText('working…').waitFor();
     expect(await delegation.getByTestId('handover').textContent()).toBe('zero → cereal');
     expect(await delegation.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(true);
     await shot(page, '24-delegation-working');
 
-    await assistant(page).getByText('Cereal found one problem: lodash.').waitFor();
+    await assistantMessages(page).getByText('Cereal found one problem: lodash.').waitFor();
     await delegation.getByTestId('delegation-status').getByText('handed back · 220 tokens', { exact: false }).waitFor();
     // Handed back: collapsed to its one line; the caller's answer does not repeat the delegate's words.
     expect(await delegation.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
-    const callerWords = await assistant(page).locator(':scope > .markdown').allTextContents();
+    const callerWords = await assistantMessages(page).locator(':scope > .markdown').allTextContents();
     expect(callerWords).toEqual(['Bringing in Cereal.', 'Cereal found one problem: lodash.']);
     // No separate "delegate_agent done" line: the delegation is the call.
-    expect(await assistant(page).locator(':scope > [data-testid="tool-call"]').count()).toBe(0);
+    expect(await assistantMessages(page).locator(':scope > [data-testid="tool-call"]').count()).toBe(0);
 
     await delegation.locator('summary').first().click();
     expect(await delegation.locator('.markdown strong').textContent()).toBe('vulnerable');
@@ -183,7 +178,7 @@ describe('the console chat, in a real browser', () => {
     await shot(page, '25-delegation-opened');
 
     await page.reload();
-    const reloaded = assistant(page).getByTestId('delegation');
+    const reloaded = assistantMessages(page).getByTestId('delegation');
     await reloaded.getByTestId('delegation-status').getByText('handed back · 220 tokens', { exact: false }).waitFor();
     expect(await reloaded.getByTestId('handover').textContent()).toBe('zero → cereal');
     await reloaded.locator('summary').first().click();
@@ -210,7 +205,7 @@ describe('the console chat, in a real browser', () => {
     await expect.poll(async () => (await getJson(`${h.url}/api/v2/sessions/${id}`, pia)).json?.active_run_id, { timeout: 10_000 }).toBeTruthy();
 
     await page.goto(`${h.url}/#/s/${id}`);
-    const checklist = assistant(page).getByTestId('plan');
+    const checklist = assistantMessages(page).getByTestId('plan');
     const statuses = () => checklist.getByTestId('plan-step').evaluateAll((els) => els.map((e) => [e.querySelector('.plan-title')?.textContent, e.getAttribute('data-status'), e.querySelector('.plan-note')?.textContent ?? '']));
     // Reports arrive one by one: wait until the last is shown.
     await expect.poll(statuses, { timeout: 20_000 }).toEqual([

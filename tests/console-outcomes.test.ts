@@ -3,18 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sessionDetailSchema } from '@zero/agent/wire';
 import { ConsoleBrowser, shot, shownSession } from './support/browser';
 import { getJson, type Harness } from './support/harness';
-import type { FakeRequest, FakeTurn } from './support/fake-anthropic';
-
-const RUBRIC = 'The answer names Paris as the capital of France.';
-const isGrader = (request: FakeRequest) => JSON.stringify(request.body.system ?? '').includes('You are a strict grader');
-const verdict = (v: string, score: number, reasons: string): FakeTurn => ({ text: JSON.stringify({ verdict: v, score, reasons }) });
-
-/** The agent answers "Lyon" until the grader's feedback reaches it, then "Paris"; the grader sends Lyon back and accepts Paris. */
-function lyonThenParis(request: FakeRequest): FakeTurn {
-  const shown = JSON.stringify(request.body.messages);
-  if (isGrader(request)) return shown.includes('Paris is the capital') ? verdict('satisfied', 1, 'Names Paris.') : verdict('needs_revision', 0.2, 'It names Lyon, not Paris: say Paris.');
-  return { text: shown.includes('say Paris') ? 'Paris is the capital of France.' : 'Lyon is the capital of France.' };
-}
+import { RUBRIC, isGrader, lyonThenParis, verdict } from './support/outcome-graders';
 
 /** Outcomes in the console (issue 34): a Rubric box by the message box, "grading…", then each iteration's grade and the grader's reasons. */
 describe('the console: a message with a rubric, graded, in a real browser', () => {

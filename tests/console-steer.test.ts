@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { historyToUIMessages } from '@zero/agent/ui';
 import { sessionDetailSchema } from '@zero/agent/wire';
+import { ask, assistantMessages } from './support/console-chat';
 import { ConsoleBrowser, shot, shownSession } from './support/browser';
 import { getJson, type Harness } from './support/harness';
 import { NodeChat, newChatId } from './support/node-chat';
@@ -14,16 +15,11 @@ describe('the console: steering a session, in a real browser', () => {
   afterAll(() => browser?.closeAll());
   afterEach(() => browser.settle());
 
-  const assistant = (page: Page) => page.getByTestId('message-assistant');
   const question = (page: Page) => page.getByTestId('message-user');
   const usage = { input_tokens: 100, output_tokens: 10 };
-  async function ask(page: Page, text: string) {
-    await page.getByTestId('composer').fill(text);
-    await page.getByTestId('send').click();
-  }
   /** Waits until the last answer says `text` and its run has ended. */
   async function answered(page: Page, text: string) {
-    await assistant(page).last().filter({ hasText: text }).getByTestId('run-status').getByText('completed').waitFor();
+    await assistantMessages(page).last().filter({ hasText: text }).getByTestId('run-status').getByText('completed').waitFor();
   }
   const readSession = async (id: string, headers: Record<string, string>, all = false) => sessionDetailSchema.parse((await getJson(`${h.url}/api/v2/sessions/${id}${all ? '?branches=all' : ''}`, headers)).json);
 
@@ -41,7 +37,7 @@ describe('the console: steering a session, in a real browser', () => {
     expect((await fetch(`${h.url}/api/v2/sessions/${id}/members/ben`, { method: 'PUT', headers: { ...adaKey, 'content-type': 'application/json' }, body: JSON.stringify({ role: 'editor' }) })).status).toBe(201);
     const ben = await browser.signIn('ben', 'Ben');
     await ben.goto(`${h.url}/#/s/${id}`);
-    await assistant(ben).filter({ hasText: 'Two.' }).waitFor();
+    await assistantMessages(ben).filter({ hasText: 'Two.' }).waitFor();
     // Ada's message is hers to edit: Ben (an editor, not its author) has no Edit button on it.
     expect(await question(ben).getByTestId('edit').count()).toBe(0);
 
@@ -52,7 +48,7 @@ describe('the console: steering a session, in a real browser', () => {
     await ada.getByTestId('edit-save').click();
     await answered(ada, 'Four.');
     await question(ada).getByTestId('branch-position').getByText('2/2').waitFor();
-    expect(await assistant(ada).count()).toBe(1);
+    expect(await assistantMessages(ada).count()).toBe(1);
     // The model saw the edited question, not the first one or its answer.
     const call = JSON.stringify(h.fake.requests.at(-1)!.body.messages);
     expect(call).toContain('what is 2+2?');
@@ -60,7 +56,7 @@ describe('the console: steering a session, in a real browser', () => {
 
     // Ben sees the branch as it happens: said, and the new version shown.
     await ben.getByTestId('branch-note').getByText('Ada edited a message').waitFor();
-    await assistant(ben).filter({ hasText: 'Four.' }).getByTestId('run-status').waitFor();
+    await assistantMessages(ben).filter({ hasText: 'Four.' }).getByTestId('run-status').waitFor();
     expect(await ben.getByTestId('messages').textContent()).not.toContain('Two.');
     await question(ben).getByTestId('branch-position').getByText('2/2').waitFor();
 
@@ -68,19 +64,19 @@ describe('the console: steering a session, in a real browser', () => {
     await question(ada).getByTestId('branch-prev').click();
     await question(ada).getByTestId('branch-position').getByText('1/2').waitFor();
     expect(await question(ada).textContent()).toContain('what is 1+1?');
-    expect(await assistant(ada).textContent()).toContain('Two.');
+    expect(await assistantMessages(ada).textContent()).toContain('Two.');
     await ada.getByTestId('earlier-version').waitFor();
     expect(await ada.getByTestId('composer').count()).toBe(0);
     expect(await question(ada).getByTestId('edit').count()).toBe(0);
     await shot(ada, 'console-steer-earlier-version');
     await question(ada).getByTestId('branch-next').click();
     await question(ada).getByTestId('branch-position').getByText('2/2').waitFor();
-    expect(await assistant(ada).textContent()).toContain('Four.');
+    expect(await assistantMessages(ada).textContent()).toContain('Four.');
     await ada.getByTestId('composer').waitFor();
 
     // Regenerate: the same question answered again, a third version.
     h.fake.script({ text: 'Four, again.', usage });
-    await assistant(ada).getByTestId('regenerate').click();
+    await assistantMessages(ada).getByTestId('regenerate').click();
     await answered(ada, 'Four, again.');
     await question(ada).getByTestId('branch-position').getByText('3/3').waitFor();
     expect(await question(ada).textContent()).toContain('what is 2+2?');
@@ -104,12 +100,12 @@ describe('the console: steering a session, in a real browser', () => {
     await answered(page, 'Two.');
     const original = await shownSession(page);
 
-    await assistant(page).first().getByTestId('fork').click();
+    await assistantMessages(page).first().getByTestId('fork').click();
     await page.waitForURL((url) => /^#\/s\/.+/.test(url.hash) && !url.hash.endsWith(original));
     const fork = new URL(page.url()).hash.slice('#/s/'.length);
-    await assistant(page).filter({ hasText: 'One.' }).waitFor();
+    await assistantMessages(page).filter({ hasText: 'One.' }).waitFor();
     expect(await page.getByTestId('messages').textContent()).not.toContain('second question');
-    expect(await assistant(page).count()).toBe(1);
+    expect(await assistantMessages(page).count()).toBe(1);
     const fay = await h.userHeaders('fay', 'Fay');
     expect((await readSession(fork, fay)).session.forked_from?.session_id).toBe(original);
 
@@ -145,7 +141,7 @@ describe('the console: steering a session, in a real browser', () => {
     expect(seen.some((s) => s.thinking && s.text)).toBe(false);
     expect(await page.getByTestId('thinking-indicator').count()).toBe(0);
     // The tester's model, which cannot think.
-    expect(await assistant(page).getByTestId('answer-model').textContent()).toBe('claude-test-model · no thinking');
+    expect(await assistantMessages(page).getByTestId('answer-model').textContent()).toBe('claude-test-model · no thinking');
     const before = await page.getByTestId('session-usage').textContent();
     expect(before).toContain('110 tokens');
 
@@ -158,15 +154,15 @@ describe('the console: steering a session, in a real browser', () => {
     await ask(page, 'think a little');
     await answered(page, 'Thought about it.');
     expect(h.fake.requests.at(-1)!.body).toMatchObject({ model: other, thinking: { type: 'enabled', budget_tokens: 2048 } });
-    expect(await assistant(page).last().getByTestId('answer-model').textContent()).toBe(`${other} · low effort`);
-    expect(await assistant(page).first().getByTestId('answer-model').textContent()).toBe('claude-test-model · no thinking');
+    expect(await assistantMessages(page).last().getByTestId('answer-model').textContent()).toBe(`${other} · low effort`);
+    expect(await assistantMessages(page).first().getByTestId('answer-model').textContent()).toBe('claude-test-model · no thinking');
     await page.getByTestId('session-usage').getByText('220 tokens').waitFor();
     expect(await page.getByTestId('session-usage').textContent()).not.toBe(before);
 
     // Reloaded, each answer still names its model and effort (recorded with its message).
     await page.reload();
-    await assistant(page).last().getByTestId('answer-model').getByText(`${other} · low effort`).waitFor();
-    expect(await assistant(page).first().getByTestId('answer-model').textContent()).toBe('claude-test-model · no thinking');
+    await assistantMessages(page).last().getByTestId('answer-model').getByText(`${other} · low effort`).waitFor();
+    expect(await assistantMessages(page).first().getByTestId('answer-model').textContent()).toBe('claude-test-model · no thinking');
     await shot(page, 'console-steer-model');
   }, 60_000);
 

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { InProcessQueue } from '@zero/runtime/sessions/queue';
 import { fireDueSchedules, fireSchedule, type FireOutcome } from '@zero/integrations/schedules';
 import { DEV, send, startHarness, type Harness } from './support/harness';
+import { sdkClientAs } from './support/sdk';
 import { apiErrorSchema, eventPageSchema, sessionSchema, valid } from './support/managed-agents-schemas';
 
 const ENV = 'env_zero_lambda';
@@ -90,9 +91,6 @@ const deploymentRunSchema = z
   .refine((r) => (r.session_id === null) !== (r.error === null), 'exactly one of session_id and error');
 const deploymentRunPageSchema = z.object({ data: z.array(deploymentRunSchema), next_page: z.string().nullable() });
 
-/** A new API key of `user` (not an administrator), as the SDK takes it. */
-const keyOf = async (h: Harness, user: string) => (await h.userHeaders(user)).authorization!.slice('Bearer '.length);
-
 /** The refusal an SDK call ends in, checked against the API's error shape. */
 async function refusal(call: Promise<unknown>) {
   const error = await call.then(() => undefined, (e: unknown) => e);
@@ -114,8 +112,8 @@ describe("Deployments and deployment runs through the official SDK, on Zero's sc
 
   beforeAll(async () => {
     h = await startHarness();
-    alice = new Anthropic({ apiKey: await keyOf(h, 'alice'), baseURL: h.url, maxRetries: 0 });
-    bob = new Anthropic({ apiKey: await keyOf(h, 'bob'), baseURL: h.url, maxRetries: 0 });
+    alice = await sdkClientAs(h, 'alice');
+    bob = await sdkClientAs(h, 'bob');
     agentId = (await alice.beta.agents.create({ name: 'Triager', model: 'claude-sonnet-4-6', system: 'You triage issues.' })).id;
   });
   afterAll(() => h.close());

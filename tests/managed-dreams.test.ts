@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InProcessQueue } from '@zero/runtime/sessions/queue';
-import { DEV, DEV_KEY, openSessionAs, startHarness, storeEnv, type Harness } from './support/harness';
+import { DEV, openSessionAs, storeEnv, type Harness } from './support/harness';
+import { sdkClientAs, startHarnessWithSdk } from './support/sdk';
 import { apiErrorSchema, valid } from './support/managed-agents-schemas';
 import { memoryPageSchema, memorySchema, memoryStorePageSchema, memoryVersionPageSchema, memoryVersionSchema } from './support/memory-store-schemas';
 import { dreamPageSchema, dreamSchema, storeHeldErrorSchema } from './support/dream-schemas';
@@ -12,10 +13,7 @@ const MODEL = 'claude-sonnet-4-6';
 describe('dreams through the official SDK: a memory store consolidated by the worker into new versions', () => {
   let h: Harness;
   let client: Anthropic;
-  beforeAll(async () => {
-    h = await startHarness();
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
-  });
+  beforeAll(async () => ({ h, client } = await startHarnessWithSdk()));
   afterAll(() => h.close());
 
   /** Every job the worker (the in-process queue) was given has run. */
@@ -109,6 +107,18 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
     expect(valid(memoryVersionSchema, await client.beta.memoryStores.memoryVersions.retrieve(oldB.id, { memory_store_id: store.id })).content).toBe('old b');
     const oldC = versions.find((v) => v.operation === 'created' && v.path === '/c.md')!;
     expect(valid(memoryVersionSchema, await client.beta.memoryStores.memoryVersions.retrieve(oldC.id, { memory_store_id: store.id })).content).toBe('stale c');
+  });
+
+  it('update_existing: a memory whose file is already gone (a delete that stopped half way) is deleted as the API deletes it, and the dream completes', async () => {
+    const store = await storeWith('Half deleted', { '/keep.md': 'Keep this.', '/gone.md': 'Its file is gone.' });
+    await h.server.runtime.artifacts.delete(`memories/stores/${store.id}/gone.md`);
+    h.fake.script({ text: answer([{ path: '/keep.md', content: 'Keep this.' }]) });
+
+    const created = valid(dreamSchema, await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL, output_behavior: { type: 'update_existing', memory_store_id: store.id } }));
+    await workerIdle();
+    expect(valid(dreamSchema, await client.beta.dreams.retrieve(created.id))).toMatchObject({ status: 'completed', error: null });
+    expect(await contentsOf(store.id)).toEqual({ '/keep.md': 'Keep this.' });
+    expect((await versionsOf(store.id)).filter((v) => v.operation === 'deleted').map((v) => v.path)).toEqual(['/gone.md']);
   });
 
   it('an answer that is not a valid set of memories fails the dream with a clear error and changes nothing', async () => {
@@ -205,7 +215,7 @@ describe('dreams through the official SDK: a memory store consolidated by the wo
     h.fake.script({ text: answer([{ path: '/p.md', content: 'private, tidied' }]) });
     const mine = await client.beta.dreams.create({ inputs: [{ type: 'memory_store', memory_store_id: store.id }], model: MODEL });
     await workerIdle();
-    const mallory = new Anthropic({ apiKey: (await h.userHeaders('mallory')).authorization!.slice('Bearer '.length), baseURL: h.url, maxRetries: 0 });
+    const mallory = await sdkClientAs(h, 'mallory');
     const attempts: (() => Promise<unknown>)[] = [
       () => mallory.beta.dreams.retrieve(mine.id),
       () => mallory.beta.dreams.cancel(mine.id),

@@ -1,25 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { DEV, DEV_KEY, send, startHarness, type Harness } from './support/harness';
+import { DEV, send, startHarness, type Harness } from './support/harness';
+import { iterate, sdkClient, startHarnessWithSdk, streamReader } from './support/sdk';
 import { agentPageSchema, agentSchema, apiErrorSchema, sentEventsSchema, sessionSchema, valid } from './support/managed-agents-schemas';
 import { listedPageSchema, streamEventSchema, type StreamEvent } from './support/managed-events-schemas';
 
 const ENV = 'env_zero_lambda';
 
-
-/** Reads the SDK's stream until `stop`, each event checked against the SDK's types; a later call reads on. */
-async function readUntil(events: AsyncIterator<unknown>, stop: (event: StreamEvent) => boolean): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for (;;) {
-    const { value, done } = await events.next();
-    if (done) throw new Error(`the stream ended before the expected event; got ${out.map((e) => e.type).join(', ')}`);
-    const event = valid(streamEventSchema, value);
-    out.push(event);
-    if (stop(event)) return out;
-  }
-}
-const iterate = (stream: AsyncIterable<unknown>) => stream[Symbol.asyncIterator]();
+/** Reads the SDK's event stream until `stop` says so, each event checked against the SDK's types; a later call reads on. */
+const readUntil = streamReader(streamEventSchema);
 const isIdle = (e: StreamEvent) => e.type === 'session.status_idle';
 const say = (text: string) => ({ events: [{ type: 'user.message' as const, content: [{ type: 'text' as const, text }] }] });
 
@@ -33,10 +23,7 @@ describe("a session's events and status, in the SDK's shapes", () => {
   let h: Harness;
   let client: Anthropic;
 
-  beforeAll(async () => {
-    h = await startHarness();
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
-  });
+  beforeAll(async () => ({ h, client } = await startHarnessWithSdk()));
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
 
@@ -203,7 +190,7 @@ describe('a session whose budget is spent', () => {
   afterAll(() => h.close());
 
   it('idles with stop reason budget_reached, and says so again for a message before the budget is raised', async () => {
-    const client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
+    const client = sdkClient(h);
     const agent = await client.beta.agents.create({ name: 'Spender', model: 'claude-sonnet-4-6' });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: ENV });
     expect((await send(h, 'PUT', `/sessions/${session.id}/budget`, DEV, { max_cost_usd: 0.01 })).status).toBe(200);

@@ -5,7 +5,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import Anthropic from '@anthropic-ai/sdk';
 import { createDynamoClient } from '@zero/runtime/store/clients';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, DEV_KEY, type Harness } from './support/harness';
+import { startHarness, type Harness } from './support/harness';
+import { sdkClient } from './support/sdk';
 import { startWhoamiServer } from './support/mcp-servers';
 import { agentSchema, apiErrorSchema, eventPageSchema, sessionEventSchema, sessionSchema, type SessionEvent, valid } from './support/managed-agents-schemas';
 import { credentialSchema, vaultSchema } from './support/vault-schemas';
@@ -34,7 +35,7 @@ describe('Managed Agents mcp_servers: MCP servers authorized by a session vault 
       vaultKey: { file: join(dataDir, 'vault.key') },
       permissions: { side_effects: 'allow', rules: { 'mcp__keyed__*': 'allow', 'mcp__open__*': 'allow' } },
     });
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
+    client = sdkClient(h);
   }, 60_000);
   afterAll(async () => {
     await h?.close();

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { startHarness, type Harness } from './support/harness';
+import { sdkClientAs } from './support/sdk';
 import { apiErrorSchema, sessionEventSchema, sessionSchema, valid, type SessionEvent } from './support/managed-agents-schemas';
 import { deletedResourceSchema } from './support/files-schemas';
 import { memoryPageSchema, memorySchema } from './support/memory-store-schemas';
@@ -39,9 +40,8 @@ describe('memory stores as session resources, through the official SDK', () => {
 
   beforeAll(async () => {
     h = await startHarness();
-    const keyOf = async (user: string) => (await h.userHeaders(user)).authorization!.slice('Bearer '.length);
-    alice = new Anthropic({ apiKey: await keyOf('alice'), baseURL: h.url, maxRetries: 0 });
-    mallory = new Anthropic({ apiKey: await keyOf('mallory'), baseURL: h.url, maxRetries: 0 });
+    alice = await sdkClientAs(h, 'alice');
+    mallory = await sdkClientAs(h, 'mallory');
   });
   afterAll(async () => h.close());
 

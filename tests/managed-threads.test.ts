@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { DEV_KEY, postJson, startHarness, type Harness } from './support/harness';
+import { postJson, startHarness, type Harness } from './support/harness';
+import { iterate, sdkClient, streamReader } from './support/sdk';
 import { agentSchema, eventPageSchema, sessionEventSchema, valid } from './support/managed-agents-schemas';
 
 const ENV = 'env_zero_lambda';
@@ -45,17 +46,8 @@ const threadSchema = z.object({
 });
 const threadPageSchema = z.object({ data: z.array(threadSchema), next_page: z.string().nullable().optional() });
 
-async function readUntil(events: AsyncIterator<unknown>, stop: (event: Event) => boolean): Promise<Event[]> {
-  const out: Event[] = [];
-  for (;;) {
-    const { value, done } = await events.next();
-    if (done) throw new Error(`the stream ended before the expected event; got ${out.map((e) => e.type).join(', ')}`);
-    const event = valid(eventSchema, value);
-    out.push(event);
-    if (stop(event)) return out;
-  }
-}
-const iterate = (stream: AsyncIterable<unknown>) => stream[Symbol.asyncIterator]();
+/** Reads the SDK's event stream until `stop` says so, each event checked against the SDK's types; a later call reads on. */
+const readUntil = streamReader(eventSchema);
 const isIdle = (e: Event) => e.type === 'session.status_idle';
 const errorOf = (e: unknown) => (e as InstanceType<typeof Anthropic.APIError>).error as { error: { message: string } };
 
@@ -75,7 +67,7 @@ describe('multiagent coordinators and session threads, through the official SDK'
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
     h = await startHarness({ outbound: { allow: ['127.0.0.1'] } });
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
+    client = sdkClient(h);
   });
   afterAll(async () => {
     await h.close();

@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { DEV, DEV_KEY, getJson, startHarness, type Harness } from './support/harness';
+import { DEV, getJson, startHarness, type Harness } from './support/harness';
+import { sdkClient, sdkClientAs } from './support/sdk';
 import { apiErrorSchema, valid } from './support/managed-agents-schemas';
 
 /** `BetaUserProfileExternalUserDetails`. */
@@ -53,7 +54,7 @@ describe("user profiles (client.beta.userProfiles) are Zero's users", () => {
 
   beforeAll(async () => {
     h = await startHarness();
-    admin = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
+    admin = sdkClient(h);
     adminId = (await getJson(`${h.url}/api/v2/me`, DEV)).json.user.id;
   });
   afterAll(() => h.close());
@@ -86,7 +87,7 @@ describe("user profiles (client.beta.userProfiles) are Zero's users", () => {
     expect(newest.next_page).toEqual(expect.any(String));
 
     // The profile is a user: a key minted for it acts as that user, until the profile is deleted.
-    const asProfile = new Anthropic({ apiKey: (await h.userHeaders(created.id)).authorization!.slice('Bearer '.length), baseURL: h.url, maxRetries: 0 });
+    const asProfile = await sdkClientAs(h, created.id);
     expect(valid(legacyProfileSchema, await asProfile.beta.userProfiles.retrieve(created.id)).name).toBe('Acme Inc');
     expect(valid(deletedProfileSchema, await admin.beta.userProfiles.delete(created.id))).toEqual({ id: created.id, type: 'user_profile_deleted' });
     await refusal(asProfile.beta.userProfiles.retrieve(created.id), Anthropic.AuthenticationError);
@@ -96,7 +97,7 @@ describe("user profiles (client.beta.userProfiles) are Zero's users", () => {
   });
 
   it('a user who is not an administrator reads their own profile only; the rest is refused', async () => {
-    const bob = new Anthropic({ apiKey: (await h.userHeaders('bob', 'Bob')).authorization!.slice('Bearer '.length), baseURL: h.url, maxRetries: 0 });
+    const bob = await sdkClientAs(h, 'bob', 'Bob');
     const own = valid(legacyProfileSchema, await bob.beta.userProfiles.retrieve('bob'));
     expect(own).toMatchObject({ id: 'bob', name: 'Bob', metadata: {}, access_type: 'application', external_id: null, trust_grants: {} });
     expect(valid(legacyProfileSchema, await bob.beta.userProfiles.retrieve('bob'))).toEqual(own);

@@ -1,8 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { until } from './support/until';
 import { startSubscriber, type Delivery } from './support/subscriber';
-import { DEV, DEV_KEY, send, startHarness, type Harness } from './support/harness';
+import { DEV, send, startHarness, type Harness } from './support/harness';
+import { sdkClient } from './support/sdk';
 import { valid } from './support/managed-agents-schemas';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -28,16 +30,6 @@ type WebhookEvent = z.infer<typeof webhookEventSchema>;
 
 const headersOf = (delivery: Delivery) => Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)]));
 
-async function until<T>(what: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = what();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe("signed events in the Managed Agents webhook shape, verified by the SDK's webhooks.unwrap", () => {
   let h: Harness;
   let client: Anthropic;
@@ -53,7 +45,7 @@ describe("signed events in the Managed Agents webhook shape, verified by the SDK
     zero = await startSubscriber('/zero');
     // One step per run: a run whose model calls a tool stops at its limit.
     h = await startHarness({ outbound: { allow: ['127.0.0.1'] }, webhookCallback: { attempts: 3, retryBaseMs: 5, timeoutMs: 5000 }, limits: { maxSteps: 1 } });
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
+    client = sdkClient(h);
     const put = await send(h, 'PUT', '/subscriptions/managed', DEV, { url: managed.url, events: EVENTS, secret_ref: 'ZERO_WEBHOOK_SECRET_MANAGED', format: 'managed_agents' });
     expect(put.status).toBe(201);
     expect(put.json.subscription).toMatchObject({ format: 'managed_agents' });

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { DEV_KEY, startHarness, type Harness } from './support/harness';
+import type { Harness } from './support/harness';
+import { sdkClientAs, startHarnessWithSdk } from './support/sdk';
 import { apiErrorSchema, valid } from './support/managed-agents-schemas';
 import {
   deletedMemorySchema,
@@ -23,10 +24,7 @@ const errorBody = (e: unknown) => (e as InstanceType<typeof Anthropic.APIError>)
 describe('memory stores through the official SDK, on Zero memory, with immutable versions', () => {
   let h: Harness;
   let client: Anthropic;
-  beforeAll(async () => {
-    h = await startHarness();
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
-  });
+  beforeAll(async () => ({ h, client } = await startHarnessWithSdk()));
   afterAll(() => h.close());
 
   it('creates a store and memories, renames and edits them under preconditions, lists them by folder, and keeps every change as a version', async () => {
@@ -123,7 +121,7 @@ describe('memory stores through the official SDK, on Zero memory, with immutable
     expect(valid(apiErrorSchema, errorBody(huge)).error.message).toContain('content');
     expect(valid(memoryPageSchema, await client.beta.memoryStores.memories.list(store.id)).data).toEqual([]);
 
-    const mallory = new Anthropic({ apiKey: (await h.userHeaders('mallory')).authorization!.slice('Bearer '.length), baseURL: h.url, maxRetries: 0 });
+    const mallory = await sdkClientAs(h, 'mallory');
     const memory = await client.beta.memoryStores.memories.create(store.id, { path: '/secret.md', content: 'mine' });
     const attempts: (() => Promise<unknown>)[] = [
       () => mallory.beta.memoryStores.retrieve(store.id),

@@ -1,47 +1,22 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { DEV_KEY, getJson, postJson, startHarness, type Harness } from './support/harness';
-import type { FakeRequest, FakeTurn } from './support/fake-anthropic';
+import { getJson, postJson, type Harness } from './support/harness';
+import { startHarnessWithSdk, streamReader } from './support/sdk';
+import { RUBRIC, isGrader, lyonThenParis, verdict } from './support/outcome-graders';
 import { sessionSchema, valid } from './support/managed-agents-schemas';
 import { eventWithOutcomesSchema, outcomeEvaluationSchema, type EventWithOutcomes } from './support/outcome-schemas';
 
 const ENV = 'env_zero_lambda';
-const RUBRIC = 'The answer names Paris as the capital of France.';
 
-
-async function readUntil(events: AsyncIterator<unknown>, stop: (event: EventWithOutcomes) => boolean): Promise<EventWithOutcomes[]> {
-  const out: EventWithOutcomes[] = [];
-  for (;;) {
-    const { value, done } = await events.next();
-    if (done) throw new Error(`the stream ended before the expected event; got ${out.map((e) => e.type).join(', ')}`);
-    const event = valid(eventWithOutcomesSchema, value);
-    out.push(event);
-    if (stop(event)) return out;
-  }
-}
-
-const isGrader = (request: FakeRequest) => JSON.stringify(request.body.system ?? '').includes('You are a strict grader');
-const verdict = (v: string, score: number, reasons: string): FakeTurn => ({ text: JSON.stringify({ verdict: v, score, reasons }) });
-
-/**
- * The agent answers "Lyon" until the grader's feedback reaches it, then "Paris"; the grader passes an
- * answer that says Paris and asks for a revision otherwise.
- */
-function lyonThenParis(request: FakeRequest): FakeTurn {
-  const shown = JSON.stringify(request.body.messages);
-  if (isGrader(request)) return shown.includes('Paris is the capital') ? verdict('satisfied', 1, 'Names Paris.') : verdict('needs_revision', 0.2, 'It names Lyon, not Paris: say Paris.');
-  return { text: shown.includes('say Paris') ? 'Paris is the capital of France.' : 'Lyon is the capital of France.' };
-}
+/** Reads the SDK's event stream until `stop` says so, each event checked against the SDK's types; a later call reads on. */
+const readUntil = streamReader(eventWithOutcomesSchema);
 
 describe('outcomes: a grader in its own context scores the answer against a rubric and may send the agent back', () => {
   let h: Harness;
   let client: Anthropic;
 
-  beforeAll(async () => {
-    h = await startHarness();
-    client = new Anthropic({ apiKey: DEV_KEY, baseURL: h.url, maxRetries: 0 });
-  });
+  beforeAll(async () => ({ h, client } = await startHarnessWithSdk()));
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
 

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, postJson, startHarness, type Harness } from './support/harness';
+import { getJson, postJson, type Harness } from './support/harness';
+import { startHarnessWithUsers, type UserHeaders } from './support/members';
 import { NodeChat, newChatId } from './support/node-chat';
 import { readSse, type ReceivedEvent } from './support/sse';
 import { countingStoreRequests, writesOf } from './support/store-requests';
@@ -15,15 +16,8 @@ interface HistoryRecord {
 
 describe('editing a message and regenerating an answer: the session branches in place', () => {
   let h: Harness;
-  let alice: Record<string, string>;
-  let bob: Record<string, string>;
-  let carol: Record<string, string>;
-  beforeAll(async () => {
-    h = await startHarness();
-    alice = await h.userHeaders('alice', 'Alice');
-    bob = await h.userHeaders('bob', 'Bob');
-    carol = await h.userHeaders('carol', 'Carol');
-  });
+  let alice: UserHeaders, bob: UserHeaders, carol: UserHeaders;
+  beforeAll(async () => ({ h, alice, bob, carol } = await startHarnessWithUsers(['alice', 'bob', 'carol'])));
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
 

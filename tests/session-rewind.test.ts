@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { filesRewoundSchema } from '@zero/agent/wire';
-import { getJson, postJson, startHarness, type Harness } from './support/harness';
+import { getJson, postJson, type Harness } from './support/harness';
+import { startHarnessWithUsers, type UserHeaders } from './support/members';
 import { readSse, type ReceivedEvent } from './support/sse';
 
 const api = (h: Harness, path: string) => `${h.url}/api/v2${path}`;
@@ -13,15 +14,8 @@ interface HistoryRecord {
 
 describe('rewinding the files a session wrote', () => {
   let h: Harness;
-  let alice: Record<string, string>;
-  let bob: Record<string, string>;
-  let carol: Record<string, string>;
-  beforeAll(async () => {
-    h = await startHarness();
-    alice = await h.userHeaders('alice', 'Alice');
-    bob = await h.userHeaders('bob', 'Bob');
-    carol = await h.userHeaders('carol', 'Carol');
-  });
+  let alice: UserHeaders, bob: UserHeaders, carol: UserHeaders;
+  beforeAll(async () => ({ h, alice, bob, carol } = await startHarnessWithUsers(['alice', 'bob', 'carol'])));
   afterAll(() => h.close());
   afterEach(() => h.fake.reset());
 

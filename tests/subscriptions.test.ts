@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '@zero/runtime/store/clients';
+import { until } from './support/until';
 import { startSubscriber, verifiedStandardWebhook, type Delivery } from './support/subscriber';
 import { DEV, postJson, send, startHarness, type Harness } from './support/harness';
 
@@ -24,16 +25,6 @@ You record things.
 
 const subscriber = () => startSubscriber('/zero-events');
 const verified = (delivery: Delivery) => verifiedStandardWebhook(delivery, SECRET);
-
-async function until<T>(what: () => T | undefined, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = what();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('signed outbound events', () => {
   let h: Harness;

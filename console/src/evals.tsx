@@ -101,7 +101,7 @@ function EvalRunView({ creds, runId, onStatus }: { creds: Credentials; runId: st
         {report.done} of {report.total} case results · {report.run.status}
       </p>
       <div className="table-scroll">
-        <table data-testid="eval-table">
+        <table className="figures-table" data-testid="eval-table">
           <caption>Cases × variants: score (pass)</caption>
           <thead>
             <tr>

@@ -58,7 +58,7 @@ export default function UsagePanel({ creds }: { creds: Credentials }) {
         <p className="loading">Loading…</p>
       ) : (
         <div className="table-scroll">
-          <table data-testid="usage-table">
+          <table className="figures-table" data-testid="usage-table">
             <thead>
               <tr>
                 <th scope="col">{grouping[0]!.toUpperCase() + grouping.slice(1)}</th>

@@ -1,19 +1,11 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
-import { ZeroError, conflict, invalidField } from '@zero/agent/errors';
+import { conflict, invalidField } from '@zero/agent/errors';
 import { patchMetadata } from '@zero/integrations/environment-store';
-import {
-  ApiMemoryStores,
-  newMemoryId,
-  newMemoryStoreId,
-  newMemoryVersionId,
-  type ApiMemory,
-  type ApiMemoryStore,
-  type ApiMemoryVersion,
-} from '@zero/runtime/memory/api-stores';
+import { ApiMemoryStores, newMemoryStoreId, type ApiMemory, type ApiMemoryStore, type ApiMemoryVersion } from '@zero/runtime/memory/api-stores';
+import { apiMemoryPathOf, apiStoreRef, createApiMemory, deleteApiMemory, modifyApiMemory, type ApiMemoryChanges } from '@zero/runtime/memory/api-memory-changes';
 import { FORBIDDEN_CHARACTERS, MAX_API_MEMORY_BYTES, apiMemoryPath } from '@zero/runtime/memory/api-memory-path';
-import { memoryHash } from '@zero/runtime/memory/memory-store';
-import { memoryPrefix, type MemoryStoreRef } from '@zero/runtime/memory/paths';
+import { memoryPrefix } from '@zero/runtime/memory/paths';
 import { PathError, normalizeProjectPath } from '@zero/runtime/projects/paths';
 import { json, query } from './validate';
 import type { Env } from '../env';
@@ -47,8 +39,6 @@ function zeroPath(path: string, field: string): string {
   }
 }
 
-const apiPath = (path: string) => `/${path}`;
-const refOf = (store: ApiMemoryStore): MemoryStoreRef => ({ kind: 'store', storeId: store.id });
 const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 
 /** `BetaManagedAgentsMemoryStore`. */
@@ -60,7 +50,7 @@ function storeResource(store: ApiMemoryStore) {
 /** `BetaManagedAgentsMemory`: `content` with `view=full`, else null. */
 function memoryResource(memory: ApiMemory, text?: string) {
   const { v: _v, path, ...rest } = memory;
-  return { type: 'memory' as const, ...rest, path: apiPath(path), content: text ?? null };
+  return { type: 'memory' as const, ...rest, path: apiMemoryPathOf(path), content: text ?? null };
 }
 
 /** `BetaManagedAgentsMemoryVersion`. */
@@ -92,19 +82,7 @@ export function memoryStoreRoutes(deps: V1Deps) {
     if (store.archived_at) throw invalidField('memory_store_id', `memory store "${id}" is archived: its memories cannot be created or updated`);
     return store;
   };
-  const version = (store: ApiMemoryStore, memoryId: string, c: Context<Env>, fields: Pick<ApiMemoryVersion, 'operation' | 'content' | 'path'>): ApiMemoryVersion => ({
-    v: 1,
-    id: newMemoryVersionId(),
-    memory_id: memoryId,
-    memory_store_id: store.id,
-    ...fields,
-    content_sha256: fields.content === null ? null : memoryHash(fields.content),
-    content_size_bytes: fields.content === null ? null : Buffer.byteLength(fields.content),
-    created_at: new Date().toISOString(),
-    created_by: actor(c),
-    redacted_at: null,
-    redacted_by: null,
-  });
+  const changes = (store: ApiMemoryStore, c: Context<Env>): ApiMemoryChanges => ({ files: memoryOf(), records: stores, store, actor: actor(c) });
 
   app.post('/memory_stores', json(storeCreate), async (c) => {
     const params = c.req.valid('json');
@@ -151,7 +129,7 @@ export function memoryStoreRoutes(deps: V1Deps) {
 
   app.delete('/memory_stores/:id', async (c) => {
     const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
-    await deps.artifacts.deletePrefix(memoryPrefix(refOf(store)));
+    await deps.artifacts.deletePrefix(memoryPrefix(apiStoreRef(store)));
     await stores.deleteStore(store);
     return c.json({ type: 'memory_store_deleted' as const, id: store.id });
   });
@@ -162,13 +140,8 @@ export function memoryStoreRoutes(deps: V1Deps) {
     const path = zeroPath(params.path, 'path');
     const text = params.content ?? '';
     const clash = (await stores.listMemories(store)).find((m) => overlaps(m.path, path));
-    if (clash) return conflictAnswer(c, 'memory_path_conflict_error', `${params.path} overlaps memory ${clash.id} at ${apiPath(clash.path)}`, { conflicting_path: apiPath(clash.path), conflicting_memory_id: clash.id });
-    await memoryOf().write(refOf(store), path, () => text, { ifNoneMatch: true });
-    const id = newMemoryId();
-    const created = version(store, id, c, { operation: 'created', content: text, path: params.path });
-    await stores.putVersion(store, created);
-    const record: ApiMemory = { v: 1, id, memory_store_id: store.id, path, memory_version_id: created.id, content_sha256: created.content_sha256!, content_size_bytes: created.content_size_bytes!, created_at: created.created_at, updated_at: created.created_at };
-    await stores.putMemory(store, record);
+    if (clash) return conflictAnswer(c, 'memory_path_conflict_error', `${params.path} overlaps memory ${clash.id} at ${apiMemoryPathOf(clash.path)}`, { conflicting_path: apiMemoryPathOf(clash.path), conflicting_memory_id: clash.id });
+    const record = await createApiMemory(changes(store, c), path, text);
     return c.json(memoryResource(record, c.req.valid('query').view === 'full' ? text : undefined));
   });
 
@@ -196,7 +169,7 @@ export function memoryStoreRoutes(deps: V1Deps) {
       const data = await Promise.all(
         page.data.map(async (item) => {
           if (item.kind === 'prefix') return { type: 'memory_prefix' as const, path: item.path };
-          const text = q.view === 'full' ? (await memoryOf().read(refOf(store), item.memory.path))?.content : undefined;
+          const text = q.view === 'full' ? (await memoryOf().read(apiStoreRef(store), item.memory.path))?.content : undefined;
           return memoryResource(item.memory, text);
         }),
       );
@@ -207,7 +180,7 @@ export function memoryStoreRoutes(deps: V1Deps) {
   app.get('/memory_stores/:id/memories/:memory', query(viewQuery), async (c) => {
     const store = await stores.reachStore(c.get('user').id, c.req.param('id'));
     const record = await stores.reachMemory(store, c.req.param('memory'));
-    const text = c.req.valid('query').view === 'basic' ? undefined : ((await memoryOf().read(refOf(store), record.path))?.content ?? '');
+    const text = c.req.valid('query').view === 'basic' ? undefined : ((await memoryOf().read(apiStoreRef(store), record.path))?.content ?? '');
     return c.json(memoryResource(record, text));
   });
 
@@ -216,7 +189,7 @@ export function memoryStoreRoutes(deps: V1Deps) {
     const store = await writable(c.get('user').id, c.req.param('id'));
     const current = await stores.reachMemory(store, c.req.param('memory'));
     const path = params.path ? zeroPath(params.path, 'path') : current.path;
-    const currentText = (await memoryOf().read(refOf(store), current.path))?.content ?? '';
+    const currentText = (await memoryOf().read(apiStoreRef(store), current.path))?.content ?? '';
     const text = params.content ?? currentText;
     const unchanged = path === current.path && text === currentText;
     const expected = params.precondition?.content_sha256;
@@ -228,14 +201,9 @@ export function memoryStoreRoutes(deps: V1Deps) {
     if (unchanged) return c.json(memoryResource(current, wantFull ? currentText : undefined));
     if (path !== current.path) {
       const clash = (await stores.listMemories(store)).find((m) => m.id !== current.id && overlaps(m.path, path));
-      if (clash) return conflictAnswer(c, 'memory_path_conflict_error', `${params.path} overlaps memory ${clash.id} at ${apiPath(clash.path)}`, { conflicting_path: apiPath(clash.path), conflicting_memory_id: clash.id });
-      await memoryOf().rename(refOf(store), current.path, path);
+      if (clash) return conflictAnswer(c, 'memory_path_conflict_error', `${params.path} overlaps memory ${clash.id} at ${apiMemoryPathOf(clash.path)}`, { conflicting_path: apiMemoryPathOf(clash.path), conflicting_memory_id: clash.id });
     }
-    if (text !== currentText) await memoryOf().write(refOf(store), path, () => text, { ifMatch: memoryHash(currentText) });
-    const modified = version(store, current.id, c, { operation: 'modified', content: text, path: apiPath(path) });
-    await stores.putVersion(store, modified);
-    const next: ApiMemory = { ...current, path, memory_version_id: modified.id, content_sha256: modified.content_sha256!, content_size_bytes: modified.content_size_bytes!, updated_at: modified.created_at };
-    await stores.putMemory(store, next);
+    const next = await modifyApiMemory(changes(store, c), current, currentText, { path, content: text });
     return c.json(memoryResource(next, wantFull ? text : undefined));
   });
 
@@ -244,12 +212,7 @@ export function memoryStoreRoutes(deps: V1Deps) {
     const current = await stores.reachMemory(store, c.req.param('memory'));
     const expected = c.req.valid('query').expected_content_sha256;
     if (expected !== undefined && expected !== current.content_sha256) return conflictAnswer(c, 'memory_precondition_failed_error', `memory ${current.id} no longer has content_sha256 ${expected}; nothing was deleted`);
-    await memoryOf().remove(refOf(store), current.path).catch((error: unknown) => {
-      // Its file already gone (a delete that stopped half way): the record still goes.
-      if (!(ZeroError.isInstance(error) && error.status === 404)) throw error;
-    });
-    await stores.putVersion(store, version(store, current.id, c, { operation: 'deleted', content: null, path: apiPath(current.path) }));
-    await stores.deleteMemory(store, current.id);
+    await deleteApiMemory(changes(store, c), current);
     return c.json({ type: 'memory_deleted' as const, id: current.id });
   });
 

@@ -15,11 +15,11 @@ import type { Dream } from '../store/items/dream';
 import type { SessionStore } from '../store/session-store';
 import { dayOf } from '../store/spend-store';
 import { MAX_API_MEMORY_BYTES, apiMemoryPath } from './api-memory-path';
-import { ApiMemoryStores, newMemoryId, newMemoryStoreId, newMemoryVersionId, type ApiMemory, type ApiMemoryStore, type ApiMemoryVersion } from './api-stores';
+import { apiStoreRef, createApiMemory, deleteApiMemory, modifyApiMemory, type ApiMemoryChanges } from './api-memory-changes';
+import { ApiMemoryStores, newMemoryStoreId, type ApiMemory, type ApiMemoryStore } from './api-stores';
 import { dreamJobOf, type DreamJob } from './dream-job';
 import { DREAM_STALE_MS, type DreamStore } from './dream-store';
-import { memoryHash, type MemoryStore } from './memory-store';
-import type { MemoryStoreRef } from './paths';
+import type { MemoryStore } from './memory-store';
 
 /** What a dream needs: the dreams, the memory stores, the sessions it reads, the model, the budgets it is counted in. */
 export interface DreamDeps {
@@ -122,7 +122,7 @@ async function dream(deps: DreamDeps, claimed: Dream, usage: Usage, cancelPollMs
   const input = await stores.reachStore(claimed.owner, claimed.memory_store_id).catch(() => undefined);
   if (!input) throw new DreamFailure('memory_store_not_found', `memory store "${claimed.memory_store_id}" no longer exists`);
   const memories = await stores.listMemories(input);
-  const current = await Promise.all(memories.map(async (m) => ({ memory: m, content: (await memory.read(refOf(input), m.path))?.content ?? '' })));
+  const current = await Promise.all(memories.map(async (m) => ({ memory: m, content: (await memory.read(apiStoreRef(input), m.path))?.content ?? '' })));
   const transcripts = await transcriptsOf(deps.sessions, claimed);
 
   const controller = new AbortController();
@@ -198,47 +198,18 @@ async function writeResult(deps: DreamDeps, memory: MemoryStore, stores: ApiMemo
       : { v: 1, id: newMemoryStoreId(), owner: claimed.owner, name: `${input.name} (dream)`.slice(0, 255), description: `Consolidated from ${input.id} by dream ${claimed.id}`.slice(0, 1024), metadata: {}, created_at: now, updated_at: now, archived_at: null };
   if (!(await deps.dreams.transition(claimed, ['running'], { output_store_id: output.id }))) return;
   if (output !== input) await stores.putStore(output);
-  const ref = refOf(output);
-  const actor = { type: 'user_actor' as const, user_id: claimed.owner };
-  const version = (memoryId: string, operation: ApiMemoryVersion['operation'], path: string, content: string | null): ApiMemoryVersion => ({
-    v: 1,
-    id: newMemoryVersionId(),
-    memory_id: memoryId,
-    memory_store_id: output.id,
-    operation,
-    content,
-    content_sha256: content === null ? null : memoryHash(content),
-    content_size_bytes: content === null ? null : Buffer.byteLength(content),
-    path,
-    created_at: new Date().toISOString(),
-    created_by: actor,
-    redacted_at: null,
-    redacted_by: null,
-  });
+  const changes: ApiMemoryChanges = { files: memory, records: stores, store: output, actor: { type: 'user_actor', user_id: claimed.owner } };
   const existing = output === input ? current : [];
   const wanted = new Map(result.map((m) => [m.path.slice(1), m.content]));
   // Deletions first: they free the paths and the room the new set may need.
-  for (const { memory: old } of existing.filter(({ memory: m }) => !wanted.has(m.path))) {
-    await memory.remove(ref, old.path);
-    await stores.putVersion(output, version(old.id, 'deleted', `/${old.path}`, null));
-    await stores.deleteMemory(output, old.id);
-  }
+  for (const { memory: old } of existing.filter(({ memory: m }) => !wanted.has(m.path))) await deleteApiMemory(changes, old);
   for (const { memory: old, content } of existing) {
     const next = wanted.get(old.path);
-    if (next === undefined || next === content) continue;
-    await memory.write(ref, old.path, () => next, { ifMatch: memoryHash(content) });
-    const modified = version(old.id, 'modified', `/${old.path}`, next);
-    await stores.putVersion(output, modified);
-    await stores.putMemory(output, { ...old, memory_version_id: modified.id, content_sha256: modified.content_sha256!, content_size_bytes: modified.content_size_bytes!, updated_at: modified.created_at });
+    if (next !== undefined && next !== content) await modifyApiMemory(changes, old, content, { path: old.path, content: next });
   }
   const kept = new Set(existing.map(({ memory: m }) => m.path));
   for (const [path, content] of wanted) {
-    if (kept.has(path)) continue;
-    await memory.write(ref, path, () => content, { ifNoneMatch: true });
-    const id = newMemoryId();
-    const created = version(id, 'created', `/${path}`, content);
-    await stores.putVersion(output, created);
-    await stores.putMemory(output, { v: 1, id, memory_store_id: output.id, path, memory_version_id: created.id, content_sha256: created.content_sha256!, content_size_bytes: created.content_size_bytes!, created_at: created.created_at, updated_at: created.created_at });
+    if (!kept.has(path)) await createApiMemory(changes, path, content);
   }
 }
 
@@ -310,4 +281,3 @@ function failureOf(error: unknown): { type: string; message: string } {
 }
 
 const tokensOf = (usage: Usage) => ({ input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens });
-const refOf = (store: ApiMemoryStore): MemoryStoreRef => ({ kind: 'store', storeId: store.id });

@@ -1,6 +1,4 @@
-import type { ArtifactStore } from '../store/artifact-store';
-import { readSessionRecord } from '../store/session-record';
-import type { VaultStore } from './vault-store';
+import { type SessionVaultServices, sessionCredentials } from './session-credentials';
 
 /** A vault credential's token for one MCP server: sent as `Authorization: Bearer <token>` to that server only. */
 export interface McpBearer {
@@ -28,22 +26,13 @@ export function sameMcpUrl(a: string, b: string): boolean {
  * that URL. The vaults are read as their owner (the session's creator) holds them now; an archived vault
  * or credential gives nothing; only the credential found is unsealed. Undefined: none is bound to it.
  */
-export async function sessionMcpBearer(services: { artifacts: ArtifactStore; vaults?: () => Promise<VaultStore> }, sessionId: string, serverUrl: string): Promise<McpBearer | undefined> {
-  if (!services.vaults) return undefined;
-  const record = await readSessionRecord(services.artifacts, sessionId);
-  if (!record?.vaults) return undefined;
-  const { owner, ids } = record.vaults;
-  const vaults = await services.vaults();
-  for (const vaultId of ids) {
-    const vault = await vaults.reachVault(owner, vaultId).catch(() => undefined);
-    if (!vault || vault.archived_at) continue;
-    for (const credential of await vaults.listCredentials(owner, vaultId)) {
-      const auth = credential.auth;
-      if (credential.archived_at || auth.type === 'environment_variable' || !sameMcpUrl(auth.mcp_server_url, serverUrl)) continue;
-      const secret = await vaults.openSecret(credential);
-      const token = auth.type === 'static_bearer' ? secret.token : secret.access_token;
-      if (token) return { label: `credential ${credential.id} of vault ${vaultId}`, token };
-    }
+export async function sessionMcpBearer(services: SessionVaultServices, sessionId: string, serverUrl: string): Promise<McpBearer | undefined> {
+  for await (const { vaultId, credential, vaults } of sessionCredentials(services, sessionId)) {
+    const auth = credential.auth;
+    if (auth.type === 'environment_variable' || !sameMcpUrl(auth.mcp_server_url, serverUrl)) continue;
+    const secret = await vaults.openSecret(credential);
+    const token = auth.type === 'static_bearer' ? secret.token : secret.access_token;
+    if (token) return { label: `credential ${credential.id} of vault ${vaultId}`, token };
   }
   return undefined;
 }

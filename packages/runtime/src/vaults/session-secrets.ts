@@ -1,6 +1,4 @@
-import type { ArtifactStore } from '../store/artifact-store';
-import { readSessionRecord } from '../store/session-record';
-import type { VaultStore } from './vault-store';
+import { type SessionVaultServices, sessionCredentials } from './session-credentials';
 
 /** A vault credential's secret, ready for http_request: its value and the hosts it may go to. */
 export interface VaultSecret {
@@ -19,29 +17,21 @@ export type VaultSecretLookup = (names: readonly string[]) => Promise<Map<string
  * vault holding a name wins), as their owner (the session's creator) holds them now. An archived
  * vault or credential gives nothing. Only the secrets named are unsealed.
  */
-export async function sessionVaultSecrets(services: { artifacts: ArtifactStore; vaults?: () => Promise<VaultStore> }, sessionId: string, names: readonly string[]): Promise<Map<string, VaultSecret>> {
+export async function sessionVaultSecrets(services: SessionVaultServices, sessionId: string, names: readonly string[]): Promise<Map<string, VaultSecret>> {
   const found = new Map<string, VaultSecret>();
-  if (!services.vaults || names.length === 0) return found;
-  const record = await readSessionRecord(services.artifacts, sessionId);
-  if (!record?.vaults) return found;
-  const { owner, ids } = record.vaults;
-  const vaults = await services.vaults();
-  for (const vaultId of ids) {
-    const vault = await vaults.reachVault(owner, vaultId).catch(() => undefined);
-    if (!vault || vault.archived_at) continue;
-    for (const credential of await vaults.listCredentials(owner, vaultId)) {
-      const auth = credential.auth;
-      if (credential.archived_at || auth.type !== 'environment_variable' || !names.includes(auth.secret_name) || found.has(auth.secret_name)) continue;
-      // A credential not bound to hosts goes nowhere (the API refuses to store one; this holds for a hand-made record too).
-      if (auth.networking.type !== 'limited' || !auth.injection_location.header) continue;
-      const secret = await vaults.openSecret(credential);
-      if (!secret.secret_value) continue;
-      found.set(auth.secret_name, {
-        label: `${auth.secret_name} (credential ${credential.id} of vault ${vaultId})`,
-        value: secret.secret_value,
-        allowedHosts: auth.networking.allowed_hosts,
-      });
-    }
+  if (names.length === 0) return found;
+  for await (const { vaultId, credential, vaults } of sessionCredentials(services, sessionId)) {
+    const auth = credential.auth;
+    if (auth.type !== 'environment_variable' || !names.includes(auth.secret_name) || found.has(auth.secret_name)) continue;
+    // A credential not bound to hosts goes nowhere (the API refuses to store one; this holds for a hand-made record too).
+    if (auth.networking.type !== 'limited' || !auth.injection_location.header) continue;
+    const secret = await vaults.openSecret(credential);
+    if (!secret.secret_value) continue;
+    found.set(auth.secret_name, {
+      label: `${auth.secret_name} (credential ${credential.id} of vault ${vaultId})`,
+      value: secret.secret_value,
+      allowedHosts: auth.networking.allowed_hosts,
+    });
   }
   return found;
 }
