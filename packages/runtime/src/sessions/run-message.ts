@@ -25,7 +25,7 @@ import { toolServices } from '../tools/tool';
 import { APPROVERS, clientAnswerOf, deciderName } from './approvals';
 import { askPerson } from './ask-person';
 import type { PermissionMap } from '@zero/agent/wire';
-import { resumeState } from './resume';
+import { resumeState } from '@zero/agent/loop/resume-state';
 import { selfHostedEnvironmentOf } from './session-environment';
 import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
