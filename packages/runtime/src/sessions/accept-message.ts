@@ -10,7 +10,7 @@ import { POSITION_BLOCKS } from '../store/positions';
 import type { User } from '../auth/roles';
 import { requireAccess } from './access';
 import { admitMessage } from './admit-message';
-import { openSession, titleFrom } from './open-session';
+import { createOwnedSession, titleFrom } from './open-session';
 import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-deps';
 import { holdAttachments, receivedOf, storeAttachments } from '../files/attachments';
 import { stopRun } from './stop-run';
@@ -56,18 +56,13 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   await admitMessage(deps, user.id, request.session_id);
   // Attachments are checked against the model's limits and stored (by the session's editor; before a new session is made).
   const store = () => (request.attachments?.length ? storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : Promise.resolve(undefined));
-  let session: SessionMeta;
-  let attachments: Awaited<ReturnType<typeof store>>;
-  let created = false;
-  if (request.session_id) {
-    session = (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session;
-    if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
-    attachments = await store();
-  } else {
-    attachments = await store();
-    session = await openSession(deps, user, { ...request, title: titleFrom(request.message) });
-    created = true;
-  }
+  const existing = request.session_id ? (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session : undefined;
+  // The agent the message names, or a new session's (the deployment's default), checked once for either (404 listing the agents).
+  const agentId = request.agent_id ?? (existing ? undefined : deps.defaultAgentId);
+  const agent = agentId ? await requireAgent(deps.catalog, agentId) : undefined;
+  const attachments = await store();
+  const created = !existing;
+  const session = existing ?? (await createOwnedSession(deps, user, { ...request, agent_id: agent!.id, title: titleFrom(request.message) }));
   const sessionId = session.session_id;
   await holdAttachments(deps.artifacts, sessionId, attachments);
   const strategy = request.strategy ?? session.strategy ?? 'enqueue';

@@ -17,11 +17,19 @@ export interface NewSession {
 /** Opens a session owned by `user`, after checking the agent (404 listing the agents). */
 export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'sessions' | 'defaultAgentId' | 'onSessionCreated'>, user: User, fields: NewSession): Promise<SessionMeta> {
   const agent = await requireAgent(deps.catalog, fields.agent_id ?? deps.defaultAgentId);
+  return createOwnedSession(deps, user, { ...fields, agent_id: agent.id });
+}
+
+/**
+ * Opens a session owned by `user` for an agent the caller has already checked (`requireAgent`):
+ * writes the session and its owner, then tells `onSessionCreated`.
+ */
+export async function createOwnedSession(deps: Pick<SessionRunnerDeps, 'sessions' | 'onSessionCreated'>, user: User, fields: NewSession & { agent_id: string }): Promise<SessionMeta> {
   const now = new Date().toISOString();
   const meta = {
     session_id: fields.session_id ?? randomUUID(),
     title: fields.title,
-    agent_id: agent.id,
+    agent_id: fields.agent_id,
     project_id: fields.project_id,
     voice_mode: fields.voice_mode,
     strategy: fields.strategy,
