@@ -115,6 +115,43 @@ export async function runMessage(
   let attachmentsRead: Promise<AttachmentData> | undefined;
   const conversationAttachments = () =>
     (attachmentsRead ??= loadAttachmentData(deps.artifacts, history.flatMap((r) => (r.kind === 'user_message' && !r.parent_run_id ? (r.attachments ?? []) : []))));
+  // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
+  // Read while the run sets up; a session in a self-hosted environment sends its commands to the environment's worker.
+  const environmentRead = selfHostedEnvironmentOf(deps, sessionId);
+  environmentRead.catch(() => undefined);
+  let overrides: Promise<PermissionMap | undefined> | undefined;
+  const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
+  // The agent that answers, once resolved: it tags the run's `confirmation_required` events.
+  let agentOf: string | undefined;
+  let agentOfRun: AgentDefinition | undefined;
+  // A call the policy marks `ask` waits for a person (see ask-person.ts); so does a delegated run's.
+  const approvals = askPerson(history);
+  const requestApproval = approvals({ runId, agentId: () => agentOf, append, emit });
+  /**
+   * A call of a client tool: answered by the result a client sent (a resumed run), or by the note of a
+   * call nobody answered in time (expired or interrupted, as an approval); else recorded as waiting
+   * (once) and reported as `client_tool_call`, and the run waits as for an approval. `permit` (the
+   * permission policy of the tool it stands in for) is asked before the call is handed over: a refusal,
+   * or a wait for a person's approval, answers the call instead, and nothing is handed over.
+   */
+  const callClientTool = async (call: { id: string; name: string; input: unknown }, permit?: () => Promise<ToolResult | undefined>): Promise<ToolResult> => {
+    const { asked, answer: answered } = clientAnswerOf(history, runId, call.id);
+    if (answered?.result) return { content: answered.result.content, is_error: !!answered.result.is_error, truncated: !!answered.result.truncated };
+    if (answered) return { content: `Client tool "${call.name}" got no result: ${answered.message ?? `${deciderName(answered)} answered without one`}.`, is_error: true, truncated: false };
+    if (!asked) {
+      const refused = await permit?.();
+      if (refused) return refused;
+      // What the call waits on, as the session's status shows it: a client, or a self-hosted environment's worker.
+      const environment = await environmentRead.catch(() => undefined);
+      const policy = environment?.tools.some((tool) => tool.name === call.name) ? `self-hosted environment ${environment.id} (waits for its worker)` : 'client tool';
+      await append({ kind: 'approval_request', run_id: runId, tool_use_id: call.id, name: call.name, input: call.input, policy, client_tool: true });
+      emit({ type: 'client_tool_call', id: call.id, name: call.name, input: call.input, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
+    }
+    return { content: `Client tool "${call.name}" waits for a client's result.`, is_error: true, truncated: false, waiting: true };
+  };
+  const services = toolServices(deps);
+  // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
+  const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
   // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
   let recorded = !!spec.record;
   // The sessions list shows which sessions wait for a person: a field of the meta item, written (before the run's
@@ -192,43 +229,6 @@ export async function runMessage(
     return usage;
   };
 
-  // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
-  // Read while the run sets up; a session in a self-hosted environment sends its commands to the environment's worker.
-  const environmentRead = selfHostedEnvironmentOf(deps, sessionId);
-  environmentRead.catch(() => undefined);
-  let overrides: Promise<PermissionMap | undefined> | undefined;
-  const permissionOverrides = () => (overrides ??= session.has_permission_overrides ? deps.sessions.getPermissions(sessionId).then((p) => p?.permissions) : Promise.resolve(undefined));
-  // The agent that answers, once resolved: it tags the run's `confirmation_required` events.
-  let agentOf: string | undefined;
-  let agentOfRun: AgentDefinition | undefined;
-  // A call the policy marks `ask` waits for a person (see ask-person.ts); so does a delegated run's.
-  const approvals = askPerson(history);
-  const requestApproval = approvals({ runId, agentId: () => agentOf, append, emit });
-  /**
-   * A call of a client tool: answered by the result a client sent (a resumed run), or by the note of a
-   * call nobody answered in time (expired or interrupted, as an approval); else recorded as waiting
-   * (once) and reported as `client_tool_call`, and the run waits as for an approval. `permit` (the
-   * permission policy of the tool it stands in for) is asked before the call is handed over: a refusal,
-   * or a wait for a person's approval, answers the call instead, and nothing is handed over.
-   */
-  const callClientTool = async (call: { id: string; name: string; input: unknown }, permit?: () => Promise<ToolResult | undefined>): Promise<ToolResult> => {
-    const { asked, answer: answered } = clientAnswerOf(history, runId, call.id);
-    if (answered?.result) return { content: answered.result.content, is_error: !!answered.result.is_error, truncated: !!answered.result.truncated };
-    if (answered) return { content: `Client tool "${call.name}" got no result: ${answered.message ?? `${deciderName(answered)} answered without one`}.`, is_error: true, truncated: false };
-    if (!asked) {
-      const refused = await permit?.();
-      if (refused) return refused;
-      // What the call waits on, as the session's status shows it: a client, or a self-hosted environment's worker.
-      const environment = await environmentRead.catch(() => undefined);
-      const policy = environment?.tools.some((tool) => tool.name === call.name) ? `self-hosted environment ${environment.id} (waits for its worker)` : 'client tool';
-      await append({ kind: 'approval_request', run_id: runId, tool_use_id: call.id, name: call.name, input: call.input, policy, client_tool: true });
-      emit({ type: 'client_tool_call', id: call.id, name: call.name, input: call.input, may_answer: [...APPROVERS], agent_id: agentOf, run_id: runId });
-    }
-    return { content: `Client tool "${call.name}" waits for a client's result.`, is_error: true, truncated: false, waiting: true };
-  };
-  const services = toolServices(deps);
-  // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
-  const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
   const background: Promise<unknown>[] = [];
   let next = session;
   // The run's budgets; it is listed among the active runs (GET /admin/runs) until it ends here.
