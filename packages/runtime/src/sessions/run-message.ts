@@ -205,7 +205,7 @@ export async function runMessage(
   };
   const titleSession = async (outcome: RunOutcome, withAnswer: readonly LogRecord[]): Promise<Usage | undefined> => {
     if (outcome.status !== 'completed' || !deps.sessionTitles) return undefined;
-    const { firstExchange, titleOf } = await import('./session-title');
+    const [{ firstExchange }, { titleOf }] = await Promise.all([import('./session-title'), import('@zero/agent/loop/session-title')]);
     const exchange = firstExchange([...withAnswer], runId, next.title);
     if (!exchange) return undefined;
     let titled: Awaited<ReturnType<typeof titleOf>>;
