@@ -12,10 +12,10 @@ import type { ActiveRunBudget } from '@zero/agent/loop/budget';
 import { activeBranch } from '../store/branches';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
-import { resolveRunSetup } from '@zero/agent/loop/run-setup';
+import { resolveRunSetup, routeMessage } from '@zero/agent/loop/run-setup';
 import { tierModel } from '@zero/agent/model/aliases';
 import { runEffort } from '@zero/agent/model/thinking';
-import { decideComplexity, routeOf } from '@zero/agent/model/complexity-routing';
+import { routeOf } from '@zero/agent/model/complexity-routing';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import { MAX_RECORDS_PER_ITEM } from '../store/items/log-record';
@@ -251,7 +251,7 @@ export async function runMessage(
     // Whichever door the message came through, the environment's tools are the run's (recorded with the message, so a resumed run has them).
     const clientTools = environment ? withEnvironmentTools(message ? message.client_tools : spec.record.client_tools, environment) : message ? message.client_tools : spec.record.client_tools;
     // Tier routing (Agent Zero's F1–F5) and a request's required tools: what the run may use, decided once and recorded.
-    const routing = message && agent ? routeMessage(deps, message, agent, model) : undefined;
+    const routing = message && agent ? routeMessage(message, agent, model, { rules: deps.complexityRules ?? [], tiers: deps.tiers, defaultModel: deps.defaultModel }) : undefined;
     if (routing?.decision && !message?.model) model = routing.model;
     const routedTools = message ? routing?.tools : spec.record.routed_tools;
     if (message) {
@@ -410,16 +410,4 @@ function logRunEnd(run: { sessionId: string; runId: string; userId: string; agen
     error_code: outcome.error?.code,
     budget: outcome.budget,
   });
-}
-
-/**
- * A message's routing: its complexity decided (the request's, the agent's, an operator's rule; see
- * model/complexity-routing.ts) with the model of its tier, and the tools the run may use: exactly the
- * request's `tools_required` the agent has, else none for F1–F2, else (undefined) the agent's own.
- */
-function routeMessage(deps: SessionRunnerDeps, message: NewMessage, agent: AgentDefinition, model: string) {
-  const decision = decideComplexity(message.text, { request: message.complexity, agent: agent.complexity }, deps.complexityRules ?? []);
-  const route = decision ? routeOf(decision.level) : undefined;
-  const tools = message.tools_required ? agent.tools.filter((name) => message.tools_required!.includes(name)) : route && !route.tools ? [] : undefined;
-  return { decision, model: route ? tierModel(route.tier, deps.tiers ?? {}, deps.defaultModel) : model, tools };
 }
