@@ -3,7 +3,7 @@ import { EventRecorder } from '@zero/agent/events/recorder';
 import type { StreamEvent, Usage } from '@zero/agent/wire';
 import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import { RunDelegator } from '../run/delegate';
-import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '@zero/agent/loop/end-run';
+import { LEASE_LOST, describeFailure, endRun, logRunEnd, type RunEnding, type RunOutcome } from '@zero/agent/loop/end-run';
 import { log } from '@zero/agent/log/log';
 import { toMessages } from '@zero/agent/loop/history';
 import { loadAttachmentData, type AttachmentData } from '../files/attachments';
@@ -307,27 +307,36 @@ export async function runMessage(
       emit({ type: 'start', session_id: sessionId, run_id: runId, model, effort: runEffort(model, { thinking_budget: spec.record.thinking_budget ?? agent?.thinking_budget }, deps.limits), agent_id: agent?.id ?? agentId, resumed: true });
     }
 
+    if (!agent) {
+      const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
+      return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
+    }
     // A routed run uses only its routed tools (none: text only); its agent's MCP tools are not listed.
-    if (agent && routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
+    if (routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
     // A session with memory stores attached (Managed Agents `resources`) reaches them with the memory tool; its prompt says where.
-    if (agent && !routedTools) {
+    else {
       const attached = ((await readSessionRecord(deps.artifacts, sessionId))?.resources ?? []).filter((r) => r.type === 'memory_store');
       if (attached.length) {
         const section = (await import('../memory/attached-stores')).attachedStoresSection(attached);
         agent = { ...agent, tools: agent.tools.includes('memory') ? agent.tools : [...agent.tools, 'memory'], extra: agent.extra ? `${agent.extra}\n\n${section}` : section };
       }
     }
-    agentOf = agent?.id;
+    agentOf = agent.id;
     agentOfRun = agent;
-    if (!agent) {
-      const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
-      return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
-    }
 
     // Spend counts against the session, the user who sent the message (its creator for a resumed run's older records) and the deployment.
     const payer = (message ? message.author?.id : spec.record.author?.id) ?? session.created_by ?? 'unknown';
     budget = (await deps.budgets?.())?.forRun({ sessionId, runId, userId: payer, agentId: agent.id, instance: deps.instanceId, expiresAt: Date.now() + deps.limits.wallTimeMs + 60_000, toolCalls });
     const runDeps = { ...deps, budget };
+    // What the run reads of the runtime before the loop starts (its memory index, skills and the project's framework hints) and its delegations: the loop gets them all at once.
+    const memory = await memoryIndexFor(deps, sessionId, agent, next.project_id);
+    const skills = agent.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(deps, sessionId, agent) : undefined;
+    const frameworkHints = await frameworkHintsFor(deps.projects, agent, next.project_id);
+    const delegator = RunDelegator.forRun(
+      { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, approvals, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
+      agent,
+      runId,
+    );
     const outcome = await runLoop(
       {
         deps: runDeps,
@@ -348,9 +357,9 @@ export async function runMessage(
             planSteps: message ? message.plan_steps : spec.record.plan_steps,
             maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
             systemPrompt: message ? message.system_prompt : spec.record.system_prompt,
-            memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
-            skills: agent.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(deps, sessionId, agent) : undefined,
-            frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
+            memory,
+            skills,
+            frameworkHints,
           },
         },
         ports: {
@@ -358,11 +367,7 @@ export async function runMessage(
           appendTogether: append,
           services,
           permissionOverrides,
-          delegator: RunDelegator.forRun(
-            { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, approvals, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
-            agent,
-            runId,
-          ),
+          delegator,
           requestApproval,
           callClientTool,
           confirmLease,
@@ -390,24 +395,4 @@ export async function runMessage(
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
   }
-}
-
-/** The run's end as one log line: what happened and what it cost, never what was said. */
-function logRunEnd(run: { sessionId: string; runId: string; userId: string; agentId: string }, outcome: RunOutcome): void {
-  const { usage } = outcome;
-  log.info('run end', {
-    session_id: run.sessionId,
-    run_id: run.runId,
-    user_id: run.userId,
-    agent_id: run.agentId,
-    status: outcome.status,
-    steps: outcome.steps,
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-    cache_read_input_tokens: usage.cache_read_input_tokens,
-    cache_creation_input_tokens: usage.cache_creation_input_tokens,
-    cost_usd: usage.cost_usd,
-    error_code: outcome.error?.code,
-    budget: outcome.budget,
-  });
 }
