@@ -26,6 +26,7 @@ import { APPROVERS, clientAnswerOf, deciderName } from './approvals';
 import { askPerson } from './ask-person';
 import type { PermissionMap } from '@zero/agent/wire';
 import { resumeState } from '@zero/agent/loop/resume-state';
+import { concludeRun } from './conclude-run';
 import { selfHostedEnvironmentOf } from './session-environment';
 import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
@@ -165,6 +166,14 @@ export async function runMessage(
   // Subscribers' reports of the run's ending are written before it (see RunEnding.announce).
   const announce: RunEnding['announce'] = async (record) => deps.onRunEnding?.({ session: next, runId, record });
   const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle, announce });
+  /** A completed run's conclusion, before its `done`: a new session's title, its outcome's grade (see conclude-run.ts). */
+  const conclude: RunPorts['conclude'] = async (outcome, unwritten) => {
+    // The answer is written with the run's end, after this: the title and the grade read it from the run.
+    const withAnswer = unwritten ? [...history, unwritten as LogRecord] : history;
+    const concluded = await concludeRun(deps, { sessionId, runId, title: next.title, emit, budget, signal: controller.signal }, outcome, withAnswer);
+    if (concluded.title) next = { ...next, title: concluded.title };
+    return concluded.usage;
+  };
   /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
   const compact: RunPorts['compact'] = async ({ model, tokensBefore, window, estimate }) => {
     const { planCompaction, summarise } = await import('@zero/agent/loop/summarise');
@@ -176,57 +185,6 @@ export async function runMessage(
     const tokensAfter = estimate(toMessages([...history, { ...record, tokens_after: 0 } as unknown as LogRecord], { openRunId: runId, attachments: await conversationAttachments() }));
     await append({ ...record, tokens_after: tokensAfter });
     return { messages: toMessages(history, { openRunId: runId, attachments: await conversationAttachments() }), usage, turns: plan.turns, tokensAfter };
-  };
-
-  /**
-   * A new session's first exchange is complete: the light tier titles it (see session-title.ts), before the run's
-   * `done`, so the sessions list fetched on it shows the title. The call's usage counts in the run's; a failed
-   * call leaves the title the session had, and the run goes on to its end as it would have.
-   */
-  const conclude: RunPorts['conclude'] = async (outcome, unwritten) => {
-    // The answer is written with the run's end, after this: the title and the grade read it from the run.
-    const withAnswer = unwritten ? [...history, unwritten as LogRecord] : history;
-    const titled = await titleSession(outcome, withAnswer);
-    const graded = await gradeOutcome(outcome, withAnswer);
-    return titled && graded ? addUsage({ ...titled }, graded) : (titled ?? graded);
-  };
-  /**
-   * The run's message works toward an outcome (`user.define_outcome`, a chat's `outcome`): a grader in its own
-   * context scores the answer against the rubric, and may send the agent back (see outcomes/evaluate-outcome.ts).
-   */
-  const gradeOutcome = async (outcome: RunOutcome, withAnswer: readonly LogRecord[]): Promise<Usage | undefined> => {
-    if (outcome.status !== 'completed') return undefined;
-    const message = history.find((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && r.run_id === runId && !r.parent_run_id);
-    if (!message?.outcome) return undefined;
-    const { evaluateOutcome } = await import('../outcomes/evaluate-outcome');
-    const graderModel = tierModel('standard', deps.tiers ?? {}, deps.defaultModel);
-    const { usage } = await evaluateOutcome(deps, { sessionId, runId, message: { ...message, outcome: message.outcome }, history: [...withAnswer], model: graderModel, emit, signal: controller.signal });
-    return usage;
-  };
-  const titleSession = async (outcome: RunOutcome, withAnswer: readonly LogRecord[]): Promise<Usage | undefined> => {
-    if (outcome.status !== 'completed' || !deps.sessionTitles) return undefined;
-    const [{ firstExchange }, { titleOf }] = await Promise.all([import('./session-title'), import('@zero/agent/loop/session-title')]);
-    const exchange = firstExchange([...withAnswer], runId, next.title);
-    if (!exchange) return undefined;
-    let titled: Awaited<ReturnType<typeof titleOf>>;
-    try {
-      titled = await titleOf(deps.provider, tierModel('light', deps.tiers ?? {}, deps.defaultModel), exchange, { budget, signal: controller.signal });
-    } catch (error) {
-      log.warn('session title failed', { session_id: sessionId, run_id: runId, error: describeFailure(error, deps.secrets ?? []).message });
-      return undefined;
-    }
-    const { title, usage } = titled;
-    try {
-      // Renamed by a person while the run went on: their title stays.
-      const current = await deps.sessions.getSession(sessionId);
-      if (title && current && current.title === next.title) {
-        await deps.sessions.updateSession(sessionId, { title });
-        next = { ...next, title };
-      }
-    } catch (error) {
-      log.warn('session title not stored', { session_id: sessionId, run_id: runId, error: describeFailure(error, deps.secrets ?? []).message });
-    }
-    return usage;
   };
 
   const background: Promise<unknown>[] = [];
