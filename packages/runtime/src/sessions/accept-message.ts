@@ -54,13 +54,11 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   });
   // A suspended user, a spent budget, a session over its message rate: refused before anything is written.
   await admitMessage(deps, user.id, request.session_id);
-  // Attachments are checked against the model's limits and stored (by the session's editor; before a new session is made).
-  const store = () => (request.attachments?.length ? storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : Promise.resolve(undefined));
   const existing = request.session_id ? (await requireAccess(deps.sessions, request.session_id, user, 'editor')).session : undefined;
-  // The agent the message names, or a new session's (the deployment's default), checked once for either (404 listing the agents).
-  const agentId = request.agent_id ?? (existing ? undefined : deps.defaultAgentId);
-  const agent = agentId ? await requireAgent(deps.catalog, agentId) : undefined;
-  const attachments = await store();
+  // The agent the message names, else a new session's (the deployment's default): checked once, before anything is written (404 listing the agents).
+  const agent = request.agent_id || !existing ? await requireAgent(deps.catalog, request.agent_id ?? deps.defaultAgentId) : undefined;
+  // Attachments are checked against the model's limits and stored (by the session's editor; before a new session is made).
+  const attachments = request.attachments?.length ? await storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : undefined;
   const created = !existing;
   const session = existing ?? (await createOwnedSession(deps, user, { ...request, agent_id: agent!.id, title: titleFrom(request.message) }));
   const sessionId = session.session_id;
