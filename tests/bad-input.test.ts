@@ -1,7 +1,9 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '@zero/agent/wire/fields';
 import { DEV, getJson, postJson, startHarness, type Harness } from './support/harness';
 import { chatStream } from './support/sse';
+import { PNG } from './support/media';
 
 describe('bad input gets a clear 4xx, never a 500', () => {
   let h: Harness;
@@ -59,6 +61,15 @@ describe('bad input gets a clear 4xx, never a 500', () => {
     expect(json.error.code).toBe('agent_not_found');
     expect(json.error.agents).toEqual(expect.arrayContaining(['zero', 'cereal']));
     expect(json.error.message).toContain('zero');
+  });
+
+  it("a new session's unknown agent → 404 before its attachments are stored", async () => {
+    const image = Buffer.concat([PNG, randomBytes(16)]);
+    const { status, json } = await chat({ message: 'look', agent_id: 'nobody', attachments: [{ media_type: 'image/png', data: image.toString('base64') }] });
+    expect(status).toBe(404);
+    expect(json.error.code).toBe('agent_not_found');
+    const stored = await h.server.runtime.artifacts.list('blobs/sha256/');
+    expect(stored.some((o) => o.key.endsWith(createHash('sha256').update(image).digest('hex')))).toBe(false);
   });
 
   it('unknown session → 404, on chat and on read', async () => {

@@ -93,6 +93,9 @@ export const MOVES = [
   ['packages/runtime/src/tools/command/spawn.ts', 'packages/runtime/src/environments/spawn.ts'],
   // A session's Managed Agents record (one S3 object a session) is a stored item: tools and environments read it without climbing to sessions/.
   ['packages/runtime/src/sessions/session-record.ts', 'packages/runtime/src/store/session-record.ts'],
+  // Third pass (issue 31, the chat path walks down once): model calls of Zero's own over agent data go down beside summarise.
+  ['packages/runtime/src/outcomes/grade.ts', 'packages/agent/src/loop/grade.ts'],
+  ['packages/runtime/src/sessions/session-title.test.ts', 'packages/agent/src/loop/session-title.test.ts'],
 ];
 
 /** The packages, bottom first, and the packages each may import (its tsconfig references and its dependencies). */

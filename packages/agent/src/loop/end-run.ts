@@ -4,6 +4,7 @@ import { ModelError } from '../model/provider';
 import { LeaseLostError } from './lease-lost';
 import type { NewLogRecord } from '../records/log-record';
 import { redact } from '../log/redact';
+import { log } from '../log/log';
 import { doneOfEnd, doneOfWait } from '../records/done';
 
 export interface RunOutcome {
@@ -136,4 +137,24 @@ export function describeFailure(error: unknown, secrets: readonly string[]): { c
   if (LeaseLostError.isInstance(error)) return { code: LEASE_LOST, message: LEASE_LOST_REASON };
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'internal', message: redact(message, secrets) };
+}
+
+/** The run's end as one log line: what happened and what it cost, never what was said. */
+export function logRunEnd(run: { sessionId: string; runId: string; userId: string; agentId: string }, outcome: RunOutcome): void {
+  const { usage } = outcome;
+  log.info('run end', {
+    session_id: run.sessionId,
+    run_id: run.runId,
+    user_id: run.userId,
+    agent_id: run.agentId,
+    status: outcome.status,
+    steps: outcome.steps,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cost_usd: usage.cost_usd,
+    error_code: outcome.error?.code,
+    budget: outcome.budget,
+  });
 }

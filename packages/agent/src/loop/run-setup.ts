@@ -1,6 +1,7 @@
 import { requireAgent, type AgentCatalog } from '../definitions/catalog';
 import type { AgentDefinition } from '../definitions/definition';
-import type { VoiceMode } from '../wire';
+import type { ComplexityLevel, VoiceMode } from '../wire';
+import { decideComplexity, routeOf, type ComplexityRule } from '../model/complexity-routing';
 import { resolveModel, tierModel, type ModelTier, type ModelTiers } from '../model/aliases';
 
 /** Who a run asks for and how; what it leaves out comes from the agent's definition. */
@@ -50,4 +51,22 @@ export async function resolveRunSetup(catalog: AgentCatalog, request: RunRequest
 export function agentModel(agent: Pick<AgentDefinition, 'model' | 'tier'> | undefined, defaultModel: string, tiers: ModelTiers = {}): string {
   if (agent?.model) return resolveModel(agent.model, defaultModel);
   return agent?.tier ? tierModel(agent.tier, tiers, defaultModel) : defaultModel;
+}
+
+/**
+ * A message's routing: its complexity decided (the request's, the agent's, an operator's rule; see
+ * model/complexity-routing.ts) with the model of its tier, and the tools the run may use: exactly the
+ * request's `tools_required` the agent has, else none for F1–F2, else (undefined) the agent's own.
+ */
+export function routeMessage(
+  message: { text: string; complexity?: ComplexityLevel; tools_required?: readonly string[] },
+  agent: AgentDefinition,
+  model: string,
+  routing: { rules: readonly ComplexityRule[]; tiers?: ModelTiers; defaultModel: string },
+) {
+  const decision = decideComplexity(message.text, { request: message.complexity, agent: agent.complexity }, routing.rules);
+  const route = decision ? routeOf(decision.level) : undefined;
+  const required = message.tools_required;
+  const tools = required ? agent.tools.filter((name) => required.includes(name)) : route && !route.tools ? [] : undefined;
+  return { decision, model: route ? tierModel(route.tier, routing.tiers ?? {}, routing.defaultModel) : model, tools };
 }

@@ -5,7 +5,7 @@ import { mapLimit } from '../projects/project-store';
 import { LeaseLostError } from '../store/lease-store';
 import type { SessionRunnerDeps } from '../sessions/runner-deps';
 import { watchSession } from '../sessions/watch-session';
-import { gradeAgainstRubric } from '../outcomes/grade';
+import { gradeAgainstRubric } from '@zero/agent/loop/grade';
 import { rubricOf } from './dataset';
 import type { Dataset, EvalCase, EvalVariant } from '@zero/agent/wire/evals';
 import { caseOutcome } from './case-outcome';

@@ -2,7 +2,7 @@ import type { ModelProvider } from '@zero/agent/model/provider';
 import type { OutcomeResult, OutcomeSpec, StreamEvent, Usage } from '@zero/agent/wire';
 import type { LogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
-import { gradeAgainstRubric } from './grade';
+import { answerOf, gradeAgainstRubric } from '@zero/agent/loop/grade';
 
 /** What an outcome's evaluation needs: the grader's model and the session's inbox (for a revision). */
 export interface OutcomeDeps {
@@ -25,14 +25,6 @@ export interface GradedRun {
   model: string;
   emit: (event: StreamEvent) => void;
   signal?: AbortSignal;
-}
-
-/** The run's answer as the grader sees it: the texts of its own assistant turns (delegated runs' are not its answer). */
-export function answerOf(history: readonly LogRecord[], runId: string): string {
-  return history
-    .filter((r): r is Extract<LogRecord, { kind: 'assistant' }> => r.kind === 'assistant' && r.run_id === runId && !r.parent_run_id)
-    .flatMap((r) => (r.content as { type: string; text?: string }[]).flatMap((b) => (b.type === 'text' && b.text?.trim() ? [b.text.trim()] : [])))
-    .join('\n\n');
 }
 
 /** The deterministic run id of the revision a run's grade asks for: a run resumed after a crash enqueues the same one, which the drive answers once. */

@@ -14,7 +14,7 @@ import { redact } from '@zero/agent/log/redact';
 import { refuseInDelegatedRun, withoutServerCommands, type RunEnvironment } from '@zero/agent/loop/environment-tools';
 import { resolveRunSetup, type RunSetup } from '@zero/agent/loop/run-setup';
 import type { ApprovalPort } from '../sessions/ask-person';
-import { resumeState } from '../sessions/resume';
+import { resumeState } from '@zero/agent/loop/resume-state';
 
 /** What every delegation under one top-level run shares: the session, its log and its stream. */
 export interface DelegationScope {

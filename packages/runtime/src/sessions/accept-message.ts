@@ -10,7 +10,7 @@ import { POSITION_BLOCKS } from '../store/positions';
 import type { User } from '../auth/roles';
 import { requireAccess } from './access';
 import { admitMessage } from './admit-message';
-import { openSession, titleFrom } from './open-session';
+import { createOwnedSession, titleFrom } from './open-session';
 import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-deps';
 import { holdAttachments, receivedOf, storeAttachments } from '../files/attachments';
 import { stopRun } from './stop-run';
@@ -58,37 +58,33 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   const access = request.session_id ? requireAccess(deps.sessions, request.session_id, user, 'editor') : undefined;
   access?.catch(() => undefined);
   await admitted;
+  const existing = access ? (await access).session : undefined;
+  // The agent the message names, else a new session's (the deployment's default): checked once, before anything is written (404 listing the agents).
+  const agent = request.agent_id || !existing ? await requireAgent(deps.catalog, request.agent_id ?? deps.defaultAgentId) : undefined;
   // Attachments are checked against the model's limits and stored (by the session's editor; before a new session is made).
-  const store = () => (request.attachments?.length ? storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : Promise.resolve(undefined));
-  let session: SessionMeta;
-  let attachments: Awaited<ReturnType<typeof store>>;
-  let created = false;
+  const attachments = request.attachments?.length ? await storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : undefined;
+  const created = !existing;
   const runId = `run_${randomUUID()}`;
   // A new session's lease, taken while its items are written (its id is a fresh UUID: nobody else's).
-  let leased: Promise<Awaited<ReturnType<typeof deps.leases.acquire>>> | undefined;
-  if (request.session_id) {
-    session = (await access!).session;
-    if (request.agent_id) await requireAgent(deps.catalog, request.agent_id);
-    attachments = await store();
+  let leased: ReturnType<typeof deps.leases.acquire> | undefined;
+  let session: SessionMeta;
+  if (existing) {
+    session = existing;
+    await holdAttachments(deps.artifacts, session.session_id, attachments);
   } else {
-    attachments = await store();
-    // The agent is checked before anything of the session is written (a 404 leaves nothing behind).
-    const agent = await requireAgent(deps.catalog, request.agent_id ?? deps.defaultAgentId);
     const freshId = randomUUID();
     leased = deps.leases.acquire(freshId, deps.instanceId, runId, POSITION_BLOCKS);
     leased.catch(() => undefined);
     try {
-      session = await openSession(deps, user, { ...request, title: titleFrom(request.message) }, { freshId, agent });
+      session = await createOwnedSession(deps, user, { ...request, agent_id: agent!.id, title: titleFrom(request.message) }, freshId);
       await holdAttachments(deps.artifacts, freshId, attachments);
     } catch (error) {
       // The message is refused: the lease taken for its session is given up (it would only expire otherwise).
       void leased.then((taken) => taken && deps.leases.release(taken.lease)).catch(() => undefined);
       throw error;
     }
-    created = true;
   }
   const sessionId = session.session_id;
-  if (!created) await holdAttachments(deps.artifacts, sessionId, attachments);
   const strategy = request.strategy ?? session.strategy ?? 'enqueue';
   const message: NewMessage = {
     run_id: runId,

@@ -3,7 +3,7 @@ import { fencedOut } from '../store/positions';
 import type { LogRecord } from '../store/records';
 import { waitingRun } from './approvals';
 import { underWaitLease } from './decide-approval';
-import { resumeState } from './resume';
+import { resumeState } from '@zero/agent/loop/resume-state';
 import type { SessionRunnerDeps } from './runner-deps';
 import { doneOfEnd } from '@zero/agent/records/done';
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { requireAgent } from '@zero/agent/definitions/catalog';
-import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import type { SessionMeta } from '../store/records';
 import type { User } from '../auth/roles';
 import type { SessionRunnerDeps } from './runner-deps';
@@ -15,24 +14,28 @@ export interface NewSession {
   strategy?: SessionMeta['strategy'];
 }
 
+/** Opens a session owned by `user`, after checking the agent (404 listing the agents). */
+export async function openSession(deps: Pick<SessionRunnerDeps, 'catalog' | 'sessions' | 'defaultAgentId' | 'onSessionCreated'>, user: User, fields: NewSession): Promise<SessionMeta> {
+  const agent = await requireAgent(deps.catalog, fields.agent_id ?? deps.defaultAgentId);
+  return createOwnedSession(deps, user, { ...fields, agent_id: agent.id });
+}
+
 /**
- * Opens a session owned by `user`, after checking the agent (404 listing the agents). A caller that needs
- * them first may give the id for a session it named none for (`freshId`, a new UUID by default) and the
- * agent it checked already (`agent`).
+ * Opens a session owned by `user` for an agent the caller has already checked (`requireAgent`):
+ * writes the session and its owner, then tells `onSessionCreated`. `freshId`: the id of a session the
+ * caller named none for (a new UUID by default), for a caller that needs it before the session is written.
  */
-export async function openSession(
-  deps: Pick<SessionRunnerDeps, 'catalog' | 'sessions' | 'defaultAgentId' | 'onSessionCreated'>,
+export async function createOwnedSession(
+  deps: Pick<SessionRunnerDeps, 'sessions' | 'onSessionCreated'>,
   user: User,
-  fields: NewSession,
-  known: { freshId?: string; agent?: AgentDefinition } = {},
+  fields: NewSession & { agent_id: string },
+  freshId: string = randomUUID(),
 ): Promise<SessionMeta> {
-  const agent = known.agent ?? (await requireAgent(deps.catalog, fields.agent_id ?? deps.defaultAgentId));
-  const freshId = known.freshId ?? randomUUID();
   const now = new Date().toISOString();
   const meta = {
     session_id: fields.session_id ?? freshId,
     title: fields.title,
-    agent_id: agent.id,
+    agent_id: fields.agent_id,
     project_id: fields.project_id,
     voice_mode: fields.voice_mode,
     strategy: fields.strategy,

@@ -1,7 +1,5 @@
-import { addUsage, zeroUsage } from '@zero/agent/events/usage';
 import type { InboxMessage, LogRecord } from '../store/records';
 import type { SessionStore } from '../store/session-store';
-import { pendingToolCalls } from '@zero/agent/loop/history';
 import type { SessionRunnerDeps } from './runner-deps';
 import { waitingRun } from './approvals';
 
@@ -51,16 +49,4 @@ export async function resumeIfStalled(deps: Pick<SessionRunnerDeps, 'leases' | '
   if (open?.waiting || (waiting.length === 0 && !open)) return false;
   await deps.queue.send({ session_id: sessionId, reason: waiting.length ? 'answer waiting messages' : 'resume an unfinished run' });
   return true;
-}
-
-/** Where an unfinished run stands: its completed steps, their usage, and the calls of its last step still without results. */
-export function resumeState(history: readonly LogRecord[], runId: string) {
-  const usage = zeroUsage();
-  let steps = 0;
-  for (const record of history) {
-    if (record.run_id !== runId || record.kind !== 'assistant') continue;
-    steps = Math.max(steps, record.step);
-    addUsage(usage, record.usage);
-  }
-  return { steps, usage, pending: pendingToolCalls(history, runId) };
 }

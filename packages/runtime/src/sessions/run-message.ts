@@ -1,10 +1,9 @@
 import type { AgentDefinition } from '@zero/agent/definitions/definition';
 import { EventRecorder } from '@zero/agent/events/recorder';
-import type { StreamEvent, Usage } from '@zero/agent/wire';
-import { addUsage, zeroUsage } from '@zero/agent/events/usage';
+import type { StreamEvent } from '@zero/agent/wire';
+import { zeroUsage } from '@zero/agent/events/usage';
 import { RunDelegator } from '../run/delegate';
-import { LEASE_LOST, describeFailure, endRun, type RunEnding, type RunOutcome } from '@zero/agent/loop/end-run';
-import { log } from '@zero/agent/log/log';
+import { LEASE_LOST, describeFailure, endRun, logRunEnd, type RunEnding, type RunOutcome } from '@zero/agent/loop/end-run';
 import { toMessages } from '@zero/agent/loop/history';
 import { loadAttachmentData, type AttachmentData } from '../files/attachments';
 import { runLoop, type RunPorts } from '@zero/agent/loop/loop';
@@ -12,10 +11,9 @@ import type { ActiveRunBudget } from '@zero/agent/loop/budget';
 import { activeBranch } from '../store/branches';
 import { memoryIndexFor } from '../memory/session-memory';
 import { frameworkHintsFor } from '../tools/api-testing/framework-hints';
-import { resolveRunSetup } from '@zero/agent/loop/run-setup';
-import { tierModel } from '@zero/agent/model/aliases';
+import { resolveRunSetup, routeMessage } from '@zero/agent/loop/run-setup';
 import { runEffort } from '@zero/agent/model/thinking';
-import { decideComplexity, routeOf } from '@zero/agent/model/complexity-routing';
+import { routeOf } from '@zero/agent/model/complexity-routing';
 import type { RunLease, StopRequest } from '../store/lease-store';
 import { POSITION_BLOCKS, PositionPool, fencedOut } from '../store/positions';
 import { MAX_RECORDS_PER_ITEM } from '../store/items/log-record';
@@ -25,7 +23,8 @@ import { toolServices } from '../tools/tool';
 import { APPROVERS, clientAnswerOf, deciderName } from './approvals';
 import { askPerson } from './ask-person';
 import type { PermissionMap } from '@zero/agent/wire';
-import { resumeState } from './resume';
+import { resumeState } from '@zero/agent/loop/resume-state';
+import { concludeRun } from './conclude-run';
 import { selfHostedEnvironmentIn } from './session-environment';
 import { withEnvironmentTools, withoutServerCommands } from '@zero/agent/loop/environment-tools';
 import type { NewMessage, SessionRunnerDeps } from './runner-deps';
@@ -122,83 +121,6 @@ export async function runMessage(
   let attachmentsRead: Promise<AttachmentData> | undefined;
   const conversationAttachments = () =>
     (attachmentsRead ??= loadAttachmentData(deps.artifacts, history.flatMap((r) => (r.kind === 'user_message' && !r.parent_run_id ? (r.attachments ?? []) : []))));
-  // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
-  let recorded = !!spec.record;
-  // The sessions list shows which sessions wait for a person: a field of the meta item, written (before the run's
-  // `done`, so a list fetched on it is current) only when it changes.
-  const settle = async (waits: boolean) => {
-    if (waits === !!next.awaiting_approval_since) return;
-    const since = waits ? new Date().toISOString() : null;
-    next = { ...next, awaiting_approval_since: since };
-    await deps.sessions.updateSession(sessionId, { awaiting_approval_since: since }).catch(() => undefined);
-  };
-  // Subscribers' reports of the run's ending are written before it (see RunEnding.announce).
-  const announce: RunEnding['announce'] = async (record) => deps.onRunEnding?.({ session: next, runId, record });
-  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle, announce });
-  /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
-  const compact: RunPorts['compact'] = async ({ model, tokensBefore, window, estimate }) => {
-    const { planCompaction, summarise } = await import('@zero/agent/loop/summarise');
-    const plan = planCompaction(history, agentOfRun?.compaction?.keep_turns ?? deps.limits.compactKeepTurns, runId);
-    if (!plan) return undefined;
-    const maxTokens = Math.min(SUMMARY_MAX_TOKENS, deps.limits.maxOutputTokensPerCall);
-    const { summary, usage } = await summarise(deps.provider, model, plan, { window, maxTokens, signal: controller.signal });
-    const record = { kind: 'compaction' as const, run_id: runId, through_run_id: plan.throughRunId, turns_folded: plan.turns, summary, tokens_before: tokensBefore, usage };
-    const tokensAfter = estimate(toMessages([...history, { ...record, tokens_after: 0 } as unknown as LogRecord], { openRunId: runId, attachments: await conversationAttachments() }));
-    await append({ ...record, tokens_after: tokensAfter });
-    return { messages: toMessages(history, { openRunId: runId, attachments: await conversationAttachments() }), usage, turns: plan.turns, tokensAfter };
-  };
-
-  /**
-   * A new session's first exchange is complete: the light tier titles it (see session-title.ts), before the run's
-   * `done`, so the sessions list fetched on it shows the title. The call's usage counts in the run's; a failed
-   * call leaves the title the session had, and the run goes on to its end as it would have.
-   */
-  const conclude: RunPorts['conclude'] = async (outcome, unwritten) => {
-    // The answer is written with the run's end, after this: the title and the grade read it from the run.
-    const withAnswer = unwritten ? [...history, unwritten as LogRecord] : history;
-    const titled = await titleSession(outcome, withAnswer);
-    const graded = await gradeOutcome(outcome, withAnswer);
-    return titled && graded ? addUsage({ ...titled }, graded) : (titled ?? graded);
-  };
-  /**
-   * The run's message works toward an outcome (`user.define_outcome`, a chat's `outcome`): a grader in its own
-   * context scores the answer against the rubric, and may send the agent back (see outcomes/evaluate-outcome.ts).
-   */
-  const gradeOutcome = async (outcome: RunOutcome, withAnswer: readonly LogRecord[]): Promise<Usage | undefined> => {
-    if (outcome.status !== 'completed') return undefined;
-    const message = history.find((r): r is Extract<LogRecord, { kind: 'user_message' }> => r.kind === 'user_message' && r.run_id === runId && !r.parent_run_id);
-    if (!message?.outcome) return undefined;
-    const { evaluateOutcome } = await import('../outcomes/evaluate-outcome');
-    const graderModel = tierModel('standard', deps.tiers ?? {}, deps.defaultModel);
-    const { usage } = await evaluateOutcome(deps, { sessionId, runId, message: { ...message, outcome: message.outcome }, history: [...withAnswer], model: graderModel, emit, signal: controller.signal });
-    return usage;
-  };
-  const titleSession = async (outcome: RunOutcome, withAnswer: readonly LogRecord[]): Promise<Usage | undefined> => {
-    if (outcome.status !== 'completed' || !deps.sessionTitles) return undefined;
-    const { firstExchange, titleOf } = await import('./session-title');
-    const exchange = firstExchange([...withAnswer], runId, next.title);
-    if (!exchange) return undefined;
-    let titled: Awaited<ReturnType<typeof titleOf>>;
-    try {
-      titled = await titleOf(deps.provider, tierModel('light', deps.tiers ?? {}, deps.defaultModel), exchange, { budget, signal: controller.signal });
-    } catch (error) {
-      log.warn('session title failed', { session_id: sessionId, run_id: runId, error: describeFailure(error, deps.secrets ?? []).message });
-      return undefined;
-    }
-    const { title, usage } = titled;
-    try {
-      // Renamed by a person while the run went on: their title stays.
-      const current = await deps.sessions.getSession(sessionId);
-      if (title && current && current.title === next.title) {
-        await deps.sessions.updateSession(sessionId, { title });
-        next = { ...next, title };
-      }
-    } catch (error) {
-      log.warn('session title not stored', { session_id: sessionId, run_id: runId, error: describeFailure(error, deps.secrets ?? []).message });
-    }
-    return usage;
-  };
-
   // The session's permission overrides, read once, at the run's first tool call, and only when it has any.
   // Read while the run sets up; a session in a self-hosted environment sends its commands to the environment's worker.
   // The session's `/v1` record (its environment, attached memory stores), read once per run; a session created with
@@ -239,6 +161,40 @@ export async function runMessage(
   const services = toolServices(deps);
   // Before every tool call of the run, its delegates' included (see LeaseStore.confirm).
   const confirmLease = () => deps.leases.confirm(lease, runId).then(applyStop);
+  // The run's user message is in the log (it is resumed, or was just moved there): only then is its end recorded.
+  let recorded = !!spec.record;
+  // The sessions list shows which sessions wait for a person: a field of the meta item, written (before the run's
+  // `done`, so a list fetched on it is current) only when it changes.
+  const settle = async (waits: boolean) => {
+    if (waits === !!next.awaiting_approval_since) return;
+    const since = waits ? new Date().toISOString() : null;
+    next = { ...next, awaiting_approval_since: since };
+    await deps.sessions.updateSession(sessionId, { awaiting_approval_since: since }).catch(() => undefined);
+  };
+  // Subscribers' reports of the run's ending are written before it (see RunEnding.announce).
+  const announce: RunEnding['announce'] = async (record) => deps.onRunEnding?.({ session: next, runId, record });
+  const ending = () => ({ sessionId, runId, append, emit, secrets: deps.secrets, recorded, settle, announce });
+  /** A completed run's conclusion, before its `done`: a new session's title, its outcome's grade (see conclude-run.ts). */
+  const conclude: RunPorts['conclude'] = async (outcome, unwritten) => {
+    // The answer is written with the run's end, after this: the title and the grade read it from the run.
+    const withAnswer = unwritten ? [...history, unwritten as LogRecord] : history;
+    const concluded = await concludeRun(deps, { sessionId, runId, title: next.title, emit, budget, signal: controller.signal }, outcome, withAnswer);
+    if (concluded.title) next = { ...next, title: concluded.title };
+    return concluded.usage;
+  };
+  /** Folds the oldest turns into a summary (a model call of Zero's own) and records it; the log keeps every turn. */
+  const compact: RunPorts['compact'] = async ({ model, tokensBefore, window, estimate }) => {
+    const { planCompaction, summarise } = await import('@zero/agent/loop/summarise');
+    const plan = planCompaction(history, agentOfRun?.compaction?.keep_turns ?? deps.limits.compactKeepTurns, runId);
+    if (!plan) return undefined;
+    const maxTokens = Math.min(SUMMARY_MAX_TOKENS, deps.limits.maxOutputTokensPerCall);
+    const { summary, usage } = await summarise(deps.provider, model, plan, { window, maxTokens, signal: controller.signal });
+    const record = { kind: 'compaction' as const, run_id: runId, through_run_id: plan.throughRunId, turns_folded: plan.turns, summary, tokens_before: tokensBefore, usage };
+    const tokensAfter = estimate(toMessages([...history, { ...record, tokens_after: 0 } as unknown as LogRecord], { openRunId: runId, attachments: await conversationAttachments() }));
+    await append({ ...record, tokens_after: tokensAfter });
+    return { messages: toMessages(history, { openRunId: runId, attachments: await conversationAttachments() }), usage, turns: plan.turns, tokensAfter };
+  };
+
   const background: Promise<unknown>[] = [];
   let next = session;
   // The run's budgets; it is listed among the active runs (GET /admin/runs) until it ends here.
@@ -267,7 +223,7 @@ export async function runMessage(
     // Whichever door the message came through, the environment's tools are the run's (recorded with the message, so a resumed run has them).
     const clientTools = environment ? withEnvironmentTools(message ? message.client_tools : spec.record.client_tools, environment) : message ? message.client_tools : spec.record.client_tools;
     // Tier routing (Agent Zero's F1–F5) and a request's required tools: what the run may use, decided once and recorded.
-    const routing = message && agent ? routeMessage(deps, message, agent, model) : undefined;
+    const routing = message && agent ? routeMessage(message, agent, model, { rules: deps.complexityRules ?? [], tiers: deps.tiers, defaultModel: deps.defaultModel }) : undefined;
     if (routing?.decision && !message?.model) model = routing.model;
     const routedTools = message ? routing?.tools : spec.record.routed_tools;
     if (message) {
@@ -323,25 +279,34 @@ export async function runMessage(
       emit({ type: 'start', session_id: sessionId, run_id: runId, model, effort: runEffort(model, { thinking_budget: spec.record.thinking_budget ?? agent?.thinking_budget }, deps.limits), agent_id: agent?.id ?? agentId, resumed: true });
     }
 
+    if (!agent) {
+      const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
+      return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
+    }
     // A routed run uses only its routed tools (none: text only); its agent's MCP tools are not listed.
-    if (agent && routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
+    if (routedTools) agent = { ...agent, tools: routedTools, ...(agent.mcp ? { mcp: { ...agent.mcp, tools: [] } } : {}) };
     // A session with memory stores attached (Managed Agents `resources`) reaches them with the memory tool; its prompt says where.
-    if (agent && !routedTools) {
+    else {
       const attached = ((await recordRead)?.resources ?? []).filter((r) => r.type === 'memory_store');
       if (attached.length) {
         const section = (await import('../memory/attached-stores')).attachedStoresSection(attached);
         agent = { ...agent, tools: agent.tools.includes('memory') ? agent.tools : [...agent.tools, 'memory'], extra: agent.extra ? `${agent.extra}\n\n${section}` : section };
       }
     }
-    agentOf = agent?.id;
+    agentOf = agent.id;
     agentOfRun = agent;
-    if (!agent) {
-      const error = { code: 'agent_not_found', message: `agent "${agentId}" is no longer available` };
-      return { session: next, outcome: await endRun(ending(), { status: 'error', steps: 0, usage: zeroUsage(), reason: error.message, error }) };
-    }
 
     budget = await budgetOpened;
     const runDeps = { ...deps, budget };
+    // What the run reads of the runtime before the loop starts (its memory index, skills and the project's framework hints) and its delegations: the loop gets them all at once.
+    const memory = await memoryIndexFor(deps, sessionId, agent, next.project_id);
+    const skills = agent.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(deps, sessionId, agent) : undefined;
+    const frameworkHints = await frameworkHintsFor(deps.projects, agent, next.project_id);
+    const delegator = RunDelegator.forRun(
+      { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, approvals, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
+      agent,
+      runId,
+    );
     const outcome = await runLoop(
       {
         deps: runDeps,
@@ -362,9 +327,9 @@ export async function runMessage(
             planSteps: message ? message.plan_steps : spec.record.plan_steps,
             maxToolIterations: message ? message.max_tool_iterations : spec.record.max_tool_iterations,
             systemPrompt: message ? message.system_prompt : spec.record.system_prompt,
-            memory: await memoryIndexFor(deps, sessionId, agent, next.project_id),
-            skills: agent.skills?.length ? await (await import('../skills/session-skills')).sessionSkills(deps, sessionId, agent) : undefined,
-            frameworkHints: await frameworkHintsFor(deps.projects, agent, next.project_id),
+            memory,
+            skills,
+            frameworkHints,
           },
         },
         ports: {
@@ -372,11 +337,7 @@ export async function runMessage(
           appendTogether: append,
           services,
           permissionOverrides,
-          delegator: RunDelegator.forRun(
-            { deps: runDeps, defaultModel: deps.defaultModel, tiers: deps.tiers, sessionId, projectId: next.project_id, voice: requestedVoice, history, append, appendTogether: append, emit, approvals, signal: controller.signal, deadline: Date.now() + deps.limits.wallTimeMs, confirmLease, environment },
-            agent,
-            runId,
-          ),
+          delegator,
           requestApproval,
           callClientTool,
           confirmLease,
@@ -405,36 +366,4 @@ export async function runMessage(
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
   }
-}
-
-/** The run's end as one log line: what happened and what it cost, never what was said. */
-function logRunEnd(run: { sessionId: string; runId: string; userId: string; agentId: string }, outcome: RunOutcome): void {
-  const { usage } = outcome;
-  log.info('run end', {
-    session_id: run.sessionId,
-    run_id: run.runId,
-    user_id: run.userId,
-    agent_id: run.agentId,
-    status: outcome.status,
-    steps: outcome.steps,
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-    cache_read_input_tokens: usage.cache_read_input_tokens,
-    cache_creation_input_tokens: usage.cache_creation_input_tokens,
-    cost_usd: usage.cost_usd,
-    error_code: outcome.error?.code,
-    budget: outcome.budget,
-  });
-}
-
-/**
- * A message's routing: its complexity decided (the request's, the agent's, an operator's rule; see
- * model/complexity-routing.ts) with the model of its tier, and the tools the run may use: exactly the
- * request's `tools_required` the agent has, else none for F1–F2, else (undefined) the agent's own.
- */
-function routeMessage(deps: SessionRunnerDeps, message: NewMessage, agent: AgentDefinition, model: string) {
-  const decision = decideComplexity(message.text, { request: message.complexity, agent: agent.complexity }, deps.complexityRules ?? []);
-  const route = decision ? routeOf(decision.level) : undefined;
-  const tools = message.tools_required ? agent.tools.filter((name) => message.tools_required!.includes(name)) : route && !route.tools ? [] : undefined;
-  return { decision, model: route ? tierModel(route.tier, deps.tiers ?? {}, deps.defaultModel) : model, tools };
 }

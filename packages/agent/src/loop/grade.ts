@@ -1,9 +1,10 @@
 import * as z from 'zod';
-import { addUsage, zeroUsage } from '@zero/agent/events/usage';
-import type { ModelProvider, TextBlockParam } from '@zero/agent/model/provider';
-import { stepCost } from '@zero/agent/model/pricing';
-import type { OutcomeVerdict, Usage } from '@zero/agent/wire';
-import { fenceOutsideText } from '@zero/agent/loop/speaker';
+import { addUsage, zeroUsage } from '../events/usage';
+import type { ModelProvider, TextBlockParam } from '../model/provider';
+import { stepCost } from '../model/pricing';
+import type { OutcomeVerdict, Usage } from '../wire';
+import { fenceOutsideText } from './speaker';
+import type { LogRecord } from '../records/log-record';
 
 /** What the grader is shown: nothing of the agent's conversation, only these three. */
 export interface GradeInput {
@@ -21,6 +22,14 @@ export interface Grade {
   score: number;
   reasons: string;
   usage: Usage;
+}
+
+/** A run's answer as a grader sees it: the texts of its own assistant turns (delegated runs' are not its answer). */
+export function answerOf(history: readonly LogRecord[], runId: string): string {
+  return history
+    .filter((r): r is Extract<LogRecord, { kind: 'assistant' }> => r.kind === 'assistant' && r.run_id === runId && !r.parent_run_id)
+    .flatMap((r) => (r.content as { type: string; text?: string }[]).flatMap((b) => (b.type === 'text' && b.text?.trim() ? [b.text.trim()] : [])))
+    .join('\n\n');
 }
 
 /** The grader's answer, as it is told to write it. */
