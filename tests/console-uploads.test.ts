@@ -96,12 +96,14 @@ describe('the console: archives too large for a request body go straight to S3',
     await list.getByText('assets/blob.bin').waitFor();
 
     // s3rver answered the browser's form POST (its 204), which carried the whole archive…
+    // A request is recorded once Playwright reports it finished, which may come after the page showed its answer.
+    await expect.poll(() => toStorage().filter((r) => r.method === 'POST').length, { timeout: 10_000 }).toBe(1);
     const storage = toStorage().filter((r) => r.method === 'POST');
     expect(storage).toHaveLength(1);
     expect(storage[0]).toMatchObject({ status: 204 });
     expect(storage[0]!.bodyBytes).toBeGreaterThan(archive.length);
     // …and the API saw only the start and the completion, never the archive as a body.
-    expect(toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname.replace(/[0-9a-f]{32}/, ':id')} ${r.status}`)).toEqual([
+    await expect.poll(() => toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname.replace(/[0-9a-f]{32}/, ':id')} ${r.status}`), { timeout: 10_000 }).toEqual([
       '/api/v2/projects/acme/big/uploads 201',
       '/api/v2/projects/acme/big/uploads/:id/complete 201',
     ]);
@@ -121,8 +123,8 @@ describe('the console: archives too large for a request body go straight to S3',
     const before = await files();
     await pick('broken.tar.gz', randomBytes(8 * 1024));
     await page.getByTestId('projects-message').getByText('not a readable .tar.gz archive', { exact: false }).waitFor();
-    expect(toStorage().filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([204]);
-    expect(toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname.replace(/[0-9a-f]{32}/, ':id')} ${r.status}`)).toEqual([
+    await expect.poll(() => toStorage().filter((r) => r.method === 'POST').map((r) => r.status), { timeout: 10_000 }).toEqual([204]);
+    await expect.poll(() => toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname.replace(/[0-9a-f]{32}/, ':id')} ${r.status}`), { timeout: 10_000 }).toEqual([
       '/api/v2/projects/acme/big/uploads 201',
       '/api/v2/projects/acme/big/uploads/:id/complete 400',
     ]);
@@ -138,7 +140,7 @@ describe('the console: archives too large for a request body go straight to S3',
     await pick('huge.tar.gz', randomBytes(MAX_ARCHIVE_BYTES + 1));
     await page.getByTestId('projects-message').getByText(`at most ${MAX_ARCHIVE_BYTES} bytes compressed`, { exact: false }).waitFor();
     expect(toStorage()).toEqual([]);
-    expect(toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname} ${r.status}`)).toEqual(['/api/v2/projects/acme/big/uploads 400']);
+    await expect.poll(() => toApi().filter((r) => r.method === 'POST').map((r) => `${r.url.pathname} ${r.status}`), { timeout: 10_000 }).toEqual(['/api/v2/projects/acme/big/uploads 400']);
     expect(await files()).toEqual(before);
     expect(await staged()).toEqual([]);
   }, 30_000);
