@@ -68,3 +68,26 @@ describe('budgets off', () => {
     expect(refused.json.error).toMatchObject({ code: 'budget_reached', budget: 'user' });
   });
 });
+
+describe('budgets off, a run waiting on a long tool call', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ budgets: { sessionSpendEveryMs: 300 } });
+  });
+  afterAll(() => h.close());
+
+  it("the session's counter gains the calls before the wait within the interval, not only as the run ends", async () => {
+    const usage = { input_tokens: 1000, output_tokens: 200 };
+    h.fake.script(
+      { toolCalls: [{ name: 'echo', input: { text: 'one' } }], usage },
+      // The second call's spend comes under the interval after the first's: it is held back, then the tool waits 6 s.
+      { toolCalls: [{ name: 'slow', input: { ms: 6_000 } }], usage },
+      { text: 'Done.', usage },
+    );
+    const run = await chatUntil(h.url, { agent_id: 'tester', message: 'wait a while' }, (e) => e.type === 'tool_call' && e.name === 'slow');
+    // Both calls (0.006 USD each) show while the slow call still runs, well before the run's end adds the rest.
+    await expect.poll(async () => (await send(h, 'GET', `/sessions/${run.sessionId}`, DEV)).json.spend.cost_usd, { timeout: 4_000, interval: 100 }).toBe(0.012);
+    expect((await run.rest()).at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 3 });
+    expect((await send(h, 'GET', `/sessions/${run.sessionId}`, DEV)).json.spend.cost_usd).toBe(0.018);
+  });
+});

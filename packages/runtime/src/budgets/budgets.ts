@@ -66,12 +66,15 @@ export class Budgets {
 
   /** Counters read as messages were admitted, with no limit and no hold: the run each message starts reads them no more. */
   private readonly admitted = new Map<string, { at: number; counter: SpendCounter }>();
+  /** When this instance last set a scope's limit: a read begun before then is not kept (it may predate the limit). */
+  private readonly limitSetAt = new Map<string, number>();
 
   /** The first of a user's scopes (their day, then the deployment's) that is spent; read before a message is accepted. */
   async refuseIfSpent(userId: string): Promise<void> {
     const day = dayOf();
     const scopes = [['user', { scope: 'user', userId, day }], ['deployment', { scope: 'deployment', day }]] as const;
     // A scope read just now with no limit is not read again: nothing can be spent against no limit.
+    const startedAt = Date.now();
     const reads: { counter: SpendCounter; holds: SpendHold[]; cached?: true }[] = await Promise.all(scopes.map(([, scope]) => this.freshUnlimited(scope) ?? this.spend.inspect(scope)));
     const now = Date.now();
     // Oldest first (a Map keeps insertion order): those past their use are dropped as new ones come.
@@ -82,10 +85,11 @@ export class Budgets {
     for (const [i, [scope, spendScope]] of scopes.entries()) {
       const { counter, holds, cached } = reads[i]!;
       const spend = this.spendOf(scope, counter);
-      if (spend.limitMicros === undefined && holds.length === 0 && !cached) {
-        const key = JSON.stringify(spendKey(spendScope));
+      const key = JSON.stringify(spendKey(spendScope));
+      if (spend.limitMicros === undefined && holds.length === 0 && !cached && startedAt > (this.limitSetAt.get(key) ?? -1)) {
         this.admitted.delete(key);
-        this.admitted.set(key, { at: now, counter });
+        // As old as the read's start: it stands in for reads for 2 s from then, no longer.
+        this.admitted.set(key, { at: startedAt, counter });
       }
       if (spend.limitMicros !== undefined && spend.spentMicros >= spend.limitMicros) {
         throw new ZeroError('budget_reached', budgetReason(scope, spend), { budget: scope, spent_usd: toUsd(spend.spentMicros), limit_usd: toUsd(spend.limitMicros) });
@@ -123,10 +127,15 @@ export class Budgets {
     const day = dayOf();
     const micros = dailyUsd === null ? undefined : toMicros(dailyUsd);
     const spendScope: SpendScope = scope === 'user' ? { scope, userId: userId!, day } : { scope, day };
-    // This instance forgets what it read of the scope without a limit: the new limit applies to its next message.
-    this.admitted.delete(JSON.stringify(spendKey(spendScope)));
+    // This instance forgets what it read of the scope without a limit, and keeps no read begun before the limit
+    // is stored (one in flight could predate it): the new limit applies to its next message.
+    const key = JSON.stringify(spendKey(spendScope));
+    this.admitted.delete(key);
+    this.limitSetAt.set(key, Date.now());
     const counter = await this.spend.setLimit(spendScope, micros, by);
-    this.admitted.delete(JSON.stringify(spendKey(spendScope)));
+    this.admitted.delete(key);
+    this.limitSetAt.set(key, Date.now());
+    if (this.limitSetAt.size > 10_000) this.limitSetAt.delete(this.limitSetAt.keys().next().value!);
     return counter;
   }
 
@@ -231,7 +240,7 @@ const HOLD_POLL_MS = { first: 50, most: 2_000 };
  *
  * When none of the run's scopes has a limit (budgets off: nothing to check), a step writes nothing:
  * the session's counter (what the runs list shows a run has cost) gains the run's first call at once,
- * then what the run spent at most once a second (`SESSION_SPEND_EVERY_MS`), and no check waits for it;
+ * then what the run spent at most once a second and within a second (`SESSION_SPEND_EVERY_MS`), and no check waits for it;
  * it, the user's and deployment's days and the usage cell get what is left once, as the run ends. The
  * price: a process that dies mid-run leaves its run's spend out of the days and the usage report, and
  * its last second out of the session's counter (the log's records still have each step), and a limit
@@ -256,6 +265,8 @@ class ScopedRunBudget implements ActiveRunBudget {
   /** Budgets off: the spend not yet added to the session's counter, and when it was last added to (epoch ms; 0: never). */
   private sessionDeferred?: { usage: Usage; calls: number };
   private sessionAddedAt = 0;
+  /** Budgets off: adds what the session's counter has not gained yet once a second has passed, should no call come to do it. */
+  private sessionTimer?: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly budgets: Budgets,
@@ -395,7 +406,11 @@ class ScopedRunBudget implements ActiveRunBudget {
     if (!held && this.unlimited()) {
       // The session's counter gains the run's calls at most once a second (the runs list's cost and calls are what it gains); the rest waits for the end.
       this.sessionDeferred = added(this.sessionDeferred, usage);
-      if (Date.now() - this.sessionAddedAt >= (this.budgets.limits.sessionSpendEveryMs ?? SESSION_SPEND_EVERY_MS)) this.addToSession();
+      const everyMs = this.budgets.limits.sessionSpendEveryMs ?? SESSION_SPEND_EVERY_MS;
+      const waited = Date.now() - this.sessionAddedAt;
+      if (waited >= everyMs) this.addToSession();
+      // A long tool call or a wait for a person after this call: what it spent is added within the interval all the same.
+      else this.sessionTimer ??= setTimeout(() => this.addToSession(), everyMs - waited).unref();
       this.deferred = added(this.deferred, usage);
       return;
     }
@@ -420,6 +435,8 @@ class ScopedRunBudget implements ActiveRunBudget {
 
   /** Adds what the session's counter has not gained of the run yet (budgets off), and none when there is nothing. */
   private addToSession(): void {
+    clearTimeout(this.sessionTimer);
+    this.sessionTimer = undefined;
     const pending = this.sessionDeferred;
     this.sessionDeferred = undefined;
     if (!pending) return;

@@ -79,8 +79,11 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
       session = await createOwnedSession(deps, user, { ...request, agent_id: agent!.id, title: titleFrom(request.message) }, freshId);
       await holdAttachments(deps.artifacts, freshId, attachments);
     } catch (error) {
-      // The message is refused: the lease taken for its session is given up (it would only expire otherwise).
-      void leased.then((taken) => taken && deps.leases.release(taken.lease)).catch(() => undefined);
+      // The message is refused and nobody learns the new session's id: nothing of it is kept, its lease included.
+      void leased
+        .catch(() => undefined)
+        .then(() => deps.sessions.deleteSession(freshId))
+        .catch(() => undefined);
       throw error;
     }
   }
