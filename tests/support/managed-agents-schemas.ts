@@ -21,6 +21,15 @@ const agentToolset = z.object({ type: z.literal('agent_toolset_20260401'), confi
 const customTool = z.object({ type: z.literal('custom'), name: z.string(), description: z.string(), input_schema: z.looseObject({ type: z.literal('object') }) });
 const mcpToolset = z.object({ type: z.literal('mcp_toolset'), mcp_server_name: z.string(), configs: z.array(z.unknown()), default_config: z.unknown() });
 const modelConfig = z.object({ id: z.string(), effort: z.object({ type: z.string() }).optional(), speed: z.enum(['standard', 'fast']).optional(), inference_geo: z.string().optional() });
+/** Why a session or a thread went idle (`BetaManagedAgentsSessionEndTurn`, `…RequiresAction`, `…RetriesExhausted`, …). */
+const stopReason = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('end_turn') }),
+  z.object({ type: z.literal('requires_action'), event_ids: z.array(z.string()) }),
+  z.object({ type: z.literal('retries_exhausted') }),
+  z.object({ type: z.literal('budget_reached') }),
+  z.object({ type: z.literal('refusal') }),
+]);
+
 const executionIdentity = z.union([z.object({ type: z.literal('service_account') }), z.object({ type: z.literal('aws_role'), role_arn: z.string() })]);
 
 /** `BetaManagedAgentsAgent`. */
@@ -166,13 +175,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     type: z.literal('session.status_idle'),
     ...at,
     stop_details: z.unknown().nullable(),
-    stop_reason: z.discriminatedUnion('type', [
-      z.object({ type: z.literal('end_turn') }),
-      z.object({ type: z.literal('requires_action'), event_ids: z.array(z.string()) }),
-      z.object({ type: z.literal('retries_exhausted') }),
-      z.object({ type: z.literal('budget_reached') }),
-      z.object({ type: z.literal('refusal') }),
-    ]),
+    stop_reason: stopReason,
   }),
   z.object({ type: z.literal('span.model_request_start'), ...at }),
   /** `BetaManagedAgentsSessionUsageEvent` (its `usage`: `BetaManagedAgentsSessionUsageSnapshot`). */
@@ -201,13 +204,7 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     agent_name: z.string(),
     session_thread_id: z.string(),
     stop_details: z.unknown().nullable(),
-    stop_reason: z.discriminatedUnion('type', [
-      z.object({ type: z.literal('end_turn') }),
-      z.object({ type: z.literal('requires_action'), event_ids: z.array(z.string()) }),
-      z.object({ type: z.literal('retries_exhausted') }),
-      z.object({ type: z.literal('budget_reached') }),
-      z.object({ type: z.literal('refusal') }),
-    ]),
+    stop_reason: stopReason,
   }),
   z.object({
     type: z.literal('span.model_request_end'),

@@ -73,22 +73,27 @@ export class Budgets {
   async refuseIfSpent(userId: string): Promise<void> {
     const day = dayOf();
     const scopes = [['user', { scope: 'user', userId, day }], ['deployment', { scope: 'deployment', day }]] as const;
-    // A scope read just now with no limit is not read again: nothing can be spent against no limit.
     const startedAt = Date.now();
-    const reads: { counter: SpendCounter; holds: SpendHold[]; cached?: true }[] = await Promise.all(scopes.map(([, scope]) => this.freshUnlimited(scope) ?? this.spend.inspect(scope)));
+    const reads = await Promise.all(
+      scopes.map(async ([, scope]) => {
+        const key = JSON.stringify(spendKey(scope));
+        // A scope read just now with no limit is not read again: nothing can be spent against no limit.
+        const standing = this.admittedAt(key, startedAt);
+        return { key, standing, ...(standing ? { counter: standing, holds: [] } : await this.spend.inspect(scope)) };
+      }),
+    );
     const now = Date.now();
     // Oldest first (a Map keeps insertion order): those past their use are dropped as new ones come.
     for (const [key, read] of this.admitted) {
       if (now - read.at < ADMITTED_READ_MS) break;
       this.admitted.delete(key);
     }
-    for (const [i, [scope, spendScope]] of scopes.entries()) {
-      const { counter, holds, cached } = reads[i]!;
+    for (const [i, [scope]] of scopes.entries()) {
+      const { key, standing, counter, holds } = reads[i]!;
       const spend = this.spendOf(scope, counter);
-      const key = JSON.stringify(spendKey(spendScope));
-      if (spend.limitMicros === undefined && holds.length === 0 && !cached && startedAt > (this.limitSetAt.get(key) ?? -1)) {
+      // A fresh read with no limit stands for 2 s from its start; none begun before this instance last set the scope's limit.
+      if (!standing && spend.limitMicros === undefined && holds.length === 0 && startedAt > (this.limitSetAt.get(key) ?? -1)) {
         this.admitted.delete(key);
-        // As old as the read's start: it stands in for reads for 2 s from then, no longer.
         this.admitted.set(key, { at: startedAt, counter });
       }
       if (spend.limitMicros !== undefined && spend.spentMicros >= spend.limitMicros) {
@@ -107,14 +112,12 @@ export class Budgets {
 
   /** A counter read as a message was admitted, just now, that had no limit and no hold; `undefined`: read it. */
   admittedRead(scope: SpendScope): SpendCounter | undefined {
-    const read = this.admitted.get(JSON.stringify(spendKey(scope)));
-    return read && Date.now() - read.at < ADMITTED_READ_MS ? read.counter : undefined;
+    return this.admittedAt(JSON.stringify(spendKey(scope)), Date.now());
   }
 
-  /** `admittedRead` as a read of the counter (no holds, it had none), marked as not read now. */
-  private freshUnlimited(scope: SpendScope): { counter: SpendCounter; holds: SpendHold[]; cached: true } | undefined {
-    const counter = this.admittedRead(scope);
-    return counter ? { counter, holds: [], cached: true } : undefined;
+  private admittedAt(key: string, now: number): SpendCounter | undefined {
+    const read = this.admitted.get(key);
+    return read && now - read.at < ADMITTED_READ_MS ? read.counter : undefined;
   }
 
   /** Sets a session's budget (its owner, or a hook at creation), capped by the deployment's maximum. */
@@ -128,11 +131,9 @@ export class Budgets {
     const micros = dailyUsd === null ? undefined : toMicros(dailyUsd);
     const spendScope: SpendScope = scope === 'user' ? { scope, userId: userId!, day } : { scope, day };
     // This instance forgets what it read of the scope without a limit, and keeps no read begun before the limit
-    // is stored (one in flight could predate it): the new limit applies to its next message.
-    const key = JSON.stringify(spendKey(spendScope));
-    this.admitted.delete(key);
-    this.limitSetAt.set(key, Date.now());
+    // was stored (one in flight could predate it): the new limit applies to its next message.
     const counter = await this.spend.setLimit(spendScope, micros, by);
+    const key = JSON.stringify(spendKey(spendScope));
     this.admitted.delete(key);
     this.limitSetAt.set(key, Date.now());
     if (this.limitSetAt.size > 10_000) this.limitSetAt.delete(this.limitSetAt.keys().next().value!);

@@ -361,7 +361,7 @@ export async function runMessage(
     throw error;
   } finally {
     // A run that ended before it waited for its budget (its message could not be recorded) is unlisted all the same.
-    background.push((budget ? Promise.resolve(budget) : (budgetOpened ?? Promise.resolve(undefined))).then((opened) => opened?.ended({ finished, toolCalls })));
+    background.push(Promise.resolve(budgetOpened).then((opened) => opened?.ended({ finished, toolCalls })));
     await Promise.allSettled(background);
     await recorder.close();
     deps.runs.detach(sessionId, runId, recorder);
