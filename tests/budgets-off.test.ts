@@ -5,9 +5,10 @@ import { chatStream, chatUntil, type ReceivedEvent } from './support/sse';
 /**
  * With no budget configured anywhere (no deployment limit, no session or daily limit on a counter), a
  * run's steps write no spend counter: the session's gains the run's first call at once (the runs list's
- * cost), then at most once a second (here: once a minute), and what is left as the run ends; the user's
- * and deployment's days and the usage cell get the run's spend once, as it ends. Requests are seen where
- * they leave the runtime's DynamoDB client.
+ * cost), then at most once a second (here: once a minute), and what is left as the run ends; the usage
+ * cell gets the run's spend once, as it ends, and keeps it as uncounted in the user's and deployment's
+ * days, which are not written (a limit set later takes it in). Requests are seen where they leave the
+ * runtime's DynamoDB client.
  */
 describe('budgets off', () => {
   let h: Harness;
@@ -27,7 +28,7 @@ describe('budgets off', () => {
   });
   afterAll(() => h.close());
 
-  it("a four-step run writes the session's counter at its first call and as it ends, the days and its usage cell once as it ends, reads each once, and every step is counted", async () => {
+  it("a four-step run writes the session's counter at its first call and as it ends, its usage cell once as it ends and the days never, reads each once, and every step is counted", async () => {
     const usage = { input_tokens: 1000, output_tokens: 200 };
     const step = (i: number) => ({ toolCalls: [{ name: 'echo', input: { text: `round ${i}` } }], usage });
     h.fake.script(step(1), step(2), step(3), { text: 'Done.', usage });
@@ -36,8 +37,8 @@ describe('budgets off', () => {
     const sessionId = (run.events.find((e) => e.type === 'start') as Extract<ReceivedEvent, { type: 'start' }>).session_id;
 
     // The session's counter gains the first call (the runs list shows what a run has cost so far) and the other three
-    // as the run ends; the user's day and the deployment's day one ADD each, as the run ends; the usage cell one.
-    expect(updates.filter((u) => u === 'SPEND')).toHaveLength(2 + 2);
+    // as the run ends; the user's day and the deployment's day none; the usage cell one.
+    expect(updates.filter((u) => u === 'SPEND')).toHaveLength(2);
     expect(updates.filter((u) => u === 'C#')).toHaveLength(1);
     // The user's and the deployment's day as the message is admitted (the run takes them from there), the session's as the run starts.
     expect(spendReads).toHaveLength(3);
@@ -47,6 +48,39 @@ describe('budgets off', () => {
     expect(detail.json.spend).toMatchObject({ cost_usd: 0.024, input_tokens: 4000, output_tokens: 800, max_cost_usd: null });
     const report = await send(h, 'GET', '/usage?group_by=session', DEV);
     expect(report.json.groups).toMatchObject([{ key: sessionId, cost_usd: 0.024, runs: 1, tool_calls: { echo: 3 } }]);
+    // The days show it all the same, from the usage cells.
+    expect((await send(h, 'GET', '/admin/budgets/users/dev', DEV)).json).toMatchObject({ spent_usd: 0.024, limit_usd: null });
+  });
+
+  it("a day with no limit shows what was spent in it; a limit set later counts it, and nothing is counted twice as the limit comes and goes", async () => {
+    const yan = await h.userHeaders('yan');
+    const usage = { input_tokens: 1000, output_tokens: 200 };
+    const chat = async () => expect((await chatStream(h.url, { agent_id: 'tester', message: 'a step' }, yan)).events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    const day = async () => (await send(h, 'GET', '/admin/budgets/users/yan', DEV)).json;
+    const deploymentBefore = (await send(h, 'GET', '/admin/budgets/deployment', DEV)).json.spent_usd;
+    h.fake.script({ text: 'One.', usage });
+    await chat();
+    expect(await day()).toMatchObject({ spent_usd: 0.006, limit_usd: null });
+    expect((await send(h, 'GET', '/admin/budgets/deployment', DEV)).json.spent_usd).toBeCloseTo(deploymentBefore + 0.006, 9);
+
+    // The limit takes in what the day spent without one; its runs then add to the day's counter.
+    expect((await send(h, 'PUT', '/admin/budgets/users/yan', DEV, { daily_usd: 0.02 })).json).toMatchObject({ spent_usd: 0.006, limit_usd: 0.02 });
+    h.fake.script({ text: 'Two.', usage });
+    await chat();
+    expect(await day()).toMatchObject({ spent_usd: 0.012, limit_usd: 0.02 });
+
+    // Without a limit again, then with one: only what was spent in between is taken in.
+    expect((await send(h, 'PUT', '/admin/budgets/users/yan', DEV, { daily_usd: null })).json).toMatchObject({ spent_usd: 0.012, limit_usd: null });
+    h.fake.script({ text: 'Three.', usage });
+    await chat();
+    expect(await day()).toMatchObject({ spent_usd: 0.018, limit_usd: null });
+    expect((await send(h, 'PUT', '/admin/budgets/users/yan', DEV, { daily_usd: 0.018 })).json).toMatchObject({ spent_usd: 0.018, limit_usd: 0.018 });
+    // Spent: the next message is refused, on the figure that counts every run.
+    const refused = await send(h, 'POST', '/chat', yan, { agent_id: 'tester', message: 'four' });
+    expect(refused.status).toBe(402);
+    expect(refused.json.error).toMatchObject({ code: 'budget_reached', budget: 'user', spent_usd: 0.018 });
+    const own = await send(h, 'GET', '/usage?group_by=user', yan);
+    expect(own.json.groups).toMatchObject([{ key: 'yan', cost_usd: 0.018, runs: 3 }]);
   });
 
   it("a user's day read with no limit is not read again by their next message on this instance, until an administrator sets a limit there", async () => {

@@ -26,7 +26,6 @@ export const budgetHandlers = {
   },
   async setDaily(deps: AppDeps, me: AuthUser, scope: 'user' | 'deployment', dailyUsd: number | null, userId?: string): Promise<BudgetResponse> {
     requireAdmin(me, 'sets budgets');
-    const budgets = await deps.budgets!();
-    return budgets.view(scope, await budgets.setDailyBudget(scope, userId, dailyUsd, me.id));
+    return (await deps.budgets!()).setDailyBudget(scope, userId, dailyUsd, me.id);
   },
 };

@@ -75,11 +75,13 @@ export class Budgets {
     const scopes = [['user', { scope: 'user', userId, day }], ['deployment', { scope: 'deployment', day }]] as const;
     const startedAt = Date.now();
     const reads = await Promise.all(
-      scopes.map(async ([, scope]) => {
+      scopes.map(async ([name, scope]) => {
         const key = JSON.stringify(spendKey(scope));
         // A scope read just now with no limit is not read again: nothing can be spent against no limit.
         const standing = this.admittedAt(key, startedAt);
-        return { key, standing, ...(standing ? { counter: standing, holds: [] } : await this.spend.inspect(scope)) };
+        if (standing) return { key, standing, counter: standing, holds: [] };
+        const { counter, holds } = await this.spend.inspect(scope);
+        return { key, standing, counter: await this.caughtUp(name, scope, counter), holds };
       }),
     );
     const now = Date.now();
@@ -125,19 +127,43 @@ export class Budgets {
     return this.spend.setLimit({ scope: 'session', sessionId }, this.checkSessionBudget(maxCostUsd), by);
   }
 
+  /**
+   * A day counter that has a limit, caught up with what its day's usage cells spent uncounted: runs that
+   * found no limit on a day add their spend to their usage cell only (one write fewer a step each), so as a
+   * limit comes to apply (an administrator sets it, or a deployment's limit is first read) the counter takes
+   * that spend in, once (`again`: whatever is new since it last did). The price: a run that began while its
+   * day had no limit, and ends after one was set, is counted in that day's usage but not its budget, unless
+   * an administrator sets the limit again.
+   */
+  async caughtUp(name: BudgetScope, scope: SpendScope, counter: SpendCounter, again = false): Promise<SpendCounter> {
+    if (scope.scope === 'session' || this.limitOf(name, counter) === undefined) return counter;
+    if (counter.from_usage_micros !== undefined && !again) return counter;
+    const owner = scope.scope === 'user' ? { userId: scope.userId } : 'deployment';
+    let known = counter;
+    // Two catching up at once: one adds, the other reads what it added (and tries once more when `again`).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const caught = await this.spend.catchUp(scope, await this.usage.uncounted(scope.day, owner), known);
+      if (caught) return caught;
+      known = await this.spend.read(scope);
+      if (!again) break;
+    }
+    return known;
+  }
+
   /** Sets today's limit (UTC) of a user or of the deployment (administrators); `null`: the configured one again. */
-  async setDailyBudget(scope: 'user' | 'deployment', userId: string | undefined, dailyUsd: number | null, by: string): Promise<SpendCounter> {
+  async setDailyBudget(scope: 'user' | 'deployment', userId: string | undefined, dailyUsd: number | null, by: string): Promise<BudgetResponse> {
     const day = dayOf();
     const micros = dailyUsd === null ? undefined : toMicros(dailyUsd);
     const spendScope: SpendScope = scope === 'user' ? { scope, userId: userId!, day } : { scope, day };
     // This instance forgets what it read of the scope without a limit, and keeps no read begun before the limit
     // was stored (one in flight could predate it): the new limit applies to its next message.
-    const counter = await this.spend.setLimit(spendScope, micros, by);
+    const set = await this.spend.setLimit(spendScope, micros, by);
     const key = JSON.stringify(spendKey(spendScope));
     this.admitted.delete(key);
     this.limitSetAt.set(key, Date.now());
     if (this.limitSetAt.size > 10_000) this.limitSetAt.delete(this.limitSetAt.keys().next().value!);
-    return counter;
+    // What the day spent while it had no limit counts against the new one from its next message on.
+    return this.dayView(spendScope, await this.caughtUp(scope, spendScope, set, true));
   }
 
   /** A session's total spend and tokens, and its budget. */
@@ -157,7 +183,19 @@ export class Budgets {
   /** A user's or the deployment's budget today, as the API shows it. */
   async today(scope: 'user' | 'deployment', userId?: string): Promise<BudgetResponse> {
     const day = dayOf();
-    return this.view(scope, await this.spend.read(scope === 'user' ? { scope, userId: userId!, day } : { scope, day }));
+    const spendScope: SpendScope = scope === 'user' ? { scope, userId: userId!, day } : { scope, day };
+    return this.dayView(spendScope, await this.spend.read(spendScope));
+  }
+
+  /**
+   * A day's budget as the API shows it: spent is what its counter has (runs that found a limit on it, and
+   * what it caught up) and what its usage cells spent uncounted since it last caught up.
+   */
+  private async dayView(scope: SpendScope, counter: SpendCounter): Promise<BudgetResponse> {
+    if (scope.scope === 'session') return this.view('session', counter);
+    const uncounted = await this.usage.uncounted(scope.day, scope.scope === 'user' ? { userId: scope.userId } : 'deployment');
+    const spent = (counter.cost_micros ?? 0) + Math.max(0, uncounted - (counter.from_usage_micros ?? 0));
+    return this.view(scope.scope, { ...counter, cost_micros: spent });
   }
 
   /** A budget as the API shows it (a user's or the deployment's: today's). */
@@ -239,10 +277,14 @@ const HOLD_POLL_MS = { first: 50, most: 2_000 };
  * written per step. Before each model call, `reserve` holds the call's most on each scope with a
  * limit (one conditional update each), and the call's `ADD` settles it.
  *
+ * A day (the user's, the deployment's) with no limit is never written by a run: the usage cell, written
+ * anyway, keeps the spend as uncounted there, and a limit that comes to apply later catches the day's
+ * counter up from the cells (`Budgets.caughtUp`); what the API shows as a day's spend adds the two.
+ *
  * When none of the run's scopes has a limit (budgets off: nothing to check), a step writes nothing:
  * the session's counter (what the runs list shows a run has cost) gains the run's first call at once,
  * then what the run spent at most once a second and within a second (`SESSION_SPEND_EVERY_MS`), and no check waits for it;
- * it, the user's and deployment's days and the usage cell get what is left once, as the run ends. The
+ * it and the usage cell get what is left once, as the run ends. The
  * price: a process that dies mid-run leaves its run's spend out of the days and the usage report, and
  * its last second out of the session's counter (the log's records still have each step), and a limit
  * set while such a run goes on applies from its next run.
@@ -261,7 +303,7 @@ class ScopedRunBudget implements ActiveRunBudget {
   private holds = 0;
   /** The tool calls already added to the usage counters, by tool. */
   private readonly countedCalls = new Map<string, number>();
-  /** Budgets off: the spend of the run's model calls not yet added to the user's and deployment's days and the usage cell (written as it ends). */
+  /** Budgets off: the spend of the run's model calls not yet added to the usage cell (written as it ends). */
   private deferred?: { usage: Usage; calls: number };
   /** Budgets off: the spend not yet added to the session's counter, and when it was last added to (epoch ms; 0: never). */
   private sessionDeferred?: { usage: Usage; calls: number };
@@ -302,19 +344,18 @@ class ScopedRunBudget implements ActiveRunBudget {
     const { counter, holds } = await read;
     const now = Date.now();
     const stale = holds.filter((hold) => hold.until <= now || orphaned(hold));
-    if (stale.length === 0) return this.note(name, counter);
+    if (stale.length === 0) return this.note(name, await this.budgets.caughtUp(name, scope, counter));
     await Promise.all(stale.map((hold) => this.budgets.spend.release(scope, hold)));
-    this.note(name, (await this.budgets.spend.inspect(scope)).counter);
+    this.note(name, await this.budgets.caughtUp(name, scope, (await this.budgets.spend.inspect(scope)).counter));
   }
 
   async ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void> {
     this.addToSession();
     const deferred = this.deferred;
     this.deferred = undefined;
-    if (deferred) for (const [name, scope] of this.scopes()) if (name !== 'session') this.track(this.budgets.spend.add(scope, deferred.usage, deferred.calls).catch(() => undefined));
-    // The run's unwritten usage, its last tool calls and, when it finished, the run itself: one ADD, and none when there is nothing.
+    // The run's unwritten usage (the days had no limit: uncounted there), its last tool calls and, when it finished, the run itself: one ADD, and none when there is nothing.
     const toolCalls = this.uncountedCalls(end?.toolCalls ?? this.run.toolCalls);
-    if (end || deferred) this.countUsage({ ...(deferred ? { usage: deferred.usage } : {}), runs: end?.finished ? 1 : 0, toolCalls });
+    if (end || deferred) this.countUsage({ ...(deferred ? { usage: deferred.usage, uncounted: { user: true, deployment: true } } : {}), runs: end?.finished ? 1 : 0, toolCalls });
     await Promise.all([this.listed, ...this.pending]);
     await this.budgets.operations.runEnded(this.run.runId).catch(() => undefined);
   }
@@ -416,8 +457,14 @@ class ScopedRunBudget implements ActiveRunBudget {
       return;
     }
     const { spend } = this.budgets;
+    const uncounted = { user: false, deployment: false };
     for (const [name, scope] of this.scopes()) {
       const settles = held?.scopes.includes(name);
+      // A day with no limit is not written: its usage cell keeps the spend, which a limit set later catches up from.
+      if (name !== 'session' && !settles && this.known.get(name)?.limitMicros === undefined) {
+        uncounted[name] = true;
+        continue;
+      }
       if (none) {
         if (settles) this.track(spend.release(scope, held!.hold).catch(() => undefined));
         continue;
@@ -431,7 +478,7 @@ class ScopedRunBudget implements ActiveRunBudget {
     }
     if (none) return;
     // Usage is counted where spend is, step by step: a process that dies loses none of the steps it counted.
-    this.countUsage({ usage, toolCalls: this.uncountedCalls(this.run.toolCalls) });
+    this.countUsage({ usage, toolCalls: this.uncountedCalls(this.run.toolCalls), uncounted });
   }
 
   /** Adds what the session's counter has not gained of the run yet (budgets off), and none when there is nothing. */

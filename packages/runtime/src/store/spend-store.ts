@@ -182,6 +182,26 @@ export class SpendStore {
     return spendCounterItem.decode(attributes ?? {});
   }
 
+  /**
+   * Catches a day counter up with what its day's usage cells spent uncounted (`uncountedMicros`, all of it so
+   * far): adds what it has not taken in yet to its spend, in one conditional update on what `known` took in,
+   * so that two catching up at once add it once. Answers the counter after it, or undefined when another
+   * caught it up first (read it again).
+   */
+  async catchUp(scope: SpendScope, uncountedMicros: number, known: SpendCounter): Promise<SpendCounter | undefined> {
+    const before = known.from_usage_micros;
+    const delta = Math.max(0, uncountedMicros - (before ?? 0));
+    this.requests++;
+    const attributes = await this.items.update(spendKey(scope), {
+      set: 'SET v = :v, from_usage_micros = :taken ADD cost_micros :delta, committed_micros :delta',
+      condition: before === undefined ? 'attribute_not_exists(from_usage_micros)' : 'from_usage_micros = :before',
+      values: { ':v': spendCounterItem.version, ':taken': (before ?? 0) + delta, ':delta': delta, ...(before === undefined ? {} : { ':before': before }) },
+      returns: 'ALL_NEW',
+    });
+    if (attributes) this.changed(scope);
+    return attributes && spendCounterItem.decode(attributes);
+  }
+
   /** A user's or the deployment's day counters from `from` to `to` (inclusive days). */
   async days(owner: { userId: string } | 'deployment', from: string, to: string): Promise<{ day: string; counter: SpendCounter }[]> {
     this.requests++;

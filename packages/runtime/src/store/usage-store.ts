@@ -19,12 +19,22 @@ export interface UsageAdded {
   /** 1 when a run finished (not handed over or waiting for a decision). */
   runs?: number;
   toolCalls?: ReadonlyMap<string, number>;
+  /**
+   * The day counters the usage's cost was not added to (their scope had no limit): the cell keeps it as
+   * `uncounted_<scope>_micros` as well, which a limit set later is caught up from (`Budgets`).
+   */
+  uncounted?: { user: boolean; deployment: boolean };
 }
+
+/** The day counters whose uncounted spend a cell keeps. */
+export type DayOwner = { userId: string } | 'deployment';
 
 /** A usage item's sort key within its day: everyone's (`ALL`, `USER#`, `AGENT#`, `SESSION#`) or one user's (`U#<id>#…`). */
 export type UsageGroup = 'user' | 'agent' | 'session' | 'day';
 
 const TOOL = 'tool:';
+/** A cell's cost that was not added to its user's or the deployment's day counter. */
+const UNCOUNTED = { user: 'uncounted_user_micros', deployment: 'uncounted_deployment_micros' } as const;
 /** The sort-key prefix of the cells of a day (`C#<user>#<session>#<agent>`). */
 const CELL = 'C#';
 
@@ -67,6 +77,8 @@ export class UsageStore {
       add('output_tokens', usage.output_tokens);
       add('cache_read_input_tokens', usage.cache_read_input_tokens);
       add('cache_creation_input_tokens', usage.cache_creation_input_tokens);
+      if (added.uncounted?.user) add(UNCOUNTED.user, toMicros(usage.cost_usd));
+      if (added.uncounted?.deployment) add(UNCOUNTED.deployment, toMicros(usage.cost_usd));
     }
     for (const [name, count] of added.toolCalls ?? []) add(`${TOOL}${name}`, count);
     if (adds.length === 0) return;
@@ -75,6 +87,21 @@ export class UsageStore {
       names,
       values,
     });
+  }
+
+  /**
+   * What a day's cells spent that was not added to a day counter: the user's (their cells: one query) or
+   * the deployment's (every cell of the day), in micro-dollars.
+   */
+  async uncounted(day: string, owner: DayOwner): Promise<number> {
+    const pk = keys.usageDay(day);
+    const user = owner === 'deployment' ? undefined : owner.userId;
+    const projection = user === undefined ? UNCOUNTED.deployment : `user_id, ${UNCOUNTED.user}`;
+    const cells = await this.items.query({ pk, prefix: user === undefined ? CELL : `${CELL}${user}#`, projection, consistent: true });
+    let micros = 0;
+    // `C#alice#` also begins `C#alice#x`'s cells: the user id is checked on the item.
+    for (const cell of cells) if (user === undefined || cell.user_id === user) micros += Number(cell[user === undefined ? UNCOUNTED.deployment : UNCOUNTED.user] ?? 0);
+    return micros;
   }
 
   /** One day's totals of a grouping, each with its key (a user, agent or session id, or the day); `userId`: only theirs. */

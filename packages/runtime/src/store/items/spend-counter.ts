@@ -27,6 +27,12 @@ export const spendCounterSchema = z.object({
    */
   committed_micros: z.number().int().optional(),
   limit_micros: z.number().int().nonnegative().optional(),
+  /**
+   * A day counter's: how much of its day's usage cells' uncounted spend (runs that found no limit on it add
+   * to their cell only) it has taken in, by catching up as a limit came to apply to it (see `Budgets`).
+   * Absent: never caught up.
+   */
+  from_usage_micros: z.number().int().nonnegative().optional(),
   /** Who set the limit, and when. */
   limit_set_by: z.string().optional(),
   limit_set_at: z.string().optional(),
