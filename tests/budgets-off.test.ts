@@ -124,4 +124,18 @@ describe('budgets off, a run waiting on a long tool call', () => {
     expect((await run.rest()).at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 3 });
     expect((await send(h, 'GET', `/sessions/${run.sessionId}`, DEV)).json.spend.cost_usd).toBe(0.018);
   });
+
+  it("a daily limit set while such a run goes on counts what the run spent, once it ends", async () => {
+    const uma = await h.userHeaders('uma');
+    const usage = { input_tokens: 1000, output_tokens: 200 };
+    h.fake.script({ toolCalls: [{ name: 'slow', input: { ms: 2_500 } }], usage }, { text: 'Done.', usage });
+    const run = await chatUntil(h.url, { agent_id: 'tester', message: 'take your time' }, (e) => e.type === 'tool_call' && e.name === 'slow', uma);
+    // Set while the run waits on its tool: nothing of the day is counted yet, so 0.01 is not spent.
+    expect((await send(h, 'PUT', '/admin/budgets/users/uma', DEV, { daily_usd: 0.01 })).json).toMatchObject({ spent_usd: 0, limit_usd: 0.01 });
+    expect((await run.rest()).at(-1)).toMatchObject({ type: 'done', status: 'completed', steps: 2 });
+    // The run's 0.012 counts against the limit: the next message is refused.
+    const refused = await send(h, 'POST', '/chat', uma, { agent_id: 'tester', message: 'more' });
+    expect(refused.status).toBe(402);
+    expect(refused.json.error).toMatchObject({ code: 'budget_reached', budget: 'user', spent_usd: 0.012 });
+  });
 });

@@ -310,6 +310,9 @@ class ScopedRunBudget implements ActiveRunBudget {
   private sessionAddedAt = 0;
   /** Budgets off: adds what the session's counter has not gained yet once a second has passed, should no call come to do it. */
   private sessionTimer?: ReturnType<typeof setTimeout>;
+  /** The days whose spend this run left to its usage cell (they had no limit as it read them). */
+  private readonly uncountedDays = new Set<'user' | 'deployment'>();
+  private readonly startedAt = Date.now();
 
   constructor(
     private readonly budgets: Budgets,
@@ -355,9 +358,26 @@ class ScopedRunBudget implements ActiveRunBudget {
     this.deferred = undefined;
     // The run's unwritten usage (the days had no limit: uncounted there), its last tool calls and, when it finished, the run itself: one ADD, and none when there is nothing.
     const toolCalls = this.uncountedCalls(end?.toolCalls ?? this.run.toolCalls);
+    if (deferred) for (const day of ['user', 'deployment'] as const) this.uncountedDays.add(day);
     if (end || deferred) this.countUsage({ ...(deferred ? { usage: deferred.usage, uncounted: { user: true, deployment: true } } : {}), runs: end?.finished ? 1 : 0, toolCalls });
     await Promise.all([this.listed, ...this.pending]);
+    await this.catchUpDays();
     await this.budgets.operations.runEnded(this.run.runId).catch(() => undefined);
+  }
+
+  /**
+   * A run that outlived the time a day read with no limit stands for, and left spend to its usage cell: a day
+   * that has a limit now (an administrator set it during the run) takes that spend in, once its cell has it.
+   * A shorter run does not read again, so a limit set in its last moments misses its spend (`Budgets.caughtUp`).
+   */
+  private async catchUpDays(): Promise<void> {
+    if (this.uncountedDays.size === 0 || Date.now() - this.startedAt < ADMITTED_READ_MS) return;
+    await Promise.all(
+      this.scopes().map(async ([name, scope]) => {
+        if (name === 'session' || !this.uncountedDays.has(name)) return;
+        await this.budgets.caughtUp(name, scope, await this.budgets.spend.read(scope), true);
+      }),
+    ).catch(() => undefined);
   }
 
   /** The tool calls of `calls` not yet added to the usage counters (and from now on taken as added). */
@@ -463,6 +483,7 @@ class ScopedRunBudget implements ActiveRunBudget {
       // A day with no limit is not written: its usage cell keeps the spend, which a limit set later catches up from.
       if (name !== 'session' && !settles && this.known.get(name)?.limitMicros === undefined) {
         uncounted[name] = true;
+        this.uncountedDays.add(name);
         continue;
       }
       if (none) {
