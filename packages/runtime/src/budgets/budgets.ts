@@ -131,9 +131,9 @@ export class Budgets {
    * A day counter that has a limit, caught up with what its day's usage cells spent uncounted: runs that
    * found no limit on a day add their spend to their usage cell only (one write fewer a step each), so as a
    * limit comes to apply (an administrator sets it, or a deployment's limit is first read) the counter takes
-   * that spend in, once (`again`: whatever is new since it last did). The price: a run that began while its
-   * day had no limit, and ends after one was set, is counted in that day's usage but not its budget, unless
-   * an administrator sets the limit again.
+   * that spend in, once (`again`: whatever is new since it last did; a run longer than `ADMITTED_READ_MS`
+   * does so as it ends). The price: a shorter run that began while its day had no limit, and ends after one
+   * was set, is counted in that day's usage but not its budget, unless an administrator sets the limit again.
    */
   async caughtUp(name: BudgetScope, scope: SpendScope, counter: SpendCounter, again = false): Promise<SpendCounter> {
     if (scope.scope === 'session' || this.limitOf(name, counter) === undefined) return counter;
