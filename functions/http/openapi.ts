@@ -1,6 +1,6 @@
 import type { RouterRoute } from 'hono/types';
 import * as z from 'zod';
-import * as wire from '@zero/agent/wire';
+import { errorResponseSchema } from '@zero/agent/wire';
 import { specOf, type Operation, type RouteSpec } from './declare';
 
 type JsonSchema = Record<string, unknown>;
@@ -13,7 +13,7 @@ const ref = (name: string) => `#/components/schemas/${name}`;
  * → `SessionDetail`); requests are described as clients send them, everything
  * else as the server sends it.
  */
-function wireComponents() {
+function wireComponents(wire: Record<string, unknown>) {
   const requests = z.registry<{ id: string }>();
   const responses = z.registry<{ id: string }>();
   for (const [name, value] of Object.entries(wire)) {
@@ -43,8 +43,10 @@ function wireComponents() {
  * serves, its parameters, body and answers, read off `app.routes` (an app's, or `lazyRouteTable`'s
  * with its lazy groups loaded).
  */
-export function openApiDocument(app: { routes: readonly RouterRoute[] }, info: { title: string; version: string }) {
-  const { schemas, nameOf } = wireComponents();
+export async function openApiDocument(app: { routes: readonly RouterRoute[] }, info: { title: string; version: string }) {
+  // The whole wire, by name, imported here and not statically: a static `import * as` of the barrel would make every
+  // wire module part of the cold start's chunks (esbuild keeps all of a namespace-imported barrel beside its other users).
+  const { schemas, nameOf } = wireComponents(await import('@zero/agent/wire'));
   const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
     const name = nameOf.get(schema);
     if (name) return { $ref: ref(name) };
@@ -114,7 +116,7 @@ function responsesOf(operation: Operation | undefined, schemaOf: (schema: z.ZodT
     answers200('text/event-stream', schemaOf(operation.events), 'Server-Sent Events: each `data:` line is one JSON object of this schema; each `id:` a position to resume from (`Last-Event-ID`)');
   }
   if (operation?.raw) answers200(operation.raw, {}, 'the stored bytes');
-  responses.default = { description: 'a refusal: a stable code, a message and the field at fault', content: { 'application/json': { schema: schemaOf(wire.errorResponseSchema) } } };
+  responses.default = { description: 'a refusal: a stable code, a message and the field at fault', content: { 'application/json': { schema: schemaOf(errorResponseSchema) } } };
   return responses;
 }
 

@@ -2,38 +2,42 @@ import * as z from 'zod';
 import { toolLimitsSchema } from '../wire';
 import { toolLimitsFromEnv } from './tool-limits';
 
+// Built on first use: only a deployment that overrides a limit parses one (about 90 zod objects not built at cold start).
+const buildRunLimitsSchema = () =>
+  z.object({
+    maxSteps: z.number().int().positive(),
+    maxToolCalls: z.number().int().positive(),
+    maxCallsPerTool: z.number().int().positive(),
+    /** Per-tool limits (`ZERO_TOOL_LIMITS`, JSON): a tool named here gets the stricter of its limit and `maxCallsPerTool`. */
+    toolLimits: toolLimitsSchema.optional(),
+    wallTimeMs: z.number().int().positive(),
+    /** Input + output tokens across the run's model calls. */
+    maxTokens: z.number().int().positive(),
+    maxOutputTokensPerCall: z.number().int().positive(),
+    maxToolOutputChars: z.number().int().positive(),
+    toolTimeoutMs: z.number().int().positive(),
+    /** Silence a model stream may keep (before its headers or between its events) before the step is given up on. */
+    modelIdleTimeoutMs: z.number().int().positive(),
+    /** Attempts of one step when the model stream fails mid-way. */
+    stepAttempts: z.number().int().positive(),
+    retryBaseMs: z.number().int().nonnegative(),
+    /** How deep delegation may nest: 1 lets the agent a user talks to delegate, but not its delegates. 0 turns delegation off. */
+    maxDelegationDepth: z.number().int().nonnegative(),
+    /** The context window in tokens of every model its endpoint's configuration does not name; 0: by model (model/context-windows.ts). */
+    contextWindowTokens: z.number().int().nonnegative(),
+    /** The conversation is compacted before a call that would send more than this share of the window (percent). */
+    compactAtPercent: z.number().int().min(1).max(100),
+    /** Turns (a user message and its answer) a compaction always keeps as they are, the latest ones. */
+    compactKeepTurns: z.number().int().nonnegative(),
+    /** A compaction that frees less than this share of the tokens (percent) ends the run with `context_exhausted`. */
+    compactMinFreedPercent: z.number().int().nonnegative().max(100),
+    /** The deployment's default extended-thinking budget in tokens for agents that set none; 0: thinking off. */
+    thinkingBudgetTokens: z.number().int().nonnegative(),
+  });
+let runLimits: ReturnType<typeof buildRunLimitsSchema> | undefined;
 /** Every limit of a run, enforced in one place: the loop. */
-export const runLimitsSchema = z.object({
-  maxSteps: z.number().int().positive(),
-  maxToolCalls: z.number().int().positive(),
-  maxCallsPerTool: z.number().int().positive(),
-  /** Per-tool limits (`ZERO_TOOL_LIMITS`, JSON): a tool named here gets the stricter of its limit and `maxCallsPerTool`. */
-  toolLimits: toolLimitsSchema.optional(),
-  wallTimeMs: z.number().int().positive(),
-  /** Input + output tokens across the run's model calls. */
-  maxTokens: z.number().int().positive(),
-  maxOutputTokensPerCall: z.number().int().positive(),
-  maxToolOutputChars: z.number().int().positive(),
-  toolTimeoutMs: z.number().int().positive(),
-  /** Silence a model stream may keep (before its headers or between its events) before the step is given up on. */
-  modelIdleTimeoutMs: z.number().int().positive(),
-  /** Attempts of one step when the model stream fails mid-way. */
-  stepAttempts: z.number().int().positive(),
-  retryBaseMs: z.number().int().nonnegative(),
-  /** How deep delegation may nest: 1 lets the agent a user talks to delegate, but not its delegates. 0 turns delegation off. */
-  maxDelegationDepth: z.number().int().nonnegative(),
-  /** The context window in tokens of every model its endpoint's configuration does not name; 0: by model (model/context-windows.ts). */
-  contextWindowTokens: z.number().int().nonnegative(),
-  /** The conversation is compacted before a call that would send more than this share of the window (percent). */
-  compactAtPercent: z.number().int().min(1).max(100),
-  /** Turns (a user message and its answer) a compaction always keeps as they are, the latest ones. */
-  compactKeepTurns: z.number().int().nonnegative(),
-  /** A compaction that frees less than this share of the tokens (percent) ends the run with `context_exhausted`. */
-  compactMinFreedPercent: z.number().int().nonnegative().max(100),
-  /** The deployment's default extended-thinking budget in tokens for agents that set none; 0: thinking off. */
-  thinkingBudgetTokens: z.number().int().nonnegative(),
-});
-export type RunLimits = z.infer<typeof runLimitsSchema>;
+export const runLimitsSchema = () => (runLimits ??= buildRunLimitsSchema());
+export type RunLimits = z.infer<ReturnType<typeof buildRunLimitsSchema>>;
 
 export const DEFAULT_LIMITS: RunLimits = {
   maxSteps: 30,
@@ -94,5 +98,5 @@ export function limitsFromEnv(env: Record<string, string | undefined>, base: Run
     out.toolLimits = toolLimitsFromEnv(env.ZERO_TOOL_LIMITS);
     overridden = true;
   }
-  return overridden ? runLimitsSchema.parse(out) : (out as RunLimits);
+  return overridden ? runLimitsSchema().parse(out) : (out as RunLimits);
 }

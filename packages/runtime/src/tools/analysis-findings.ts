@@ -30,7 +30,7 @@ export const getProjectSummaryTool = defineTool({
   description:
     "Summarise a project's analysis: for each scanner that analysed it, the document's summary (or its top-level keys when it has none). " +
     'Read the findings with get_vulnerabilities, get_malcontent, get_secrets or get_analysis.',
-  input: z.object({ project_id: projectIdInput }),
+  input: () => z.object({ project_id: projectIdInput }),
   async execute({ project_id }, context) {
     return inProject(project_id, context, async (projectId) => {
       const analyses = await analysesOf(projectId, context);
@@ -52,7 +52,7 @@ function findingsTool(name: string, kind: keyof typeof FINDING_NAMES, what: stri
     description:
       `${what} in a project's analysis, from every scanner that reports them (findings.${names.join(' or findings.')}), each item with its scanner. ` +
       'min_severity keeps only items at or above a severity; lists are capped at max_items.',
-    input: z.object({
+    input: () => z.object({
       project_id: projectIdInput,
       min_severity: z.enum(SEVERITIES).optional().describe('Keep only items whose "severity" is at least this.'),
       max_items: z.number().int().min(1).max(500).optional().describe(`Most items to return. Default ${DEFAULT_ITEMS}.`),

@@ -17,8 +17,8 @@ export function createCheckRegressionTool(outbound: OutboundOptions = {}): ToolS
     description:
       'Regression check: run a saved request (requests/<name>.yaml), store the response as snapshots/<name>.json, and compare it with its baseline (baselines/<name>.json, made by save_baseline). ' +
       'Reports each change: status, headers of interest (content-type, location, cache-control, …) and the JSON body field by field ("body.user.email"), or a text diff.',
-    input: z.object({
-      name: requestNameSchema.describe('The saved request, e.g. "get-user".'),
+    input: () => z.object({
+      name: requestNameSchema().describe('The saved request, e.g. "get-user".'),
       project_id: projectIdInput,
     }),
     timeoutMs: 35_000,

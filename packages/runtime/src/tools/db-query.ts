@@ -30,19 +30,21 @@ const DEFAULT_LIMITS = {
 };
 export type DbQueryLimits = typeof DEFAULT_LIMITS;
 
-const inputSchema = z.object({
-  database: z
-    .string()
-    .regex(/^[A-Za-z0-9_]{1,64}$/, 'must be a database name the operator configured (letters, digits, _)')
-    .describe('Which database: one of the names the operator configured (an unknown name lists them).'),
-  sql: z.string().min(1).max(100_000).describe('One read-only SQL statement (PostgreSQL). Use $1, $2 … with params for values.'),
-  params: z
-    .array(z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]))
-    .max(100)
-    .optional()
-    .describe('Values for $1, $2 … in sql.'),
-  max_rows: z.number().int().min(1).max(MAX_ROWS).optional().describe(`Most rows to return. Default and most ${MAX_ROWS}.`),
-});
+// Built with the tool's first use: a cold start registers the tool but seldom calls it.
+const inputSchema = () =>
+  z.object({
+    database: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,64}$/, 'must be a database name the operator configured (letters, digits, _)')
+      .describe('Which database: one of the names the operator configured (an unknown name lists them).'),
+    sql: z.string().min(1).max(100_000).describe('One read-only SQL statement (PostgreSQL). Use $1, $2 … with params for values.'),
+    params: z
+      .array(z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]))
+      .max(100)
+      .optional()
+      .describe('Values for $1, $2 … in sql.'),
+    max_rows: z.number().int().min(1).max(MAX_ROWS).optional().describe(`Most rows to return. Default and most ${MAX_ROWS}.`),
+  });
 
 /** The databases configured in `env`: lower-case name → the variable that holds its connection string. */
 export function configuredDatabases(env: NodeJS.ProcessEnv = process.env): Map<string, string> {

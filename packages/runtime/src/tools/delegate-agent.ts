@@ -12,7 +12,7 @@ export const delegateAgentTool = defineTool({
     'You may only delegate to the agents your Delegation rules name; call get_agent_info to see what one can do. ' +
     'The delegate does not see this conversation: put everything it needs in task and context. ' +
     'Several delegate_agent calls in one turn run in parallel.',
-  input: z.strictObject({
+  input: () => z.strictObject({
     agent_id: z.string().min(1).max(64).describe('The agent to hand the task to, e.g. "cereal".'),
     task: z.string().trim().min(1, 'must not be empty').max(20_000).describe('What the delegate should find out or do, and what its answer should contain.'),
     context: z.string().max(50_000).optional().describe('Facts the delegate needs from this conversation: the project, file paths, findings so far.'),

@@ -13,7 +13,7 @@ export const deletePathTool = defineTool({
   description:
     'Delete one file you saved under "reports/" or "artifacts/". Project source files cannot be deleted. ' +
     'A person is usually asked to approve the deletion first.',
-  input: z.object({
+  input: () => z.object({
     path: z.string().min(1).max(1024).describe('"reports/<name>" or "artifacts/<name>".'),
     project_id: projectIdInput,
   }),

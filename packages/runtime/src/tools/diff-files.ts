@@ -19,7 +19,7 @@ export const diffFilesTool = defineTool({
   description:
     'Show a unified diff: of the file at path against the file at other_path, or against content (e.g. a change you propose). ' +
     'Files are project files unless their area is "written" (files this conversation saved). Give exactly one of other_path and content.',
-  input: z
+  input: () => z
     .object({
       path: z.string().min(1).max(1024).describe('The old side: a file path, e.g. "src/index.ts".'),
       area: areaInput,

@@ -14,7 +14,7 @@ export const editFileTool = defineTool({
     'Edit a file you saved under "reports/" or "artifacts/" by exact string replacement: old_string must appear in the file exactly once ' +
     '(include surrounding lines to make it unique) unless replace_all is true. Whitespace and indentation must match. ' +
     'Project source files are read-only; write a new file with write_file.',
-  input: z.object({
+  input: () => z.object({
     path: z.string().min(1).max(1024).describe('"reports/<name>" or "artifacts/<name>", e.g. "reports/summary.md".'),
     old_string: z.string().min(1).max(MAX_CHARS).describe('The exact text to replace.'),
     new_string: z.string().max(MAX_CHARS).describe('The text to put in its place (must differ from old_string).'),

@@ -10,7 +10,7 @@ export const getAgentInfoTool = defineTool({
   description:
     'Describe a Zero agent: its role, capabilities, tools, the agents it may delegate to, and whether you may delegate to it. ' +
     'Call it without agent_id to list every available agent with a one-line description.',
-  input: z.object({
+  input: () => z.object({
     agent_id: z.string().min(1).max(64).optional().describe('The agent to describe, e.g. "cereal". Omit to list all agents.'),
   }),
   async execute({ agent_id }, { catalog, agent: caller }) {

@@ -16,7 +16,7 @@ export const getAnalysisTool = defineTool({
     'Read scanner results for a project: the analysis document of one scanner (e.g. "code-packages", "code-security", "devops", "technology-identification"). ' +
     'Use section, a dotted path such as "summary" or "findings.vulnerabilities", to get just that part, and min_severity to keep only findings at or above a severity. ' +
     'Without section you get the document\'s top-level keys and summary. Lists are capped at max_items.',
-  input: z.object({
+  input: () => z.object({
     project_id: projectIdInput,
     scanner: scannerSchema.describe('Scanner name, e.g. "code-security".'),
     section: z

@@ -12,7 +12,7 @@ export const globTool = defineTool({
   description:
     'Find files of the project whose paths match a glob pattern, e.g. "**/*.ts", "src/**/package.json" or "*.md" (a pattern without "/" matches file names in any folder). ' +
     'Returns matching paths sorted, up to max_results. Optionally restrict to a folder with path.',
-  input: z.object({
+  input: () => z.object({
     pattern: z.string().min(1).max(500).describe('Glob pattern, e.g. "**/*.go" or "package.json".'),
     path: z.string().max(1024).optional().describe('Folder to search in, relative to the project root. Default: the whole project.'),
     max_results: z.number().int().min(1).max(5000).optional().describe(`Most paths to return. Default ${DEFAULT_MAX}.`),

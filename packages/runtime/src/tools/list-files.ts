@@ -13,7 +13,7 @@ export const listFilesTool = defineTool({
   description:
     'List a folder of the project: its files with their sizes, and its sub-folders with how many files and bytes they hold. ' +
     'With area "written", list the files this conversation saved (reports/ and artifacts/) instead.',
-  input: z.object({
+  input: () => z.object({
     path: z.string().max(1024).optional().describe('Folder relative to the project root (or to the written files), e.g. "src". Default: the root.'),
     area: z.enum(['project', 'written']).optional().describe('"project" (default): the project\'s files; "written": the files this conversation saved.'),
     project_id: projectIdInput,

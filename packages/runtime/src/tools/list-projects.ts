@@ -8,7 +8,7 @@ export const listProjectsTool = defineTool({
   description:
     'List the projects you can investigate, with when each was last updated, how many files its last upload had and which scanner analyses exist for it. ' +
     'Use the project id ("owner/repo") with the file and analysis tools.',
-  input: z.object({
+  input: () => z.object({
     filter: z.string().max(200).optional().describe('Only projects whose id contains this text (case-insensitive).'),
   }),
   async execute({ filter }, { projects, projectAccess, sessionId, projectId }) {

@@ -9,7 +9,7 @@ export const listRequestsTool = defineTool({
   description:
     'List the saved API requests of the project (its requests/*.yaml files): name, method, URL, expected status and description. ' +
     'A file that is not a valid saved request is listed with its file name and the field at fault. Run one with run_request.',
-  input: z.object({ project_id: projectIdInput }),
+  input: () => z.object({ project_id: projectIdInput }),
   async execute({ project_id }, context) {
     // The library's code loads with the first call, not at cold start.
     const { describeRequestError, listLibrary } = await import('./api-testing/request-library');

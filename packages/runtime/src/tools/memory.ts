@@ -22,28 +22,31 @@ const REQUIRED: Record<Command, readonly string[]> = {
 };
 
 const MAX_TEXT = 1_000_000;
-const memoryPath = z.string().min(1).max(1024);
 
-// One flat object rather than a union: the Messages API wants an object schema at the top.
-const memoryInput = z
-  .object({
-    command: z.enum(COMMANDS).describe('What to do.'),
-    path: memoryPath.optional().describe('A file or folder under /memories, e.g. "/memories/preferences.md" (all commands but rename).'),
-    view_range: z.tuple([z.number().int().min(1), z.number().int().min(-1)]).optional().describe('view: [first line, last line] of a file, 1-based; -1 as the last means to the end.'),
-    file_text: z.string().max(MAX_TEXT).optional().describe('create: the whole text of the new file.'),
-    old_str: z.string().min(1).max(MAX_TEXT).optional().describe('str_replace: text that occurs exactly once in the file.'),
-    new_str: z.string().max(MAX_TEXT).optional().describe('str_replace: what replaces it.'),
-    insert_line: z.number().int().min(0).optional().describe('insert: the line after which the text goes (0: at the top).'),
-    insert_text: z.string().max(MAX_TEXT).optional().describe('insert: the text to insert.'),
-    old_path: memoryPath.optional().describe('rename: the file or folder to move.'),
-    new_path: memoryPath.optional().describe('rename: where it goes; nothing may be there yet.'),
-  })
-  .superRefine((input, ctx) => {
-    for (const field of REQUIRED[input.command]) {
-      if ((input as Record<string, unknown>)[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `is required for ${input.command}` });
-    }
-  });
-export type MemoryInput = z.output<typeof memoryInput>;
+// One flat object rather than a union: the Messages API wants an object schema at the top. Built with
+// the tool's first use, not at cold start.
+const memoryInput = () => {
+  const memoryPath = z.string().min(1).max(1024);
+  return z
+    .object({
+      command: z.enum(COMMANDS).describe('What to do.'),
+      path: memoryPath.optional().describe('A file or folder under /memories, e.g. "/memories/preferences.md" (all commands but rename).'),
+      view_range: z.tuple([z.number().int().min(1), z.number().int().min(-1)]).optional().describe('view: [first line, last line] of a file, 1-based; -1 as the last means to the end.'),
+      file_text: z.string().max(MAX_TEXT).optional().describe('create: the whole text of the new file.'),
+      old_str: z.string().min(1).max(MAX_TEXT).optional().describe('str_replace: text that occurs exactly once in the file.'),
+      new_str: z.string().max(MAX_TEXT).optional().describe('str_replace: what replaces it.'),
+      insert_line: z.number().int().min(0).optional().describe('insert: the line after which the text goes (0: at the top).'),
+      insert_text: z.string().max(MAX_TEXT).optional().describe('insert: the text to insert.'),
+      old_path: memoryPath.optional().describe('rename: the file or folder to move.'),
+      new_path: memoryPath.optional().describe('rename: where it goes; nothing may be there yet.'),
+    })
+    .superRefine((input, ctx) => {
+      for (const field of REQUIRED[input.command]) {
+        if ((input as Record<string, unknown>)[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `is required for ${input.command}` });
+      }
+    });
+};
+export type MemoryInput = z.output<ReturnType<typeof memoryInput>>;
 
 /**
  * The subject permission rules match: `<store>/<command><path>`, e.g.

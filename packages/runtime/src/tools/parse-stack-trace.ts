@@ -11,7 +11,7 @@ export const parseStackTraceTool = defineTool({
   description:
     'Read an error response or log excerpt: its message, type and invalid fields (from a JSON error body), and the frames of any stack trace in it ' +
     '(Python, Node, Go, Java, Ruby, PHP) mapped to the project\'s files, with the lines around each frame. Frames in libraries or the runtime are named as such.',
-  input: z.object({
+  input: () => z.object({
     text: z.string().min(1).max(500_000).describe('The error body or trace, as received (a JSON body is read through its strings).'),
     context_lines: z.number().int().min(0).max(20).optional().describe(`Lines shown before and after each frame's line. Default ${DEFAULT_CONTEXT_LINES}.`),
     project_id: projectIdInput,

@@ -16,7 +16,7 @@ export const readFileTool = defineTool({
     'Read a file of the project, with line numbers. Paths are relative to the project root, e.g. "src/index.ts". ' +
     `Reads ${DEFAULT_LINES} lines from the start unless you give offset (first line, 1-based) and limit (number of lines); ` +
     'long lines are cut. Binary files are refused. Use glob to find paths and grep to find the lines worth reading.',
-  input: z.object({
+  input: () => z.object({
     path: z.string().min(1).max(1024).describe('File path relative to the project root, e.g. "package.json".'),
     offset: z.number().int().min(1).optional().describe('First line to read, 1-based. Default 1.'),
     limit: z.number().int().min(1).max(10_000).optional().describe(`Number of lines to read. Default ${DEFAULT_LINES}.`),

@@ -12,7 +12,7 @@ export const readSkillTool = defineTool({
   readOnly: true,
   policySubject: (input) => (input.path ? `${input.skill}/${input.path}` : input.skill),
   description: "Load one of your skills (see Skills in your instructions): its SKILL.md and list of files, or one of its files by path.",
-  input: z.object({
+  input: () => z.object({
     skill: z.string().min(1).max(64).describe("The skill's name."),
     path: z.string().min(1).max(512).optional().describe('A file inside the skill, e.g. "reference.md". Default: SKILL.md.'),
   }),

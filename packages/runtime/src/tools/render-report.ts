@@ -17,7 +17,7 @@ export const renderReportTool = defineTool({
     'Supported: headings, paragraphs, bold, italic, inline code, strikethrough, links, ordered, unordered and task lists (nested), ' +
     `tables, code blocks, block quotes and horizontal rules. Images are not fetched (their alt text is shown). At most ${REPORT_LIMITS.maxPages} pages. ` +
     'Returns the path, the page count and the size.',
-  input: z.object({
+  input: () => z.object({
     path: z.string().min(1).max(1024).describe('"reports/<name>.pdf" or "artifacts/<name>.pdf".'),
     content: z.string().min(1).max(REPORT_LIMITS.maxChars).describe('The report, as Markdown (GitHub-flavoured) or HTML.'),
     format: z.enum(['markdown', 'html']).default('markdown').describe('What content is written in.'),

@@ -14,8 +14,8 @@ export function createSaveBaselineTool(outbound: OutboundOptions = {}): ToolSpec
     description:
       'Run a saved request (requests/<name>.yaml) and store its response (status, the headers of interest, the body) as the baseline, baselines/<name>.json: ' +
       'the "definition of normal" check_regression compares later responses with. Replaces an earlier baseline of that request. Fields the request lists in ignore_fields are left out.',
-    input: z.object({
-      name: requestNameSchema.describe('The saved request, e.g. "get-user".'),
+    input: () => z.object({
+      name: requestNameSchema().describe('The saved request, e.g. "get-user".'),
       project_id: projectIdInput,
     }),
     timeoutMs: 35_000,

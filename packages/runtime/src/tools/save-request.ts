@@ -12,8 +12,8 @@ export const saveRequestTool = defineTool({
     'Save an API request in the project\'s library as requests/<name>.yaml, so it can be run again (run_request), baselined (save_baseline) and checked for regressions (check_regression). ' +
     'Give method, url, headers (secrets only as {{secret:ZERO_HTTP_SECRET_<NAME>}}), body (an object is sent as JSON), expected_status and ignore_fields (volatile fields such as "body.updated_at"). ' +
     'An existing request of that name is kept unless replace is true.',
-  input: savedRequestSchema.extend({
-    name: requestNameSchema.describe('File name without ".yaml", e.g. "get-user".'),
+  input: () => savedRequestSchema().extend({
+    name: requestNameSchema().describe('File name without ".yaml", e.g. "get-user".'),
     replace: z.boolean().optional().describe('Replace an existing request of that name. Default false.'),
     project_id: projectIdInput,
   }),

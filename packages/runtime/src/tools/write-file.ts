@@ -15,7 +15,7 @@ export const writeFileTool = defineTool({
     'Save a text file you produced. path must start with "reports/" (stored with the project, e.g. "reports/dependency-audit.md") ' +
     'or "artifacts/" (stored with this conversation, no project needed). Any other path is refused: project source files are read-only. ' +
     'An existing file at the same path is replaced.',
-  input: z.object({
+  input: () => z.object({
     path: z.string().min(1).max(1024).describe('"reports/<name>" or "artifacts/<name>", e.g. "reports/summary.md".'),
     content: z.string().max(MAX_CHARS).describe('The whole file, as text.'),
     project_id: projectIdInput,

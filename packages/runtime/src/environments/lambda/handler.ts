@@ -41,7 +41,7 @@ export interface SandboxHandlerOptions {
  * has no role permissions and no secret: Firecracker is the boundary.
  */
 export async function runSandboxEvent(raw: unknown, options: SandboxHandlerOptions): Promise<SandboxResult | { error: string }> {
-  const parsed = sandboxEventSchema.safeParse(raw);
+  const parsed = sandboxEventSchema().safeParse(raw);
   if (!parsed.success) return { error: `invalid sandbox event: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ')}` };
   const event = parsed.data;
   if (options.confine !== undefined && !(await access(options.confine, constants.X_OK).then(() => true, () => false))) {

@@ -61,7 +61,7 @@ export class LambdaSandbox implements Sandbox {
     try {
       const json = JSON.parse(answer) as { error?: string };
       if (typeof json.error === 'string') return failed(`the sandbox function refused the command: ${json.error}`);
-      parsed = sandboxResultSchema.parse(json);
+      parsed = sandboxResultSchema().parse(json);
     } catch (error) {
       return failed(`the sandbox function's answer is not readable: ${(error as Error).message}`);
     }

@@ -9,36 +9,43 @@ export const MAX_ARCHIVE_BASE64 = 4 * 1024 * 1024;
 /** Changed files sent back, base64, in all (under Lambda's 6 MB response payload). */
 export const MAX_CHANGES_BASE64 = 4 * 1024 * 1024;
 
+// Both schemas are built on first use: the API imports this file with the sandbox's client, and a cold start runs no command.
+const buildEventSchema = () =>
+  z.object({
+    command: z.union([z.object({ argv: z.array(z.string().max(100_000)).min(1).max(10_000) }), z.object({ script: z.string().min(1).max(100_000) })]),
+    /** Relative to the working copy. */
+    cwd: z.string().max(1024).optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(10_000)).optional(),
+    limits: sandboxLimitsSchema,
+    /** The working copy, a base64 tar.gz. */
+    archive: z.string().max(MAX_ARCHIVE_BASE64),
+  });
+let eventSchema: ReturnType<typeof buildEventSchema> | undefined;
 /** One command for the sandbox function. */
-export const sandboxEventSchema = z.object({
-  command: z.union([z.object({ argv: z.array(z.string().max(100_000)).min(1).max(10_000) }), z.object({ script: z.string().min(1).max(100_000) })]),
-  /** Relative to the working copy. */
-  cwd: z.string().max(1024).optional(),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(10_000)).optional(),
-  limits: sandboxLimitsSchema,
-  /** The working copy, a base64 tar.gz. */
-  archive: z.string().max(MAX_ARCHIVE_BASE64),
-});
-export type SandboxEvent = z.infer<typeof sandboxEventSchema>;
+export const sandboxEventSchema = () => (eventSchema ??= buildEventSchema());
+export type SandboxEvent = z.infer<ReturnType<typeof buildEventSchema>>;
 
-const streamSchema = z.object({ text: z.string(), bytes: z.number(), truncated: z.boolean() });
-
+const buildResultSchema = () => {
+  const streamSchema = z.object({ text: z.string(), bytes: z.number(), truncated: z.boolean() });
+  return z.object({
+    outcome: z.object({
+      stdout: streamSchema,
+      stderr: streamSchema,
+      exitCode: z.number().nullable(),
+      signal: z.string().nullable(),
+      durationMs: z.number(),
+      timedOut: z.boolean(),
+      startError: z.string().optional(),
+    }),
+    changes: z.array(z.object({ path: z.string(), body: z.string().optional(), deleted: z.literal(true).optional() })),
+    /** Changes left out because they were over MAX_CHANGES_BASE64. */
+    omitted: z.array(z.string()),
+  });
+};
+let resultSchema: ReturnType<typeof buildResultSchema> | undefined;
 /** What the sandbox function answers: the command's outcome and the files it changed, created or deleted. */
-export const sandboxResultSchema = z.object({
-  outcome: z.object({
-    stdout: streamSchema,
-    stderr: streamSchema,
-    exitCode: z.number().nullable(),
-    signal: z.string().nullable(),
-    durationMs: z.number(),
-    timedOut: z.boolean(),
-    startError: z.string().optional(),
-  }),
-  changes: z.array(z.object({ path: z.string(), body: z.string().optional(), deleted: z.literal(true).optional() })),
-  /** Changes left out because they were over MAX_CHANGES_BASE64. */
-  omitted: z.array(z.string()),
-});
-export type SandboxResult = z.infer<typeof sandboxResultSchema>;
+export const sandboxResultSchema = () => (resultSchema ??= buildResultSchema());
+export type SandboxResult = z.infer<ReturnType<typeof buildResultSchema>>;
 
 /** Regular files of a tree, relative paths with "/" (links and special files are left out). */
 export async function filesOf(root: string): Promise<string[]> {

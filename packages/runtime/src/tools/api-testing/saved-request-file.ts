@@ -16,7 +16,7 @@ export function parseSavedRequest(file: string, text: string): SavedRequestParse
   if (syntax) return fail('(file)', `invalid YAML: ${syntax.message.split('\n')[0]}`);
   const value = doc.toJS() as unknown;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('(file)', 'must be a YAML mapping with at least method and url');
-  const parsed = savedRequestSchema.safeParse(value);
+  const parsed = savedRequestSchema().safeParse(value);
   if (!parsed.success) return fail(...firstIssue(parsed.error));
   // Refused here rather than at each run: http_request sends secrets in header values only.
   if (mentionsSecret(parsed.data.url)) return fail('url', 'secrets can be referenced in header values only');
