@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { toolLimitsSchema } from '../wire';
 import { toolLimitsFromEnv } from './tool-limits';
+import { onFirstUse } from '../on-first-use';
 
 // Built on first use: only a deployment that overrides a limit parses one (about 90 zod objects not built at cold start).
 const buildRunLimitsSchema = () =>
@@ -34,9 +35,8 @@ const buildRunLimitsSchema = () =>
     /** The deployment's default extended-thinking budget in tokens for agents that set none; 0: thinking off. */
     thinkingBudgetTokens: z.number().int().nonnegative(),
   });
-let runLimits: ReturnType<typeof buildRunLimitsSchema> | undefined;
 /** Every limit of a run, enforced in one place: the loop. */
-export const runLimitsSchema = () => (runLimits ??= buildRunLimitsSchema());
+export const runLimitsSchema = onFirstUse(buildRunLimitsSchema);
 export type RunLimits = z.infer<ReturnType<typeof buildRunLimitsSchema>>;
 
 export const DEFAULT_LIMITS: RunLimits = {

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import type { AgentDefinition } from '../definitions/definition';
 import type { PermissionMap, Usage } from '../wire';
+import { onFirstUse } from '../on-first-use';
 
 /**
  * The tool contract: what a tool is (`ToolSpec`), what it is given (`ToolContext`), and what it answers
@@ -199,6 +200,5 @@ export interface ToolDefinition<Sch extends z.ZodType, S extends object = {}> {
 export function defineTool<Sch extends z.ZodType, S extends object = {}>(spec: ToolDefinition<Sch, S>): ToolSpec<z.output<Sch>, S> {
   const { input } = spec;
   if (typeof input !== 'function') return spec as ToolSpec<z.output<Sch>, S>;
-  let built: Sch | undefined;
-  return Object.defineProperty({ ...spec }, 'input', { enumerable: true, get: () => (built ??= input()) }) as unknown as ToolSpec<z.output<Sch>, S>;
+  return Object.defineProperty({ ...spec }, 'input', { enumerable: true, get: onFirstUse(input) }) as unknown as ToolSpec<z.output<Sch>, S>;
 }

@@ -81,7 +81,7 @@ export class Budgets {
         const standing = this.admittedAt(key, startedAt);
         if (standing) return { key, standing, counter: standing, holds: [] };
         const { counter, holds } = await this.spend.inspect(scope);
-        return { key, standing, counter: await this.caughtUp(name, scope, counter), holds };
+        return { key, standing, counter: await this.caughtUp(scope, counter), holds };
       }),
     );
     const now = Date.now();
@@ -135,14 +135,13 @@ export class Budgets {
    * does so as it ends). The price: a shorter run that began while its day had no limit, and ends after one
    * was set, is counted in that day's usage but not its budget, unless an administrator sets the limit again.
    */
-  async caughtUp(name: BudgetScope, scope: SpendScope, counter: SpendCounter, again = false): Promise<SpendCounter> {
-    if (scope.scope === 'session' || this.limitOf(name, counter) === undefined) return counter;
+  async caughtUp(scope: SpendScope, counter: SpendCounter, again = false, uncounted?: number): Promise<SpendCounter> {
+    if (scope.scope === 'session' || this.limitOf(scope.scope, counter) === undefined) return counter;
     if (counter.from_usage_micros !== undefined && !again) return counter;
-    const owner = scope.scope === 'user' ? { userId: scope.userId } : 'deployment';
     let known = counter;
     // Two catching up at once: one adds, the other reads what it added (and tries once more when `again`).
     for (let attempt = 0; attempt < 3; attempt++) {
-      const caught = await this.spend.catchUp(scope, await this.usage.uncounted(scope.day, owner), known);
+      const caught = await this.spend.catchUp(scope, (attempt === 0 ? uncounted : undefined) ?? (await this.uncounted(scope)), known);
       if (caught) return caught;
       known = await this.spend.read(scope);
       if (!again) break;
@@ -150,11 +149,16 @@ export class Budgets {
     return known;
   }
 
+  /** What a day's usage cells spent that its counter did not get (in micro-dollars). */
+  private uncounted(scope: Exclude<SpendScope, { scope: 'session' }>): Promise<number> {
+    return this.usage.uncounted(scope.day, scope.scope === 'user' ? { userId: scope.userId } : 'deployment');
+  }
+
   /** Sets today's limit (UTC) of a user or of the deployment (administrators); `null`: the configured one again. */
   async setDailyBudget(scope: 'user' | 'deployment', userId: string | undefined, dailyUsd: number | null, by: string): Promise<BudgetResponse> {
     const day = dayOf();
     const micros = dailyUsd === null ? undefined : toMicros(dailyUsd);
-    const spendScope: SpendScope = scope === 'user' ? { scope, userId: userId!, day } : { scope, day };
+    const spendScope = dayScope(scope, userId, day);
     // This instance forgets what it read of the scope without a limit, and keeps no read begun before the limit
     // was stored (one in flight could predate it): the new limit applies to its next message.
     const set = await this.spend.setLimit(spendScope, micros, by);
@@ -162,8 +166,9 @@ export class Budgets {
     this.admitted.delete(key);
     this.limitSetAt.set(key, Date.now());
     if (this.limitSetAt.size > 10_000) this.limitSetAt.delete(this.limitSetAt.keys().next().value!);
-    // What the day spent while it had no limit counts against the new one from its next message on.
-    return this.dayView(spendScope, await this.caughtUp(scope, spendScope, set, true));
+    // What the day spent while it had no limit counts against the new one from its next message on; the cells are read once, for both.
+    const uncounted = await this.uncounted(spendScope);
+    return this.dayView(spendScope, await this.caughtUp(spendScope, set, true, uncounted), uncounted);
   }
 
   /** A session's total spend and tokens, and its budget. */
@@ -182,18 +187,16 @@ export class Budgets {
 
   /** A user's or the deployment's budget today, as the API shows it. */
   async today(scope: 'user' | 'deployment', userId?: string): Promise<BudgetResponse> {
-    const day = dayOf();
-    const spendScope: SpendScope = scope === 'user' ? { scope, userId: userId!, day } : { scope, day };
-    return this.dayView(spendScope, await this.spend.read(spendScope));
+    const spendScope = dayScope(scope, userId, dayOf());
+    const [counter, uncounted] = await Promise.all([this.spend.read(spendScope), this.uncounted(spendScope)]);
+    return this.dayView(spendScope, counter, uncounted);
   }
 
   /**
    * A day's budget as the API shows it: spent is what its counter has (runs that found a limit on it, and
    * what it caught up) and what its usage cells spent uncounted since it last caught up.
    */
-  private async dayView(scope: SpendScope, counter: SpendCounter): Promise<BudgetResponse> {
-    if (scope.scope === 'session') return this.view('session', counter);
-    const uncounted = await this.usage.uncounted(scope.day, scope.scope === 'user' ? { userId: scope.userId } : 'deployment');
+  private dayView(scope: Exclude<SpendScope, { scope: 'session' }>, counter: SpendCounter, uncounted: number): BudgetResponse {
     const spent = (counter.cost_micros ?? 0) + Math.max(0, uncounted - (counter.from_usage_micros ?? 0));
     return this.view(scope.scope, { ...counter, cost_micros: spent });
   }
@@ -235,6 +238,11 @@ export class Budgets {
   forRun(run: RunScope): ActiveRunBudget {
     return new ScopedRunBudget(this, run);
   }
+}
+
+/** The spend scope of a user's or the deployment's day. */
+function dayScope(scope: 'user' | 'deployment', userId: string | undefined, day: string): Exclude<SpendScope, { scope: 'session' }> {
+  return scope === 'user' ? { scope, userId: userId!, day } : { scope, day };
 }
 
 /** Budgets over the table's spend counters. */
@@ -347,9 +355,9 @@ class ScopedRunBudget implements ActiveRunBudget {
     const { counter, holds } = await read;
     const now = Date.now();
     const stale = holds.filter((hold) => hold.until <= now || orphaned(hold));
-    if (stale.length === 0) return this.note(name, await this.budgets.caughtUp(name, scope, counter));
+    if (stale.length === 0) return this.note(name, await this.budgets.caughtUp(scope, counter));
     await Promise.all(stale.map((hold) => this.budgets.spend.release(scope, hold)));
-    this.note(name, await this.budgets.caughtUp(name, scope, (await this.budgets.spend.inspect(scope)).counter));
+    this.note(name, await this.budgets.caughtUp(scope, (await this.budgets.spend.inspect(scope)).counter));
   }
 
   async ended(end?: { finished: boolean; toolCalls: ReadonlyMap<string, number> }): Promise<void> {
@@ -375,7 +383,7 @@ class ScopedRunBudget implements ActiveRunBudget {
     await Promise.all(
       this.scopes().map(async ([name, scope]) => {
         if (name === 'session' || !this.uncountedDays.has(name)) return;
-        await this.budgets.caughtUp(name, scope, await this.budgets.spend.read(scope), true);
+        await this.budgets.caughtUp(scope, await this.budgets.spend.read(scope), true);
       }),
     ).catch(() => undefined);
   }

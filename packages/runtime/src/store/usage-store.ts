@@ -95,13 +95,16 @@ export class UsageStore {
    */
   async uncounted(day: string, owner: DayOwner): Promise<number> {
     const pk = keys.usageDay(day);
-    const user = owner === 'deployment' ? undefined : owner.userId;
-    const projection = user === undefined ? UNCOUNTED.deployment : `user_id, ${UNCOUNTED.user}`;
-    const cells = await this.items.query({ pk, prefix: user === undefined ? CELL : `${CELL}${user}#`, projection, consistent: true });
-    let micros = 0;
+    const attribute = owner === 'deployment' ? UNCOUNTED.deployment : UNCOUNTED.user;
+    const cells = owner === 'deployment' ? await this.items.query({ pk, prefix: CELL, projection: attribute, consistent: true }) : await this.cellsOf(pk, owner.userId, `user_id, ${attribute}`);
+    return cells.reduce((micros, cell) => micros + Number(cell[attribute] ?? 0), 0);
+  }
+
+  /** One user's cells of a day (`projection`: only those attributes, `user_id` among them). */
+  private async cellsOf(pk: string, userId: string, projection?: string): Promise<Item[]> {
+    const cells = await this.items.query({ pk, prefix: `${CELL}${userId}#`, ...(projection ? { projection } : {}), consistent: true });
     // `C#alice#` also begins `C#alice#x`'s cells: the user id is checked on the item.
-    for (const cell of cells) if (user === undefined || cell.user_id === user) micros += Number(cell[user === undefined ? UNCOUNTED.deployment : UNCOUNTED.user] ?? 0);
-    return micros;
+    return cells.filter((cell) => cell.user_id === userId);
   }
 
   /** One day's totals of a grouping, each with its key (a user, agent or session id, or the day); `userId`: only theirs. */
@@ -109,13 +112,11 @@ export class UsageStore {
     const pk = keys.usageDay(day);
     // Everyone's: the whole day at once (cells and any items of the former layout); one user's: theirs of each.
     const [cells, former] = userId
-      ? await Promise.all([this.items.query({ pk, prefix: `${CELL}${userId}#`, consistent: true }), this.items.query({ pk, prefix: formerPrefix(group, userId), consistent: true })])
+      ? await Promise.all([this.cellsOf(pk, userId), this.items.query({ pk, prefix: formerPrefix(group, userId), consistent: true })])
       : await this.items.query({ pk, consistent: true }).then((items) => [items.filter((item) => String(item.sk).startsWith(CELL)), items] as const);
     const out = new Map<string, UsageTotals>();
     const count = (key: string, item: Item) => out.set(key, addTotals(out.get(key) ?? noUsage(), totalsOf(item)));
     for (const item of cells) {
-      // `C#alice#` also begins `C#alice#x`'s cells: the user id is checked on the item.
-      if (userId !== undefined && item.user_id !== userId) continue;
       count(group === 'day' ? day : String(group === 'user' ? item.user_id : group === 'agent' ? item.agent_id : item.session_id), item);
     }
     const prefix = formerPrefix(group, userId);

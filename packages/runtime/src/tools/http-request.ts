@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { OutboundOptions } from '@zero/agent/net/outbound';
 import { defineTool, type ToolSpec } from './tool';
+import { onFirstUse } from '@zero/agent/on-first-use';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export const DEFAULT_TIMEOUT_S = 15;
@@ -48,9 +49,8 @@ const buildInputSchema = () =>
       }
     });
 
-let inputSchema: ReturnType<typeof buildInputSchema> | undefined;
 /** The tool's input schema, built on first use: a cold start registers the tool but seldom calls it. */
-export const httpRequestInputSchema = () => (inputSchema ??= buildInputSchema());
+export const httpRequestInputSchema = onFirstUse(buildInputSchema);
 
 export type HttpRequestInput = z.output<ReturnType<typeof buildInputSchema>>;
 

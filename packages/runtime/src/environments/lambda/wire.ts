@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { createGzip } from 'node:zlib';
 import * as z from 'zod';
 import { sandboxLimitsSchema } from '../sandbox';
+import { onFirstUse } from '@zero/agent/on-first-use';
 
 /** Lambda takes 6 MB of request payload: the working copy travels as at most this much base64'd tar.gz. */
 export const MAX_ARCHIVE_BASE64 = 4 * 1024 * 1024;
@@ -20,9 +21,8 @@ const buildEventSchema = () =>
     /** The working copy, a base64 tar.gz. */
     archive: z.string().max(MAX_ARCHIVE_BASE64),
   });
-let eventSchema: ReturnType<typeof buildEventSchema> | undefined;
 /** One command for the sandbox function. */
-export const sandboxEventSchema = () => (eventSchema ??= buildEventSchema());
+export const sandboxEventSchema = onFirstUse(buildEventSchema);
 export type SandboxEvent = z.infer<ReturnType<typeof buildEventSchema>>;
 
 const buildResultSchema = () => {
@@ -42,9 +42,8 @@ const buildResultSchema = () => {
     omitted: z.array(z.string()),
   });
 };
-let resultSchema: ReturnType<typeof buildResultSchema> | undefined;
 /** What the sandbox function answers: the command's outcome and the files it changed, created or deleted. */
-export const sandboxResultSchema = () => (resultSchema ??= buildResultSchema());
+export const sandboxResultSchema = onFirstUse(buildResultSchema);
 export type SandboxResult = z.infer<ReturnType<typeof buildResultSchema>>;
 
 /** Regular files of a tree, relative paths with "/" (links and special files are left out). */

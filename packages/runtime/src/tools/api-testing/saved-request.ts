@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { HEADER_NAME, METHODS, type HttpRequestInput } from '../http-request';
+import { onFirstUse } from '@zero/agent/on-first-use';
 
 /**
  * ZAP's library of saved requests: `requests/<name>.yaml` in a project (its Postman collection),
@@ -27,9 +28,8 @@ const buildRequestNameSchema = () =>
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/, 'must be letters, digits, ".", "_" or "-" (at most 80), e.g. "get-user"')
     .refine((name) => !/\.ya?ml$/i.test(name), 'is the name without ".yaml", e.g. "get-user"');
-let requestName: ReturnType<typeof buildRequestNameSchema> | undefined;
 /** A saved request's name: its file name without `.yaml`. */
-export const requestNameSchema = () => (requestName ??= buildRequestNameSchema());
+export const requestNameSchema = onFirstUse(buildRequestNameSchema);
 
 const buildSavedRequestSchema = () => {
   /** A dotted path into a snapshot a check leaves out: `headers.<name>` or `body.<key>.<index>…`. */
@@ -46,9 +46,8 @@ const buildSavedRequestSchema = () => {
     timeout_seconds: z.number().min(0.1).max(30).optional(),
   });
 };
-let savedRequest: ReturnType<typeof buildSavedRequestSchema> | undefined;
 /** One saved request, as its YAML file holds it. */
-export const savedRequestSchema = () => (savedRequest ??= buildSavedRequestSchema());
+export const savedRequestSchema = onFirstUse(buildSavedRequestSchema);
 export type SavedRequest = z.output<ReturnType<typeof buildSavedRequestSchema>>;
 
 /** A file of the library that could not be read as a request: the file, the field at fault and what is wrong. */
