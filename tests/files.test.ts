@@ -192,6 +192,52 @@ describe('Files and attachments, through the official SDK', () => {
     expect(JSON.stringify(big.json)).toContain('a PDF 20 MiB');
   }, 120_000);
 
+  it("deleting a session deletes the uploads only it held, through either door; bytes another session or a file holds stay", async () => {
+    const blobKeys = async () => (await h.server.runtime.artifacts.list('blobs/sha256/')).map((o) => o.key.slice('blobs/sha256/'.length));
+    const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+    const own = Buffer.concat([PNG, randomBytes(16)]);
+    const shared = Buffer.concat([PNG, randomBytes(16)]);
+    const onlyFile = Buffer.concat([PDF, randomBytes(16)]);
+    const file = await alice.beta.files.upload({ file: await toFile(onlyFile, 'kept.pdf', { type: 'application/pdf' }) });
+    const attach = (bytes: Buffer) => ({ media_type: 'image/png', data: bytes.toString('base64') });
+    h.fake.script({ text: 'seen' });
+    const first = await postJson(`${h.url}/api/v2/chat`, { message: 'Look', attachments: [attach(own), attach(shared), { file_id: file.id }] }, aliceHeaders);
+    expect(first.status).toBe(200);
+    h.fake.script({ text: 'seen again' });
+    const other = await postJson(`${h.url}/api/v2/chat`, { message: 'Look too', attachments: [attach(shared)] }, aliceHeaders);
+    expect(other.status).toBe(200);
+    expect(await blobKeys()).toEqual(expect.arrayContaining([sha(own), sha(shared), sha(onlyFile)]));
+
+    const deleted = await fetch(`${h.url}/api/v2/sessions/${first.json.session_id}`, { method: 'DELETE', headers: aliceHeaders });
+    expect(deleted.status).toBe(204);
+    const left = await blobKeys();
+    expect(left).not.toContain(sha(own));
+    expect(left).toEqual(expect.arrayContaining([sha(shared), sha(onlyFile)]));
+    const stillShared = await fetch(`${h.url}/api/v2/sessions/${other.json.session_id}/attachments/${sha(shared)}`, { headers: aliceHeaders });
+    expect(stillShared.status).toBe(200);
+    expect(Buffer.from(await stillShared.arrayBuffer()).equals(shared)).toBe(true);
+    expect(Buffer.from(await (await alice.beta.files.download(file.id)).arrayBuffer()).equals(onlyFile)).toBe(true);
+
+    // The Managed Agents door: a session's message image and its file resource's bytes go with it once nothing else holds them.
+    const agent = await alice.beta.agents.create({ name: 'Looker', model: 'claude-sonnet-4-6' });
+    const managed = await alice.beta.sessions.create({ agent: agent.id, environment_id: ENV });
+    const resource = await alice.beta.files.upload({ file: await toFile(Buffer.concat([PDF, randomBytes(16)]), 'mounted.pdf', { type: 'application/pdf' }) });
+    await alice.beta.sessions.resources.add(managed.id, { type: 'file', file_id: resource.id });
+    const image = Buffer.concat([PNG, randomBytes(16)]);
+    h.fake.script({ text: 'a dot' });
+    const stream = await alice.beta.sessions.events.stream(managed.id);
+    await alice.beta.sessions.events.send(managed.id, { events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image.toString('base64') } }] }] });
+    await readUntilIdle(stream);
+    const resourceSha = (await h.server.runtime.artifacts.list('blobs/sha256/')).map((o) => o.key.slice('blobs/sha256/'.length)).find((k) => !left.includes(k) && k !== sha(image));
+    expect(await blobKeys()).toContain(sha(image));
+    await alice.beta.files.delete(resource.id);
+    expect(await blobKeys()).toContain(resourceSha);
+    await alice.beta.sessions.delete(managed.id);
+    const after = await blobKeys();
+    expect(after).not.toContain(sha(image));
+    expect(after).not.toContain(resourceSha);
+  }, 120_000);
+
   it("useChat's file parts reach the model as image and document blocks", async () => {
     h.fake.script({ text: 'a gif and a paper' });
     const chat = new NodeChat(h.url, newChatId(), aliceHeaders);

@@ -9,6 +9,7 @@ import { requireAccess } from '@zero/runtime/sessions/access';
 import { wakeSession } from '@zero/runtime/sessions/wake-session';
 import { requireAgent } from '@zero/agent/definitions/catalog';
 import { stopRun } from '@zero/runtime/sessions/stop-run';
+import { deleteSession } from '@zero/runtime/sessions/delete-session';
 import { watchSession } from '@zero/runtime/sessions/watch-session';
 import { activeBranch, branchPoints } from '@zero/runtime/store/branches';
 import { outcomeGrades } from '@zero/agent/ui/outcome-grades';
@@ -133,9 +134,7 @@ export function sessionRoutes(deps: AppDeps, options: SessionRouteOptions = {}) 
   app.delete('/sessions/:id', describe({ summary: 'Delete a session (owners), stopping its run', responses: { 204: null } }), async (c) => {
     const id = c.req.param('id');
     await requireAccess(deps.sessions, id, c.get('user'), 'owner');
-    const lease = await deps.leases.inspect(id);
-    if (lease?.active && lease.run_id) await stopRun(deps, id, lease.run_id, 'cancelled');
-    await deps.sessions.deleteSession(id);
+    await deleteSession(deps, id);
     return c.body(null, 204);
   });
 

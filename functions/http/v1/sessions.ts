@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { invalidField } from '@zero/agent/errors';
 import { openSession } from '@zero/runtime/sessions/open-session';
-import { stopRun } from '@zero/runtime/sessions/stop-run';
+import { deleteSession } from '@zero/runtime/sessions/delete-session';
 import { wakeSession } from '@zero/runtime/sessions/wake-session';
 import type { SessionMeta } from '@zero/runtime/store/items/session-meta';
 import { customToolsOf, pickVersion, splitPinnedId, resolveAgent, writeSessionUpdate } from '@zero/integrations/managed';
@@ -154,9 +154,7 @@ export function managedSessionRoutes(deps: V1Deps) {
   app.delete('/sessions/:id', async (c) => {
     const id = c.req.param('id');
     await managedSession(deps, id, c.get('user'), 'owner');
-    const lease = await deps.leases.inspect(id);
-    if (lease?.active && lease.run_id) await stopRun(deps, id, lease.run_id, 'cancelled');
-    await deps.sessions.deleteSession(id);
+    await deleteSession(deps, id);
     announceChange(id);
     return c.json({ type: 'session_deleted' as const, id });
   });
