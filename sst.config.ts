@@ -260,7 +260,16 @@ export default $config({
       },
     } satisfies Partial<sst.aws.FunctionArgs>;
 
-    const api = new sst.aws.Function('Api', { ...shared, handler: 'functions/api.handler', url: true, streaming: true });
+    // esbuild writes a chunk per set of modules its entry points share: the API's cold start read
+    // about a hundred files. Once SST has built a function, the ones loaded at init become one file.
+    const mergedAtInit = (file: string) => ({
+      postbuild: async (dir: string) => {
+        const { mergeInitChunks } = await import('./scripts/merge-init-chunks.mjs');
+        await mergeInitChunks(`${dir}/${file}`);
+      },
+    });
+
+    const api = new sst.aws.Function('Api', { ...shared, handler: 'functions/api.handler', hook: mergedAtInit('functions/api.mjs'), url: true, streaming: true });
 
     // The console, served by the API function at its URL, sends an archive too large for a request
     // body straight to the bucket (a presigned form POST). A browser does that only if the bucket
@@ -273,7 +282,7 @@ export default $config({
 
     // The worker: one job per invocation (a job may run for minutes), failures
     // reported per message so a poison job does not redeliver the others.
-    runJobs.subscribe({ ...shared, handler: 'functions/worker.handler' }, { batch: { size: 1, partialResponses: true } });
+    runJobs.subscribe({ ...shared, handler: 'functions/worker.handler', hook: mergedAtInit('functions/worker.mjs') }, { batch: { size: 1, partialResponses: true } });
 
     // `bucket`: where to upload agents/ (see docs/deploy-aws.md).
     return { api: api.url, bucket: bucket.name };

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { mergeInitChunks } from '../scripts/merge-init-chunks.mjs';
 
 export interface FunctionBundle {
   /** The bundle's entry file (`<outdir>/<name>.mjs`). */
@@ -17,10 +18,17 @@ export interface BundleOptions {
   external?: string[];
   /** Code split at dynamic `import()`s, so what a request does not need is loaded when first used. */
   splitting?: boolean;
+  /**
+   * With splitting: the chunks the entry imports statically merged into one file afterwards, as
+   * sst.config.ts does after SST's build (scripts/merge-init-chunks.mjs). On unless false; the
+   * metafile describes esbuild's output before the merge (the same modules, in more files).
+   */
+  mergeInit?: boolean;
 }
 
 /**
- * Bundles a function the way SST's Node.js builder does: ESM, platform node,
+ * Bundles a function the way Zero deploys it, SST's Node.js builder then sst.config.ts's merge of
+ * the chunks loaded at init (see BundleOptions.mergeInit): ESM, platform node,
  * minified, names kept, `module` before `main`, `require` provided through
  * `createRequire` for CommonJS dependencies, `sharp` and `pg-native` external.
  * The AWS SDK is bundled (SST's default too): pinned versions and a single
@@ -50,6 +58,7 @@ export async function bundleFunction(entry: string, outdir: string, name: string
   });
   const outputs = Object.entries(result.metafile.outputs).filter(([path]) => path.endsWith('.mjs'));
   const file = join(outdir, `${name}.mjs`);
+  if (options.splitting && options.mergeInit !== false) await mergeInitChunks(file);
   const entryOutput = outputs.find(([path]) => path.endsWith(`/${name}.mjs`) || path === `${name}.mjs`);
   return {
     file,

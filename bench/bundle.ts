@@ -24,7 +24,7 @@ const api = result.rows.find((r) => r.bundle === 'api')!;
 const baseline = result.rows.find((r) => r.bundle === 'baseline')!;
 const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${((a / b - 1) * 100).toFixed(1)}%`;
 console.log(
-  `\napi vs baseline (both split as SST bundles the API): ${pct(api.atInit, baseline.atInit)} bytes loaded at init, ${pct(api.total, baseline.total)} bytes in all, init ${result.ratio.toFixed(2)}× (${result.ratio_unsplit.toFixed(2)}× the baseline without splitting)`,
+  `\napi vs baseline (both bundled as Zero deploys the API: split, then the chunks loaded at init merged): ${pct(api.atInit, baseline.atInit)} bytes loaded at init, ${pct(api.total, baseline.total)} bytes in all, init ${result.ratio.toFixed(2)}× (${result.ratio_unsplit.toFixed(2)}× the baseline without splitting)`,
 );
 // With code splitting esbuild emits a chunk for every import() it meets, even
 // in code it then drops (the AWS SDK's browser user-agent parser, say), so

@@ -43,8 +43,8 @@ export interface ColdStartResult {
   rows: BundleRow[];
   times: Record<string, number[]>;
   /**
-   * The API (as SST bundles it, with splitting) ÷ the baseline bundled the
-   * same way: the median of each round's ratio, since a round measures both
+   * The API (as Zero deploys it: split, then its init chunks merged) ÷ the
+   * baseline bundled the same way: the median of each round's ratio, since a round measures both
    * back to back and load from elsewhere moves both alike.
    */
   ratio: number;
@@ -55,7 +55,8 @@ export interface ColdStartResult {
 /**
  * Bundle size and cold-start module initialisation of the API function,
  * against a baseline of only Hono + @anthropic-ai/sdk + the DynamoDB and S3
- * clients, each bundled the way SST bundles Zero's API (code splitting on)
+ * clients, each bundled the way Zero deploys its API (SST's build with code
+ * splitting, then the chunks loaded at init merged: scripts/merge-init-chunks.mjs)
  * in the same run; the baseline without splitting and with the AWS SDK left
  * to the runtime are printed for reference.
  *

@@ -36,7 +36,8 @@ export interface EvaluatedProgram {
  * whose Pulumi runtime is mocked (`runtime.setMocks`). SST's components call
  * back into the CLI over HTTP for a few things (building a handler, the
  * bootstrap bucket); a loopback server here answers for it, and builds the
- * handler with the same esbuild settings SST uses.
+ * handler with the same esbuild settings SST uses (the merge of its init chunks
+ * is sst.config.ts's postbuild hook, which SST's component runs after the build).
  *
  * Needs `.sst/platform` (`npm test` runs scripts/sst-platform.mjs first).
  */
@@ -70,7 +71,7 @@ export async function evaluateSstProgram(stage = 'test', env: Record<string, str
       const out = join(work, 'artifacts', `${args.functionID}-src`);
       const entry = ['.ts', '.mts', '.js', '.mjs'].map((ext) => join(root, file + ext)).find((path) => existsSync(path));
       if (!entry) return { handler, out, errors: [`could not find a file for handler "${handler}"`], sourcemaps: [] };
-      const bundle = await bundleFunction(entry, join(out, dirname(file)), file.split('/').at(-1)!, { splitting: args.properties?.splitting === true });
+      const bundle = await bundleFunction(entry, join(out, dirname(file)), file.split('/').at(-1)!, { splitting: args.properties?.splitting === true, mergeInit: false });
       const files = Object.keys(bundle.metafile.outputs).map((path) => relative(out, resolve(root, path)));
       builds.push({ functionID: args.functionID, handler, links: args.links, properties: args.properties, files });
       return { handler, out, errors: [], sourcemaps: [] };
