@@ -57,7 +57,7 @@ export function issue13Figures(loop: LoopOverheadResult[], requests: RequestsRes
       met: zeroLoop.first_event_ms.p50 <= 30,
     },
     {
-      figure: 'API cold-start import ÷ baseline import (both split, as SST bundles the API)',
+      figure: 'API cold-start import ÷ baseline import (both bundled as Zero deploys the API)',
       now: `${cold.ratio.toFixed(2)} (${ms(api.initMs, 1)} vs ${ms(baseline.initMs, 1)} ms; ${cold.ratio_unsplit.toFixed(2)} vs the baseline unsplit)`,
       target: '≤ 1.0',
       met: cold.ratio <= 1,
