@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { mergeInitChunks } from '../scripts/merge-init-chunks.mjs';
@@ -35,6 +35,8 @@ export interface BundleOptions {
  * file that initialises faster than the runtime's copy spread over hundreds.
  */
 export async function bundleFunction(entry: string, outdir: string, name: string, options: BundleOptions = {}): Promise<FunctionBundle> {
+  // A fresh directory, as SST's build has: files of an earlier build (other hashes) would stay beside the new ones.
+  await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   const result = await build({
     entryPoints: { [name]: entry },

@@ -1,2 +1,3 @@
 /** See merge-init-chunks.mjs. */
-export declare function mergeInitChunks(entry: string): Promise<{ before: number; after: number }>;
+export declare const STANDALONE_CHUNKS: RegExp[];
+export declare function mergeInitChunks(entry: string, options?: { standalone?: RegExp[] }): Promise<{ before: number; after: number }>;

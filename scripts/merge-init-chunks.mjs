@@ -7,6 +7,10 @@
  * in chunks loaded on first use. Evaluation order is kept (rollup links the same modules in the
  * same order); nothing is tree-shaken or rewritten beyond names.
  *
+ * A chunk a worker thread loads by its URL (grep's scan, packages/runtime/src/tools/grep-scan.mjs) must
+ * not import the merged file: the thread would evaluate the whole init. What such chunks import
+ * statically goes into a small chunk of its own, which the init file imports too.
+ *
  * Run by sst.config.ts after SST's build (`hook.postbuild`), and by bench/bundle-function.ts, so the
  * bench measures the bundle Zero deploys. `bench/bundle.ts` measures what it saves.
  */
@@ -14,28 +18,35 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { rollup } from 'rollup';
 
 const builtins = new Set(builtinModules);
+
+/** Chunks loaded on their own by URL, in a worker thread, by the name esbuild gives them (their module's). */
+export const STANDALONE_CHUNKS = [/^grep-scan-[A-Z0-9]+\.mjs$/];
 
 /** A bare specifier (a package) or a Node builtin: left as esbuild left it. */
 const external = (/** @type {string} */ id) => id.startsWith('node:') || builtins.has(id) || !(id.startsWith('.') || id.startsWith('/'));
 
 /**
- * Merges `entry`'s static imports (esbuild's chunks beside it, under `chunks/`) into `chunks/init-<hash>.mjs`
+ * Merges `entry`'s static imports (esbuild's chunks) into `init-<hash>.mjs`, in the chunks' directory,
  * and rewrites the entry and the lazily loaded chunks to import from it. Files the bundle's module graph
  * does not reach (assets, fonts) are left where they are. Returns the number of files a cold start
  * loads before and after.
  *
  * @param {string} entry the bundle's entry file, e.g. `<out>/functions/api.mjs`
+ * @param {{ standalone?: RegExp[] }} [options] chunks a worker loads by URL (default STANDALONE_CHUNKS)
  * @returns {Promise<{ before: number; after: number }>}
  */
-export async function mergeInitChunks(entry) {
+export async function mergeInitChunks(entry, options = {}) {
   entry = resolve(entry);
   const dir = dirname(entry);
+  const standalone = options.standalone ?? STANDALONE_CHUNKS;
   /** @type {Set<string> | undefined} */
   let atInit;
+  /** @type {Set<string>} */
+  const workerShared = new Set();
   /** @type {string[]} */
   const problems = [];
   const bundle = await rollup({
@@ -48,39 +59,50 @@ export async function mergeInitChunks(entry) {
     },
   });
   const modules = bundle.watchFiles;
+  // Chunks go where esbuild put them (SST's build: beside the entry; the bench's: `chunks/`), so that
+  // `import.meta.url` and `createRequire` in them resolve as they did.
+  const chunkDir = modules.map((id) => relative(dir, dirname(id))).find((at) => at !== '' && !at.startsWith('..')) ?? '';
   const out = join(dir, `.merging-${randomBytes(4).toString('hex')}`);
   try {
     await bundle.write({
       dir: out,
       format: 'es',
       entryFileNames: '[name].mjs',
-      chunkFileNames: 'chunks/[name]-[hash].mjs',
-      manualChunks: (id, { getModuleInfo }) => {
+      chunkFileNames: chunkDir ? `${chunkDir}/[name]-[hash].mjs` : '[name]-[hash].mjs',
+      manualChunks: (id, { getModuleInfo, getModuleIds }) => {
         if (!atInit) {
-          atInit = new Set();
-          const visit = (/** @type {string} */ at) => {
-            if (atInit?.has(at)) return;
-            atInit?.add(at);
-            for (const next of getModuleInfo(at)?.importedIds ?? []) if (!external(next)) visit(next);
+          const closure = (/** @type {string[]} */ from) => {
+            const seen = new Set();
+            const visit = (/** @type {string} */ at) => {
+              if (seen.has(at)) return;
+              seen.add(at);
+              for (const next of getModuleInfo(at)?.importedIds ?? []) if (!external(next)) visit(next);
+            };
+            for (const at of from) visit(at);
+            return seen;
           };
-          visit(entry);
+          atInit = closure([entry]);
           atInit.delete(entry);
+          const workers = [...getModuleIds()].filter((at) => standalone.some((name) => name.test(basename(at))));
+          for (const at of closure(workers)) if (!workers.includes(at)) workerShared.add(at);
         }
-        return atInit.has(id) ? 'init' : undefined;
+        return workerShared.has(id) ? 'shared' : atInit.has(id) ? 'init' : undefined;
       },
     });
-    await bundle.close();
     if (problems.length) throw new Error(`merging the chunks of ${entry} failed:\n${problems.join('\n')}`);
-    const before = (atInit?.size ?? 0) + 1;
-    // The files rollup read are replaced by the ones it wrote; anything else in the directory stays.
-    await Promise.all(modules.filter((id) => id.startsWith(dir) && existsSync(id)).map((id) => rm(id)));
-    for (const file of await filesUnder(out)) {
+    const written = await filesUnder(out);
+    // Rollup's files are moved in first (the entry over itself), then the files it read and did not write are deleted; anything else stays.
+    for (const file of written) {
       const target = join(dir, relative(out, file));
       await mkdir(dirname(target), { recursive: true });
       await rename(file, target);
     }
-    return { before, after: atInit?.size ? 2 : 1 };
+    const kept = new Set(written.map((file) => join(dir, relative(out, file))));
+    await Promise.all(modules.filter((id) => id.startsWith(dir) && !kept.has(id) && existsSync(id)).map((id) => rm(id)));
+    const merged = new Set([...(atInit ?? [])].map((id) => (workerShared.has(id) ? 'shared' : 'init')));
+    return { before: (atInit?.size ?? 0) + 1, after: merged.size + 1 };
   } finally {
+    await bundle.close();
     await rm(out, { recursive: true, force: true });
   }
 }

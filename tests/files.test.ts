@@ -222,7 +222,7 @@ describe('Files and attachments, through the official SDK', () => {
     const agent = await alice.beta.agents.create({ name: 'Looker', model: 'claude-sonnet-4-6' });
     const managed = await alice.beta.sessions.create({ agent: agent.id, environment_id: ENV });
     const resource = await alice.beta.files.upload({ file: await toFile(Buffer.concat([PDF, randomBytes(16)]), 'mounted.pdf', { type: 'application/pdf' }) });
-    await alice.beta.sessions.resources.add(managed.id, { type: 'file', file_id: resource.id });
+    const added = await alice.beta.sessions.resources.add(managed.id, { type: 'file', file_id: resource.id });
     const image = Buffer.concat([PNG, randomBytes(16)]);
     h.fake.script({ text: 'a dot' });
     const stream = await alice.beta.sessions.events.stream(managed.id);
@@ -230,7 +230,9 @@ describe('Files and attachments, through the official SDK', () => {
     await readUntilIdle(stream);
     const resourceSha = (await h.server.runtime.artifacts.list('blobs/sha256/')).map((o) => o.key.slice('blobs/sha256/'.length)).find((k) => !left.includes(k) && k !== sha(image));
     expect(await blobKeys()).toContain(sha(image));
+    // Neither the file's deletion nor the resource's removal lets go of what the session mounted until the session goes.
     await alice.beta.files.delete(resource.id);
+    await alice.beta.sessions.resources.delete(added.id, { session_id: managed.id });
     expect(await blobKeys()).toContain(resourceSha);
     await alice.beta.sessions.delete(managed.id);
     const after = await blobKeys();

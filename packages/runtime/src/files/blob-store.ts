@@ -12,6 +12,9 @@ const blobKey = (sha256: string) => `${BLOBS}${sha256}`;
 /** Who still needs a blob: one empty object per holder (a file, a session), so the last one out deletes it. */
 const refPrefix = (sha256: string) => `blobs/refs/${sha256}/`;
 const refKey = (sha256: string, holder: string) => `${refPrefix(sha256)}${encodeURIComponent(holder)}`;
+/** What a holder holds, the same marks by holder: a session being deleted finds every blob it held, whatever held it. */
+const heldPrefix = (holder: string) => `blobs/held/${encodeURIComponent(holder)}/`;
+const heldKey = (sha256: string, holder: string) => `${heldPrefix(holder)}${sha256}`;
 
 /**
  * Uploaded bytes (Files API uploads, message attachments), stored once by content hash at
@@ -32,7 +35,12 @@ export class BlobStore {
 
   /** Records that `holder` needs the blob (idempotent). */
   async hold(sha256: string, holder: string): Promise<void> {
-    await this.artifacts.put(refKey(sha256, holder), '');
+    await Promise.all([this.artifacts.put(refKey(sha256, holder), ''), this.artifacts.put(heldKey(sha256, holder), '')]);
+  }
+
+  /** The blobs `holder` holds, as far as its marks by holder say (holds recorded before those marks existed are not listed). */
+  async heldBy(holder: string): Promise<string[]> {
+    return (await this.artifacts.list(heldPrefix(holder))).map((o) => o.key.slice(heldPrefix(holder).length));
   }
 
   /** Whether `holder` holds the blob (a session member may read only what their session holds). */
@@ -47,7 +55,7 @@ export class BlobStore {
 
   /** `holder` lets go of the blob; the last holder's release deletes it. */
   async release(sha256: string, holder: string): Promise<void> {
-    await this.artifacts.delete(refKey(sha256, holder));
+    await Promise.all([this.artifacts.delete(refKey(sha256, holder)), this.artifacts.delete(heldKey(sha256, holder))]);
     if ((await this.artifacts.list(refPrefix(sha256))).length === 0) await this.artifacts.delete(blobKey(sha256));
   }
 }

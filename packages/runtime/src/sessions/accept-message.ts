@@ -11,6 +11,7 @@ import type { User } from '../auth/roles';
 import { requireAccess } from './access';
 import { admitMessage } from './admit-message';
 import { createOwnedSession, titleFrom } from './open-session';
+import { releaseSessionBlobs } from './delete-session';
 import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-deps';
 import { holdAttachments, receivedOf, storeAttachments } from '../files/attachments';
 import { stopRun } from './stop-run';
@@ -83,6 +84,7 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
       void leased
         .catch(() => undefined)
         .then(() => deps.sessions.deleteSession(freshId))
+        .then(() => releaseSessionBlobs(deps.artifacts, freshId))
         .catch(() => undefined);
       throw error;
     }

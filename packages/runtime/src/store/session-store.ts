@@ -93,8 +93,7 @@ export class SessionStore {
    * link in its parent. A session with forks is refused (409): their histories read its records.
    */
   async deleteSession(id: string): Promise<void> {
-    const forks = await this.items.query({ pk: keys.session(id), prefix: keys.forkPrefix, limit: 1, projection: 'pk, sk' });
-    if (forks.length) throw new ZeroError('conflict', `session "${id}" has forks, whose histories read its records; delete its forks first`);
+    await this.refuseIfForked(id);
     const point = await this.forkPointOf(id);
     if (point) await this.items.delete({ pk: keys.session(point.session_id), sk: keys.fork(id) });
     this.forkPoints.delete(id);
@@ -105,6 +104,12 @@ export class SessionStore {
       start = page.next;
     } while (start);
     await this.artifacts.deletePrefix(objectKeys.session(id));
+  }
+
+  /** A 409 when the session has forks: their histories read its records, so it cannot be deleted before them. */
+  async refuseIfForked(id: string): Promise<void> {
+    const forks = await this.items.query({ pk: keys.session(id), prefix: keys.forkPrefix, limit: 1, projection: 'pk, sk' });
+    if (forks.length) throw new ZeroError('conflict', `session "${id}" has forks, whose histories read its records; delete its forks first`);
   }
 
   // --- members ----------------------------------------------------------------------------
