@@ -11,6 +11,8 @@ import { deletedFileSchema, fileMetadataSchema, filePageSchema } from './support
 import { bigPdf, GIF, PDF, PNG } from './support/media';
 import { NodeChat, newChatId } from './support/node-chat';
 import { cliEnv, runCli } from './support/cli';
+import { BlobStore } from '@zero/runtime/files/blob-store';
+import type { ArtifactStore } from '@zero/runtime/store/artifact-store';
 
 const ENV = 'env_zero_lambda';
 const FILES_BETA = ['files-api-2025-04-14'] as const;
@@ -239,6 +241,25 @@ describe('Files and attachments, through the official SDK', () => {
     expect(after).not.toContain(sha(image));
     expect(after).not.toContain(resourceSha);
   }, 120_000);
+
+  it("bytes another holder's release deletes while a message stores them are put back once the message holds them", async () => {
+    const real = h.server.runtime.artifacts;
+    const bytes = new Uint8Array(Buffer.concat([PNG, randomBytes(16)]));
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    await new BlobStore(real).put(bytes, 'image/png', 'session:leaving');
+    // The leaving session lets go after the message's put and before its hold: it sees no holder and deletes the bytes.
+    const racing = Object.create(real) as ArtifactStore;
+    racing.put = async (key, body, type) => {
+      if (key === `blobs/refs/${sha}/${encodeURIComponent('session:arriving')}`) {
+        await new BlobStore(real).release(sha, 'session:leaving');
+        expect(await real.exists(`blobs/sha256/${sha}`)).toBe(false);
+      }
+      return real.put(key, body, type);
+    };
+    await new BlobStore(racing).put(bytes, 'image/png', 'session:arriving');
+    expect(Buffer.from((await new BlobStore(real).read(sha))!).equals(Buffer.from(bytes))).toBe(true);
+    expect(await new BlobStore(real).heldBy('session:arriving')).toEqual([sha]);
+  });
 
   it("useChat's file parts reach the model as image and document blocks", async () => {
     h.fake.script({ text: 'a gif and a paper' });

@@ -37,7 +37,7 @@ function attachmentOf(block: Block, field: string): ReceivedAttachment | string 
 }
 
 /** The event's content as Zero takes it: its text, and its images and documents checked and stored (see storeAttachments). */
-async function contentOf(deps: V1Deps, c: Context<Env>, event: UserMessageParams, field: string) {
+async function contentOf(deps: V1Deps, c: Context<Env>, sessionId: string, event: UserMessageParams, field: string) {
   const texts: string[] = [];
   const received: ReceivedAttachment[] = [];
   const fieldOf: string[] = [];
@@ -56,7 +56,7 @@ async function contentOf(deps: V1Deps, c: Context<Env>, event: UserMessageParams
   const message = texts.join('\n\n');
   if (!message.trim() && !received.length) throw invalidField(`${field}.content`, 'must not be empty');
   if (message.length > MAX_MESSAGE_CHARS) throw tooLarge(`the message is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}`, `${field}.content`);
-  const attachments = received.length ? await storeAttachments(deps.artifacts, c.get('user'), received, `${field}.content`) : [];
+  const attachments = received.length ? await storeAttachments(deps.artifacts, c.get('user'), received, `${field}.content`, sessionId) : [];
   return { text: message.trim() ? message : '(attachments)', attachments };
 }
 
@@ -66,7 +66,7 @@ async function contentOf(deps: V1Deps, c: Context<Env>, event: UserMessageParams
  * which the stream follows; on Lambda the run goes on in the worker, not in this request.
  */
 export async function sendUserMessage(deps: V1Deps, c: Context<Env>, sessionId: string, record: ManagedSessionRecord | undefined, event: UserMessageParams, field: string) {
-  const { text, attachments } = await contentOf(deps, c, event, field);
+  const { text, attachments } = await contentOf(deps, c, sessionId, event, field);
   const user = c.get('user');
   // Custom tools are the client's. A self-hosted environment's tools, its worker's, are added to every run of the session, whatever the door (sessions/session-environment.ts).
   const clientTools = record?.custom_tools ?? [];

@@ -30,11 +30,12 @@ export const receivedOf = (params: readonly AttachmentParam[], field: string): R
 
 /**
  * Checks a message's attachments against the Messages API's limits (type by content, each one's
- * size, their number and total) and stores each once by its hash. A file is reached as its owner
- * (or an administrator) reaches it. Throws a 400/404/413 naming the attachment's field and the limit,
- * before the message is taken; nothing is sent to a model.
+ * size, their number and total) and stores each once by its hash, held by the session `sessionId`:
+ * its members may read them, and deleting a file leaves them (see files/blob-store.ts). A file is reached as its owner (or an administrator) reaches it. Throws a
+ * 400/404/413 naming the attachment's field and the limit, before the message is taken; nothing is
+ * sent to a model.
  */
-export async function storeAttachments(artifacts: ArtifactStore, caller: FileCaller, received: readonly ReceivedAttachment[], field: string): Promise<AttachmentRef[]> {
+export async function storeAttachments(artifacts: ArtifactStore, caller: FileCaller, received: readonly ReceivedAttachment[], field: string, sessionId: string): Promise<AttachmentRef[]> {
   if (received.length > MAX_ATTACHMENTS_PER_MESSAGE) throw invalidField(field, `holds ${received.length} attachments; a message takes at most ${MAX_ATTACHMENTS_PER_MESSAGE}`);
   const files = new FileStore(artifacts);
   const loaded = await Promise.all(
@@ -55,17 +56,10 @@ export async function storeAttachments(artifacts: ArtifactStore, caller: FileCal
   return Promise.all(
     loaded.map(async (a) => {
       const media_type = sniffMediaType(a.bytes)!;
-      const { sha256, size } = await blobs.put(a.bytes, media_type);
+      const { sha256, size } = await blobs.put(a.bytes, media_type, `session:${sessionId}`);
       return { sha256, media_type, size, ...(a.filename ? { filename: a.filename.slice(0, 255) } : {}), ...(a.file_id ? { file_id: a.file_id } : {}) };
     }),
   );
-}
-
-/** The session holds its messages' attachments: its members may read them, and deleting a file leaves them. */
-export async function holdAttachments(artifacts: ArtifactStore, sessionId: string, refs: readonly AttachmentRef[] | undefined): Promise<void> {
-  if (!refs?.length) return;
-  const blobs = new BlobStore(artifacts);
-  await Promise.all(refs.map((r) => blobs.hold(r.sha256, `session:${sessionId}`)));
 }
 
 /** Whether `sha256` is an attachment of the session's messages (its members may read it). */

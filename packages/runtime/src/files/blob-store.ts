@@ -25,11 +25,18 @@ const heldKey = (sha256: string, holder: string) => `${heldPrefix(holder)}${sha2
 export class BlobStore {
   constructor(private readonly artifacts: ArtifactStore) {}
 
-  /** Stores the bytes (an identical blob is written over with itself), for `holder` when one is named; returns its hash. */
+  /**
+   * Stores the bytes (an identical blob is written over with itself), for `holder` when one is named; returns
+   * its hash. Another holder's release may run between the put and the hold, see no holder and delete the
+   * bytes: once held, they are checked and put again if they are gone (the hold now keeps them).
+   */
   async put(bytes: Uint8Array, mediaType: string, holder?: string): Promise<BlobRef> {
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     await this.artifacts.put(blobKey(sha256), bytes, mediaType);
-    if (holder) await this.hold(sha256, holder);
+    if (holder) {
+      await this.hold(sha256, holder);
+      if (!(await this.artifacts.exists(blobKey(sha256)))) await this.artifacts.put(blobKey(sha256), bytes, mediaType);
+    }
     return { sha256, size: bytes.byteLength };
   }
 

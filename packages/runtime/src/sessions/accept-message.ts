@@ -13,7 +13,7 @@ import { admitMessage } from './admit-message';
 import { createOwnedSession, titleFrom } from './open-session';
 import { releaseSessionBlobs } from './delete-session';
 import type { ClaimedSession, NewMessage, SessionRunnerDeps } from './runner-deps';
-import { holdAttachments, receivedOf, storeAttachments } from '../files/attachments';
+import { receivedOf, storeAttachments } from '../files/attachments';
 import { stopRun } from './stop-run';
 
 /** Set only by Zero's own edit and regenerate (`sessions/edit-message.ts`), after their checks; no request body carries it. */
@@ -62,29 +62,33 @@ export async function acceptMessage(deps: SessionRunnerDeps, request: ChatReques
   const existing = access ? (await access).session : undefined;
   // The agent the message names, else a new session's (the deployment's default): checked once, before anything is written (404 listing the agents).
   const agent = request.agent_id || !existing ? await requireAgent(deps.catalog, request.agent_id ?? deps.defaultAgentId) : undefined;
-  // Attachments are checked against the model's limits and stored (by the session's editor; before a new session is made).
-  const attachments = request.attachments?.length ? await storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments') : undefined;
+  // A new session's id (a fresh UUID: nobody else's), known before its attachments are stored and held by it.
+  const freshId = existing ? undefined : randomUUID();
+  // Attachments are checked against the model's limits and stored, held by the session (by its editor; before a new session is made).
+  const attachments = request.attachments?.length
+    ? await storeAttachments(deps.artifacts, user, receivedOf(request.attachments, 'attachments'), 'attachments', existing?.session_id ?? freshId!).catch((error: unknown) => {
+        if (freshId) void releaseSessionBlobs(deps.artifacts, freshId).catch(() => undefined);
+        throw error;
+      })
+    : undefined;
   const created = !existing;
   const runId = `run_${randomUUID()}`;
-  // A new session's lease, taken while its items are written (its id is a fresh UUID: nobody else's).
+  // A new session's lease, taken while its items are written.
   let leased: ReturnType<typeof deps.leases.acquire> | undefined;
   let session: SessionMeta;
   if (existing) {
     session = existing;
-    await holdAttachments(deps.artifacts, session.session_id, attachments);
   } else {
-    const freshId = randomUUID();
-    leased = deps.leases.acquire(freshId, deps.instanceId, runId, POSITION_BLOCKS);
+    leased = deps.leases.acquire(freshId!, deps.instanceId, runId, POSITION_BLOCKS);
     leased.catch(() => undefined);
     try {
-      session = await createOwnedSession(deps, user, { ...request, agent_id: agent!.id, title: titleFrom(request.message) }, freshId);
-      await holdAttachments(deps.artifacts, freshId, attachments);
+      session = await createOwnedSession(deps, user, { ...request, agent_id: agent!.id, title: titleFrom(request.message) }, freshId!);
     } catch (error) {
       // The message is refused and nobody learns the new session's id: nothing of it is kept, its lease included.
       void leased
         .catch(() => undefined)
-        .then(() => deps.sessions.deleteSession(freshId))
-        .then(() => releaseSessionBlobs(deps.artifacts, freshId))
+        .then(() => deps.sessions.deleteSession(freshId!))
+        .then(() => releaseSessionBlobs(deps.artifacts, freshId!))
         .catch(() => undefined);
       throw error;
     }

@@ -13,7 +13,6 @@ import { admitMessage } from './admit-message';
 import { unfinishedRun } from './resume';
 import { driveSession, type ClaimedSession, type DriveOptions, type NewMessage, type SessionRunnerDeps } from './drive';
 import { errorText, log } from '@zero/agent/log/log';
-import { holdAttachments } from '../files/attachments';
 import { doneOfEnd } from '@zero/agent/records/done';
 
 export type ChatDeps = SessionRunnerDeps;
@@ -189,7 +188,6 @@ function* driveFailed(runId: string, last: EventPosition, error: unknown, secret
  */
 export async function queueMessage(deps: ChatDeps, sessionId: string, message: Omit<NewMessage, 'run_id' | 'at'> & Required<Pick<NewMessage, 'author'>>): Promise<string> {
   await admitMessage(deps, message.author.id, sessionId);
-  await holdAttachments(deps.artifacts, sessionId, message.attachments);
   const runId = `run_${randomUUID()}`;
   await messageWhileWaiting(deps, sessionId, 'enqueue');
   await deps.sessions.enqueue(sessionId, { ...message, run_id: runId, at: new Date().toISOString() });
