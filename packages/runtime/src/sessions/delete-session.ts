@@ -32,18 +32,22 @@ export async function deleteSession(deps: Pick<SessionRunnerDeps, 'sessions' | '
 export async function releaseSessionBlobs(artifacts: ArtifactStore, sessionId: string, known: Iterable<string> = []): Promise<void> {
   const blobs = new BlobStore(artifacts);
   const holder = `session:${sessionId}`;
-  const held = new Set([...known, ...(await blobs.heldBy(holder))]);
-  // A fork's log shows its parent's attachments, which the fork does not hold: only what this session holds is let go.
-  const results = await Promise.allSettled([...held].map(async (sha256) => (await blobs.holds(sha256, holder)) && blobs.release(sha256, holder)));
+  const marked = new Set(await blobs.heldBy(holder));
+  // What its marks list it holds; of the others (a fork's log shows its parent's attachments, which the fork does not hold), only what it does.
+  const unmarked = [...new Set(known)].filter((sha256) => !marked.has(sha256));
+  const results = await Promise.allSettled([
+    ...[...marked].map((sha256) => blobs.release(sha256, holder)),
+    ...unmarked.map(async (sha256) => (await blobs.holds(sha256, holder)) && blobs.release(sha256, holder)),
+  ]);
   const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
-  if (failed.length) log.warn('blobs of a deleted session not released', { session_id: sessionId, failed: failed.length, of: held.size, error: describeFailure(failed[0], []).message });
+  if (failed.length) log.warn('blobs of a deleted session not released', { session_id: sessionId, failed: failed.length, of: results.length, error: describeFailure(failed[0], []).message });
 }
 
-/** The hashes the session's log (every branch), inbox and record name: what it held before holds were marked by holder too. */
+/** The hashes the session's messages (every branch, and its inbox) and record name: what it held before holds were marked by holder too. */
 async function referencedBlobs(deps: Pick<SessionRunnerDeps, 'sessions' | 'artifacts'>, id: string): Promise<Set<string>> {
-  const [records, waiting, record] = await Promise.all([deps.sessions.readAllBranches(id), deps.sessions.peekInbox(id, INBOX_READ), readSessionRecord(deps.artifacts, id)]);
+  const [messages, waiting, record] = await Promise.all([deps.sessions.readKind(id, 'user_message'), deps.sessions.peekInbox(id, INBOX_READ), readSessionRecord(deps.artifacts, id)]);
   const referenced = new Set<string>();
-  for (const r of records) if (r.kind === 'user_message') for (const a of r.attachments ?? []) referenced.add(a.sha256);
+  for (const m of messages) for (const a of m.attachments ?? []) referenced.add(a.sha256);
   for (const m of waiting) for (const a of m.attachments ?? []) referenced.add(a.sha256);
   for (const resource of record?.resources ?? []) if (resource.type === 'file') referenced.add(resource.sha256);
   return referenced;

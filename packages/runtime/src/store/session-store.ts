@@ -225,11 +225,17 @@ export class SessionStore {
   }
 
   /** The `run_end` records of a session's log (a fork's with its parent's prefix), in order, without reading the other records' offloaded bodies. */
-  async readRunEnds(id: string): Promise<LogRecord[]> {
-    // Only items that hold a run_end are decoded: the other records' offloaded bodies are not read.
-    return (await this.chainRecords(id, 0, undefined, (item) => item.kind === 'run_end' || (Array.isArray(item.kinds) && item.kinds.includes('run_end')))).filter(
-      (record) => record.kind === 'run_end',
-    );
+  readRunEnds(id: string): Promise<Extract<LogRecord, { kind: 'run_end' }>[]> {
+    return this.readKind(id, 'run_end');
+  }
+
+  /**
+   * The records of one kind in a session's log, every branch (a fork's with its parent's prefix), in order.
+   * Only items that hold one are decoded: the other records' offloaded bodies are not read.
+   */
+  async readKind<K extends LogRecord['kind']>(id: string, kind: K): Promise<Extract<LogRecord, { kind: K }>[]> {
+    const records = await this.chainRecords(id, 0, undefined, (item) => item.kind === kind || (Array.isArray(item.kinds) && item.kinds.includes(kind)));
+    return records.filter((record): record is Extract<LogRecord, { kind: K }> => record.kind === kind);
   }
 
   /**
